@@ -1,1 +1,127 @@
-fn main() {}
+//! `strata`: the command-line front end of the strata Paimon engine.
+//!
+//! Every command opens the filesystem catalog at `--warehouse` (default `$STRATA_WAREHOUSE`,
+//! else `./warehouse`) and maps onto the library's catalog/table API. Metadata commands print
+//! one JSON object per line with camelCase keys, so their output can be piped into `jq`.
+//! Errors go to stderr as `error: …` with exit code 1 (2 for usage errors, from clap).
+
+mod commands;
+mod commands_demo;
+mod input;
+mod json_values;
+mod output;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(name = "strata", version, about = "A Rust engine for Apache Paimon tables")]
+struct Cli {
+    /// Warehouse directory (or memory://name). Default: $STRATA_WAREHOUSE, else ./warehouse
+    #[arg(long, global = true, env = "STRATA_WAREHOUSE", default_value = "./warehouse")]
+    warehouse: String,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Create a table from a schema JSON file (Paimon's schema-N shape). Creates DB if missing.
+    CreateTable {
+        /// DB.TABLE
+        table: String,
+        /// JSON file: fields (name, type), partitionKeys, primaryKeys, options, comment
+        #[arg(long)]
+        schema: PathBuf,
+        /// Do nothing if the table exists
+        #[arg(long)]
+        if_not_exists: bool,
+    },
+    /// Drop a table and all its files.
+    DropTable {
+        table: String,
+        #[arg(long)]
+        if_exists: bool,
+    },
+    /// Append (or overwrite with) rows from .parquet, .jsonl or .csv files: one commit.
+    Write {
+        /// DB.TABLE
+        table: String,
+        /// Input files; columns are matched to the table by name
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// INSERT OVERWRITE: replace the partitions present in the input (whole table if
+        /// unpartitioned), or the partition given by --partition
+        #[arg(long)]
+        overwrite: bool,
+        /// With --overwrite: the partition to replace, k=v (repeat for several keys)
+        #[arg(long, value_name = "K=V", requires = "overwrite")]
+        partition: Vec<String>,
+    },
+    /// Read rows.
+    Read {
+        /// DB.TABLE
+        table: String,
+        /// Comma-separated columns to output
+        #[arg(long, value_delimiter = ',')]
+        columns: Option<Vec<String>>,
+        /// SQL boolean expression, e.g. "dt = '2024-01-01' AND id < 10"
+        #[arg(long = "where", value_name = "EXPR")]
+        filter: Option<String>,
+        /// Time travel to this snapshot id
+        #[arg(long)]
+        snapshot: Option<i64>,
+        /// Output at most N rows
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Output format
+        #[arg(long, value_enum, default_value_t = output::Format::Table)]
+        format: output::Format,
+        /// Write to this file instead of stdout
+        #[arg(long)]
+        output: Option<PathBuf>,
+    },
+    /// Snapshots of a table, one JSON object per line.
+    Snapshots { table: String },
+    /// Live data files of a snapshot (default latest), one JSON object per line.
+    Files {
+        table: String,
+        #[arg(long)]
+        snapshot: Option<i64>,
+    },
+    /// The table's current schema as JSON.
+    Schema { table: String },
+    /// Databases, or the tables of DB, one JSON object per line.
+    List { database: Option<String> },
+    /// Build a demo table over several commits in the warehouse and read it back.
+    Demo {
+        /// Rows per commit
+        #[arg(long, default_value_t = 100_000)]
+        rows: usize,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(commands::run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            let mut source = std::error::Error::source(&e);
+            while let Some(s) = source {
+                eprintln!("  caused by: {s}");
+                source = s.source();
+            }
+            ExitCode::FAILURE
+        }
+    }
+}

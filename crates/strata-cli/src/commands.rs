@@ -1,0 +1,235 @@
+//! Command implementations: each maps one subcommand onto the library API.
+
+use std::io::Write;
+
+use serde_json::{json, Map, Value};
+use strata::catalog::{FileSystemCatalog, Identifier};
+use strata::commit::OverwriteScope;
+use strata::expr::parse_sql_predicate;
+use strata::table::Table;
+use strata_spec::manifest::FileSource;
+use strata_spec::schema::Schema;
+
+use crate::json_values::{datum_to_json, key_to_json};
+use crate::{input, output, Cli, Command};
+
+/// Errors of the CLI: library errors and plain messages.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error(transparent)]
+    Strata(#[from] strata::Error),
+    #[error("{0}")]
+    Message(String),
+}
+
+pub type Result<T> = std::result::Result<T, CliError>;
+
+pub fn msg(s: impl Into<String>) -> CliError {
+    CliError::Message(s.into())
+}
+
+pub async fn run(cli: Cli) -> Result<()> {
+    let catalog = FileSystemCatalog::open(&cli.warehouse)?;
+    match cli.command {
+        Command::CreateTable {
+            table,
+            schema,
+            if_not_exists,
+        } => {
+            let id: Identifier = table.parse()?;
+            let text = std::fs::read_to_string(&schema)
+                .map_err(|e| msg(format!("cannot read schema file {}: {e}", schema.display())))?;
+            let schema = Schema::from_json(&text).map_err(|e| {
+                msg(format!("invalid schema file {}: {e}", schema.display()))
+            })?;
+            let created = catalog.create_table(&id, &schema, if_not_exists).await?;
+            let t = catalog.get_table(&id).await?;
+            eprintln!(
+                "{} table {id} at {}",
+                if created { "created" } else { "kept existing" },
+                t.location()
+            );
+            Ok(())
+        }
+        Command::DropTable { table, if_exists } => {
+            let id: Identifier = table.parse()?;
+            catalog.drop_table(&id, if_exists).await?;
+            Ok(())
+        }
+        Command::Write {
+            table,
+            files,
+            overwrite,
+            partition,
+        } => {
+            let t = catalog.get_table(&table.parse()?).await?;
+            let scope = if overwrite {
+                Some(overwrite_scope(&t, &partition)?)
+            } else {
+                None
+            };
+            let report = input::write_files(&t, &files, scope).await?;
+            match report.snapshot_id {
+                Some(id) => eprintln!(
+                    "wrote {} rows into {} ({} files), snapshot {id}",
+                    report.rows, t.identifier(), report.files
+                ),
+                None => eprintln!("no rows written; no snapshot created"),
+            }
+            Ok(())
+        }
+        Command::Read {
+            table,
+            columns,
+            filter,
+            snapshot,
+            limit,
+            format,
+            output,
+        } => {
+            let t = catalog.get_table(&table.parse()?).await?;
+            let predicate = match &filter {
+                Some(text) => Some(parse_sql_predicate(text)?),
+                None => None,
+            };
+            let mut scan = t.new_scan();
+            if let Some(id) = snapshot {
+                scan = scan.with_snapshot(id);
+            }
+            if let Some(p) = &predicate {
+                scan = scan.with_filter(p.clone());
+            }
+            let plan = scan.plan().await?;
+            let mut read = t.new_read();
+            if let Some(cols) = columns {
+                read = read.with_projection(cols);
+            }
+            if let Some(p) = predicate {
+                read = read.with_filter(p);
+            }
+            if let Some(n) = limit {
+                read = read.with_limit(n);
+            }
+            let schema = read.output_schema()?;
+            let stream = read.to_stream(plan.splits)?;
+            output::write_stream(stream, schema, format, output.as_deref()).await
+        }
+        Command::Snapshots { table } => {
+            let t = catalog.get_table(&table.parse()?).await?;
+            let mut out = std::io::stdout().lock();
+            for s in t.snapshot_manager().all().await? {
+                let line = json!({
+                    "id": s.id,
+                    "schemaId": s.schema_id,
+                    "commitKind": s.commit_kind.as_str(),
+                    "commitUser": s.commit_user,
+                    "commitIdentifier": s.commit_identifier,
+                    "timeMillis": s.time_millis,
+                    "totalRecordCount": s.total_record_count,
+                    "deltaRecordCount": s.delta_record_count,
+                });
+                println_json(&mut out, &line)?;
+            }
+            Ok(())
+        }
+        Command::Files { table, snapshot } => {
+            let t = catalog.get_table(&table.parse()?).await?;
+            let mut scan = t.new_scan();
+            if let Some(id) = snapshot {
+                scan = scan.with_snapshot(id);
+            }
+            let plan = scan.plan().await?;
+            let mut out = std::io::stdout().lock();
+            let partition_type = t.schema().partition_type();
+            for split in &plan.splits {
+                let values = split.partition.to_datums(&partition_type.types())?;
+                let mut partition = Map::new();
+                for (f, v) in partition_type.fields.iter().zip(&values) {
+                    partition.insert(f.name.clone(), v.as_ref().map(datum_to_json).unwrap_or(Value::Null));
+                }
+                for f in &split.files {
+                    let key_types = t.key_types_for(f.schema_id).await?;
+                    let line = json!({
+                        "partition": partition,
+                        "bucket": split.bucket,
+                        "level": f.level,
+                        "fileName": f.file_name,
+                        "fileSize": f.file_size,
+                        "rowCount": f.row_count,
+                        "minKey": key_to_json(&f.min_key, &key_types)?,
+                        "maxKey": key_to_json(&f.max_key, &key_types)?,
+                        "minSequenceNumber": f.min_sequence_number,
+                        "maxSequenceNumber": f.max_sequence_number,
+                        "deleteRowCount": f.delete_row_count,
+                        "schemaId": f.schema_id,
+                        "fileSource": f.file_source.map(|s| match s {
+                            FileSource::Append => "APPEND",
+                            FileSource::Compact => "COMPACT",
+                        }),
+                    });
+                    println_json(&mut out, &line)?;
+                }
+            }
+            Ok(())
+        }
+        Command::Schema { table } => {
+            let t = catalog.get_table(&table.parse()?).await?;
+            let text = t.schema().to_json().map_err(strata::Error::from)?;
+            let v: Value = serde_json::from_str(&text).map_err(|e| msg(e.to_string()))?;
+            println_json(&mut std::io::stdout().lock(), &v)
+        }
+        Command::List { database } => {
+            let mut out = std::io::stdout().lock();
+            match database {
+                None => {
+                    for db in catalog.list_databases().await? {
+                        println_json(&mut out, &json!({ "database": db }))?;
+                    }
+                }
+                Some(db) => {
+                    for t in catalog.list_tables(&db).await? {
+                        println_json(&mut out, &json!({ "database": db, "table": t }))?;
+                    }
+                }
+            }
+            Ok(())
+        }
+        Command::Demo { rows } => crate::commands_demo::run(&catalog, rows).await,
+    }
+}
+
+fn println_json(out: &mut impl Write, v: &Value) -> Result<()> {
+    writeln!(out, "{v}").map_err(|e| msg(format!("cannot write output: {e}")))
+}
+
+/// `--overwrite` with or without `--partition k=v`.
+fn overwrite_scope(table: &Table, partition: &[String]) -> Result<OverwriteScope> {
+    if partition.is_empty() {
+        let dynamic = table.options().dynamic_partition_overwrite()?;
+        return Ok(if dynamic {
+            OverwriteScope::Dynamic
+        } else {
+            OverwriteScope::WholeTable
+        });
+    }
+    let ptype = table.schema().partition_type();
+    let mut spec = Vec::new();
+    for kv in partition {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| msg(format!("--partition expects K=V, got {kv:?}")))?;
+        let idx = ptype.index_of(k).ok_or_else(|| {
+            msg(format!(
+                "{k} is not a partition column of {} (partition keys: {})",
+                table.identifier(),
+                ptype.names().join(", ")
+            ))
+        })?;
+        let value = table
+            .partition_computer()
+            .parse_value(idx, v)
+            .map_err(strata::Error::from)?;
+        spec.push((k.to_string(), value));
+    }
+    Ok(OverwriteScope::Static(spec))
+}

@@ -1,0 +1,210 @@
+//! The filesystem catalog (format.md §1.1): a warehouse directory holding `<db>.db/` database
+//! directories, each holding table directories. No metadata beyond the tables' own files: a
+//! table exists when its `schema/` directory holds a `schema-N` file, exactly as Java's
+//! `FileSystemCatalog` decides, so warehouses are shared with Java, pypaimon and paimon-rust.
+
+mod identifier;
+
+use object_store::path::Path;
+use strata_spec::schema::{Schema, TableSchema};
+
+pub use identifier::Identifier;
+
+use crate::io::{FileIO, StoreKind};
+use crate::meta::{SchemaManager, TablePaths};
+use crate::table::Table;
+use crate::{Error, Result};
+
+/// Suffix of database directories (`Catalog.DB_SUFFIX`).
+pub const DB_SUFFIX: &str = ".db";
+
+/// A Paimon filesystem catalog rooted at a warehouse location.
+#[derive(Clone, Debug)]
+pub struct FileSystemCatalog {
+    io: FileIO,
+    warehouse: Path,
+}
+
+impl FileSystemCatalog {
+    /// Opens the warehouse at `location` (local directory or `memory://name`).
+    pub fn open(location: &str) -> Result<Self> {
+        let (io, warehouse) = FileIO::for_location(location)?;
+        Ok(Self::new(io, warehouse))
+    }
+
+    pub fn new(io: FileIO, warehouse: Path) -> Self {
+        FileSystemCatalog { io, warehouse }
+    }
+
+    pub fn file_io(&self) -> &FileIO {
+        &self.io
+    }
+
+    /// Human-readable warehouse location.
+    pub fn location(&self) -> String {
+        self.io.display(&self.warehouse)
+    }
+
+    fn database_path(&self, db: &str) -> Path {
+        self.warehouse.child(format!("{db}{DB_SUFFIX}"))
+    }
+
+    /// Directory of a table.
+    pub fn table_path(&self, id: &Identifier) -> Path {
+        self.database_path(&id.database).child(id.table.as_str())
+    }
+
+    /// Database names, sorted.
+    pub async fn list_databases(&self) -> Result<Vec<String>> {
+        let mut names = Vec::new();
+        if self.io.kind() == StoreKind::Local {
+            // Empty database directories exist only on a real filesystem; list them directly.
+            let dir = std::path::PathBuf::from(self.io.display(&self.warehouse));
+            if let Ok(rd) = std::fs::read_dir(&dir) {
+                for e in rd.flatten() {
+                    if e.path().is_dir() {
+                        if let Some(n) = e.file_name().to_str().and_then(|n| n.strip_suffix(DB_SUFFIX)) {
+                            names.push(n.to_string());
+                        }
+                    }
+                }
+            }
+        } else {
+            let (dirs, _) = self.io.list_dir(&self.warehouse).await?;
+            for d in dirs {
+                if let Some(n) = d.filename().and_then(|n| n.strip_suffix(DB_SUFFIX)) {
+                    names.push(n.to_string());
+                }
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    pub async fn database_exists(&self, db: &str) -> Result<bool> {
+        Ok(self.list_databases().await?.iter().any(|d| d == db))
+    }
+
+    /// Creates a database directory.
+    pub async fn create_database(&self, db: &str, ignore_if_exists: bool) -> Result<()> {
+        Identifier::validate_name("database", db)?;
+        if self.database_exists(db).await? {
+            return if ignore_if_exists {
+                Ok(())
+            } else {
+                Err(Error::DatabaseAlreadyExists(db.to_string()))
+            };
+        }
+        self.mkdirs(&self.database_path(db))
+    }
+
+    fn mkdirs(&self, path: &Path) -> Result<()> {
+        if self.io.kind() == StoreKind::Local {
+            let dir = self.io.display(path);
+            std::fs::create_dir_all(&dir).map_err(|e| {
+                Error::io(
+                    dir,
+                    object_store::Error::Generic {
+                        store: "LocalFileSystem",
+                        source: Box::new(e),
+                    },
+                )
+            })?;
+        }
+        // Object stores have no directories: the database appears with its first table.
+        Ok(())
+    }
+
+    /// Drops a database; with `cascade` its tables too, otherwise it must be empty.
+    pub async fn drop_database(&self, db: &str, ignore_if_not_exists: bool, cascade: bool) -> Result<()> {
+        if !self.database_exists(db).await? {
+            return if ignore_if_not_exists {
+                Ok(())
+            } else {
+                Err(Error::DatabaseNotFound(db.to_string()))
+            };
+        }
+        if !cascade && !self.list_tables(db).await?.is_empty() {
+            return Err(Error::DatabaseNotEmpty(db.to_string()));
+        }
+        self.io.delete_prefix(&self.database_path(db)).await
+    }
+
+    /// Table names of a database, sorted.
+    pub async fn list_tables(&self, db: &str) -> Result<Vec<String>> {
+        if !self.database_exists(db).await? {
+            return Err(Error::DatabaseNotFound(db.to_string()));
+        }
+        let (dirs, _) = self.io.list_dir(&self.database_path(db)).await?;
+        let mut names = Vec::new();
+        for d in dirs {
+            let Some(name) = d.filename().map(str::to_string) else {
+                continue;
+            };
+            let sm = SchemaManager::new(self.io.clone(), TablePaths::new(d.clone()));
+            if !sm.list_ids().await?.is_empty() {
+                names.push(name);
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    pub async fn table_exists(&self, id: &Identifier) -> Result<bool> {
+        let sm = SchemaManager::new(self.io.clone(), TablePaths::new(self.table_path(id)));
+        Ok(!sm.list_ids().await?.is_empty())
+    }
+
+    /// Creates a table (and its database if missing) by writing `schema/schema-0`.
+    /// Returns `false` when the table existed and `ignore_if_exists` was set.
+    pub async fn create_table(
+        &self,
+        id: &Identifier,
+        schema: &Schema,
+        ignore_if_exists: bool,
+    ) -> Result<bool> {
+        if self.table_exists(id).await? {
+            return if ignore_if_exists {
+                Ok(false)
+            } else {
+                Err(Error::TableAlreadyExists(id.to_string()))
+            };
+        }
+        let table_schema = TableSchema::create(0, schema, chrono::Utc::now().timestamp_millis())?;
+        crate::table::validate_options(&table_schema)?;
+        self.create_database(&id.database, true).await?;
+        let paths = TablePaths::new(self.table_path(id));
+        let sm = SchemaManager::new(self.io.clone(), paths);
+        if !sm.create(&table_schema).await? {
+            // Lost a race with a concurrent creator.
+            return if ignore_if_exists {
+                Ok(false)
+            } else {
+                Err(Error::TableAlreadyExists(id.to_string()))
+            };
+        }
+        Ok(true)
+    }
+
+    /// Drops a table: deletes its whole directory (data, manifests, snapshots, schemas).
+    pub async fn drop_table(&self, id: &Identifier, ignore_if_not_exists: bool) -> Result<()> {
+        if !self.table_exists(id).await? {
+            return if ignore_if_not_exists {
+                Ok(())
+            } else {
+                Err(Error::TableNotFound(id.to_string()))
+            };
+        }
+        self.io.delete_prefix(&self.table_path(id)).await
+    }
+
+    /// Loads a table at its latest schema.
+    pub async fn get_table(&self, id: &Identifier) -> Result<Table> {
+        let paths = TablePaths::new(self.table_path(id));
+        let sm = SchemaManager::new(self.io.clone(), paths.clone());
+        let Some(schema) = sm.latest().await? else {
+            return Err(Error::TableNotFound(id.to_string()));
+        };
+        Table::new(id.clone(), self.io.clone(), paths, sm, schema)
+    }
+}

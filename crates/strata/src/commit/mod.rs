@@ -1,0 +1,246 @@
+//! Committing written files: one atomic snapshot per commit (format.md §9.1).
+//!
+//! Vocabulary (Paimon's): a writer produces [`CommitMessage`]s (new files per partition and
+//! bucket); [`TableCommit`] turns them into manifest entries, writes a delta manifest, a delta
+//! manifest list and a base manifest list, and publishes `snapshot-N` with a create-if-absent.
+//! Losing the race to a concurrent committer is retried from the new latest snapshot, with
+//! exponential back-off, up to `commit.max-retries` times; metadata written by a failed attempt
+//! is deleted. Readers never see a partial commit: until `snapshot-N` exists nothing references
+//! the new manifests or data files.
+
+mod overwrite;
+
+use std::time::Duration;
+
+use strata_spec::binary_row::BinaryRow;
+use strata_spec::manifest::{DataFileMeta, FileKind, ManifestEntry, ManifestFileMeta};
+use strata_spec::snapshot::{CommitKind, Snapshot};
+
+pub use overwrite::OverwriteScope;
+
+use crate::table::Table;
+use crate::{Error, Result};
+
+/// `commitIdentifier` of batch commits (Java `BatchWriteBuilder.COMMIT_IDENTIFIER`).
+pub const BATCH_COMMIT_IDENTIFIER: i64 = i64::MAX;
+
+/// New files of one (partition, bucket), produced by a writer.
+#[derive(Clone, Debug)]
+pub struct CommitMessage {
+    pub partition: BinaryRow,
+    pub bucket: i32,
+    pub total_buckets: i32,
+    pub new_files: Vec<DataFileMeta>,
+}
+
+/// Commits [`CommitMessage`]s of one table as snapshots.
+pub struct TableCommit {
+    table: Table,
+    commit_user: String,
+    max_retries: u32,
+    min_retry_wait: Duration,
+    max_retry_wait: Duration,
+}
+
+impl TableCommit {
+    pub fn new(table: Table) -> Result<Self> {
+        let opts = table.options();
+        Ok(TableCommit {
+            max_retries: opts.commit_max_retries()?,
+            min_retry_wait: opts.commit_min_retry_wait()?,
+            max_retry_wait: opts.commit_max_retry_wait()?,
+            table,
+            commit_user: uuid::Uuid::new_v4().to_string(),
+        })
+    }
+
+    /// Sets the `commitUser` written into snapshots (default: a random UUID).
+    pub fn with_commit_user(mut self, user: impl Into<String>) -> Self {
+        self.commit_user = user.into();
+        self
+    }
+
+    pub fn commit_user(&self) -> &str {
+        &self.commit_user
+    }
+
+    /// APPEND commit of new files. Returns the new snapshot id, `None` if there was nothing
+    /// to commit (no snapshot is created for an empty commit, as in Java).
+    pub async fn commit(&self, messages: Vec<CommitMessage>) -> Result<Option<i64>> {
+        let adds = to_add_entries(messages);
+        if adds.is_empty() {
+            return Ok(None);
+        }
+        self.commit_with_retry(CommitKind::Append, &adds, None).await
+    }
+
+    /// OVERWRITE commit: atomically deletes the live files selected by `scope` and adds the
+    /// new files. Returns the new snapshot id, `None` if nothing changed.
+    pub async fn overwrite(
+        &self,
+        scope: OverwriteScope,
+        messages: Vec<CommitMessage>,
+    ) -> Result<Option<i64>> {
+        let adds = to_add_entries(messages);
+        self.commit_with_retry(CommitKind::Overwrite, &adds, Some(&scope))
+            .await
+    }
+
+    async fn commit_with_retry(
+        &self,
+        kind: CommitKind,
+        adds: &[ManifestEntry],
+        overwrite: Option<&OverwriteScope>,
+    ) -> Result<Option<i64>> {
+        let mut attempt = 0u32;
+        loop {
+            match self.try_commit_once(kind, adds, overwrite).await? {
+                Attempt::Committed(id) => return Ok(Some(id)),
+                Attempt::NothingToDo => return Ok(None),
+                Attempt::LostRace(id) => {
+                    attempt += 1;
+                    if attempt > self.max_retries {
+                        return Err(Error::CommitConflict {
+                            table: self.table.identifier().to_string(),
+                            message: format!(
+                                "snapshot {id} was taken by a concurrent commit and {} retries \
+                                 (commit.max-retries) are used up; nothing was committed",
+                                self.max_retries
+                            ),
+                        });
+                    }
+                    tokio::time::sleep(self.backoff(attempt)).await;
+                }
+            }
+        }
+    }
+
+    fn backoff(&self, attempt: u32) -> Duration {
+        let base = self
+            .min_retry_wait
+            .saturating_mul(1u32 << attempt.min(16))
+            .min(self.max_retry_wait);
+        // Up to 20% jitter so retrying writers spread out.
+        let jitter = base.mul_f64(rand_fraction() * 0.2);
+        base + jitter
+    }
+
+    async fn try_commit_once(
+        &self,
+        kind: CommitKind,
+        adds: &[ManifestEntry],
+        overwrite: Option<&OverwriteScope>,
+    ) -> Result<Attempt> {
+        let table = &self.table;
+        let latest = table.snapshot_manager().latest().await?;
+        let store = table.manifest_store();
+        let namer = crate::meta::FileNamer::new();
+
+        // Previous manifests become this snapshot's base (no merging yet; readers do not
+        // depend on it).
+        let base_metas: Vec<ManifestFileMeta> = match &latest {
+            Some(s) => store.data_manifests(s).await?,
+            None => Vec::new(),
+        };
+
+        let mut delta: Vec<ManifestEntry> = Vec::new();
+        if let Some(scope) = overwrite {
+            if let Some(s) = &latest {
+                let live = crate::scan::live_entries(table, s, &base_metas).await?;
+                delta.extend(scope.select_deletes(table, adds, live)?);
+            }
+        }
+        delta.extend(adds.iter().cloned());
+        if delta.is_empty() {
+            return Ok(Attempt::NothingToDo);
+        }
+
+        let schema_id = table.schema_manager().list_ids().await?.last().copied().unwrap_or(0);
+        let partition_type = table.schema().partition_type();
+        let mut written: Vec<String> = Vec::new();
+        let result = async {
+            let delta_meta = store
+                .write_manifest(&namer, &delta, &partition_type, schema_id)
+                .await?;
+            written.push(delta_meta.file_name.clone());
+            let (base_list, base_size) = store.write_list(&namer, &base_metas).await?;
+            written.push(base_list.clone());
+            let (delta_list, delta_size) = store.write_list(&namer, &[delta_meta]).await?;
+            written.push(delta_list.clone());
+
+            let delta_count: i64 = delta
+                .iter()
+                .map(|e| match e.kind {
+                    FileKind::Add => e.file.row_count,
+                    FileKind::Delete => -e.file.row_count,
+                })
+                .sum();
+            let prev_total = latest.as_ref().map(|s| s.total_record_count.unwrap_or(0)).unwrap_or(0);
+            let snapshot = Snapshot {
+                id: latest.as_ref().map(|s| s.id + 1).unwrap_or(1),
+                schema_id,
+                base_manifest_list: base_list,
+                base_manifest_list_size: Some(base_size),
+                delta_manifest_list: delta_list,
+                delta_manifest_list_size: Some(delta_size),
+                index_manifest: latest.as_ref().and_then(|s| s.index_manifest.clone()),
+                commit_user: self.commit_user.clone(),
+                commit_identifier: BATCH_COMMIT_IDENTIFIER,
+                commit_kind: kind,
+                time_millis: chrono::Utc::now().timestamp_millis(),
+                total_record_count: Some(prev_total + delta_count),
+                delta_record_count: Some(delta_count),
+                watermark: latest.as_ref().and_then(|s| s.watermark),
+                next_row_id: Some(latest.as_ref().and_then(|s| s.next_row_id).unwrap_or(0)),
+                uuid: Some(uuid::Uuid::new_v4().to_string()),
+                writer_version: Some(format!("strata-{}", env!("CARGO_PKG_VERSION"))),
+                ..Snapshot::default()
+            };
+            let published = table.snapshot_manager().try_publish(&snapshot).await?;
+            Ok::<_, Error>((snapshot.id, published))
+        }
+        .await;
+        match result {
+            Ok((id, true)) => Ok(Attempt::Committed(id)),
+            Ok((id, false)) => {
+                store.delete_quietly(&written).await;
+                Ok(Attempt::LostRace(id))
+            }
+            Err(e) => {
+                store.delete_quietly(&written).await;
+                Err(e)
+            }
+        }
+    }
+}
+
+enum Attempt {
+    Committed(i64),
+    LostRace(i64),
+    NothingToDo,
+}
+
+fn to_add_entries(messages: Vec<CommitMessage>) -> Vec<ManifestEntry> {
+    let mut out = Vec::new();
+    for m in messages {
+        for f in m.new_files {
+            out.push(ManifestEntry {
+                kind: FileKind::Add,
+                partition: m.partition.clone(),
+                bucket: m.bucket,
+                total_buckets: m.total_buckets,
+                file: f,
+            });
+        }
+    }
+    out
+}
+
+fn rand_fraction() -> f64 {
+    // Sub-second clock noise is plenty for retry jitter; no RNG dependency needed.
+    let n = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    (n % 1000) as f64 / 1000.0
+}

@@ -1,0 +1,105 @@
+//! strata's error type. Every variant carries what a user needs to act: the table, file,
+//! column or option involved. Format errors from `strata_spec` are wrapped with the path of the
+//! file they came from.
+
+use strata_spec::SpecError;
+
+/// Result alias of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Errors returned by strata's library API.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A metadata file (schema, snapshot, manifest, manifest list) that does not decode.
+    #[error("corrupt or unreadable file {path}: {source}")]
+    CorruptFile {
+        path: String,
+        #[source]
+        source: SpecError,
+    },
+    /// A format error not tied to one file (e.g. while encoding).
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    /// Storage failure (not found, permission, network...).
+    #[error("I/O error on {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: object_store::Error,
+    },
+    /// A Parquet data file that cannot be read or written.
+    #[error("Parquet error in {path}: {source}")]
+    Parquet {
+        path: String,
+        #[source]
+        source: parquet::errors::ParquetError,
+    },
+    /// Arrow compute/conversion failure, with what was being done.
+    #[error("{context}: {source}")]
+    Arrow {
+        context: String,
+        #[source]
+        source: arrow_schema::ArrowError,
+    },
+    #[error("database {0} does not exist")]
+    DatabaseNotFound(String),
+    #[error("database {0} already exists")]
+    DatabaseAlreadyExists(String),
+    #[error("database {0} is not empty (drop its tables first or use cascade)")]
+    DatabaseNotEmpty(String),
+    #[error("table {0} does not exist")]
+    TableNotFound(String),
+    #[error("table {0} already exists")]
+    TableAlreadyExists(String),
+    /// A column named by the user does not exist.
+    #[error("column {column} does not exist in {table} (columns: {available})")]
+    ColumnNotFound {
+        table: String,
+        column: String,
+        available: String,
+    },
+    /// Input data that does not match the table schema.
+    #[error("schema mismatch for column {column}: {message}")]
+    SchemaMismatch { column: String, message: String },
+    /// A table option that is unknown or has a bad value.
+    #[error("invalid option {key}: {message}")]
+    InvalidOption { key: String, message: String },
+    /// A bad argument (identifier, predicate, partition spec...).
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+    #[error("snapshot {id} does not exist in {table}")]
+    SnapshotNotFound { table: String, id: i64 },
+    /// Another writer committed something incompatible; the commit was abandoned, nothing changed.
+    #[error("commit conflict on {table}: {message}")]
+    CommitConflict { table: String, message: String },
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+}
+
+impl Error {
+    /// Wraps a spec error with the path of the file it came from.
+    pub fn corrupt(path: impl Into<String>, source: SpecError) -> Self {
+        Error::CorruptFile {
+            path: path.into(),
+            source,
+        }
+    }
+    pub fn arrow(context: impl Into<String>, source: arrow_schema::ArrowError) -> Self {
+        Error::Arrow {
+            context: context.into(),
+            source,
+        }
+    }
+    pub fn parquet(path: impl Into<String>, source: parquet::errors::ParquetError) -> Self {
+        Error::Parquet {
+            path: path.into(),
+            source,
+        }
+    }
+    pub fn io(path: impl Into<String>, source: object_store::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

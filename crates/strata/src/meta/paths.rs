@@ -1,0 +1,123 @@
+//! The table directory layout (format.md §1): `schema/`, `snapshot/`, `manifest/`, and the
+//! `<partition path>/bucket-<N>/` data directories. Names of new files are made here too, so the
+//! naming rules (`data-<uuid>-<n>.parquet`, `manifest-<uuid>-<n>`, ...) live in one place.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use object_store::path::Path;
+
+/// Paths of one table, rooted at the table directory.
+#[derive(Clone, Debug)]
+pub struct TablePaths {
+    root: Path,
+}
+
+impl TablePaths {
+    pub fn new(root: Path) -> Self {
+        TablePaths { root }
+    }
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+    pub fn schema_dir(&self) -> Path {
+        self.root.child("schema")
+    }
+    pub fn schema_file(&self, id: i64) -> Path {
+        self.schema_dir().child(format!("schema-{id}"))
+    }
+    pub fn snapshot_dir(&self) -> Path {
+        self.root.child("snapshot")
+    }
+    pub fn snapshot_file(&self, id: i64) -> Path {
+        self.snapshot_dir().child(format!("snapshot-{id}"))
+    }
+    pub fn latest_hint(&self) -> Path {
+        self.snapshot_dir().child("LATEST")
+    }
+    pub fn earliest_hint(&self) -> Path {
+        self.snapshot_dir().child("EARLIEST")
+    }
+    pub fn manifest_dir(&self) -> Path {
+        self.root.child("manifest")
+    }
+    pub fn manifest_file(&self, name: &str) -> Path {
+        self.manifest_dir().child(name)
+    }
+    pub fn index_file(&self, name: &str) -> Path {
+        self.root.child("index").child(name)
+    }
+    /// Directory of one bucket. `partition_path` is the relative partition path as made by
+    /// `strata_spec::partition` (e.g. `dt=2024-01-01/`), empty for unpartitioned tables.
+    pub fn bucket_dir(&self, partition_path: &str, bucket: i32) -> Path {
+        let mut p = self.root.clone();
+        for part in partition_path.split('/').filter(|s| !s.is_empty()) {
+            // Partition path segments are already escaped by Paimon's rules; keep them verbatim.
+            p = p.child(part);
+        }
+        p.child(format!("bucket-{bucket}"))
+    }
+    /// A data file in a bucket directory; an `external_path` from the manifest wins.
+    pub fn data_file(&self, partition_path: &str, bucket: i32, file_name: &str) -> Path {
+        self.bucket_dir(partition_path, bucket).child(file_name)
+    }
+}
+
+/// Generates unique file names for one writer or committer: one random UUID per instance and a
+/// counter, as Java's `DataFilePathFactory`/`FileStorePathFactory` do.
+#[derive(Debug)]
+pub struct FileNamer {
+    uuid: String,
+    counter: AtomicU64,
+}
+
+impl Default for FileNamer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FileNamer {
+    pub fn new() -> Self {
+        FileNamer {
+            uuid: uuid::Uuid::new_v4().to_string(),
+            counter: AtomicU64::new(0),
+        }
+    }
+    fn next(&self) -> u64 {
+        self.counter.fetch_add(1, Ordering::Relaxed)
+    }
+    /// `<prefix><uuid>-<n>.<ext>`, e.g. `data-…-0.parquet`.
+    pub fn data_file(&self, prefix: &str, ext: &str) -> String {
+        format!("{prefix}{}-{}.{ext}", self.uuid, self.next())
+    }
+    /// `manifest-<uuid>-<n>`
+    pub fn manifest(&self) -> String {
+        format!("manifest-{}-{}", self.uuid, self.next())
+    }
+    /// `manifest-list-<uuid>-<n>`
+    pub fn manifest_list(&self) -> String {
+        format!("manifest-list-{}-{}", self.uuid, self.next())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout() {
+        let p = TablePaths::new(Path::from("wh/db.db/t"));
+        assert_eq!(p.schema_file(0).as_ref(), "wh/db.db/t/schema/schema-0");
+        assert_eq!(p.snapshot_file(3).as_ref(), "wh/db.db/t/snapshot/snapshot-3");
+        assert_eq!(
+            p.bucket_dir("dt=2024-01-01/hr=1/", 2).as_ref(),
+            "wh/db.db/t/dt=2024-01-01/hr=1/bucket-2"
+        );
+        assert_eq!(p.bucket_dir("", 0).as_ref(), "wh/db.db/t/bucket-0");
+        let n = FileNamer::new();
+        let a = n.data_file("data-", "parquet");
+        let b = n.data_file("data-", "parquet");
+        assert!(a.starts_with("data-") && a.ends_with("-0.parquet"));
+        assert!(b.ends_with("-1.parquet"));
+    }
+}

@@ -1,0 +1,261 @@
+//! Reading splits into Arrow: [`TableRead`].
+//!
+//! For every data file the reader takes the schema the file was written with (its
+//! `_SCHEMA_ID`) and reads the requested current-schema columns by field id
+//! ([`crate::format::parquet_reader`]), so files written before columns were added, renamed
+//! or dropped — by strata or any other engine — read correctly. The filter is applied
+//! exactly (SQL semantics) after decoding; the projection is applied last.
+//!
+//! Files are decoded concurrently: a bounded number of files ahead of the consumer are read
+//! by spawned tasks into small bounded channels, so memory stays bounded by
+//! `READ_AHEAD_FILES × CHANNEL_BATCHES` batches while both cores decode.
+
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use futures::stream::{self, BoxStream};
+use futures::StreamExt;
+use object_store::path::Path;
+use strata_spec::manifest::DataFileMeta;
+use strata_spec::{DataField, RowType};
+
+use crate::expr::{BoundPredicate, Predicate};
+use crate::format::arrow_types::to_arrow_schema;
+use crate::scan::DataSplit;
+use crate::table::Table;
+use crate::{Error, Result};
+
+/// Files decoded ahead of the consumer.
+const READ_AHEAD_FILES: usize = 2;
+/// Batches buffered per file being decoded.
+const CHANNEL_BATCHES: usize = 4;
+/// Default rows per output batch.
+pub const DEFAULT_BATCH_SIZE: usize = 8192;
+
+/// Reads splits of one table with a projection, a filter and a limit.
+#[derive(Clone, Debug)]
+pub struct TableRead {
+    table: Table,
+    projection: Option<Vec<String>>,
+    filter: Option<Predicate>,
+    limit: Option<usize>,
+    batch_size: usize,
+}
+
+impl TableRead {
+    pub(crate) fn new(table: Table) -> Self {
+        TableRead {
+            table,
+            projection: None,
+            filter: None,
+            limit: None,
+            batch_size: DEFAULT_BATCH_SIZE,
+        }
+    }
+
+    /// Output only these columns, in this order.
+    pub fn with_projection(mut self, columns: Vec<String>) -> Self {
+        self.projection = Some(columns);
+        self
+    }
+    /// Keep only rows satisfying `filter` (exact).
+    pub fn with_filter(mut self, filter: Predicate) -> Self {
+        self.filter = Some(filter);
+        self
+    }
+    /// Stop after `n` rows.
+    pub fn with_limit(mut self, n: usize) -> Self {
+        self.limit = Some(n);
+        self
+    }
+    pub fn with_batch_size(mut self, n: usize) -> Self {
+        self.batch_size = n.max(1);
+        self
+    }
+
+    /// Fields output, in order.
+    pub fn output_fields(&self) -> Result<Vec<DataField>> {
+        let schema = self.table.schema();
+        match &self.projection {
+            None => Ok(schema.fields.clone()),
+            Some(cols) => cols
+                .iter()
+                .map(|c| {
+                    schema.fields.iter().find(|f| &f.name == c).cloned().ok_or_else(|| {
+                        Error::ColumnNotFound {
+                            table: self.table.identifier().to_string(),
+                            column: c.clone(),
+                            available: schema
+                                .fields
+                                .iter()
+                                .map(|f| f.name.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                        }
+                    })
+                })
+                .collect(),
+        }
+    }
+
+    /// Arrow schema of the output batches.
+    pub fn output_schema(&self) -> Result<SchemaRef> {
+        to_arrow_schema(&RowType::new(self.output_fields()?))
+    }
+
+    /// Streams the rows of `splits` as Arrow batches.
+    pub fn to_stream(&self, splits: Vec<DataSplit>) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+        let output = self.output_fields()?;
+        let n_out = output.len();
+        // Read the output columns plus any column the filter needs.
+        let mut read_fields = output.clone();
+        let mut bound: Option<BoundPredicate> = None;
+        if let Some(f) = &self.filter {
+            let table_name = self.table.identifier().to_string();
+            // Bind once against the table to validate names, then against the read row type.
+            let full = f.bind(&self.table.schema().row_type(), &table_name)?;
+            for idx in full.referenced_columns() {
+                let field = &self.table.schema().fields[idx];
+                if !read_fields.iter().any(|r| r.id == field.id) {
+                    read_fields.push(field.clone());
+                }
+            }
+            bound = Some(f.bind(&RowType::new(read_fields.clone()), &table_name)?);
+        }
+        let out_schema = to_arrow_schema(&RowType::new(output))?;
+        let ctx = Arc::new(FileReadContext {
+            table: self.table.clone(),
+            read_fields,
+            bound,
+            n_out,
+            out_schema,
+            batch_size: self.batch_size,
+        });
+        let mut jobs = Vec::new();
+        for split in splits {
+            let dir = self.table.partition_path(&split.partition)?;
+            for f in split.files {
+                jobs.push((dir.clone(), split.bucket, f));
+            }
+        }
+        let stream = stream::iter(jobs)
+            .map(move |(dir, bucket, file)| {
+                let ctx = ctx.clone();
+                async move {
+                    let (tx, rx) = tokio::sync::mpsc::channel(CHANNEL_BATCHES);
+                    tokio::spawn(async move {
+                        if let Err(e) = ctx.read_file(&dir, bucket, &file, &tx).await {
+                            let _ = tx.send(Err(e)).await;
+                        }
+                    });
+                    receiver_stream(rx)
+                }
+            })
+            .buffered(READ_AHEAD_FILES)
+            .flatten();
+        let stream: BoxStream<'static, Result<RecordBatch>> = match self.limit {
+            Some(limit) => limit_stream(stream.boxed(), limit),
+            None => stream.boxed(),
+        };
+        Ok(stream)
+    }
+
+    /// Reads `splits` into memory.
+    pub async fn to_batches(&self, splits: Vec<DataSplit>) -> Result<Vec<RecordBatch>> {
+        let mut s = self.to_stream(splits)?;
+        let mut out = Vec::new();
+        while let Some(b) = s.next().await {
+            out.push(b?);
+        }
+        Ok(out)
+    }
+}
+
+struct FileReadContext {
+    table: Table,
+    read_fields: Vec<DataField>,
+    bound: Option<BoundPredicate>,
+    n_out: usize,
+    out_schema: SchemaRef,
+    batch_size: usize,
+}
+
+impl FileReadContext {
+    async fn read_file(
+        &self,
+        partition_dir: &str,
+        bucket: i32,
+        file: &DataFileMeta,
+        tx: &tokio::sync::mpsc::Sender<Result<RecordBatch>>,
+    ) -> Result<()> {
+        let path = match &file.external_path {
+            Some(p) => external_path(p),
+            None => self
+                .table
+                .paths()
+                .data_file(partition_dir, bucket, &file.file_name),
+        };
+        let data_schema = self.table.schema_manager().schema(file.schema_id).await?;
+        let mut stream = crate::format::parquet_reader::read_parquet(
+            self.table.file_io(),
+            &path,
+            Some(file.file_size as u64),
+            &data_schema.fields,
+            &self.read_fields,
+            self.batch_size,
+        )
+        .await?;
+        while let Some(batch) = stream.next().await {
+            let mut batch = batch?;
+            if let Some(b) = &self.bound {
+                batch = crate::expr::filter_batch(&batch, b)?;
+            }
+            if batch.num_rows() == 0 {
+                continue;
+            }
+            if batch.num_columns() != self.n_out {
+                let cols = batch.columns()[..self.n_out].to_vec();
+                batch = RecordBatch::try_new(self.out_schema.clone(), cols)
+                    .map_err(|e| Error::arrow("projecting read batch", e))?;
+            }
+            if tx.send(Ok(batch)).await.is_err() {
+                // Consumer went away (limit reached or dropped): stop reading.
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A manifest's `_EXTERNAL_PATH` (a full URI or absolute path) as a store path.
+fn external_path(p: &str) -> Path {
+    let p = p.strip_prefix("file:").unwrap_or(p);
+    Path::from(p.trim_start_matches('/'))
+}
+
+fn receiver_stream(
+    mut rx: tokio::sync::mpsc::Receiver<Result<RecordBatch>>,
+) -> BoxStream<'static, Result<RecordBatch>> {
+    stream::poll_fn(move |cx| rx.poll_recv(cx)).boxed()
+}
+
+fn limit_stream(
+    inner: BoxStream<'static, Result<RecordBatch>>,
+    limit: usize,
+) -> BoxStream<'static, Result<RecordBatch>> {
+    stream::unfold((inner, limit), |(mut inner, left)| async move {
+        if left == 0 {
+            return None;
+        }
+        match inner.next().await? {
+            Ok(b) => {
+                let b = if b.num_rows() > left { b.slice(0, left) } else { b };
+                let left = left - b.num_rows();
+                Some((Ok(b), (inner, left)))
+            }
+            Err(e) => Some((Err(e), (inner, 0))),
+        }
+    })
+    .boxed()
+}

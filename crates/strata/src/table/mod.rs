@@ -1,0 +1,216 @@
+//! [`Table`]: a thin facade over one table directory that wires the layers together —
+//! metadata managers, writer, committer, scanner and reader — and holds no logic of its own
+//! beyond that wiring and convenience calls.
+//!
+//! ```text
+//! table.new_write()  -> TableWrite  -> CommitMessages
+//! table.new_commit() -> TableCommit -> snapshot-N
+//! table.new_scan()   -> TableScan   -> Plan { splits }
+//! table.new_read()   -> TableRead   -> stream of Arrow RecordBatches
+//! ```
+
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use strata_spec::binary_row::BinaryRow;
+use strata_spec::manifest::ManifestCompression;
+use strata_spec::options::CoreOptions;
+use strata_spec::partition::PartitionComputer;
+use strata_spec::schema::TableSchema;
+
+use crate::catalog::Identifier;
+use crate::commit::{OverwriteScope, TableCommit};
+use crate::io::FileIO;
+use crate::meta::{ManifestStore, SchemaManager, SnapshotManager, TablePaths};
+use crate::read::TableRead;
+use crate::scan::TableScan;
+use crate::write::TableWrite;
+use crate::{Error, Result};
+
+/// One Paimon table at a given schema version.
+#[derive(Clone, Debug)]
+pub struct Table {
+    inner: Arc<TableInner>,
+}
+
+#[derive(Debug)]
+struct TableInner {
+    identifier: Identifier,
+    io: FileIO,
+    paths: TablePaths,
+    schema_manager: SchemaManager,
+    snapshot_manager: SnapshotManager,
+    manifest_store: ManifestStore,
+    schema: Arc<TableSchema>,
+    options: CoreOptions,
+    partition_computer: PartitionComputer,
+}
+
+impl Table {
+    pub(crate) fn new(
+        identifier: Identifier,
+        io: FileIO,
+        paths: TablePaths,
+        schema_manager: SchemaManager,
+        schema: Arc<TableSchema>,
+    ) -> Result<Self> {
+        let options = schema.options();
+        let compression = ManifestCompression::from_options(
+            &options.manifest_compression(),
+            options.zstd_level()?,
+        )
+        .map_err(|e| Error::InvalidOption {
+            key: "manifest.compression".into(),
+            message: e.to_string(),
+        })?;
+        let partition_computer = PartitionComputer::new(
+            &schema.partition_type(),
+            options.partition_default_name(),
+            options.partition_legacy_name()?,
+        );
+        Ok(Table {
+            inner: Arc::new(TableInner {
+                snapshot_manager: SnapshotManager::new(io.clone(), paths.clone()),
+                manifest_store: ManifestStore::new(io.clone(), paths.clone(), compression),
+                identifier,
+                io,
+                paths,
+                schema_manager,
+                schema,
+                options,
+                partition_computer,
+            }),
+        })
+    }
+
+    pub fn identifier(&self) -> &Identifier {
+        &self.inner.identifier
+    }
+    pub fn file_io(&self) -> &FileIO {
+        &self.inner.io
+    }
+    pub fn paths(&self) -> &TablePaths {
+        &self.inner.paths
+    }
+    /// Table location as shown to users.
+    pub fn location(&self) -> String {
+        self.inner.io.display(self.inner.paths.root())
+    }
+    /// The schema this handle reads and writes with (the latest when loaded).
+    pub fn schema(&self) -> &Arc<TableSchema> {
+        &self.inner.schema
+    }
+    pub fn options(&self) -> &CoreOptions {
+        &self.inner.options
+    }
+    pub fn schema_manager(&self) -> &SchemaManager {
+        &self.inner.schema_manager
+    }
+    pub fn snapshot_manager(&self) -> &SnapshotManager {
+        &self.inner.snapshot_manager
+    }
+    pub fn manifest_store(&self) -> &ManifestStore {
+        &self.inner.manifest_store
+    }
+    pub fn partition_computer(&self) -> &PartitionComputer {
+        &self.inner.partition_computer
+    }
+    pub fn is_primary_key_table(&self) -> bool {
+        !self.inner.schema.primary_keys.is_empty()
+    }
+
+    /// Relative partition directory of a partition row, e.g. `dt=2024-01-01/`.
+    pub fn partition_path(&self, partition: &BinaryRow) -> Result<String> {
+        let values = partition.to_datums(&self.schema().partition_type().types())?;
+        Ok(self.inner.partition_computer.partition_path(&values))
+    }
+
+    /// `k=v,k2=v2` text of a partition row, for messages.
+    pub fn partition_text(&self, partition: &BinaryRow) -> Result<String> {
+        let values = partition.to_datums(&self.schema().partition_type().types())?;
+        Ok(self
+            .inner
+            .partition_computer
+            .to_map(&values)
+            .into_iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(","))
+    }
+
+    pub fn new_write(&self) -> Result<TableWrite> {
+        TableWrite::new(self.clone())
+    }
+    pub fn new_commit(&self) -> Result<TableCommit> {
+        TableCommit::new(self.clone())
+    }
+    pub fn new_scan(&self) -> TableScan {
+        TableScan::new(self.clone())
+    }
+    pub fn new_read(&self) -> TableRead {
+        TableRead::new(self.clone())
+    }
+
+    /// Writes `batches` and commits them as one snapshot (APPEND, or OVERWRITE when
+    /// `overwrite` is given). On any failure the written data files are deleted and the table
+    /// is unchanged. Returns the new snapshot id (`None` when nothing was committed).
+    pub async fn write_batches(
+        &self,
+        batches: impl IntoIterator<Item = RecordBatch>,
+        overwrite: Option<OverwriteScope>,
+    ) -> Result<Option<i64>> {
+        let mut write = self.new_write()?;
+        let result = async {
+            for b in batches {
+                write.write(&b).await?;
+            }
+            let messages = write.prepare_commit().await?;
+            let commit = self.new_commit()?;
+            match overwrite {
+                Some(scope) => commit.overwrite(scope, messages).await,
+                None => commit.commit(messages).await,
+            }
+        }
+        .await;
+        if result.is_err() {
+            write.abort().await;
+        }
+        result
+    }
+}
+
+/// Checks a new table's options: unknown keys and bad values are rejected with the key named,
+/// and features strata does not implement yet are refused rather than silently ignored.
+pub fn validate_options(schema: &TableSchema) -> Result<()> {
+    let is_pk = !schema.primary_keys.is_empty();
+    strata_spec::options::validate(&schema.options, is_pk).map_err(|e| match e {
+        strata_spec::SpecError::Invalid { context, message } => Error::InvalidOption {
+            key: context,
+            message,
+        },
+        other => Error::Spec(other),
+    })?;
+    let opts = schema.options();
+    let format = opts.file_format();
+    if format != "parquet" {
+        return Err(Error::InvalidOption {
+            key: "file.format".into(),
+            message: format!("strata writes only parquet data files, got {format}"),
+        });
+    }
+    Ok(())
+}
+
+impl Table {
+    /// Types of the trimmed primary key of schema `schema_id` (empty for append tables): the
+    /// row type of `_MIN_KEY`/`_MAX_KEY` of files written with that schema.
+    pub async fn key_types_for(&self, schema_id: i64) -> Result<Vec<strata_spec::DataType>> {
+        let s = self.schema_manager().schema(schema_id).await?;
+        let row = s.row_type();
+        Ok(s.trimmed_primary_keys()
+            .iter()
+            .filter_map(|k| row.field(k))
+            .map(|f| f.data_type.clone())
+            .collect())
+    }
+}

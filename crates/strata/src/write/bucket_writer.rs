@@ -1,0 +1,214 @@
+//! One (partition, bucket) of an append table: a rolling Parquet writer.
+//!
+//! Files roll when the bytes written reach `target-file-size` (checked after every batch, so a
+//! file overshoots by at most one batch). Each file's value statistics are collected while it
+//! is written and stored in its [`DataFileMeta`] exactly as Java's `RowDataFileWriter` does
+//! (dense stats: columns with stats mode `none` are dropped and `_VALUE_STATS_COLS` lists the
+//! rest; null when every column has stats).
+
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use object_store::path::Path;
+use strata_spec::binary_row::BinaryRow;
+use strata_spec::manifest::{DataFileMeta, FileSource};
+use strata_spec::stats::{SimpleStats, StatsMode};
+use strata_spec::{DataType, RowType};
+
+use crate::format::parquet_writer::{ParquetWriteOptions, ParquetWriter};
+use crate::format::stats::StatsCollector;
+use crate::meta::FileNamer;
+use crate::table::Table;
+use crate::Result;
+
+use super::stats_options::{column_stats_modes, dense_store};
+
+/// Settings shared by all bucket writers of one [`super::TableWrite`].
+#[derive(Debug)]
+pub(super) struct WriterConfig {
+    row_type: RowType,
+    arrow_schema: arrow_schema::SchemaRef,
+    schema_id: i64,
+    target_file_size: u64,
+    file_prefix: String,
+    stats_modes: Vec<StatsMode>,
+    /// Indices of columns present in value stats and their names (`None` = all columns).
+    stats_cols: Option<(Vec<usize>, Vec<String>)>,
+    stats_types: Vec<DataType>,
+    parquet: ParquetWriteOptions,
+}
+
+impl WriterConfig {
+    pub(super) fn from_table(table: &Table) -> Result<Self> {
+        let schema = table.schema();
+        let row_type = schema.row_type();
+        let opts = table.options();
+        let stats_modes = column_stats_modes(schema)?;
+        let stats_cols = if dense_store(schema)? && stats_modes.contains(&StatsMode::None) {
+            let idx: Vec<usize> = (0..stats_modes.len())
+                .filter(|i| stats_modes[*i] != StatsMode::None)
+                .collect();
+            let names = idx.iter().map(|i| row_type.fields[*i].name.clone()).collect();
+            Some((idx, names))
+        } else {
+            None
+        };
+        let stats_types = match &stats_cols {
+            Some((idx, _)) => idx.iter().map(|i| row_type.fields[*i].data_type.clone()).collect(),
+            None => row_type.types(),
+        };
+        Ok(WriterConfig {
+            arrow_schema: crate::format::arrow_types::to_arrow_schema(&row_type)?,
+            row_type,
+            schema_id: schema.id,
+            target_file_size: opts.target_file_size(false)?,
+            file_prefix: opts.data_file_prefix(),
+            stats_modes,
+            stats_cols,
+            stats_types,
+            parquet: ParquetWriteOptions::from_options(&schema.options)?,
+        })
+    }
+}
+
+struct OpenFile {
+    writer: ParquetWriter,
+    stats: StatsCollector,
+    name: String,
+    min_seq: i64,
+    rows: i64,
+}
+
+pub(super) struct BucketWriter {
+    table: Table,
+    config: Arc<WriterConfig>,
+    partition_dir: String,
+    bucket: i32,
+    namer: FileNamer,
+    next_seq: i64,
+    current: Option<OpenFile>,
+    finished: Vec<DataFileMeta>,
+    /// Every file created (also after `prepare_commit`, so a failed commit can delete them).
+    created: Vec<Path>,
+    bytes_closed: u64,
+}
+
+impl BucketWriter {
+    pub(super) fn new(
+        table: Table,
+        config: Arc<WriterConfig>,
+        _partition: BinaryRow,
+        partition_dir: String,
+        bucket: i32,
+        next_seq: i64,
+    ) -> Self {
+        BucketWriter {
+            table,
+            config,
+            partition_dir,
+            bucket,
+            namer: FileNamer::new(),
+            next_seq,
+            current: None,
+            finished: Vec::new(),
+            created: Vec::new(),
+            bytes_closed: 0,
+        }
+    }
+
+    pub(super) fn bytes_written(&self) -> u64 {
+        self.bytes_closed + self.current.as_ref().map(|f| f.writer.bytes_written()).unwrap_or(0)
+    }
+
+    pub(super) async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        if self.current.is_none() {
+            let name = self.namer.data_file(&self.config.file_prefix, "parquet");
+            let path = self
+                .table
+                .paths()
+                .data_file(&self.partition_dir, self.bucket, &name);
+            self.created.push(path.clone());
+            let writer = ParquetWriter::create(
+                self.table.file_io(),
+                path.clone(),
+                self.config.arrow_schema.clone(),
+                &self.config.parquet,
+            )?;
+            self.current = Some(OpenFile {
+                writer,
+                stats: StatsCollector::new(&self.config.row_type, &self.config.stats_modes)?,
+                name,
+                min_seq: self.next_seq,
+                rows: 0,
+            });
+        }
+        let file = self.current.as_mut().expect("opened just above");
+        file.writer.write(batch).await?;
+        file.stats.update(batch)?;
+        file.rows += batch.num_rows() as i64;
+        self.next_seq += batch.num_rows() as i64;
+        if file.writer.bytes_written() >= self.config.target_file_size {
+            self.close_current().await?;
+        }
+        Ok(())
+    }
+
+    async fn close_current(&mut self) -> Result<()> {
+        let Some(file) = self.current.take() else {
+            return Ok(());
+        };
+        let info = file.writer.close().await?;
+        self.bytes_closed += info.file_size;
+        let all = file.stats.finish();
+        let cols = match &self.config.stats_cols {
+            Some((idx, _)) => idx.iter().map(|i| all[*i].clone()).collect::<Vec<_>>(),
+            None => all,
+        };
+        let value_stats = SimpleStats::from_columns(&cols, &self.config.stats_types)?;
+        self.finished.push(DataFileMeta {
+            file_name: file.name,
+            file_size: info.file_size as i64,
+            row_count: file.rows,
+            min_key: BinaryRow::empty(),
+            max_key: BinaryRow::empty(),
+            key_stats: SimpleStats::empty(),
+            value_stats,
+            min_sequence_number: file.min_seq,
+            max_sequence_number: file.min_seq + file.rows - 1,
+            schema_id: self.config.schema_id,
+            level: 0,
+            extra_files: Vec::new(),
+            creation_time: Some(local_now_millis()),
+            delete_row_count: Some(0),
+            embedded_index: None,
+            file_source: Some(FileSource::Append),
+            value_stats_cols: self.config.stats_cols.as_ref().map(|(_, n)| n.clone()),
+            external_path: None,
+            first_row_id: None,
+            write_cols: None,
+        });
+        Ok(())
+    }
+
+    /// Closes the open file and hands over every finished file.
+    pub(super) async fn prepare_commit(&mut self) -> Result<Vec<DataFileMeta>> {
+        self.close_current().await?;
+        Ok(std::mem::take(&mut self.finished))
+    }
+
+    /// Deletes every file this writer created.
+    pub(super) async fn abort(&mut self) {
+        if let Some(f) = self.current.take() {
+            f.writer.abort().await;
+        }
+        for p in self.created.drain(..) {
+            let _ = self.table.file_io().delete(&p).await;
+        }
+        self.finished.clear();
+    }
+}
+
+/// Java's `_CREATION_TIME`: local wall-clock time encoded as if it were UTC.
+fn local_now_millis() -> i64 {
+    chrono::Local::now().naive_local().and_utc().timestamp_millis()
+}
