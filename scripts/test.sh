@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The whole test suite: formatting, clippy, the Rust tests, then the interop tests that round-trip
+# tables between strata and pypaimon 2.1.0 / pypaimon-rust 0.4.0.
+#
+# Usage: bash scripts/test.sh [--interop-only] [PYTEST_ARGS...]
+#   --interop-only   skip fmt/clippy/cargo test (still builds the strata binary)
+#   PYTEST_ARGS      passed to pytest, e.g. -k overwrite, -x, -m cli_read
+# Env:   PYTHON=python3.11   interpreter for the venv (CPython >= 3.11; default python3)
+#        INTEROP_VENV=DIR    venv location (default .interop-venv at the repository root)
+#
+# Needs only a Rust toolchain (cargo with rustfmt and clippy) and CPython >= 3.11 with venv and
+# pip; crates come from crates.io and Python packages from PyPI.  The venv is created on first use
+# and rebuilt whenever tests/interop/requirements.txt (or the interpreter) changes.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+REQ="tests/interop/requirements.txt"
+VENV="${INTEROP_VENV:-$ROOT/.interop-venv}"
+PY="${PYTHON:-python3}"
+INTEROP_ONLY=0
+if [[ "${1:-}" == "--interop-only" ]]; then
+    INTEROP_ONLY=1
+    shift
+fi
+
+T0=$SECONDS
+step() { printf '\n==> [%4ds] %s\n' "$((SECONDS - T0))" "$*"; }
+die() { printf '\ntest.sh: FAILED: %s\n' "$*" >&2; exit 1; }
+
+# -- preflight: fail before any long build when a tool is missing -------------------------------
+command -v cargo >/dev/null || die "cargo not found: install a Rust toolchain (rustup)"
+command -v "$PY" >/dev/null || die "$PY not found: install CPython >= 3.11 or set PYTHON=..."
+"$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' \
+    || die "$PY is $("$PY" -V 2>&1); the interop tests need CPython >= 3.11 (set PYTHON=...)"
+"$PY" -c 'import venv, ensurepip' 2>/dev/null \
+    || die "$PY lacks the venv/ensurepip modules (Debian: apt-get install python3-venv)"
+[[ -f "$REQ" ]] || die "$REQ is missing"
+
+# -- Rust ------------------------------------------------------------------------------------------
+if [[ $INTEROP_ONLY == 0 ]]; then
+    step "cargo fmt --all -- --check"
+    cargo fmt --all -- --check || die "formatting differs: run 'cargo fmt --all'"
+
+    step "cargo clippy --workspace --all-targets -- -D warnings"
+    cargo clippy --workspace --all-targets -- -D warnings || die "clippy reported problems"
+
+    step "cargo test --workspace"
+    cargo test --workspace || die "cargo test failed"
+fi
+
+# The interop tests use the debug binary: the same profile cargo test just built, no second build.
+step "cargo build -p strata-cli --bin strata"
+cargo build -p strata-cli --bin strata || die "building the strata binary failed"
+STRATA_BIN="$ROOT/target/debug/strata"
+[[ -x "$STRATA_BIN" ]] || die "no binary at $STRATA_BIN after the build"
+
+# -- Python venv with the pinned reference engines -------------------------------------------------
+STAMP="$VENV/.requirements.sha256"
+WANT="$( { sha256sum "$REQ" | cut -d' ' -f1; "$PY" -c 'import sys; print(sys.version)'; } | sha256sum | cut -d' ' -f1)"
+if [[ ! -x "$VENV/bin/python" || ! -f "$STAMP" || "$(cat "$STAMP")" != "$WANT" ]]; then
+    step "creating $VENV from $REQ"
+    rm -rf "$VENV"
+    "$PY" -m venv "$VENV" || die "could not create the venv at $VENV"
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$REQ" \
+        || die "pip install -r $REQ failed (PyPI reachable?)"
+    echo "$WANT" > "$STAMP"
+else
+    step "reusing $VENV (requirements unchanged)"
+fi
+
+# -- interop ---------------------------------------------------------------------------------------
+step "pytest tests/interop (STRATA_BIN=$STRATA_BIN)"
+set +e
+STRATA_BIN="$STRATA_BIN" "$VENV/bin/python" -m pytest tests/interop -p no:cacheprovider "$@"
+rc=$?
+set -e
+case $rc in
+    0) ;;
+    5) die "pytest collected no interop tests" ;;
+    *) die "interop tests failed (pytest exit $rc)" ;;
+esac
+
+step "all tests passed"
