@@ -60,7 +60,9 @@ pub(super) fn get(row: &BinaryRow, i: usize, ty: &DataType) -> Result<Option<Dat
                     )
                 })?
             };
-            if !fits_precision(unscaled, *precision) {
+            // Java reads a compact decimal's long as is; a non-compact one that exceeds the
+            // precision would become NULL there, which here is reported as corrupt.
+            if *precision > MAX_COMPACT_DECIMAL_PRECISION && !fits_precision(unscaled, *precision) {
                 return Err(corrupt(
                     i,
                     ty,

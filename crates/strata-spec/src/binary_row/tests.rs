@@ -184,6 +184,20 @@ fn compact_decimal_is_a_long() {
 }
 
 #[test]
+fn compact_decimal_read_leniently() {
+    // A writer that put 1000 into a DECIMAL(3, 0) slot: Java reads the long as is.
+    let row = BinaryRow::from_row_bytes(1, hex("0000000000000000 e803000000000000")).unwrap();
+    assert_eq!(row.get(0, &decimal(3, 0)).unwrap(), dec(1000, 3, 0));
+    // Non-compact: 10^20 in a DECIMAL(20, 0) is corrupt.
+    let row = BinaryRow::from_row_bytes(
+        1,
+        hex("0000000000000000 0900000010000000 056bc75e2d631000 0000000000000000"),
+    )
+    .unwrap();
+    assert!(row.get(0, &decimal(20, 0)).is_err());
+}
+
+#[test]
 fn non_compact_decimal_reserves_16_bytes() {
     let ty = decimal(20, 2);
     let row = BinaryRow::from_datums(&[dec(1234, 20, 2)], std::slice::from_ref(&ty)).unwrap();
