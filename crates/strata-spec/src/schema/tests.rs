@@ -332,3 +332,51 @@ fn create_accepts_common_tables() {
     assert_eq!(t.highest_field_id, 2);
     assert!(t.fields.iter().all(|f| f.data_type.nullable));
 }
+
+/// A schema file shaped like pypaimon 2.1.0 writes it (json.dumps layout, `nullable` members,
+/// MAP `type` as text, TIMESTAMP_LTZ(6), explicit `"comment": null`).
+#[test]
+fn pypaimon_schema_file_is_read() {
+    let text = r#"{
+  "version": 3,
+  "id": 0,
+  "fields": [
+    {"id": 0, "name": "id", "type": "INT"},
+    {"id": 1, "name": "m", "type": {"type": "MAP<STRING NOT NULL, DOUBLE>",
+      "key": "STRING NOT NULL", "value": "DOUBLE", "nullable": true}},
+    {"id": 2, "name": "arr", "type": {"type": "ARRAY", "element": "INT", "nullable": true}},
+    {"id": 3, "name": "r", "type": {"type": "ROW", "nullable": true, "fields": [
+      {"id": 5, "name": "x", "type": "INT"},
+      {"id": 6, "name": "z", "type": {"type": "ROW", "nullable": true, "fields": [
+        {"id": 7, "name": "p", "type": "DOUBLE"}]}}]}},
+    {"id": 4, "name": "ts", "type": "TIMESTAMP_LTZ(6)"}
+  ],
+  "highestFieldId": 7,
+  "partitionKeys": [],
+  "primaryKeys": [],
+  "options": {"metadata.stats-mode": "full"},
+  "comment": null,
+  "timeMillis": 1730000000000
+}"#;
+    let s = TableSchema::from_json(text).unwrap();
+    assert_eq!(s.comment, None);
+    assert_eq!(s.highest_field_id, 7);
+    assert_eq!(
+        s.fields[1].data_type,
+        DataType::nullable(TypeKind::Map {
+            key: Box::new(DataType::string().with_nullable(false)),
+            value: Box::new(DataType::nullable(TypeKind::Double)),
+        })
+    );
+    assert_eq!(
+        s.fields[4].data_type,
+        DataType::nullable(TypeKind::LocalZonedTimestamp(6))
+    );
+    let r = row_children(&s.fields[3].data_type);
+    assert_eq!(row_children(&r[1].data_type)[0].id, 7);
+    // Written back the Java way.
+    let json = s.to_json().unwrap();
+    assert!(json.contains("\"type\" : \"TIMESTAMP(6) WITH LOCAL TIME ZONE\""));
+    assert!(json.contains("\"type\" : \"MAP\",\n"));
+    assert!(!json.contains("nullable"));
+}
