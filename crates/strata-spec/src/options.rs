@@ -298,6 +298,14 @@ impl CoreOptions {
         Ok(self.get_bool(METADATA_STATS_DENSE_STORE)?.unwrap_or(true))
     }
 
+    /// `metadata.stats-keep-first-n-columns` (default −1 = keep all): columns from this index
+    /// on get no value stats unless they set `fields.<col>.stats-mode`.
+    pub fn metadata_stats_keep_first_n_columns(&self) -> Result<i32> {
+        Ok(self
+            .get_i32(METADATA_STATS_KEEP_FIRST_N_COLUMNS)?
+            .unwrap_or(-1))
+    }
+
     /// `file-index.in-manifest-threshold` (default 500 bytes).
     pub fn file_index_in_manifest_threshold(&self) -> Result<u64> {
         Ok(self

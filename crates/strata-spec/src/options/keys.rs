@@ -51,6 +51,7 @@ pub const CHANGELOG_FILE_PREFIX: &str = "changelog-file.prefix";
 pub const DATA_FILE_THIN_MODE: &str = "data-file.thin-mode";
 pub const METADATA_STATS_MODE: &str = "metadata.stats-mode";
 pub const METADATA_STATS_DENSE_STORE: &str = "metadata.stats-dense-store";
+pub const METADATA_STATS_KEEP_FIRST_N_COLUMNS: &str = "metadata.stats-keep-first-n-columns";
 pub const FILE_INDEX_IN_MANIFEST_THRESHOLD: &str = "file-index.in-manifest-threshold";
 pub const DYNAMIC_PARTITION_OVERWRITE: &str = "dynamic-partition-overwrite";
 pub const COMMIT_MAX_RETRIES: &str = "commit.max-retries";

@@ -46,6 +46,7 @@ fn defaults_match_java() {
     assert_eq!(o.stats_mode().unwrap(), StatsMode::Truncate(16));
     assert_eq!(o.field_stats_mode("a").unwrap(), StatsMode::Truncate(16));
     assert!(o.metadata_stats_dense_store().unwrap());
+    assert_eq!(o.metadata_stats_keep_first_n_columns().unwrap(), -1);
     assert_eq!(o.file_index_in_manifest_threshold().unwrap(), 500);
     assert_eq!(o.partition_default_name(), "__DEFAULT_PARTITION__");
     assert!(o.partition_legacy_name().unwrap());

@@ -7,7 +7,11 @@ use super::*;
 
 /// Checks that every key is an option Java Paimon knows and that the options strata
 /// interprets have valid values, plus the option-only rules of Java's `SchemaValidation`
-/// (rules that involve columns live in `schema`). Errors name the offending key.
+/// (rules that involve columns live in `schema`). Errors name the offending key: the
+/// [`SpecError::Invalid`] context is ``table option `<key>` ``.
+///
+/// Meant for tables strata creates; tables read from disk keep whatever options their writer
+/// stored (pypaimon, for one, stores options of its own such as `read.native.enabled`).
 pub fn validate(options: &BTreeMap<String, String>, is_primary_key_table: bool) -> Result<()> {
     for key in options.keys() {
         check_key(key)?;
@@ -62,6 +66,7 @@ pub fn validate(options: &BTreeMap<String, String>, is_primary_key_table: bool) 
         }
     }
     o.metadata_stats_dense_store()?;
+    o.metadata_stats_keep_first_n_columns()?;
 
     for (key, size) in [
         (TARGET_FILE_SIZE, o.target_file_size(is_primary_key_table)?),
