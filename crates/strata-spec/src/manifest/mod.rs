@@ -1,1 +1,56 @@
-//! (being written)
+//! Paimon's manifest layer: the domain structs of manifest files, manifest lists and index
+//! manifests, their Avro codecs (pure bytes in, bytes out), entry merging and the manifest-list
+//! summary of a manifest file.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`model`] | `ManifestEntry`, `DataFileMeta`, `ManifestFileMeta`, `IndexManifestEntry`, … |
+//! | [`compression`] | `ManifestCompression` from `manifest.compression` |
+//! | `entry_codec`, `list_codec`, `index_codec` | encode/decode of the three file kinds |
+//! | `codec` | Java's writer schemas (exact header text) and the shared encode/decode loop |
+//! | `ocf` | the Avro object container (header, blocks, sync marker) |
+//! | `avro_value` | bounded Avro datum decoding into apache-avro `Value`s |
+//! | `wire` | by-name field access on decoded records, value builders for encoding |
+//! | [`merge`] | `merge_entries`: live files from ADD/DELETE entries |
+//! | [`summary`] | `ManifestStatsCollector`: the `ManifestFileMeta` of a manifest file |
+//!
+//! Writing produces exactly Java's files (schema text, field order, `_VERSION`, unions
+//! `["null", T]`); reading resolves fields by name from the writer schema and accepts the
+//! variants written by Paimon ≤0.8, pypaimon and pypaimon-rust. Decoding goes through
+//! apache-avro `Value`s and is kept apart from the domain mapping, so a faster
+//! schema-specialised decoder can replace it without touching callers.
+
+mod avro_value;
+mod codec;
+pub mod compression;
+mod entry_codec;
+mod index_codec;
+mod list_codec;
+pub mod merge;
+pub mod model;
+mod ocf;
+pub mod summary;
+mod wire;
+
+#[cfg(test)]
+mod testkit;
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_compat;
+#[cfg(test)]
+mod tests_corrupt;
+
+pub use codec::{
+    index_manifest_schema_json, manifest_entry_schema_json, manifest_list_schema_json,
+};
+pub use compression::{ManifestCompression, DEFAULT_ZSTD_LEVEL};
+pub use entry_codec::{decode_manifest_entries, encode_manifest_entries, MANIFEST_ENTRY_VERSION};
+pub use index_codec::{decode_index_manifest, encode_index_manifest, INDEX_MANIFEST_VERSION};
+pub use list_codec::{decode_manifest_list, encode_manifest_list, MANIFEST_LIST_VERSION};
+pub use merge::{merge_entries, EntryMerger, FileEntryIdentifier, MergedEntries};
+pub use model::{
+    DataFileMeta, DeletionVectorMeta, FileKind, FileSource, GlobalIndexMeta, IndexFileMeta,
+    IndexManifestEntry, ManifestEntry, ManifestFileMeta,
+};
+pub use summary::{manifest_file_meta, ManifestStatsCollector};
