@@ -150,7 +150,6 @@ fn write_block(
 pub(crate) struct OcfFile<'a> {
     pub schema: Schema,
     codec: apache_avro::Codec,
-    codec_name: String,
     sync: [u8; 16],
     body: &'a [u8],
 }
@@ -225,7 +224,6 @@ pub(crate) fn parse_ocf(bytes: &[u8]) -> Result<OcfFile<'_>> {
     Ok(OcfFile {
         schema,
         codec,
-        codec_name,
         sync,
         body,
     })
@@ -322,12 +320,6 @@ fn check_snappy_block(block: &[u8]) -> std::result::Result<(), String> {
 }
 
 impl<'a> OcfFile<'a> {
-    /// Avro codec name from the header (`null` when absent).
-    #[allow(dead_code)]
-    pub(crate) fn codec_name(&self) -> &str {
-        &self.codec_name
-    }
-
     /// Decodes every record in file order and hands it to `f` with its ordinal. Errors name
     /// `what` (e.g. "manifest entry"), the ordinal and the field path.
     pub(crate) fn for_each_record(

@@ -360,3 +360,39 @@ proptest! {
         prop_assert_eq!(decode_index_manifest(&bytes).unwrap(), entries);
     }
 }
+
+#[test]
+fn manifest_list_datum_bytes_follow_the_avro_spec() {
+    let meta = ManifestFileMeta {
+        file_name: "m".into(),
+        file_size: 5,
+        num_added_files: 1,
+        num_deleted_files: 0,
+        partition_stats: crate::stats::SimpleStats::empty(),
+        schema_id: 0,
+        min_bucket: Some(0),
+        max_bucket: Some(1),
+        min_level: None,
+        max_level: None,
+        min_row_id: None,
+        max_row_id: None,
+    };
+    let bytes = encode_manifest_list(&[meta], ManifestCompression::Null).unwrap();
+    let header = expected_header_prefix(manifest_list_schema_json(), "null");
+    let marker = &bytes[header.len()..header.len() + 16];
+    let empty_row = [0u8; 12]; // arity 0 (BE) + 8-byte header/null bits
+    let mut datum = vec![0x04, 0x02, b'm', 0x0a, 0x02, 0x00];
+    for _ in 0..2 {
+        datum.push(0x18); // bytes of length 12
+        datum.extend_from_slice(&empty_row);
+    }
+    datum.extend_from_slice(&[0x02, 0x00]); // _NULL_COUNTS: branch 1, empty array
+    datum.push(0x00); // _SCHEMA_ID 0
+    datum.extend_from_slice(&[0x02, 0x00, 0x02, 0x02]); // _MIN_BUCKET 0, _MAX_BUCKET 1
+    datum.extend_from_slice(&[0x00; 4]); // levels and row ids: null branch
+    let mut block = vec![0x02]; // one record
+    write_long(&mut block, datum.len() as i64);
+    block.extend_from_slice(&datum);
+    block.extend_from_slice(marker);
+    assert_eq!(&bytes[header.len() + 16..], &block[..]);
+}
