@@ -39,7 +39,7 @@ impl ManifestCompression {
     /// `zstd` uses `zstd_level` (as Java does); Avro codec names are accepted as well
     /// (`zstandard` then means Avro's default level 3). `none` is accepted as `null`.
     /// `bzip2` and `xz` are valid in Java but not compiled into strata: `Unsupported`.
-    pub fn from_option(value: &str, zstd_level: i32) -> Result<ManifestCompression> {
+    pub fn from_options(value: &str, zstd_level: i32) -> Result<ManifestCompression> {
         match value.trim().to_ascii_lowercase().as_str() {
             "zstd" => ManifestCompression::zstandard(zstd_level),
             "zstandard" => ManifestCompression::zstandard(AVRO_DEFAULT_ZSTD_LEVEL),
@@ -106,42 +106,42 @@ mod tests {
     #[test]
     fn option_values_map_like_java() {
         assert_eq!(
-            ManifestCompression::from_option("zstd", 1).unwrap(),
+            ManifestCompression::from_options("zstd", 1).unwrap(),
             ManifestCompression::Zstandard { level: 1 }
         );
         assert_eq!(
-            ManifestCompression::from_option("ZSTD", 9).unwrap(),
+            ManifestCompression::from_options("ZSTD", 9).unwrap(),
             ManifestCompression::Zstandard { level: 9 }
         );
         assert_eq!(
-            ManifestCompression::from_option("zstandard", 1).unwrap(),
+            ManifestCompression::from_options("zstandard", 1).unwrap(),
             ManifestCompression::Zstandard { level: 3 }
         );
         assert_eq!(
-            ManifestCompression::from_option("none", 1).unwrap(),
+            ManifestCompression::from_options("none", 1).unwrap(),
             ManifestCompression::Null
         );
         assert_eq!(
-            ManifestCompression::from_option("null", 1).unwrap(),
+            ManifestCompression::from_options("null", 1).unwrap(),
             ManifestCompression::Null
         );
         assert_eq!(
-            ManifestCompression::from_option("snappy", 1).unwrap(),
+            ManifestCompression::from_options("snappy", 1).unwrap(),
             ManifestCompression::Snappy
         );
         assert_eq!(
-            ManifestCompression::from_option("deflate", 1).unwrap(),
+            ManifestCompression::from_options("deflate", 1).unwrap(),
             ManifestCompression::Deflate
         );
         assert!(matches!(
-            ManifestCompression::from_option("xz", 1),
+            ManifestCompression::from_options("xz", 1),
             Err(SpecError::Unsupported(_))
         ));
         assert!(matches!(
-            ManifestCompression::from_option("lz4", 1),
+            ManifestCompression::from_options("lz4", 1),
             Err(SpecError::Invalid { .. })
         ));
-        assert!(ManifestCompression::from_option("zstd", 0).is_err());
+        assert!(ManifestCompression::from_options("zstd", 0).is_err());
         assert_eq!(
             ManifestCompression::default().avro_codec_name(),
             "zstandard"
