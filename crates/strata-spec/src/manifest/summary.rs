@@ -167,6 +167,26 @@ fn pick(current: Option<Datum>, candidate: Datum, wanted: std::cmp::Ordering) ->
     }
 }
 
+impl ManifestFileMeta {
+    /// The manifest-list row of a manifest file holding `entries` (see
+    /// [`ManifestStatsCollector`]); same as [`manifest_file_meta`].
+    pub fn from_entries(
+        file_name: impl Into<String>,
+        file_size: i64,
+        entries: &[ManifestEntry],
+        partition_types: &[DataType],
+        latest_schema_id: i64,
+    ) -> Result<ManifestFileMeta> {
+        manifest_file_meta(
+            file_name,
+            file_size,
+            entries,
+            partition_types,
+            latest_schema_id,
+        )
+    }
+}
+
 /// Summary of a manifest file holding `entries` (see [`ManifestStatsCollector`]).
 pub fn manifest_file_meta(
     file_name: impl Into<String>,
@@ -251,7 +271,7 @@ mod tests {
     #[test]
     fn empty_manifest_uses_latest_schema_and_has_no_ranges() {
         let types = [DataType::nullable(TypeKind::Int)];
-        let meta = manifest_file_meta("m", 1, &[], &types, 7).unwrap();
+        let meta = ManifestFileMeta::from_entries("m", 1, &[], &types, 7).unwrap();
         assert_eq!(meta.schema_id, 7);
         assert_eq!((meta.num_added_files, meta.num_deleted_files), (0, 0));
         assert_eq!(
