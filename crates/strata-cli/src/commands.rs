@@ -24,6 +24,12 @@ pub enum CliError {
 
 pub type Result<T> = std::result::Result<T, CliError>;
 
+impl From<strata_spec::SpecError> for CliError {
+    fn from(e: strata_spec::SpecError) -> Self {
+        CliError::Strata(e.into())
+    }
+}
+
 pub fn msg(s: impl Into<String>) -> CliError {
     CliError::Message(s.into())
 }

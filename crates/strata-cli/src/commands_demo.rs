@@ -124,8 +124,8 @@ pub async fn run(catalog: &FileSystemCatalog, rows: usize) -> Result<()> {
             "  {:>2}  {:<9} total rows {:>9}  delta {:>+9}",
             s.id,
             s.commit_kind.as_str(),
-            s.total_record_count.unwrap_or(0),
-            s.delta_record_count.unwrap_or(0)
+            s.total_record_count,
+            s.delta_record_count
         );
     }
 

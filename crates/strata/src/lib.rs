@@ -12,17 +12,17 @@
 //! | table ops | [`write`], [`commit`], [`scan`], [`read`] | write → commit → scan → read |
 //! | entry points | [`catalog`], [`table`] | filesystem catalog and the `Table` facade |
 
-// pub mod catalog; // enabled at integration
-// pub mod commit; // enabled at integration
+pub mod catalog;
+pub mod commit;
 pub mod error;
 pub mod expr;
 pub mod format;
 pub mod io;
-// pub mod meta; // enabled at integration
-// pub mod read; // enabled at integration
-// pub mod scan; // enabled at integration
-// pub mod table; // enabled at integration
-// pub mod write; // enabled at integration
+pub mod meta;
+pub mod read;
+pub mod scan;
+pub mod table;
+pub mod write;
 
 pub use error::{Error, Result};
 pub use strata_spec as spec;

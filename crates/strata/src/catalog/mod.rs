@@ -46,12 +46,12 @@ impl FileSystemCatalog {
     }
 
     fn database_path(&self, db: &str) -> Path {
-        self.warehouse.child(format!("{db}{DB_SUFFIX}"))
+        self.warehouse.clone().join(format!("{db}{DB_SUFFIX}"))
     }
 
     /// Directory of a table.
     pub fn table_path(&self, id: &Identifier) -> Path {
-        self.database_path(&id.database).child(id.table.as_str())
+        self.database_path(&id.database).join(id.table.as_str())
     }
 
     /// Database names, sorted.

@@ -46,7 +46,7 @@ impl TableCommit {
     pub fn new(table: Table) -> Result<Self> {
         let opts = table.options();
         Ok(TableCommit {
-            max_retries: opts.commit_max_retries()?,
+            max_retries: opts.commit_max_retries()?.max(0) as u32,
             min_retry_wait: opts.commit_min_retry_wait()?,
             max_retry_wait: opts.commit_max_retry_wait()?,
             table,
@@ -175,26 +175,32 @@ impl TableCommit {
                     FileKind::Delete => -e.file.row_count,
                 })
                 .sum();
-            let prev_total = latest.as_ref().map(|s| s.total_record_count.unwrap_or(0)).unwrap_or(0);
+            let prev_total = latest.as_ref().map(|s| s.total_record_count).unwrap_or(0);
             let snapshot = Snapshot {
+                version: strata_spec::snapshot::CURRENT_VERSION,
+                uuid: Some(uuid::Uuid::new_v4().to_string()),
                 id: latest.as_ref().map(|s| s.id + 1).unwrap_or(1),
                 schema_id,
                 base_manifest_list: base_list,
                 base_manifest_list_size: Some(base_size),
                 delta_manifest_list: delta_list,
                 delta_manifest_list_size: Some(delta_size),
+                changelog_manifest_list: None,
+                changelog_manifest_list_size: None,
                 index_manifest: latest.as_ref().and_then(|s| s.index_manifest.clone()),
                 commit_user: self.commit_user.clone(),
+                writer_version: Some(format!("strata-{}", env!("CARGO_PKG_VERSION"))),
                 commit_identifier: BATCH_COMMIT_IDENTIFIER,
                 commit_kind: kind,
                 time_millis: chrono::Utc::now().timestamp_millis(),
-                total_record_count: Some(prev_total + delta_count),
-                delta_record_count: Some(delta_count),
+                total_record_count: prev_total + delta_count,
+                delta_record_count: delta_count,
+                changelog_record_count: None,
                 watermark: latest.as_ref().and_then(|s| s.watermark),
+                statistics: None,
+                properties: Default::default(),
                 next_row_id: Some(latest.as_ref().and_then(|s| s.next_row_id).unwrap_or(0)),
-                uuid: Some(uuid::Uuid::new_v4().to_string()),
-                writer_version: Some(format!("strata-{}", env!("CARGO_PKG_VERSION"))),
-                ..Snapshot::default()
+                operation: None,
             };
             let published = table.snapshot_manager().try_publish(&snapshot).await?;
             Ok::<_, Error>((snapshot.id, published))

@@ -75,7 +75,7 @@ impl FileIO {
             abs = cwd.join(abs);
         }
         let abs = normalize(&abs);
-        let path = Path::from_filesystem_path(&abs).map_err(|e| {
+        let path = Path::from_absolute_path(&abs).map_err(|e| {
             Error::InvalidArgument(format!("invalid warehouse path {}: {e}", abs.display()))
         })?;
         Ok((FileIO::local(), path))
@@ -246,7 +246,7 @@ mod tests {
     use super::*;
 
     async fn contract(io: FileIO, root: Path) {
-        let p = root.child("a").child("x");
+        let p = root.clone().join("a").join("x");
         assert!(io.get_opt(&p).await.unwrap().is_none());
         assert!(io.put_if_absent(&p, Bytes::from_static(b"one")).await.unwrap());
         assert!(!io.put_if_absent(&p, Bytes::from_static(b"two")).await.unwrap());
@@ -254,18 +254,18 @@ mod tests {
         io.put(&p, Bytes::from_static(b"three")).await.unwrap();
         assert_eq!(io.get(&p).await.unwrap(), Bytes::from_static(b"three"));
         assert_eq!(io.get_range(&p, 1..3).await.unwrap(), Bytes::from_static(b"hr"));
-        io.put(&root.child("a").child("d").child("y"), Bytes::from_static(b"y"))
+        io.put(&root.clone().join("a").join("d").join("y"), Bytes::from_static(b"y"))
             .await
             .unwrap();
-        let (dirs, files) = io.list_dir(&root.child("a")).await.unwrap();
+        let (dirs, files) = io.list_dir(&root.clone().join("a")).await.unwrap();
         assert_eq!(dirs.len(), 1);
         assert_eq!(files.len(), 1);
         assert_eq!(io.list(&root).await.unwrap().len(), 2);
         io.delete(&p).await.unwrap();
         io.delete(&p).await.unwrap(); // idempotent
         assert!(!io.exists(&p).await.unwrap());
-        assert!(io.list(&root.child("missing")).await.unwrap().is_empty());
-        io.delete_prefix(&root.child("a")).await.unwrap();
+        assert!(io.list(&root.clone().join("missing")).await.unwrap().is_empty());
+        io.delete_prefix(&root.clone().join("a")).await.unwrap();
         assert!(io.list(&root).await.unwrap().is_empty());
     }
 

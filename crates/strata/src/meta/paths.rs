@@ -20,31 +20,31 @@ impl TablePaths {
         &self.root
     }
     pub fn schema_dir(&self) -> Path {
-        self.root.child("schema")
+        self.root.clone().join("schema")
     }
     pub fn schema_file(&self, id: i64) -> Path {
-        self.schema_dir().child(format!("schema-{id}"))
+        self.schema_dir().join(format!("schema-{id}"))
     }
     pub fn snapshot_dir(&self) -> Path {
-        self.root.child("snapshot")
+        self.root.clone().join("snapshot")
     }
     pub fn snapshot_file(&self, id: i64) -> Path {
-        self.snapshot_dir().child(format!("snapshot-{id}"))
+        self.snapshot_dir().join(format!("snapshot-{id}"))
     }
     pub fn latest_hint(&self) -> Path {
-        self.snapshot_dir().child("LATEST")
+        self.snapshot_dir().join("LATEST")
     }
     pub fn earliest_hint(&self) -> Path {
-        self.snapshot_dir().child("EARLIEST")
+        self.snapshot_dir().join("EARLIEST")
     }
     pub fn manifest_dir(&self) -> Path {
-        self.root.child("manifest")
+        self.root.clone().join("manifest")
     }
     pub fn manifest_file(&self, name: &str) -> Path {
-        self.manifest_dir().child(name)
+        self.manifest_dir().join(name)
     }
     pub fn index_file(&self, name: &str) -> Path {
-        self.root.child("index").child(name)
+        self.root.clone().join("index").join(name)
     }
     /// Directory of one bucket. `partition_path` is the relative partition path as made by
     /// `strata_spec::partition` (e.g. `dt=2024-01-01/`), empty for unpartitioned tables.
@@ -52,13 +52,13 @@ impl TablePaths {
         let mut p = self.root.clone();
         for part in partition_path.split('/').filter(|s| !s.is_empty()) {
             // Partition path segments are already escaped by Paimon's rules; keep them verbatim.
-            p = p.child(part);
+            p = p.join(part);
         }
-        p.child(format!("bucket-{bucket}"))
+        p.join(format!("bucket-{bucket}"))
     }
     /// A data file in a bucket directory; an `external_path` from the manifest wins.
     pub fn data_file(&self, partition_path: &str, bucket: i32, file_name: &str) -> Path {
-        self.bucket_dir(partition_path, bucket).child(file_name)
+        self.bucket_dir(partition_path, bucket).join(file_name)
     }
 }
 

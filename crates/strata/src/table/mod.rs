@@ -56,15 +56,15 @@ impl Table {
     ) -> Result<Self> {
         let options = schema.options();
         let compression = ManifestCompression::from_options(
-            &options.manifest_compression(),
-            options.zstd_level()?,
+            options.manifest_compression(),
+            options.file_compression_zstd_level()?,
         )
         .map_err(|e| Error::InvalidOption {
             key: "manifest.compression".into(),
             message: e.to_string(),
         })?;
         let partition_computer = PartitionComputer::new(
-            &schema.partition_type(),
+            schema.partition_type(),
             options.partition_default_name(),
             options.partition_legacy_name()?,
         );

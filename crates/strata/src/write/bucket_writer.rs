@@ -62,7 +62,7 @@ impl WriterConfig {
             row_type,
             schema_id: schema.id,
             target_file_size: opts.target_file_size(false)?,
-            file_prefix: opts.data_file_prefix(),
+            file_prefix: opts.data_file_prefix().to_string(),
             stats_modes,
             stats_cols,
             stats_types,
@@ -199,7 +199,7 @@ impl BucketWriter {
     /// Deletes every file this writer created.
     pub(super) async fn abort(&mut self) {
         if let Some(f) = self.current.take() {
-            f.writer.abort().await;
+            let _ = f.writer.abort().await;
         }
         for p in self.created.drain(..) {
             let _ = self.table.file_io().delete(&p).await;
