@@ -36,7 +36,7 @@ def _check_environment() -> None:
         raise pytest.UsageError("interop environment is wrong: " + "; ".join(problems) +
                                 ". Install tests/interop/requirements.txt (scripts/test.sh does).")
     # import now so a broken install is an error at startup, not a failure inside one test
-    for module in ("pypaimon", "pypaimon_rust.datafusion", "pyarrow.parquet", "polars"):
+    for module in ("pypaimon", "pypaimon_rust.datafusion", "pyarrow.parquet"):
         importlib.import_module(module)
 
 

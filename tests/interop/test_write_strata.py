@@ -118,7 +118,8 @@ def _placement(wh, ident):
         rel = f.relative_to(warehouse.table_dir(wh, ident))
         part = "/".join(rel.parts[:-2])
         bucket = rel.parts[-2]
-        for i in pq.read_table(f, columns=["id"])["id"].to_pylist():
+        # ParquetFile, not read_table: read_table would add hive-style columns from the path
+        for i in pq.ParquetFile(f).read(columns=["id"])["id"].to_pylist():
             out.append((part, bucket, i))
     return sorted(out)
 

@@ -162,7 +162,11 @@ def read_filtered(reader: str, wh: str, ident: str, columns: Optional[Sequence[s
     if read_cols is not None and col not in read_cols:
         read_cols.append(col)
     if reader == "pypaimon":
-        table = read_pypaimon(wh, ident, read_cols,
+        # pypaimon 2.1.0 bug: with a projection, a pushed-down predicate is tested against the
+        # value stats of the field at the predicate's *projected* index (e.g. 'id < 5' compared
+        # with dt's min/max -> TypeError, or wrong pruning).  Push the filter on a full read and
+        # project afterwards.
+        table = read_pypaimon(wh, ident, None,
                               predicate=lambda pb: getattr(pb, _PY_OPS[op])(col, value))
     else:
         table = read_rust(wh, ident, read_cols,

@@ -96,7 +96,7 @@ class Strata:
                  "--output", str(out))
         if not out.exists():
             raise StrataError(f"strata read --format parquet did not create {out}")
-        return pq.read_table(out)
+        return pq.ParquetFile(out).read()
 
     def read_lines(self, ident: str, **kw) -> List[str]:
         return canonical_lines(self.read_arrow(ident, **kw))
