@@ -67,7 +67,8 @@ impl ManifestStore {
     ) -> Result<Vec<Vec<ManifestEntry>>> {
         let io = self.io.clone();
         let paths = self.paths.clone();
-        stream::iter(metas.iter().map(|m| m.file_name.clone()))
+        let names: Vec<String> = metas.iter().map(|m| m.file_name.clone()).collect();
+        stream::iter(names)
             .map(move |name| {
                 let io = io.clone();
                 let paths = paths.clone();
