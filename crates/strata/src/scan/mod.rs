@@ -190,7 +190,7 @@ fn partition_predicate(table: &Table, bound: &BoundPredicate) -> Option<BoundPre
     if mapping.is_empty() {
         return None;
     }
-    bound.extract_for_columns(&mapping)
+    bound.project(&mapping)
 }
 
 /// Live entries of `snapshot` given its data manifests (used by overwrite commits and writers
