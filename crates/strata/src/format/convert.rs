@@ -1,0 +1,282 @@
+//! Aligning Arrow data to a table's Arrow schema.
+//!
+//! Input batches come from users (pyarrow, CSV, JSON, other engines) with their own column
+//! order, widths, string/list flavours and nested field names; files come from other writers
+//! with their own physical choices. Everything is brought to exactly the schema
+//! [`super::arrow_types`] derives from the Paimon types before it is written or returned:
+//!
+//! * columns are matched by name, in any order; unknown input columns are an error naming them;
+//!   missing nullable columns become NULL, missing NOT NULL columns are an error;
+//! * leaf values are converted with Arrow's cast kernel in strict mode: a value that does not
+//!   fit (INT overflow, unparsable date text, decimal overflow) fails instead of becoming NULL;
+//! * LIST/MAP/STRUCT are rebuilt recursively with the target's field names and nullability
+//!   (pyarrow's `item` vs Paimon's `element`, `entries` vs `key_value`, ...);
+//! * NULLs in NOT NULL positions are rejected, naming the column path (`col.element.x`).
+//!
+//! Scalar conversion between Arrow values and [`Datum`]s lives in [`super::datum`].
+
+use std::sync::Arc;
+
+use arrow::buffer::NullBuffer;
+use arrow_array::cast::AsArray;
+use arrow_array::{
+    new_null_array, Array, ArrayRef, ListArray, MapArray, RecordBatch, RecordBatchOptions,
+    StructArray,
+};
+use arrow_cast::{can_cast_types, cast_with_options, CastOptions};
+use arrow_schema::{DataType as ArrowType, Field, FieldRef, Fields, SchemaRef};
+
+pub use super::datum::{datum_at, datums_to_array};
+use crate::{Error, Result};
+
+fn mismatch(column: &str, message: impl Into<String>) -> Error {
+    Error::SchemaMismatch {
+        column: column.to_string(),
+        message: message.into(),
+    }
+}
+
+/// Aligns `batch` to `target` (a table's or a projection's Arrow schema): columns matched by
+/// name, missing nullable columns filled with NULLs, types cast strictly, NOT NULL enforced.
+/// `ctx` says what is being done (e.g. `"writing table db.t"`) and prefixes error messages.
+pub fn cast_batch_to_schema(
+    batch: &RecordBatch,
+    target: &SchemaRef,
+    ctx: &str,
+) -> Result<RecordBatch> {
+    let source = batch.schema();
+    if source.fields() == target.fields() {
+        return Ok(batch.clone());
+    }
+    let mut extras = Vec::new();
+    for (i, f) in source.fields().iter().enumerate() {
+        if target.field_with_name(f.name()).is_err() {
+            extras.push(f.name().as_str());
+        }
+        if source.fields()[..i].iter().any(|g| g.name() == f.name()) {
+            return Err(mismatch(
+                f.name(),
+                format!("{ctx}: the input has this column more than once"),
+            ));
+        }
+    }
+    if !extras.is_empty() {
+        let expected: Vec<&str> = target.fields().iter().map(|f| f.name().as_str()).collect();
+        return Err(mismatch(
+            &extras.join(", "),
+            format!(
+                "{ctx}: not a column of the table (columns: {})",
+                expected.join(", ")
+            ),
+        ));
+    }
+    let mut columns = Vec::with_capacity(target.fields().len());
+    for tf in target.fields() {
+        let column = match source.index_of(tf.name()) {
+            Ok(i) => {
+                cast_array(batch.column(i), tf, tf.name()).map_err(|e| prefix_context(e, ctx))?
+            }
+            Err(_) if tf.is_nullable() => new_null_array(tf.data_type(), batch.num_rows()),
+            Err(_) => {
+                return Err(mismatch(
+                    tf.name(),
+                    format!("{ctx}: the column is NOT NULL but missing from the input"),
+                ))
+            }
+        };
+        columns.push(column);
+    }
+    let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+    RecordBatch::try_new_with_options(target.clone(), columns, &options)
+        .map_err(|e| Error::arrow(format!("{ctx}: building the aligned batch"), e))
+}
+
+fn prefix_context(e: Error, ctx: &str) -> Error {
+    match e {
+        Error::SchemaMismatch { column, message } => Error::SchemaMismatch {
+            column,
+            message: format!("{ctx}: {message}"),
+        },
+        other => other,
+    }
+}
+
+/// Casts one array to `target`'s type and checks `target`'s nullability. `path` names the
+/// column (and nested position) in errors.
+pub fn cast_array(array: &ArrayRef, target: &Field, path: &str) -> Result<ArrayRef> {
+    let out = cast_to_type(array, target.data_type(), path)?;
+    if !target.is_nullable() {
+        let nulls = out.logical_null_count();
+        if nulls > 0 {
+            return Err(mismatch(
+                path,
+                format!("the column is NOT NULL but the data has {nulls} NULL value(s)"),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// Casts one array to `target` (recursively for nested types), without a top-level
+/// nullability check.
+pub fn cast_to_type(array: &ArrayRef, target: &ArrowType, path: &str) -> Result<ArrayRef> {
+    if array.data_type() == target {
+        return Ok(array.clone());
+    }
+    match target {
+        ArrowType::List(element) => cast_list(array, element, path),
+        ArrowType::Map(entries, sorted) => cast_map(array, entries, *sorted, path),
+        ArrowType::Struct(fields) => cast_struct(array, fields, path),
+        _ => cast_leaf(array, target, path),
+    }
+}
+
+fn cast_leaf(array: &ArrayRef, target: &ArrowType, path: &str) -> Result<ArrayRef> {
+    let source = array.data_type();
+    if !can_cast_types(source, target) {
+        return Err(mismatch(
+            path,
+            format!("cannot convert {source} to {target}"),
+        ));
+    }
+    let options = CastOptions {
+        safe: false,
+        ..Default::default()
+    };
+    cast_with_options(array, target, &options)
+        .map_err(|e| mismatch(path, format!("cannot convert {source} to {target}: {e}")))
+}
+
+fn cast_list(array: &ArrayRef, element: &FieldRef, path: &str) -> Result<ArrayRef> {
+    let list: ArrayRef = match array.data_type() {
+        ArrowType::List(_) => array.clone(),
+        ArrowType::LargeList(f)
+        | ArrowType::FixedSizeList(f, _)
+        | ArrowType::ListView(f)
+        | ArrowType::LargeListView(f) => {
+            let as_list = ArrowType::List(f.clone());
+            cast_leaf(array, &as_list, path)?
+        }
+        other => {
+            return Err(mismatch(
+                path,
+                format!("expected a list for an ARRAY column, got {other}"),
+            ))
+        }
+    };
+    let list = list.as_list::<i32>();
+    let element_path = format!("{path}.{}", element.name());
+    let values = cast_array(list.values(), element, &element_path)?;
+    let out = ListArray::try_new(
+        element.clone(),
+        list.offsets().clone(),
+        values,
+        list.nulls().cloned(),
+    )
+    .map_err(|e| mismatch(path, format!("rebuilding the list: {e}")))?;
+    Ok(Arc::new(out))
+}
+
+fn cast_map(array: &ArrayRef, entries: &FieldRef, sorted: bool, path: &str) -> Result<ArrayRef> {
+    let Some(map) = array.as_map_opt() else {
+        return Err(mismatch(
+            path,
+            format!("expected a map for a MAP column, got {}", array.data_type()),
+        ));
+    };
+    let ArrowType::Struct(kv) = entries.data_type() else {
+        return Err(mismatch(path, "map entries type is not a struct"));
+    };
+    if kv.len() != 2 {
+        return Err(mismatch(path, "map entries must have a key and a value"));
+    }
+    let keys = cast_array(map.keys(), &kv[0], &format!("{path}.{}", kv[0].name()))?;
+    let values = cast_array(map.values(), &kv[1], &format!("{path}.{}", kv[1].name()))?;
+    let entry_array = StructArray::try_new(kv.clone(), vec![keys, values], None)
+        .map_err(|e| mismatch(path, format!("rebuilding map entries: {e}")))?;
+    let out = MapArray::try_new(
+        entries.clone(),
+        map.offsets().clone(),
+        entry_array,
+        map.nulls().cloned(),
+        sorted,
+    )
+    .map_err(|e| mismatch(path, format!("rebuilding the map: {e}")))?;
+    Ok(Arc::new(out))
+}
+
+fn cast_struct(array: &ArrayRef, fields: &Fields, path: &str) -> Result<ArrayRef> {
+    let Some(source) = array.as_struct_opt() else {
+        return Err(mismatch(
+            path,
+            format!(
+                "expected a struct for a ROW column, got {}",
+                array.data_type()
+            ),
+        ));
+    };
+    let source_fields = source.fields();
+    let extras: Vec<&str> = source_fields
+        .iter()
+        .filter(|f| !fields.iter().any(|t| t.name() == f.name()))
+        .map(|f| f.name().as_str())
+        .collect();
+    if !extras.is_empty() {
+        return Err(mismatch(
+            path,
+            format!("unknown nested field(s): {}", extras.join(", ")),
+        ));
+    }
+    let parent_nulls = source.nulls();
+    let mut children = Vec::with_capacity(fields.len());
+    for tf in fields {
+        let child_path = format!("{path}.{}", tf.name());
+        let child = match source_fields.iter().position(|f| f.name() == tf.name()) {
+            Some(i) => cast_to_type(source.column(i), tf.data_type(), &child_path)?,
+            None if tf.is_nullable() => new_null_array(tf.data_type(), source.len()),
+            None => {
+                return Err(mismatch(
+                    &child_path,
+                    "the nested field is NOT NULL but missing from the input",
+                ))
+            }
+        };
+        if !tf.is_nullable() {
+            check_not_null_under(&child, parent_nulls, &child_path)?;
+        }
+        children.push(child);
+    }
+    let out = StructArray::try_new_with_length(
+        fields.clone(),
+        children,
+        parent_nulls.cloned(),
+        source.len(),
+    )
+    .map_err(|e| mismatch(path, format!("rebuilding the struct: {e}")))?;
+    Ok(Arc::new(out))
+}
+
+/// Errors if `child` has a NULL in a row where its parent struct is valid.
+pub(crate) fn check_not_null_under(
+    child: &ArrayRef,
+    parent_nulls: Option<&NullBuffer>,
+    path: &str,
+) -> Result<()> {
+    let Some(child_nulls) = child.logical_nulls() else {
+        return Ok(());
+    };
+    let bad = match parent_nulls {
+        None => child_nulls.null_count(),
+        Some(parent) => {
+            let invalid_child = !child_nulls.inner();
+            (parent.inner() & &invalid_child).count_set_bits()
+        }
+    };
+    if bad > 0 {
+        return Err(mismatch(
+            path,
+            format!("the field is NOT NULL but the data has {bad} NULL value(s)"),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,37 @@
+//! Data file formats: Parquet with Paimon's column layout, Arrow ⇄ Paimon types, statistics.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`arrow_types`] | Paimon types ⇄ Arrow types/fields/schemas (with Parquet field ids) |
+//! | [`convert`] | aligning input batches to a table schema: by-name matching, strict casts, NOT NULL |
+//! | [`datum`] | single Arrow values ⇄ [`strata_spec::Datum`] |
+//! | [`stats`] | [`StatsCollector`]: per-column min/max/null counts by stats mode |
+//! | [`parquet_writer`] | [`ParquetWriter`]: one data file, Java's writer settings |
+//! | [`parquet_reader`] | [`read_parquet`]: any writer's file as batches of the read schema |
+//! | [`evolve`] | schema evolution by field id while reading |
+//! | [`rowgroup_stats`] | footer statistics as Paimon column stats (row-group pruning) |
+
+pub mod arrow_types;
+pub mod convert;
+pub mod datum;
+pub mod evolve;
+pub mod parquet_reader;
+pub mod parquet_writer;
+pub mod rowgroup_stats;
+pub mod stats;
+
+pub use arrow_types::{
+    from_arrow_schema, from_arrow_type, to_arrow_field, to_arrow_schema, to_arrow_schema_of,
+    to_arrow_type,
+};
+pub use convert::{cast_array, cast_batch_to_schema};
+pub use datum::{datum_at, datums_to_array};
+pub use parquet_reader::{
+    read_parquet, read_parquet_metadata, read_parquet_with, ParquetReadOptions, RowGroupFilter,
+};
+pub use parquet_writer::{ParquetCompression, ParquetFileInfo, ParquetWriteOptions, ParquetWriter};
+pub use rowgroup_stats::row_group_stats;
+pub use stats::StatsCollector;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,312 @@
+//! Reading Parquet data files written by Java Paimon, pypaimon, pypaimon-rust or strata.
+//!
+//! [`read_parquet`] returns a stream of batches in exactly the Arrow schema of the requested
+//! read fields ([`super::arrow_types::to_arrow_schema_of`]), whatever the file holds:
+//!
+//! * each read field is tied to a file column through the field id: the data field (the
+//!   file's own schema) with the same id gives the name the column has in the file; the
+//!   Parquet column is then found by that name, exactly or else case-insensitively (Java reads
+//!   by name; pypaimon writes no field ids);
+//! * only the needed top-level columns are decoded (a [`ProjectionMask`]);
+//! * columns are renamed, cast (INT → BIGINT...), and normalised ([`super::evolve`]);
+//! * read fields without a column in the file (added later) are all-NULL; if such a field is
+//!   NOT NULL the read fails with [`Error::SchemaMismatch`], since an Arrow batch cannot carry
+//!   NULLs in a non-nullable column (Java silently produces NULLs there);
+//! * a row-group filter ([`RowGroupFilter`]) lets the scan skip row groups by their footer
+//!   statistics ([`super::rowgroup_stats::row_group_stats`]).
+//!
+//! Corrupt or truncated files fail with [`Error::Parquet`] naming the file.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use arrow_array::{new_null_array, RecordBatch, RecordBatchOptions};
+use arrow_schema::{FieldRef, SchemaRef};
+use bytes::Bytes;
+use futures::future::BoxFuture;
+use futures::stream::BoxStream;
+use futures::{FutureExt, StreamExt, TryFutureExt};
+use object_store::path::Path;
+use object_store::{ObjectStore, ObjectStoreExt};
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
+use parquet::arrow::async_reader::{AsyncFileReader, ParquetRecordBatchStreamBuilder};
+use parquet::arrow::ProjectionMask;
+use parquet::errors::ParquetError;
+use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader, RowGroupMetaData};
+use strata_spec::types::{DataField, DataType};
+
+use super::arrow_types::to_arrow_schema_of;
+use super::evolve::{evolve_array, find_by_name};
+use crate::io::FileIO;
+use crate::{Error, Result};
+
+/// Decides from a row group's footer metadata whether it may hold matching rows
+/// (`false` skips it).
+pub type RowGroupFilter = Arc<dyn Fn(&RowGroupMetaData) -> bool + Send + Sync>;
+
+/// Default rows per batch (`read.batch-size` in Java).
+pub const DEFAULT_READ_BATCH_SIZE: usize = 1024;
+
+/// Optional knobs of [`read_parquet_with`].
+#[derive(Clone)]
+pub struct ParquetReadOptions {
+    /// File size if known (from `DataFileMeta`); saves a HEAD request.
+    pub file_size: Option<u64>,
+    /// Rows per output batch.
+    pub batch_size: usize,
+    /// Row groups for which this returns `false` are skipped.
+    pub row_group_filter: Option<RowGroupFilter>,
+    /// The file's footer if already read (e.g. by [`read_parquet_metadata`]).
+    pub metadata: Option<Arc<ParquetMetaData>>,
+}
+
+impl Default for ParquetReadOptions {
+    fn default() -> Self {
+        ParquetReadOptions {
+            file_size: None,
+            batch_size: DEFAULT_READ_BATCH_SIZE,
+            row_group_filter: None,
+            metadata: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for ParquetReadOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParquetReadOptions")
+            .field("file_size", &self.file_size)
+            .field("batch_size", &self.batch_size)
+            .field("row_group_filter", &self.row_group_filter.is_some())
+            .field("metadata", &self.metadata.is_some())
+            .finish()
+    }
+}
+
+/// [`AsyncFileReader`] over an object store path, optionally with a footer already in hand.
+#[derive(Clone)]
+struct DataFileReader {
+    store: Arc<dyn ObjectStore>,
+    path: Path,
+    file_size: u64,
+    metadata: Option<Arc<ParquetMetaData>>,
+}
+
+fn external(e: object_store::Error) -> ParquetError {
+    ParquetError::External(Box::new(e))
+}
+
+impl AsyncFileReader for DataFileReader {
+    fn get_bytes(&mut self, range: Range<u64>) -> BoxFuture<'_, parquet::errors::Result<Bytes>> {
+        self.store
+            .get_range(&self.path, range)
+            .map_err(external)
+            .boxed()
+    }
+
+    fn get_byte_ranges(
+        &mut self,
+        ranges: Vec<Range<u64>>,
+    ) -> BoxFuture<'_, parquet::errors::Result<Vec<Bytes>>> {
+        async move {
+            self.store
+                .get_ranges(&self.path, &ranges)
+                .await
+                .map_err(external)
+        }
+        .boxed()
+    }
+
+    fn get_metadata<'a>(
+        &'a mut self,
+        options: Option<&'a ArrowReaderOptions>,
+    ) -> BoxFuture<'a, parquet::errors::Result<Arc<ParquetMetaData>>> {
+        async move {
+            if let Some(m) = &self.metadata {
+                return Ok(m.clone());
+            }
+            let file_size = self.file_size;
+            let metadata = ParquetMetaDataReader::new()
+                .with_metadata_options(options.map(|o| o.metadata_options().clone()))
+                .load_and_finish(self, file_size)
+                .await?;
+            Ok(Arc::new(metadata))
+        }
+        .boxed()
+    }
+}
+
+async fn open(
+    io: &FileIO,
+    path: &Path,
+    file_size: Option<u64>,
+    metadata: Option<Arc<ParquetMetaData>>,
+) -> Result<DataFileReader> {
+    let file_size = match file_size {
+        Some(s) => s,
+        None => io.head(path).await?.size,
+    };
+    Ok(DataFileReader {
+        store: io.store(),
+        path: path.clone(),
+        file_size,
+        metadata,
+    })
+}
+
+/// Reads a data file's footer (schema, row groups, column statistics).
+pub async fn read_parquet_metadata(
+    io: &FileIO,
+    path: &Path,
+    file_size: Option<u64>,
+) -> Result<Arc<ParquetMetaData>> {
+    let mut reader = open(io, path, file_size, None).await?;
+    reader
+        .get_metadata(None)
+        .await
+        .map_err(|e| Error::parquet(io.display(path), e))
+}
+
+/// Reads a data file as batches of `read_fields` (the current schema, projected), where
+/// `data_fields` is the schema the file was written with. See the module docs for how columns
+/// are matched and converted.
+pub async fn read_parquet(
+    io: &FileIO,
+    path: &Path,
+    file_size: Option<u64>,
+    data_fields: &[DataField],
+    read_fields: &[DataField],
+    batch_size: usize,
+) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+    let options = ParquetReadOptions {
+        file_size,
+        batch_size,
+        ..Default::default()
+    };
+    read_parquet_with(io, path, data_fields, read_fields, options).await
+}
+
+/// How one output column is produced.
+struct ColumnPlan {
+    target: FieldRef,
+    read_type: DataType,
+    /// Column name in the projected file batch and the data type it was written with.
+    source: Option<(String, DataType)>,
+}
+
+/// [`read_parquet`] with a row-group filter, a known footer, and other options.
+pub async fn read_parquet_with(
+    io: &FileIO,
+    path: &Path,
+    data_fields: &[DataField],
+    read_fields: &[DataField],
+    options: ParquetReadOptions,
+) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+    let display = io.display(path);
+    let target_schema = to_arrow_schema_of(read_fields)?;
+    let reader = open(io, path, options.file_size, options.metadata.clone()).await?;
+    let parquet_err = |e| Error::parquet(display.clone(), e);
+
+    let mut reader_for_meta = reader.clone();
+    let arrow_options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+    let metadata = ArrowReaderMetadata::load_async(&mut reader_for_meta, arrow_options)
+        .await
+        .map_err(parquet_err)?;
+    let file_schema = metadata.schema().clone();
+
+    // Plan each output column and the top-level file columns to decode.
+    let file_names = file_schema.fields().iter().map(|f| f.name().as_str());
+    let mut roots: Vec<usize> = Vec::new();
+    let mut plans = Vec::with_capacity(read_fields.len());
+    for (rf, target) in read_fields.iter().zip(target_schema.fields()) {
+        let source = data_fields.iter().find(|df| df.id == rf.id).and_then(|df| {
+            find_by_name(file_names.clone(), &df.name).map(|i| (i, df.data_type.clone()))
+        });
+        let source = source.map(|(i, dt)| {
+            if !roots.contains(&i) {
+                roots.push(i);
+            }
+            (file_schema.field(i).name().clone(), dt)
+        });
+        if source.is_none() && !rf.data_type.nullable {
+            return Err(Error::SchemaMismatch {
+                column: rf.name.clone(),
+                message: format!(
+                    "reading {display}: the column is NOT NULL but the file has no column for \
+                     it (field id {})",
+                    rf.id
+                ),
+            });
+        }
+        plans.push(ColumnPlan {
+            target: target.clone(),
+            read_type: rf.data_type.clone(),
+            source,
+        });
+    }
+
+    let parquet_meta = metadata.metadata().clone();
+    let row_groups: Vec<usize> = match &options.row_group_filter {
+        Some(filter) => parquet_meta
+            .row_groups()
+            .iter()
+            .enumerate()
+            .filter(|(_, rg)| filter(rg))
+            .map(|(i, _)| i)
+            .collect(),
+        None => (0..parquet_meta.num_row_groups()).collect(),
+    };
+    if row_groups.is_empty() {
+        return Ok(futures::stream::empty().boxed());
+    }
+    let mask = ProjectionMask::roots(metadata.parquet_schema(), roots);
+    let stream = ParquetRecordBatchStreamBuilder::new_with_metadata(reader, metadata)
+        .with_projection(mask)
+        .with_row_groups(row_groups)
+        .with_batch_size(options.batch_size.max(1))
+        .build()
+        .map_err(parquet_err)?;
+
+    let plans = Arc::new(plans);
+    let out = stream.map(move |batch| {
+        let batch = batch.map_err(|e| Error::parquet(display.clone(), e))?;
+        evolve_batch(&batch, &plans, &target_schema).map_err(|e| match e {
+            Error::SchemaMismatch { column, message } => Error::SchemaMismatch {
+                column,
+                message: format!("reading {display}: {message}"),
+            },
+            other => other,
+        })
+    });
+    Ok(out.boxed())
+}
+
+fn evolve_batch(
+    batch: &RecordBatch,
+    plans: &[ColumnPlan],
+    target_schema: &SchemaRef,
+) -> Result<RecordBatch> {
+    let rows = batch.num_rows();
+    let schema = batch.schema();
+    let mut columns = Vec::with_capacity(plans.len());
+    for plan in plans {
+        let column = match &plan.source {
+            Some((name, data_type)) => {
+                let i = schema.index_of(name).map_err(|e| {
+                    Error::arrow(format!("projected column {name} missing from batch"), e)
+                })?;
+                evolve_array(
+                    batch.column(i),
+                    data_type,
+                    &plan.read_type,
+                    &plan.target,
+                    plan.target.name(),
+                )?
+            }
+            None => new_null_array(plan.target.data_type(), rows),
+        };
+        columns.push(column);
+    }
+    let options = RecordBatchOptions::new().with_row_count(Some(rows));
+    RecordBatch::try_new_with_options(target_schema.clone(), columns, &options)
+        .map_err(|e| Error::arrow("assembling the read batch", e))
+}

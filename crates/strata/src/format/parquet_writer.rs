@@ -1,0 +1,409 @@
+//! Writing one Parquet data file with Java Paimon's settings.
+//!
+//! [`ParquetWriter`] streams RecordBatches (already in the table's Arrow schema, see
+//! [`super::convert::cast_batch_to_schema`]) into an object through `object_store`'s buffered
+//! multipart upload: at most one row group is held in memory, the object only becomes visible
+//! when [`ParquetWriter::close`] completes, and [`ParquetWriter::abort`] removes what was
+//! uploaded.
+//!
+//! Settings follow `ParquetFileFormat`/`RowDataParquetBuilder` (format.md §7.3):
+//! message name `paimon_schema`, Parquet field ids = Paimon field ids, no `ARROW:schema`
+//! footer entry (Java writes none), compression from `file.compression` (default zstd level
+//! `file.compression.zstd-level` = 1; `parquet.compression` overrides), dictionary encoding on,
+//! writer version 1.0, 1 MiB pages of at most 20 000 rows, row groups of `file.block-size`
+//! (else `parquet.block.size`, else 128 MiB) of encoded data.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use object_store::buffered::BufWriter;
+use object_store::path::Path;
+use parquet::arrow::arrow_writer::ArrowWriterOptions;
+use parquet::arrow::AsyncArrowWriter;
+use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
+use parquet::file::metadata::ParquetMetaData;
+use parquet::file::properties::{WriterProperties, WriterVersion};
+
+use crate::io::FileIO;
+use crate::{Error, Result};
+
+/// Root message name of the Parquet schema, as Java writes it.
+pub const PARQUET_SCHEMA_ROOT: &str = "paimon_schema";
+/// parquet-java's default row group size (`ParquetWriter.DEFAULT_BLOCK_SIZE`).
+pub const DEFAULT_ROW_GROUP_BYTES: usize = 128 * 1024 * 1024;
+/// Default `file.compression.zstd-level`.
+pub const DEFAULT_ZSTD_LEVEL: i32 = 1;
+
+/// Compression codec of a Parquet data file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParquetCompression {
+    Uncompressed,
+    Snappy,
+    Gzip,
+    Lz4,
+    Lz4Raw,
+    Brotli,
+    /// zstd with its level.
+    Zstd(i32),
+}
+
+impl ParquetCompression {
+    /// Parses a `file.compression` / `parquet.compression` value the way parquet-java's
+    /// `CompressionCodecName` does (case-insensitive; `none` = uncompressed).
+    pub fn parse(codec: &str, zstd_level: i32) -> Result<Self> {
+        Ok(match codec.trim().to_ascii_lowercase().as_str() {
+            "none" | "uncompressed" => ParquetCompression::Uncompressed,
+            "snappy" => ParquetCompression::Snappy,
+            "gzip" => ParquetCompression::Gzip,
+            "lz4" => ParquetCompression::Lz4,
+            "lz4_raw" => ParquetCompression::Lz4Raw,
+            "brotli" => ParquetCompression::Brotli,
+            "zstd" => ParquetCompression::Zstd(zstd_level),
+            other => {
+                return Err(Error::InvalidOption {
+                    key: "file.compression".into(),
+                    message: format!(
+                        "unsupported Parquet compression {other:?} (none, zstd, snappy, lz4, \
+                         lz4_raw, gzip, brotli)"
+                    ),
+                })
+            }
+        })
+    }
+
+    fn to_parquet(self) -> Result<Compression> {
+        Ok(match self {
+            ParquetCompression::Uncompressed => Compression::UNCOMPRESSED,
+            ParquetCompression::Snappy => Compression::SNAPPY,
+            ParquetCompression::Gzip => Compression::GZIP(GzipLevel::default()),
+            ParquetCompression::Lz4 => Compression::LZ4,
+            ParquetCompression::Lz4Raw => Compression::LZ4_RAW,
+            ParquetCompression::Brotli => Compression::BROTLI(BrotliLevel::default()),
+            ParquetCompression::Zstd(level) => {
+                Compression::ZSTD(ZstdLevel::try_new(level).map_err(|e| Error::InvalidOption {
+                    key: "file.compression.zstd-level".into(),
+                    message: e.to_string(),
+                })?)
+            }
+        })
+    }
+}
+
+/// Settings of a Parquet data file writer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParquetWriteOptions {
+    pub compression: ParquetCompression,
+    /// Row group size in (estimated encoded) bytes.
+    pub row_group_bytes: usize,
+    /// Optional cap on rows per row group (parquet-java has none).
+    pub row_group_rows: Option<usize>,
+    /// Data page size in bytes.
+    pub page_size: usize,
+    /// Maximum rows per data page.
+    pub page_row_count_limit: usize,
+    pub dictionary: bool,
+    pub dictionary_page_size: usize,
+    /// Parquet writer version 2 (`parquet.writer.version` = `v2`); default 1.0 like Java.
+    pub writer_version_2: bool,
+}
+
+impl Default for ParquetWriteOptions {
+    fn default() -> Self {
+        ParquetWriteOptions {
+            compression: ParquetCompression::Zstd(DEFAULT_ZSTD_LEVEL),
+            row_group_bytes: DEFAULT_ROW_GROUP_BYTES,
+            row_group_rows: None,
+            page_size: 1024 * 1024,
+            page_row_count_limit: 20_000,
+            dictionary: true,
+            dictionary_page_size: 1024 * 1024,
+            writer_version_2: false,
+        }
+    }
+}
+
+impl ParquetWriteOptions {
+    /// Reads the writer settings from table options: `file.compression`,
+    /// `file.compression.zstd-level`, `file.block-size`, and the `parquet.*` keys Java passes
+    /// through (`parquet.compression`, `parquet.compression.codec.zstd.level`,
+    /// `parquet.block.size`, `parquet.page.size`, `parquet.page.row.count.limit`,
+    /// `parquet.enable.dictionary`, `parquet.dictionary.page.size`, `parquet.writer.version`).
+    pub fn from_table_options(options: &HashMap<String, String>) -> Result<Self> {
+        Self::parse(|k| options.get(k).map(String::as_str))
+    }
+
+    /// [`Self::from_table_options`] over a schema's ordered option map.
+    pub fn from_options(options: &BTreeMap<String, String>) -> Result<Self> {
+        Self::parse(|k| options.get(k).map(String::as_str))
+    }
+
+    fn parse<'a>(lookup: impl Fn(&str) -> Option<&'a str>) -> Result<Self> {
+        let mut out = ParquetWriteOptions::default();
+        let get = |k: &str| lookup(k).map(str::trim);
+        let int = |k: &str| -> Result<Option<i64>> {
+            get(k)
+                .map(|v| {
+                    v.parse::<i64>().map_err(|_| Error::InvalidOption {
+                        key: k.into(),
+                        message: format!("{v:?} is not an integer"),
+                    })
+                })
+                .transpose()
+        };
+        let positive = |k: &str| -> Result<Option<usize>> {
+            match int(k)? {
+                None => Ok(None),
+                Some(v) if v > 0 => Ok(Some(v as usize)),
+                Some(v) => Err(Error::InvalidOption {
+                    key: k.into(),
+                    message: format!("{v} must be positive"),
+                }),
+            }
+        };
+        let level = match int("parquet.compression.codec.zstd.level")? {
+            Some(l) => l,
+            None => int("file.compression.zstd-level")?.unwrap_or(DEFAULT_ZSTD_LEVEL as i64),
+        };
+        let level = i32::try_from(level).map_err(|_| Error::InvalidOption {
+            key: "file.compression.zstd-level".into(),
+            message: format!("{level} is out of range"),
+        })?;
+        let codec = get("parquet.compression")
+            .or_else(|| get("file.compression"))
+            .unwrap_or("zstd");
+        out.compression = ParquetCompression::parse(codec, level)?;
+        // Validate the level now rather than at the first file.
+        out.compression.to_parquet()?;
+        if let Some(v) = get("file.block-size") {
+            out.row_group_bytes = parse_memory_size("file.block-size", v)?;
+        } else if let Some(v) = positive("parquet.block.size")? {
+            out.row_group_bytes = v;
+        }
+        if let Some(v) = positive("parquet.page.size")? {
+            out.page_size = v;
+        }
+        if let Some(v) = positive("parquet.page.row.count.limit")? {
+            out.page_row_count_limit = v;
+        }
+        if let Some(v) = positive("parquet.dictionary.page.size")? {
+            out.dictionary_page_size = v;
+        }
+        if let Some(v) = get("parquet.enable.dictionary") {
+            out.dictionary = parse_bool("parquet.enable.dictionary", v)?;
+        }
+        if let Some(v) = get("parquet.writer.version") {
+            out.writer_version_2 = match v.to_ascii_lowercase().as_str() {
+                "v1" | "parquet_1_0" | "1.0" => false,
+                "v2" | "parquet_2_0" | "2.0" => true,
+                _ => {
+                    return Err(Error::InvalidOption {
+                        key: "parquet.writer.version".into(),
+                        message: format!("{v:?} is not v1 or v2"),
+                    })
+                }
+            };
+        }
+        Ok(out)
+    }
+
+    fn writer_properties(&self) -> Result<WriterProperties> {
+        Ok(WriterProperties::builder()
+            .set_compression(self.compression.to_parquet()?)
+            .set_writer_version(if self.writer_version_2 {
+                WriterVersion::PARQUET_2_0
+            } else {
+                WriterVersion::PARQUET_1_0
+            })
+            .set_dictionary_enabled(self.dictionary)
+            .set_dictionary_page_size_limit(self.dictionary_page_size.max(1))
+            .set_data_page_size_limit(self.page_size.max(1))
+            .set_data_page_row_count_limit(self.page_row_count_limit.max(1))
+            .set_max_row_group_bytes(Some(self.row_group_bytes.max(1)))
+            .set_max_row_group_row_count(self.row_group_rows.filter(|r| *r > 0))
+            .build())
+    }
+}
+
+fn parse_bool(key: &str, v: &str) -> Result<bool> {
+    match v.to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(Error::InvalidOption {
+            key: key.into(),
+            message: format!("{v:?} is not true or false"),
+        }),
+    }
+}
+
+/// Parses a Paimon `MemorySize` text (`134217728`, `128 mb`, `64kb`, `1 gb`...).
+fn parse_memory_size(key: &str, text: &str) -> Result<usize> {
+    let bad = || Error::InvalidOption {
+        key: key.into(),
+        message: format!("{text:?} is not a memory size (e.g. 128 mb)"),
+    };
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    let n: u64 = digits.parse().map_err(|_| bad())?;
+    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" | "bytes" => 1,
+        "k" | "kb" | "kibibytes" => 1 << 10,
+        "m" | "mb" | "mebibytes" => 1 << 20,
+        "g" | "gb" | "gibibytes" => 1 << 30,
+        "t" | "tb" | "tebibytes" => 1 << 40,
+        _ => return Err(bad()),
+    };
+    let bytes = n.checked_mul(mult).ok_or_else(bad)?;
+    if bytes == 0 {
+        return Err(bad());
+    }
+    usize::try_from(bytes).map_err(|_| bad())
+}
+
+/// Size and row count of a completed data file, plus its footer.
+#[derive(Debug, Clone)]
+pub struct ParquetFileInfo {
+    pub file_size: u64,
+    pub row_count: u64,
+    pub metadata: Arc<ParquetMetaData>,
+}
+
+/// Writes one Parquet data file. Create with [`ParquetWriter::create`], feed batches with
+/// [`ParquetWriter::write`], then [`ParquetWriter::close`] (or [`ParquetWriter::abort`]).
+pub struct ParquetWriter {
+    io: FileIO,
+    path: Path,
+    display: String,
+    schema: SchemaRef,
+    writer: AsyncArrowWriter<BufWriter>,
+    rows: u64,
+}
+
+impl std::fmt::Debug for ParquetWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParquetWriter")
+            .field("path", &self.display)
+            .field("rows", &self.rows)
+            .finish()
+    }
+}
+
+impl ParquetWriter {
+    /// Starts a data file at `path` for batches of `schema` (the table's Arrow schema from
+    /// [`super::arrow_types::to_arrow_schema`], carrying field ids). Nothing is visible at
+    /// `path` until [`Self::close`].
+    pub fn create(
+        io: &FileIO,
+        path: Path,
+        schema: SchemaRef,
+        options: &ParquetWriteOptions,
+    ) -> Result<Self> {
+        let display = io.display(&path);
+        let writer_options = ArrowWriterOptions::new()
+            .with_properties(options.writer_properties()?)
+            .with_skip_arrow_metadata(true)
+            .with_schema_root(PARQUET_SCHEMA_ROOT.to_string());
+        let sink = BufWriter::new(io.store(), path.clone());
+        let writer = AsyncArrowWriter::try_new_with_options(sink, schema.clone(), writer_options)
+            .map_err(|e| Error::parquet(&display, e))?;
+        Ok(ParquetWriter {
+            io: io.clone(),
+            path,
+            display,
+            schema,
+            writer,
+            rows: 0,
+        })
+    }
+
+    /// The path being written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The Arrow schema batches must have.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// Appends a batch; it must have the writer's column types in order (names are not
+    /// checked). Flushes a row group to storage when it reaches the row group size.
+    pub async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.check_schema(batch)?;
+        self.writer
+            .write(batch)
+            .await
+            .map_err(|e| Error::parquet(&self.display, e))?;
+        self.rows += batch.num_rows() as u64;
+        Ok(())
+    }
+
+    fn check_schema(&self, batch: &RecordBatch) -> Result<()> {
+        let expected = self.schema.fields();
+        let got = batch.schema();
+        if got.fields().len() != expected.len() {
+            return Err(Error::SchemaMismatch {
+                column: "*".into(),
+                message: format!(
+                    "writing {}: batch has {} columns, the file has {}",
+                    self.display,
+                    got.fields().len(),
+                    expected.len()
+                ),
+            });
+        }
+        for (e, g) in expected.iter().zip(got.fields()) {
+            if !e.data_type().equals_datatype(g.data_type()) {
+                return Err(Error::SchemaMismatch {
+                    column: e.name().clone(),
+                    message: format!(
+                        "writing {}: batch column has type {}, the file expects {}",
+                        self.display,
+                        g.data_type(),
+                        e.data_type()
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Estimated size of the file so far: bytes already flushed plus the encoded size of the
+    /// row group in progress (what a rolling writer compares with `target-file-size`).
+    pub fn bytes_written(&self) -> u64 {
+        (self.writer.bytes_written() + self.writer.in_progress_size()) as u64
+    }
+
+    /// Rows written so far.
+    pub fn rows_written(&self) -> u64 {
+        self.rows
+    }
+
+    /// Flushes the last row group, writes the footer and completes the upload. On failure the
+    /// partial object is removed.
+    pub async fn close(mut self) -> Result<ParquetFileInfo> {
+        match self.writer.finish().await {
+            Ok(metadata) => Ok(ParquetFileInfo {
+                file_size: self.writer.bytes_written() as u64,
+                row_count: self.rows,
+                metadata: Arc::new(metadata),
+            }),
+            Err(e) => {
+                let err = Error::parquet(&self.display, e);
+                let _ = self.abort().await;
+                Err(err)
+            }
+        }
+    }
+
+    /// Abandons the file: aborts the upload and deletes anything already at the path.
+    pub async fn abort(self) -> Result<()> {
+        let mut sink = self.writer.into_inner();
+        // Aborting a buffered upload that never started is a no-op; errors here only mean
+        // there was nothing to abort, the delete below is what guarantees cleanup.
+        let _ = sink.abort().await;
+        self.io.delete(&self.path).await
+    }
+}
