@@ -1,0 +1,6 @@
+//! Tests of the predicate layer: examples per stage and property tests across stages.
+
+mod parse_bind;
+mod props;
+mod stats_eval;
+mod support;
