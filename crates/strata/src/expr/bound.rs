@@ -306,16 +306,19 @@ impl BoundPredicate {
     }
 
     /// Evaluates the predicate on one row of exact values (`values[i]` is field `i`; `None` is
-    /// SQL NULL), with SQL three-valued logic: `Some(true)`, `Some(false)` or `None` for
-    /// unknown (NULL). A field beyond `values` is treated as NULL. Only `Some(true)` selects
-    /// the row; partition pruning may skip a partition whose values give anything else.
+    /// SQL NULL), with SQL three-valued logic: `Some(true)`, `Some(false)`, or `None` for
+    /// unknown (the SQL result is NULL, so the row would not be selected either).
+    ///
+    /// Partition pruning: `project` the table predicate to the partition keys, then a
+    /// partition whose values give anything but `Some(true)` holds no matching row. Every
+    /// referenced field should be present in `values`; a leaf on a field past the end of
+    /// `values` is unknown (`None`), so a caller that cannot guarantee presence must prune on
+    /// `Some(false)` only.
     pub fn test_values(&self, values: &[Option<Datum>]) -> Option<bool> {
         match self {
             BoundPredicate::AlwaysTrue => Some(true),
             BoundPredicate::AlwaysFalse => Some(false),
-            BoundPredicate::Leaf(l) => {
-                test_leaf_value(&l.op, values.get(l.index).and_then(|v| v.as_ref()))
-            }
+            BoundPredicate::Leaf(l) => test_leaf_value(&l.op, values.get(l.index)?.as_ref()),
             BoundPredicate::And(children) => {
                 let mut result = Some(true);
                 for c in children {

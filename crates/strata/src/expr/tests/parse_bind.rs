@@ -361,6 +361,10 @@ fn referenced_columns_project_and_remap() {
         both.test_values(&row(Some(Datum::Int(1)), Some(Datum::Date(19723)))),
         Some(true)
     );
+    // Fields past the end of the values are unknown, even for IS NULL.
+    assert_eq!(both.test_values(&[Some(Datum::Int(2))]), Some(false));
+    assert_eq!(both.test_values(&[Some(Datum::Int(1))]), None);
+    assert_eq!(bind("dt IS NULL").test_values(&[None]), None);
 }
 
 #[test]
