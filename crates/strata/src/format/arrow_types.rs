@@ -13,7 +13,7 @@
 //! | DATE | Date32 | INT32 (DATE) |
 //! | TIME(p) | Time32(ms) | INT32 (TIME(MILLIS, adjustedToUTC=true)) |
 //! | TIMESTAMP(p) | Timestamp(ms/us/ns) | INT64 TIMESTAMP(unit, adjustedToUTC=false) |
-//! | TIMESTAMP_LTZ(p) | Timestamp(ms/us/ns, "UTC") | INT64 TIMESTAMP(unit, adjustedToUTC=true) |
+//! | TIMESTAMP_LTZ(p) | Timestamp(ms/us/ns, "+00:00") | INT64 TIMESTAMP(unit, adjustedToUTC=true) |
 //! | ARRAY | List(`element`) | 3-level LIST |
 //! | MAP / MULTISET | Map(`key_value` {key NOT NULL, value}) | MAP (`key_value`) |
 //! | ROW | Struct | group |
@@ -42,8 +42,11 @@ pub const LIST_ELEMENT_NAME: &str = "element";
 pub const MAP_ENTRIES_NAME: &str = "key_value";
 pub const MAP_KEY_NAME: &str = "key";
 pub const MAP_VALUE_NAME: &str = "value";
-/// Time zone of TIMESTAMP WITH LOCAL TIME ZONE columns (values are UTC instants).
-pub const LTZ_TIME_ZONE: &str = "UTC";
+/// Time zone of TIMESTAMP WITH LOCAL TIME ZONE columns (values are UTC instants). An offset
+/// rather than `"UTC"`: without arrow's `chrono-tz` feature only offsets parse, and Arrow's
+/// cast and display kernels parse the zone; it is also what arrow-rs reports for Parquet
+/// timestamps with `isAdjustedToUTC = true`.
+pub const LTZ_TIME_ZONE: &str = "+00:00";
 /// Arrow field metadata key telling arrow-rs to write TIME with `isAdjustedToUTC = true`.
 const TIME_ADJUSTED_TO_UTC_KEY: &str = "adjusted_to_utc";
 
@@ -426,7 +429,7 @@ mod tests {
             ),
             (
                 TypeKind::LocalZonedTimestamp(6),
-                ArrowType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+                ArrowType::Timestamp(TimeUnit::Microsecond, Some("+00:00".into())),
             ),
             (TypeKind::Time(0), ArrowType::Time32(TimeUnit::Millisecond)),
             (TypeKind::Binary(4), ArrowType::Binary),

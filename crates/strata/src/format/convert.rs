@@ -19,12 +19,18 @@ use std::sync::Arc;
 
 use arrow::buffer::NullBuffer;
 use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    TimestampSecondType,
+};
 use arrow_array::{
-    new_null_array, Array, ArrayRef, ListArray, MapArray, RecordBatch, RecordBatchOptions,
-    StructArray,
+    new_null_array, Array, ArrayRef, Int64Array, ListArray, MapArray, RecordBatch,
+    RecordBatchOptions, StructArray,
 };
 use arrow_cast::{can_cast_types, cast_with_options, CastOptions};
-use arrow_schema::{DataType as ArrowType, Field, FieldRef, Fields, SchemaRef};
+use arrow_schema::{
+    ArrowError, DataType as ArrowType, Field, FieldRef, Fields, SchemaRef, TimeUnit,
+};
 
 pub use super::datum::{datum_at, datums_to_array};
 use crate::{Error, Result};
@@ -133,6 +139,9 @@ pub fn cast_to_type(array: &ArrayRef, target: &ArrowType, path: &str) -> Result<
 
 fn cast_leaf(array: &ArrayRef, target: &ArrowType, path: &str) -> Result<ArrayRef> {
     let source = array.data_type();
+    if let (ArrowType::Timestamp(from, _), ArrowType::Timestamp(to, tz)) = (source, target) {
+        return cast_timestamp(array, *from, *to, tz.clone(), path);
+    }
     if !can_cast_types(source, target) {
         return Err(mismatch(
             path,
@@ -145,6 +154,80 @@ fn cast_leaf(array: &ArrayRef, target: &ArrowType, path: &str) -> Result<ArrayRe
     };
     cast_with_options(array, target, &options)
         .map_err(|e| mismatch(path, format!("cannot convert {source} to {target}: {e}")))
+}
+
+/// Timestamp → timestamp without time-zone arithmetic: values are kept as they are (an
+/// instant stays the same instant, a wall-clock reading the same reading; naive input for a
+/// TIMESTAMP_LTZ column is read as UTC), the unit is converted (down-conversion floors, as
+/// Paimon's millis+nanos split does) and the target zone label is attached. Arrow's own cast
+/// would parse zone names, which needs the `chrono-tz` feature for names like "UTC".
+fn cast_timestamp(
+    array: &ArrayRef,
+    from: TimeUnit,
+    to: TimeUnit,
+    tz: Option<Arc<str>>,
+    path: &str,
+) -> Result<ArrayRef> {
+    fn per_second(unit: TimeUnit) -> i64 {
+        match unit {
+            TimeUnit::Second => 1,
+            TimeUnit::Millisecond => 1_000,
+            TimeUnit::Microsecond => 1_000_000,
+            TimeUnit::Nanosecond => 1_000_000_000,
+        }
+    }
+    let values: Int64Array = match from {
+        TimeUnit::Second => array
+            .as_primitive::<TimestampSecondType>()
+            .reinterpret_cast(),
+        TimeUnit::Millisecond => array
+            .as_primitive::<TimestampMillisecondType>()
+            .reinterpret_cast(),
+        TimeUnit::Microsecond => array
+            .as_primitive::<TimestampMicrosecondType>()
+            .reinterpret_cast(),
+        TimeUnit::Nanosecond => array
+            .as_primitive::<TimestampNanosecondType>()
+            .reinterpret_cast(),
+    };
+    let (f, t) = (per_second(from), per_second(to));
+    let converted: Int64Array = if f > t {
+        let d = f / t;
+        values.unary(|v| v.div_euclid(d))
+    } else if f < t {
+        let m = t / f;
+        values
+            .try_unary(|v| {
+                v.checked_mul(m).ok_or_else(|| {
+                    ArrowError::ComputeError(format!("timestamp {v} overflows {to:?}"))
+                })
+            })
+            .map_err(|e| mismatch(path, format!("cannot convert timestamps: {e}")))?
+    } else {
+        values
+    };
+    Ok(match to {
+        TimeUnit::Second => Arc::new(
+            converted
+                .reinterpret_cast::<TimestampSecondType>()
+                .with_timezone_opt(tz),
+        ),
+        TimeUnit::Millisecond => Arc::new(
+            converted
+                .reinterpret_cast::<TimestampMillisecondType>()
+                .with_timezone_opt(tz),
+        ),
+        TimeUnit::Microsecond => Arc::new(
+            converted
+                .reinterpret_cast::<TimestampMicrosecondType>()
+                .with_timezone_opt(tz),
+        ),
+        TimeUnit::Nanosecond => Arc::new(
+            converted
+                .reinterpret_cast::<TimestampNanosecondType>()
+                .with_timezone_opt(tz),
+        ),
+    })
 }
 
 fn cast_list(array: &ArrayRef, element: &FieldRef, path: &str) -> Result<ArrayRef> {

@@ -141,9 +141,11 @@ async fn open(
     file_size: Option<u64>,
     metadata: Option<Arc<ParquetMetaData>>,
 ) -> Result<DataFileReader> {
-    let file_size = match file_size {
-        Some(s) => s,
-        None => io.head(path).await?.size,
+    // The size is only needed to locate the footer; with the footer in hand, skip the HEAD.
+    let file_size = match (file_size, &metadata) {
+        (Some(s), _) => s,
+        (None, Some(_)) => 0,
+        (None, None) => io.head(path).await?.size,
     };
     Ok(DataFileReader {
         store: io.store(),

@@ -238,3 +238,57 @@ proptest! {
         prop_assert_eq!(datum_at(a.as_ref(), 0).unwrap(), b);
     }
 }
+
+#[test]
+fn timestamps_keep_their_instant_across_zones_and_units() {
+    use arrow_array::TimestampMicrosecondArray;
+    let row_type = RowType::new(vec![
+        DataField::new(0, "ltz", nullable(TypeKind::LocalZonedTimestamp(3))),
+        DataField::new(1, "ts", nullable(TypeKind::Timestamp(3))),
+    ]);
+    let target = to_arrow_schema(&row_type).unwrap();
+    let input = batch(vec![
+        (
+            "ltz",
+            Arc::new(
+                TimestampMicrosecondArray::from(vec![-1_500, 1_700_000_000_123_999])
+                    .with_timezone("America/New_York"),
+            ),
+        ),
+        (
+            "ts",
+            Arc::new(TimestampMicrosecondArray::from(vec![-1_500, 2_000])),
+        ),
+    ]);
+    let out = cast_batch_to_schema(&input, &target, "t").unwrap();
+    let got: Vec<Option<Datum>> = (0..2)
+        .flat_map(|r| (0..2).map(move |c| (r, c)))
+        .map(|(r, c)| datum_at(out.column(c).as_ref(), r).unwrap())
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            Some(Datum::TimestampLtz {
+                millis: -2,
+                nanos: 0
+            }),
+            Some(Datum::Timestamp {
+                millis: -2,
+                nanos: 0
+            }),
+            Some(Datum::TimestampLtz {
+                millis: 1_700_000_000_123,
+                nanos: 0
+            }),
+            Some(Datum::Timestamp {
+                millis: 2,
+                nanos: 0
+            }),
+        ]
+    );
+    // LTZ columns display without the chrono-tz feature.
+    let text = arrow::util::pretty::pretty_format_batches(&[out])
+        .unwrap()
+        .to_string();
+    assert!(text.contains("2023-11-14T22:13:20.123Z"), "{text}");
+}

@@ -305,3 +305,71 @@ async fn reads_foreign_physical_variants() {
         1
     );
 }
+
+/// Java writes TIMESTAMP(p > 6) and TIMESTAMP_LTZ(p > 6) as INT96 (nanos of day + Julian day).
+#[tokio::test]
+async fn reads_java_int96_timestamps() {
+    use parquet::data_type::{Int96, Int96Type};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+
+    let schema = parse_message_type(
+        "message paimon_schema { OPTIONAL INT96 ts9 = 1; OPTIONAL INT96 ltz7 = 2; }",
+    )
+    .unwrap();
+    let mut buf = Vec::new();
+    let mut writer = SerializedFileWriter::new(
+        &mut buf,
+        Arc::new(schema),
+        Arc::new(WriterProperties::builder().build()),
+    )
+    .unwrap();
+    // 2024-01-01T00:00:00.123456789: Julian day 2440588 + 19723, nanos of day 123456789.
+    let nanos_of_day: u64 = 123_456_789;
+    let mut v = Int96::new();
+    v.set_data(
+        nanos_of_day as u32,
+        (nanos_of_day >> 32) as u32,
+        2_440_588 + 19_723,
+    );
+    let mut rg = writer.next_row_group().unwrap();
+    while let Some(mut col) = rg.next_column().unwrap() {
+        col.typed::<Int96Type>()
+            .write_batch(std::slice::from_ref(&v), Some(&[1, 0]), None)
+            .unwrap();
+        col.close().unwrap();
+    }
+    rg.close().unwrap();
+    writer.close().unwrap();
+
+    let io = FileIO::memory();
+    let p = Path::from("java/int96.parquet");
+    io.put(&p, bytes::Bytes::from(buf)).await.unwrap();
+    let fields = vec![
+        DataField::new(1, "ts9", nullable(TypeKind::Timestamp(9))),
+        DataField::new(2, "ltz7", nullable(TypeKind::LocalZonedTimestamp(7))),
+    ];
+    let read = concat(&read_all(&io, &p, &fields, &fields).await.unwrap());
+    assert_eq!(read.schema(), to_arrow_schema_of(&fields).unwrap());
+    let millis = 19_723 * 86_400_000 + 123;
+    assert_eq!(
+        datum_at(read.column(0).as_ref(), 0).unwrap(),
+        Some(Datum::Timestamp {
+            millis,
+            nanos: 456_789
+        })
+    );
+    assert_eq!(
+        datum_at(read.column(1).as_ref(), 0).unwrap(),
+        Some(Datum::TimestampLtz {
+            millis,
+            nanos: 456_789
+        })
+    );
+    assert!(read.column(0).is_null(1));
+    // Footer stats of INT96 are not usable (as in Java).
+    let meta = read_parquet_metadata(&io, &p, None).await.unwrap();
+    let stats = row_group_stats(meta.row_group(0), &fields);
+    assert_eq!((stats[0].min.clone(), stats[0].null_count), (None, Some(1)));
+}
