@@ -132,7 +132,7 @@ impl TableScan {
             for e in batch {
                 if let Some(pf) = &partition_filter {
                     let values = e.partition.to_datums(&partition_types)?;
-                    if pf.test_values(&values) == Some(false) {
+                    if pf.test_values(&values) != Some(true) {
                         metrics.entries_skipped_by_partition += 1;
                         continue;
                     }
