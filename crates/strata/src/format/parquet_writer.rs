@@ -278,6 +278,7 @@ pub struct ParquetWriter {
     display: String,
     schema: SchemaRef,
     writer: AsyncArrowWriter<BufWriter>,
+    row_group_bytes: usize,
     rows: u64,
 }
 
@@ -314,6 +315,7 @@ impl ParquetWriter {
             display,
             schema,
             writer,
+            row_group_bytes: options.row_group_bytes,
             rows: 0,
         })
     }
@@ -332,11 +334,27 @@ impl ParquetWriter {
     /// checked). Flushes a row group to storage when it reaches the row group size.
     pub async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         self.check_schema(batch)?;
-        self.writer
-            .write(batch)
-            .await
-            .map_err(|e| Error::parquet(&self.display, e))?;
-        self.rows += batch.num_rows() as u64;
+        // arrow-rs only splits row groups between the batches it is given, so a batch much
+        // larger than a row group is fed in slices (zero-copy) to keep row groups — and the
+        // memory they are buffered in — near the configured size.
+        let rows = batch.num_rows();
+        let memory = batch.get_array_memory_size().max(1);
+        let slice_budget = (self.row_group_bytes / 4).max(1);
+        let step = if memory <= slice_budget {
+            rows.max(1)
+        } else {
+            ((rows as u128 * slice_budget as u128 / memory as u128) as usize).max(1)
+        };
+        let mut offset = 0;
+        while offset < rows {
+            let len = step.min(rows - offset);
+            self.writer
+                .write(&batch.slice(offset, len))
+                .await
+                .map_err(|e| Error::parquet(&self.display, e))?;
+            offset += len;
+        }
+        self.rows += rows as u64;
         Ok(())
     }
 

@@ -381,3 +381,57 @@ async fn collector_agrees_with_footer_stats() {
         assert_eq!((&c.min, &c.max), (&f.min, &f.max), "{}", field.name);
     }
 }
+
+/// Files larger than the upload buffer go through a multipart upload; abort must leave no
+/// staging files behind and close must publish the whole file.
+#[tokio::test]
+async fn large_local_file_close_and_abort() {
+    let dir = tempfile::tempdir().unwrap();
+    let (io, root) = FileIO::for_location(dir.path().to_str().unwrap()).unwrap();
+    let row_type = RowType::new(vec![DataField::new(0, "b", DataType::bytes())]);
+    let schema = to_arrow_schema(&row_type).unwrap();
+    // ~16 MiB of incompressible bytes (xorshift), in 4 KiB values.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let values: Vec<Vec<u8>> = (0..4096)
+        .map(|_| {
+            (0..4096)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    state as u8
+                })
+                .collect()
+        })
+        .collect();
+    let array = arrow_array::BinaryArray::from_iter_values(values.iter());
+    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(array)]).unwrap();
+    let options = ParquetWriteOptions {
+        row_group_bytes: 2 << 20,
+        ..Default::default()
+    };
+
+    let aborted = root.clone().join("aborted.parquet");
+    let mut writer = ParquetWriter::create(&io, aborted.clone(), schema.clone(), &options).unwrap();
+    writer.write(&batch).await.unwrap();
+    assert!(writer.bytes_written() > 12 << 20);
+    writer.abort().await.unwrap();
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+
+    let kept = root.clone().join("kept.parquet");
+    let info = write_file(
+        &io,
+        &kept,
+        &row_type,
+        std::slice::from_ref(&batch),
+        &options,
+    )
+    .await;
+    assert_eq!(info.file_size, io.head(&kept).await.unwrap().size);
+    assert!(info.metadata.num_row_groups() > 4);
+    let read = read_all(&io, &kept, &row_type.fields, &row_type.fields)
+        .await
+        .unwrap();
+    assert_eq!(concat(&read), batch);
+}
