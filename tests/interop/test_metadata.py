@@ -8,6 +8,7 @@ files: compared with the files pypaimon plans for the same table and snapshot (f
 schema: the latest schema-N on disk.  list: the databases, and the tables of a database.
 """
 import os
+import re
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -129,15 +130,31 @@ def test_schema_matches_disk(writer, wh, strata, inputs):
         assert s.get("options", {}).get(k) == v, f"option {k}"
 
 
-def _norm(obj):
-    """Compare schema JSON modulo the optional ``nullable: true`` key and type-string spacing."""
+_TYPE_ALIASES = [
+    # Paimon accepts several spellings of one type; Java writes the long forms.
+    (re.compile(r"^TIMESTAMP_LTZ(\(\d+\))?"), lambda m: f"TIMESTAMP{m.group(1) or '(6)'} WITH LOCAL TIME ZONE"),
+    (re.compile(r"^STRING\b"), lambda m: "VARCHAR(2147483647)"),
+    (re.compile(r"^BYTES\b"), lambda m: "VARBINARY(2147483647)"),
+]
+
+
+def _norm_type(t: str) -> str:
+    t = t.replace(", ", ",")
+    for pattern, repl in _TYPE_ALIASES:
+        t = pattern.sub(repl, t)
+    return t
+
+
+def _norm(obj, key=None):
+    """Compare schema JSON modulo the optional ``nullable: true`` key, type-string spacing and
+    type aliases (TIMESTAMP_LTZ(p) = TIMESTAMP(p) WITH LOCAL TIME ZONE, STRING, BYTES)."""
     if isinstance(obj, dict):
-        return {k: _norm(v) for k, v in obj.items()
+        return {k: _norm(v, k) for k, v in obj.items()
                 if not (k == "nullable" and v is True) and k not in ("description",)}
     if isinstance(obj, list):
         return [_norm(v) for v in obj]
-    if isinstance(obj, str):
-        return obj.replace(", ", ",")
+    if isinstance(obj, str) and key in ("type", "element", "key", "value"):
+        return _norm_type(obj)
     return obj
 
 
