@@ -50,9 +50,17 @@ if [[ $INTEROP_ONLY == 0 ]]; then
     cargo test --workspace || die "cargo test failed"
 fi
 
-# The interop tests use the debug binary: the same profile cargo test just built, no second build.
-step "cargo build -p strata-cli --bin strata"
-cargo build -p strata-cli --bin strata || die "building the strata binary failed"
+# The interop tests use the debug binary: the profile cargo test just built.  After a full run the
+# build selects the same packages and targets as `cargo test --workspace` (so the same feature
+# unification: every dependency is already fresh and only the binary links); --interop-only builds
+# just the CLI package.
+if [[ $INTEROP_ONLY == 0 ]]; then
+    BUILD=(cargo build --workspace --bins --tests)
+else
+    BUILD=(cargo build -p strata-cli --bin strata)
+fi
+step "${BUILD[*]}"
+"${BUILD[@]}" || die "building the strata binary failed"
 STRATA_BIN="$ROOT/target/debug/strata"
 [[ -x "$STRATA_BIN" ]] || die "no binary at $STRATA_BIN after the build"
 
