@@ -93,7 +93,11 @@ pub async fn run(cli: Cli) -> Result<()> {
             format,
             output,
         } => {
-            let t = catalog.get_table(&table.parse()?).await?;
+            let mut t = catalog.get_table(&table.parse()?).await?;
+            if let Some(id) = snapshot {
+                // Time travel reads with the schema the snapshot was committed with.
+                t = t.at_snapshot(id).await?;
+            }
             let predicate = match &filter {
                 Some(text) => Some(parse_sql_predicate(text)?),
                 None => None,

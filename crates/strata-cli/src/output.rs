@@ -60,26 +60,26 @@ pub async fn write_stream(
             out.flush().map_err(werr)
         }
         Format::Jsonl => {
-            let out = sink(output)?;
-            let mut w = arrow_json::WriterBuilder::new()
-                .with_explicit_nulls(true)
-                .build::<_, arrow_json::writer::LineDelimited>(out);
+            let mut out = sink(output)?;
             while let Some(b) = stream.next().await {
-                w.write(&b?).map_err(werr)?;
+                let b = b?;
+                for row in 0..b.num_rows() {
+                    let v = crate::json_values::row_to_json(&b, row)?;
+                    writeln!(out, "{v}").map_err(werr)?;
+                }
             }
-            w.finish().map_err(werr)?;
-            w.into_inner().flush().map_err(werr)
+            out.flush().map_err(werr)
         }
         Format::Csv => {
             let out = sink(output)?;
             let mut w = arrow_csv::WriterBuilder::new().with_header(true).build(out);
             let mut any = false;
             while let Some(b) = stream.next().await {
-                w.write(&b?).map_err(werr)?;
+                w.write(&csv_safe(&b?)?).map_err(werr)?;
                 any = true;
             }
             if !any {
-                w.write(&RecordBatch::new_empty(schema)).map_err(werr)?;
+                w.write(&csv_safe(&RecordBatch::new_empty(schema))?).map_err(werr)?;
             }
             w.into_inner().flush().map_err(werr)
         }
@@ -99,4 +99,41 @@ pub async fn write_stream(
             Ok(())
         }
     }
+}
+
+/// CSV cannot carry nested or binary values: those columns become text in the JSON encoding
+/// of `--format jsonl` (binary as `0x…`, nested values as JSON).
+fn csv_safe(batch: &RecordBatch) -> Result<RecordBatch> {
+    use arrow::array::{Array, ArrayRef, StringArray};
+    use arrow::datatypes::{DataType, Field, Schema};
+    let needs_text = |t: &DataType| {
+        t.is_nested()
+            || matches!(
+                t,
+                DataType::Binary | DataType::LargeBinary | DataType::BinaryView | DataType::FixedSizeBinary(_)
+            )
+    };
+    if !batch.schema().fields().iter().any(|f| needs_text(f.data_type())) {
+        return Ok(batch.clone());
+    }
+    let mut fields = Vec::new();
+    let mut cols: Vec<ArrayRef> = Vec::new();
+    for (f, c) in batch.schema().fields().iter().zip(batch.columns()) {
+        if needs_text(f.data_type()) {
+            let mut v: Vec<Option<String>> = Vec::with_capacity(c.len());
+            for row in 0..c.len() {
+                v.push(match crate::json_values::cell_to_json(c.as_ref(), row)? {
+                    serde_json::Value::Null => None,
+                    serde_json::Value::String(s) => Some(s),
+                    other => Some(other.to_string()),
+                });
+            }
+            fields.push(Field::new(f.name(), DataType::Utf8, true));
+            cols.push(std::sync::Arc::new(StringArray::from(v)));
+        } else {
+            fields.push(f.as_ref().clone());
+            cols.push(c.clone());
+        }
+    }
+    RecordBatch::try_new(std::sync::Arc::new(Schema::new(fields)), cols).map_err(werr)
 }

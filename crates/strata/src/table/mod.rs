@@ -214,3 +214,22 @@ impl Table {
             .collect())
     }
 }
+
+impl Table {
+    /// This table as of snapshot `id`: the same table with the schema that snapshot was
+    /// committed with, so time travel shows the columns as they were then.
+    pub async fn at_snapshot(&self, id: i64) -> Result<Table> {
+        let snapshot = self.snapshot_manager().snapshot(id).await?;
+        if snapshot.schema_id == self.schema().id {
+            return Ok(self.clone());
+        }
+        let schema = self.schema_manager().schema(snapshot.schema_id).await?;
+        Table::new(
+            self.identifier().clone(),
+            self.file_io().clone(),
+            self.paths().clone(),
+            self.schema_manager().clone(),
+            schema,
+        )
+    }
+}
