@@ -45,9 +45,8 @@ pub async fn run(cli: Cli) -> Result<()> {
             let id: Identifier = table.parse()?;
             let text = std::fs::read_to_string(&schema)
                 .map_err(|e| msg(format!("cannot read schema file {}: {e}", schema.display())))?;
-            let schema = Schema::from_json(&text).map_err(|e| {
-                msg(format!("invalid schema file {}: {e}", schema.display()))
-            })?;
+            let schema = Schema::from_json(&text)
+                .map_err(|e| msg(format!("invalid schema file {}: {e}", schema.display())))?;
             let created = catalog.create_table(&id, &schema, if_not_exists).await?;
             let t = catalog.get_table(&id).await?;
             eprintln!(
@@ -78,7 +77,9 @@ pub async fn run(cli: Cli) -> Result<()> {
             match report.snapshot_id {
                 Some(id) => eprintln!(
                     "wrote {} rows into {} ({} files), snapshot {id}",
-                    report.rows, t.identifier(), report.files
+                    report.rows,
+                    t.identifier(),
+                    report.files
                 ),
                 None => eprintln!("no rows written; no snapshot created"),
             }
@@ -155,7 +156,10 @@ pub async fn run(cli: Cli) -> Result<()> {
                 let values = split.partition.to_datums(&partition_type.types())?;
                 let mut partition = Map::new();
                 for (f, v) in partition_type.fields.iter().zip(&values) {
-                    partition.insert(f.name.clone(), v.as_ref().map(datum_to_json).unwrap_or(Value::Null));
+                    partition.insert(
+                        f.name.clone(),
+                        v.as_ref().map(datum_to_json).unwrap_or(Value::Null),
+                    );
                 }
                 for f in &split.files {
                     let key_types = t.key_types_for(f.schema_id).await?;

@@ -5,7 +5,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use arrow::array::{ArrayRef, Decimal128Array, Int32Array, Int64Array, StringArray, TimestampMillisecondArray};
+use arrow::array::{
+    ArrayRef, Decimal128Array, Int32Array, Int64Array, StringArray, TimestampMillisecondArray,
+};
 use arrow::record_batch::RecordBatch;
 use futures::StreamExt;
 use strata::catalog::{FileSystemCatalog, Identifier};
@@ -34,15 +36,30 @@ const SCHEMA: &str = r#"{
 const DAYS: [&str; 3] = ["2026-11-01", "2026-11-02", "2026-11-03"];
 const KINDS: [&str; 4] = ["view", "click", "cart", "buy"];
 
-fn batch(table: &Table, start: i64, rows: usize, day: Option<&str>, seed: i64) -> Result<RecordBatch> {
+fn batch(
+    table: &Table,
+    start: i64,
+    rows: usize,
+    day: Option<&str>,
+    seed: i64,
+) -> Result<RecordBatch> {
     let ids: Vec<i64> = (start..start + rows as i64).collect();
     let dt: Vec<&str> = ids
         .iter()
         .map(|i| day.unwrap_or(DAYS[(i % 3) as usize]))
         .collect();
-    let user: Vec<i32> = ids.iter().map(|i| ((i * 7919 + seed) % 1000) as i32).collect();
-    let kind: Vec<&str> = ids.iter().map(|i| KINDS[((i + seed) % 4) as usize]).collect();
-    let amount: Vec<i128> = ids.iter().map(|i| ((i * 37 + seed) % 10_000) as i128).collect();
+    let user: Vec<i32> = ids
+        .iter()
+        .map(|i| ((i * 7919 + seed) % 1000) as i32)
+        .collect();
+    let kind: Vec<&str> = ids
+        .iter()
+        .map(|i| KINDS[((i + seed) % 4) as usize])
+        .collect();
+    let amount: Vec<i128> = ids
+        .iter()
+        .map(|i| ((i * 37 + seed) % 10_000) as i128)
+        .collect();
     let ts: Vec<i64> = ids.iter().map(|i| 1_793_491_200_000 + i * 1000).collect();
     let cols: Vec<ArrayRef> = vec![
         Arc::new(Int64Array::from(ids)),
@@ -60,7 +77,11 @@ fn batch(table: &Table, start: i64, rows: usize, day: Option<&str>, seed: i64) -
     RecordBatch::try_new(schema, cols).map_err(|e| msg(e.to_string()))
 }
 
-async fn count(table: &Table, filter: Option<&str>, snapshot: Option<i64>) -> Result<(usize, usize)> {
+async fn count(
+    table: &Table,
+    filter: Option<&str>,
+    snapshot: Option<i64>,
+) -> Result<(usize, usize)> {
     let mut scan = table.new_scan();
     let mut read = table.new_read();
     if let Some(f) = filter {
@@ -91,7 +112,10 @@ pub async fn run(catalog: &FileSystemCatalog, rows: usize) -> Result<()> {
     let schema = Schema::from_json(SCHEMA).map_err(strata::Error::from)?;
     catalog.create_table(&id, &schema, false).await?;
     let table = catalog.get_table(&id).await?;
-    println!("created {id}: partitioned by dt, 2 buckets by user_id, at {}", table.location());
+    println!(
+        "created {id}: partitioned by dt, 2 buckets by user_id, at {}",
+        table.location()
+    );
 
     let mut next = 0i64;
     for commit in 1..=3 {
@@ -132,15 +156,25 @@ pub async fn run(catalog: &FileSystemCatalog, rows: usize) -> Result<()> {
     println!("\nreads:");
     let t0 = Instant::now();
     let (n, files) = count(&table, None, None).await?;
-    println!("  full table: {n} rows from {files} files ({:.0} ms)", t0.elapsed().as_secs_f64() * 1000.0);
+    println!(
+        "  full table: {n} rows from {files} files ({:.0} ms)",
+        t0.elapsed().as_secs_f64() * 1000.0
+    );
     let f = format!("dt = '{}' AND kind = 'buy'", DAYS[0]);
     let t0 = Instant::now();
     let (n, files) = count(&table, Some(&f), None).await?;
-    println!("  WHERE {f}: {n} rows, {files} files after pruning ({:.0} ms)", t0.elapsed().as_secs_f64() * 1000.0);
+    println!(
+        "  WHERE {f}: {n} rows, {files} files after pruning ({:.0} ms)",
+        t0.elapsed().as_secs_f64() * 1000.0
+    );
     let (n, files) = count(&table, Some("event_id < 1000"), None).await?;
     println!("  WHERE event_id < 1000: {n} rows, {files} files after stats pruning");
     let (n, _) = count(&table, None, Some(1)).await?;
     println!("  time travel to snapshot 1: {n} rows");
-    println!("\ntry: strata --warehouse {} read demo.events --where \"dt = '{}'\" --limit 5", catalog.location(), DAYS[1]);
+    println!(
+        "\ntry: strata --warehouse {} read demo.events --where \"dt = '{}'\" --limit 5",
+        catalog.location(),
+        DAYS[1]
+    );
     Ok(())
 }

@@ -83,9 +83,10 @@ pub async fn write_files(
             let batches = decode(path, *kind, &target)?;
             for b in batches {
                 let b = b?;
-                write.write(&b).await.map_err(|e| {
-                    msg(format!("{}: {e}", path.display()))
-                })?;
+                write
+                    .write(&b)
+                    .await
+                    .map_err(|e| msg(format!("{}: {e}", path.display())))?;
             }
             bar.inc(*size);
         }
@@ -97,7 +98,11 @@ pub async fn write_files(
             Some(scope) => commit.overwrite(scope, messages).await?,
             None => commit.commit(messages).await?,
         };
-        Ok(WriteReport { rows, files, snapshot_id })
+        Ok(WriteReport {
+            rows,
+            files,
+            snapshot_id,
+        })
     }
     .await;
     bar.finish_and_clear();
@@ -120,9 +125,9 @@ fn decode(path: &Path, kind: Kind, target: &Arc<Schema>) -> Result<BatchIter> {
             let reader = ParquetRecordBatchReaderBuilder::try_new(open(path)?)
                 .and_then(|b| b.with_batch_size(BATCH_ROWS).build())
                 .map_err(|e| msg(format!("{shown}: not a readable Parquet file: {e}")))?;
-            Ok(Box::new(reader.map(move |r| {
-                r.map_err(|e| msg(format!("{shown}: {e}")))
-            })))
+            Ok(Box::new(
+                reader.map(move |r| r.map_err(|e| msg(format!("{shown}: {e}")))),
+            ))
         }
         Kind::Jsonl => {
             let reader = arrow_json::ReaderBuilder::new(target.clone())
@@ -141,14 +146,21 @@ fn decode(path: &Path, kind: Kind, target: &Arc<Schema>) -> Result<BatchIter> {
                 .map_err(|e| msg(format!("{shown}: {e}")))?;
             let names = parse_csv_header(&header);
             if names.is_empty() {
-                return Err(msg(format!("{shown}: empty CSV file (a header line is required)")));
+                return Err(msg(format!(
+                    "{shown}: empty CSV file (a header line is required)"
+                )));
             }
             let mut fields = Vec::with_capacity(names.len());
             for n in &names {
                 let f = target.field_with_name(n).map_err(|_| {
                     msg(format!(
                         "{shown}: CSV column {n:?} is not a column of the table (columns: {})",
-                        target.fields().iter().map(|f| f.name().as_str()).collect::<Vec<_>>().join(", ")
+                        target
+                            .fields()
+                            .iter()
+                            .map(|f| f.name().as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ))
                 })?;
                 if f.data_type().is_nested() {

@@ -17,8 +17,12 @@ pub fn datum_to_json(d: &Datum) -> Value {
         Datum::SmallInt(v) => json!(v),
         Datum::Int(v) => json!(v),
         Datum::BigInt(v) => json!(v),
-        Datum::Float(v) => serde_json::Number::from_f64(*v as f64).map(Value::Number).unwrap_or_else(|| json!(v.to_string())),
-        Datum::Double(v) => serde_json::Number::from_f64(*v).map(Value::Number).unwrap_or_else(|| json!(v.to_string())),
+        Datum::Float(v) => serde_json::Number::from_f64(*v as f64)
+            .map(Value::Number)
+            .unwrap_or_else(|| json!(v.to_string())),
+        Datum::Double(v) => serde_json::Number::from_f64(*v)
+            .map(Value::Number)
+            .unwrap_or_else(|| json!(v.to_string())),
         other => Value::String(other.to_string()),
     }
 }
@@ -52,7 +56,11 @@ pub fn cell_to_json(array: &dyn Array, row: usize) -> Result<Value> {
     }
     macro_rules! prim {
         ($t:ty) => {
-            json!(array.as_any().downcast_ref::<$t>().expect("type checked by match").value(row))
+            json!(array
+                .as_any()
+                .downcast_ref::<$t>()
+                .expect("type checked by match")
+                .value(row))
         };
     }
     Ok(match array.data_type() {
@@ -69,7 +77,11 @@ pub fn cell_to_json(array: &dyn Array, row: usize) -> Result<Value> {
         A::Float32 => {
             let v = array.as_primitive::<Float32Type>().value(row);
             // Shortest text of the f32, read back as f64: 0.1f prints as 0.1.
-            float_json(if v.is_finite() { v.to_string().parse().unwrap_or(v as f64) } else { v as f64 })
+            float_json(if v.is_finite() {
+                v.to_string().parse().unwrap_or(v as f64)
+            } else {
+                v as f64
+            })
         }
         A::Float64 => float_json(array.as_primitive::<Float64Type>().value(row)),
         A::Decimal128(_, s) => {
@@ -99,21 +111,34 @@ pub fn cell_to_json(array: &dyn Array, row: usize) -> Result<Value> {
             let us = array.as_primitive::<Time64MicrosecondType>().value(row);
             Value::String(time_text(us * 1000))
         }
-        A::Time64(TimeUnit::Nanosecond) => {
-            Value::String(time_text(array.as_primitive::<Time64NanosecondType>().value(row)))
-        }
+        A::Time64(TimeUnit::Nanosecond) => Value::String(time_text(
+            array.as_primitive::<Time64NanosecondType>().value(row),
+        )),
         A::Timestamp(unit, tz) => {
             let (v, per_sec) = match unit {
                 TimeUnit::Second => (array.as_primitive::<TimestampSecondType>().value(row), 1),
-                TimeUnit::Millisecond => (array.as_primitive::<TimestampMillisecondType>().value(row), 1_000),
-                TimeUnit::Microsecond => (array.as_primitive::<TimestampMicrosecondType>().value(row), 1_000_000),
-                TimeUnit::Nanosecond => (array.as_primitive::<TimestampNanosecondType>().value(row), 1_000_000_000),
+                TimeUnit::Millisecond => (
+                    array.as_primitive::<TimestampMillisecondType>().value(row),
+                    1_000,
+                ),
+                TimeUnit::Microsecond => (
+                    array.as_primitive::<TimestampMicrosecondType>().value(row),
+                    1_000_000,
+                ),
+                TimeUnit::Nanosecond => (
+                    array.as_primitive::<TimestampNanosecondType>().value(row),
+                    1_000_000_000,
+                ),
             };
             let secs = v.div_euclid(per_sec);
             let nanos = (v.rem_euclid(per_sec) * (1_000_000_000 / per_sec)) as u32;
             let t = chrono::DateTime::from_timestamp(secs, nanos)
                 .ok_or_else(|| crate::commands::msg(format!("timestamp {v} is out of range")))?;
-            let fmt = if *unit == TimeUnit::Nanosecond { "%Y-%m-%dT%H:%M:%S%.9f" } else { "%Y-%m-%dT%H:%M:%S%.6f" };
+            let fmt = if *unit == TimeUnit::Nanosecond {
+                "%Y-%m-%dT%H:%M:%S%.9f"
+            } else {
+                "%Y-%m-%dT%H:%M:%S%.6f"
+            };
             let z = if tz.is_some() { "Z" } else { "" };
             Value::String(format!("{}{z}", t.naive_utc().format(fmt)))
         }
@@ -133,7 +158,10 @@ pub fn cell_to_json(array: &dyn Array, row: usize) -> Result<Value> {
             let (k, v) = (entries.column(0), entries.column(1));
             let mut out = Vec::with_capacity(entries.len());
             for i in 0..entries.len() {
-                out.push(Value::Array(vec![cell_to_json(k.as_ref(), i)?, cell_to_json(v.as_ref(), i)?]));
+                out.push(Value::Array(vec![
+                    cell_to_json(k.as_ref(), i)?,
+                    cell_to_json(v.as_ref(), i)?,
+                ]));
             }
             Value::Array(out)
         }
@@ -164,7 +192,9 @@ fn float_json(v: f64) -> Value {
     } else if v.is_infinite() {
         json!(if v > 0.0 { "Infinity" } else { "-Infinity" })
     } else {
-        serde_json::Number::from_f64(v).map(Value::Number).unwrap_or(Value::Null)
+        serde_json::Number::from_f64(v)
+            .map(Value::Number)
+            .unwrap_or(Value::Null)
     }
 }
 
@@ -180,7 +210,13 @@ fn hex(b: &[u8]) -> Value {
 fn time_text(nanos_of_day: i64) -> String {
     let secs = nanos_of_day.div_euclid(1_000_000_000);
     let micros = nanos_of_day.rem_euclid(1_000_000_000) / 1000;
-    format!("{:02}:{:02}:{:02}.{:06}", secs / 3600, (secs / 60) % 60, secs % 60, micros)
+    format!(
+        "{:02}:{:02}:{:02}.{:06}",
+        secs / 3600,
+        (secs / 60) % 60,
+        secs % 60,
+        micros
+    )
 }
 
 /// One row of a batch as a JSON object, keys in column order.

@@ -17,10 +17,19 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser, Debug)]
-#[command(name = "strata", version, about = "A Rust engine for Apache Paimon tables")]
+#[command(
+    name = "strata",
+    version,
+    about = "A Rust engine for Apache Paimon tables"
+)]
 struct Cli {
     /// Warehouse directory (or memory://name). Default: $STRATA_WAREHOUSE, else ./warehouse
-    #[arg(long, global = true, env = "STRATA_WAREHOUSE", default_value = "./warehouse")]
+    #[arg(
+        long,
+        global = true,
+        env = "STRATA_WAREHOUSE",
+        default_value = "./warehouse"
+    )]
     warehouse: String,
     #[command(subcommand)]
     command: Command,
@@ -105,7 +114,10 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");

@@ -25,9 +25,9 @@ pub enum Format {
 
 fn sink(output: Option<&Path>) -> Result<Box<dyn Write + Send>> {
     match output {
-        Some(p) => Ok(Box::new(std::io::BufWriter::new(File::create(p).map_err(|e| {
-            msg(format!("cannot create output file {}: {e}", p.display()))
-        })?))),
+        Some(p) => Ok(Box::new(std::io::BufWriter::new(File::create(p).map_err(
+            |e| msg(format!("cannot create output file {}: {e}", p.display())),
+        )?))),
         None => Ok(Box::new(std::io::BufWriter::new(std::io::stdout()))),
     }
 }
@@ -79,13 +79,16 @@ pub async fn write_stream(
                 any = true;
             }
             if !any {
-                w.write(&csv_safe(&RecordBatch::new_empty(schema))?).map_err(werr)?;
+                w.write(&csv_safe(&RecordBatch::new_empty(schema))?)
+                    .map_err(werr)?;
             }
             w.into_inner().flush().map_err(werr)
         }
         Format::Parquet => {
             if output.is_none() && std::io::stdout().is_terminal() {
-                return Err(msg("--format parquet writes binary data: give --output FILE or redirect stdout"));
+                return Err(msg(
+                    "--format parquet writes binary data: give --output FILE or redirect stdout",
+                ));
             }
             let out = sink(output)?;
             let props = WriterProperties::builder()
@@ -110,10 +113,18 @@ fn csv_safe(batch: &RecordBatch) -> Result<RecordBatch> {
         t.is_nested()
             || matches!(
                 t,
-                DataType::Binary | DataType::LargeBinary | DataType::BinaryView | DataType::FixedSizeBinary(_)
+                DataType::Binary
+                    | DataType::LargeBinary
+                    | DataType::BinaryView
+                    | DataType::FixedSizeBinary(_)
             )
     };
-    if !batch.schema().fields().iter().any(|f| needs_text(f.data_type())) {
+    if !batch
+        .schema()
+        .fields()
+        .iter()
+        .any(|f| needs_text(f.data_type()))
+    {
         return Ok(batch.clone());
     }
     let mut fields = Vec::new();

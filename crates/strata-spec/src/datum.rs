@@ -33,9 +33,15 @@ pub enum Datum {
     /// Milliseconds of the day.
     Time(i32),
     /// TIMESTAMP without time zone: local date-time as epoch millis + nanos within the milli.
-    Timestamp { millis: i64, nanos: i32 },
+    Timestamp {
+        millis: i64,
+        nanos: i32,
+    },
     /// TIMESTAMP WITH LOCAL TIME ZONE: UTC instant as epoch millis + nanos within the milli.
-    TimestampLtz { millis: i64, nanos: i32 },
+    TimestampLtz {
+        millis: i64,
+        nanos: i32,
+    },
 }
 
 impl Datum {

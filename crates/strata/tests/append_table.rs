@@ -37,12 +37,26 @@ async fn write_read_partitioned_with_overwrite_and_time_travel() {
     let wh = Warehouse::new();
     let t = wh.create("db.t", PARTITIONED).await;
     let s1 = t
-        .write_batches([batch(&[1, 2, 3], &[Some("a"), Some("b"), None], &[Some(10), None, Some(30)])], None)
+        .write_batches(
+            [batch(
+                &[1, 2, 3],
+                &[Some("a"), Some("b"), None],
+                &[Some(10), None, Some(30)],
+            )],
+            None,
+        )
         .await
         .unwrap();
     assert_eq!(s1, Some(1));
     let s2 = t
-        .write_batches([batch(&[4, 5], &[Some("a"), Some("c")], &[Some(40), Some(50)])], None)
+        .write_batches(
+            [batch(
+                &[4, 5],
+                &[Some("a"), Some("c")],
+                &[Some(40), Some(50)],
+            )],
+            None,
+        )
         .await
         .unwrap();
     assert_eq!(s2, Some(2));
@@ -53,11 +67,17 @@ async fn write_read_partitioned_with_overwrite_and_time_travel() {
     assert!(root.join("dt=a/bucket-0").is_dir());
     assert!(root.join("dt=__DEFAULT_PARTITION__/bucket-0").is_dir());
     assert!(root.join("snapshot/LATEST").is_file());
-    assert_eq!(std::fs::read_to_string(root.join("snapshot/LATEST")).unwrap(), "2");
+    assert_eq!(
+        std::fs::read_to_string(root.join("snapshot/LATEST")).unwrap(),
+        "2"
+    );
 
     // Dynamic overwrite replaces only partition a.
     let s3 = t
-        .write_batches([batch(&[6], &[Some("a")], &[Some(60)])], Some(OverwriteScope::Dynamic))
+        .write_batches(
+            [batch(&[6], &[Some("a")], &[Some(60)])],
+            Some(OverwriteScope::Dynamic),
+        )
         .await
         .unwrap();
     assert_eq!(s3, Some(3));
@@ -83,7 +103,10 @@ async fn write_read_partitioned_with_overwrite_and_time_travel() {
     assert_eq!(read_ids(&t, None, Some(2)).await, vec![1, 2, 3, 4, 5]);
 
     // Filters: partition pruning + exact filtering.
-    assert_eq!(read_ids(&t, Some("dt = 'c' OR id = 6"), None).await, vec![5, 6]);
+    assert_eq!(
+        read_ids(&t, Some("dt = 'c' OR id = 6"), None).await,
+        vec![5, 6]
+    );
     let plan = t
         .new_scan()
         .with_filter(parse_sql_predicate("dt = 'c'").unwrap())
@@ -91,7 +114,9 @@ async fn write_read_partitioned_with_overwrite_and_time_travel() {
         .await
         .unwrap();
     assert_eq!(plan.splits.len(), 1);
-    assert!(plan.metrics.manifests_skipped_by_partition + plan.metrics.entries_skipped_by_partition > 0);
+    assert!(
+        plan.metrics.manifests_skipped_by_partition + plan.metrics.entries_skipped_by_partition > 0
+    );
 }
 
 #[tokio::test]
@@ -107,9 +132,12 @@ async fn whole_table_overwrite_and_stats_pruning() {
     t.write_batches([batch(&[1, 2], &[None, None], &[Some(1), Some(2)])], None)
         .await
         .unwrap();
-    t.write_batches([batch(&[100, 200], &[None, None], &[Some(1), Some(2)])], None)
-        .await
-        .unwrap();
+    t.write_batches(
+        [batch(&[100, 200], &[None, None], &[Some(1), Some(2)])],
+        None,
+    )
+    .await
+    .unwrap();
     let plan = t
         .new_scan()
         .with_filter(parse_sql_predicate("id >= 100").unwrap())
@@ -121,9 +149,12 @@ async fn whole_table_overwrite_and_stats_pruning() {
     assert_eq!(plan.metrics.files_skipped_by_stats, 1);
     assert_eq!(read_ids(&t, Some("id >= 100"), None).await, vec![100, 200]);
 
-    t.write_batches([batch(&[7], &[None], &[None])], Some(OverwriteScope::Dynamic))
-        .await
-        .unwrap();
+    t.write_batches(
+        [batch(&[7], &[None], &[None])],
+        Some(OverwriteScope::Dynamic),
+    )
+    .await
+    .unwrap();
     assert_eq!(read_ids(&t, None, None).await, vec![7]);
 }
 
@@ -140,7 +171,9 @@ async fn fixed_bucket_routing_is_stable() {
     let ids: Vec<i64> = (0..100).collect();
     let dts = vec![None; 100];
     let vs: Vec<Option<i32>> = (0..100).map(Some).collect();
-    t.write_batches([batch(&ids, &dts, &vs)], None).await.unwrap();
+    t.write_batches([batch(&ids, &dts, &vs)], None)
+        .await
+        .unwrap();
     let plan = t.new_scan().plan().await.unwrap();
     assert_eq!(plan.splits.len(), 4);
     for s in &plan.splits {
@@ -152,7 +185,9 @@ async fn fixed_bucket_routing_is_stable() {
             for i in 0..col.len() {
                 let key = strata_spec::binary_row::BinaryRow::from_datums(
                     &[Some(strata_spec::Datum::BigInt(col.value(i)))],
-                    &[strata_spec::DataType::not_null(strata_spec::TypeKind::BigInt)],
+                    &[strata_spec::DataType::not_null(
+                        strata_spec::TypeKind::BigInt,
+                    )],
                 )
                 .unwrap();
                 assert_eq!(strata_spec::bucket::bucket_of(key.hash_code(), 4), s.bucket);
@@ -176,13 +211,20 @@ async fn bad_input_is_rejected_and_table_unchanged() {
     ]));
     let b = RecordBatch::try_new(
         extra,
-        vec![Arc::new(Int64Array::from(vec![1])), Arc::new(Int64Array::from(vec![2]))],
+        vec![
+            Arc::new(Int64Array::from(vec![1])),
+            Arc::new(Int64Array::from(vec![2])),
+        ],
     )
     .unwrap();
     let err = t.write_batches([b], None).await.unwrap_err();
     assert!(err.to_string().contains("nope"), "{err}");
     // Missing NOT NULL column.
-    let missing = Arc::new(ArrowSchema::new(vec![Field::new("v", ArrowType::Int32, true)]));
+    let missing = Arc::new(ArrowSchema::new(vec![Field::new(
+        "v",
+        ArrowType::Int32,
+        true,
+    )]));
     let b = RecordBatch::try_new(missing, vec![Arc::new(Int32Array::from(vec![1]))]).unwrap();
     let err = t.write_batches([b], None).await.unwrap_err();
     assert!(err.to_string().contains("id"), "{err}");
@@ -207,7 +249,10 @@ async fn corrupt_metadata_names_the_file() {
         .await
         .unwrap();
     let snap = t.snapshot_manager().snapshot(1).await.unwrap();
-    let list = wh.table_dir("db", "t").join("manifest").join(&snap.delta_manifest_list);
+    let list = wh
+        .table_dir("db", "t")
+        .join("manifest")
+        .join(&snap.delta_manifest_list);
     let bytes = std::fs::read(&list).unwrap();
     std::fs::write(&list, &bytes[..bytes.len() / 2]).unwrap();
     let err = t.new_scan().plan().await.unwrap_err();
@@ -237,7 +282,11 @@ async fn concurrent_commits_all_land() {
         ids.push(task.await.unwrap().unwrap());
     }
     ids.sort();
-    assert_eq!(ids, vec![1, 2, 3, 4, 5, 6], "every commit got its own snapshot");
+    assert_eq!(
+        ids,
+        vec![1, 2, 3, 4, 5, 6],
+        "every commit got its own snapshot"
+    );
     assert_eq!(read_ids(&t, None, None).await, vec![0, 1, 2, 3, 4, 5]);
     let latest = t.snapshot_manager().latest().await.unwrap().unwrap();
     assert_eq!(latest.total_record_count, 6);

@@ -32,7 +32,10 @@ pub enum TypeKind {
     Float,
     Double,
     /// DECIMAL(precision, scale); precision 1..=38.
-    Decimal { precision: u32, scale: u32 },
+    Decimal {
+        precision: u32,
+        scale: u32,
+    },
     /// CHAR(n)
     Char(u32),
     /// VARCHAR(n); `STRING` is `VarChar(MAX_LENGTH)`.
@@ -51,7 +54,10 @@ pub enum TypeKind {
     LocalZonedTimestamp(u32),
     Array(Box<DataType>),
     Multiset(Box<DataType>),
-    Map { key: Box<DataType>, value: Box<DataType> },
+    Map {
+        key: Box<DataType>,
+        value: Box<DataType>,
+    },
     Row(Vec<DataField>),
     Variant,
     Blob,
@@ -62,14 +68,23 @@ impl DataType {
         DataType { kind, nullable }
     }
     pub fn nullable(kind: TypeKind) -> Self {
-        DataType { kind, nullable: true }
+        DataType {
+            kind,
+            nullable: true,
+        }
     }
     pub fn not_null(kind: TypeKind) -> Self {
-        DataType { kind, nullable: false }
+        DataType {
+            kind,
+            nullable: false,
+        }
     }
     /// Same type with the given nullability.
     pub fn with_nullable(&self, nullable: bool) -> Self {
-        DataType { kind: self.kind.clone(), nullable }
+        DataType {
+            kind: self.kind.clone(),
+            nullable,
+        }
     }
     pub fn string() -> Self {
         Self::nullable(TypeKind::VarChar(MAX_LENGTH))

@@ -28,9 +28,13 @@ impl Identifier {
     pub fn validate_name(what: &str, name: &str) -> Result<()> {
         let bad = name.is_empty()
             || name.starts_with('.')
-            || name.chars().any(|c| c == '/' || c == '\\' || c.is_control());
+            || name
+                .chars()
+                .any(|c| c == '/' || c == '\\' || c.is_control());
         if bad {
-            return Err(Error::InvalidArgument(format!("invalid {what} name {name:?}")));
+            return Err(Error::InvalidArgument(format!(
+                "invalid {what} name {name:?}"
+            )));
         }
         if what == "database" && name == "sys" {
             return Err(Error::InvalidArgument(

@@ -63,7 +63,11 @@ impl FileSystemCatalog {
             if let Ok(rd) = std::fs::read_dir(&dir) {
                 for e in rd.flatten() {
                     if e.path().is_dir() {
-                        if let Some(n) = e.file_name().to_str().and_then(|n| n.strip_suffix(DB_SUFFIX)) {
+                        if let Some(n) = e
+                            .file_name()
+                            .to_str()
+                            .and_then(|n| n.strip_suffix(DB_SUFFIX))
+                        {
                             names.push(n.to_string());
                         }
                     }
@@ -116,7 +120,12 @@ impl FileSystemCatalog {
     }
 
     /// Drops a database; with `cascade` its tables too, otherwise it must be empty.
-    pub async fn drop_database(&self, db: &str, ignore_if_not_exists: bool, cascade: bool) -> Result<()> {
+    pub async fn drop_database(
+        &self,
+        db: &str,
+        ignore_if_not_exists: bool,
+        cascade: bool,
+    ) -> Result<()> {
         if !self.database_exists(db).await? {
             return if ignore_if_not_exists {
                 Ok(())

@@ -71,7 +71,8 @@ impl TableCommit {
         if adds.is_empty() {
             return Ok(None);
         }
-        self.commit_with_retry(CommitKind::Append, &adds, None).await
+        self.commit_with_retry(CommitKind::Append, &adds, None)
+            .await
     }
 
     /// OVERWRITE commit: atomically deletes the live files selected by `scope` and adds the
@@ -155,7 +156,13 @@ impl TableCommit {
             return Ok(Attempt::NothingToDo);
         }
 
-        let schema_id = table.schema_manager().list_ids().await?.last().copied().unwrap_or(0);
+        let schema_id = table
+            .schema_manager()
+            .list_ids()
+            .await?
+            .last()
+            .copied()
+            .unwrap_or(0);
         let partition_type = table.schema().partition_type();
         let mut written: Vec<String> = Vec::new();
         let result = async {

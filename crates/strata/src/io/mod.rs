@@ -248,15 +248,27 @@ mod tests {
     async fn contract(io: FileIO, root: Path) {
         let p = root.clone().join("a").join("x");
         assert!(io.get_opt(&p).await.unwrap().is_none());
-        assert!(io.put_if_absent(&p, Bytes::from_static(b"one")).await.unwrap());
-        assert!(!io.put_if_absent(&p, Bytes::from_static(b"two")).await.unwrap());
+        assert!(io
+            .put_if_absent(&p, Bytes::from_static(b"one"))
+            .await
+            .unwrap());
+        assert!(!io
+            .put_if_absent(&p, Bytes::from_static(b"two"))
+            .await
+            .unwrap());
         assert_eq!(io.get(&p).await.unwrap(), Bytes::from_static(b"one"));
         io.put(&p, Bytes::from_static(b"three")).await.unwrap();
         assert_eq!(io.get(&p).await.unwrap(), Bytes::from_static(b"three"));
-        assert_eq!(io.get_range(&p, 1..3).await.unwrap(), Bytes::from_static(b"hr"));
-        io.put(&root.clone().join("a").join("d").join("y"), Bytes::from_static(b"y"))
-            .await
-            .unwrap();
+        assert_eq!(
+            io.get_range(&p, 1..3).await.unwrap(),
+            Bytes::from_static(b"hr")
+        );
+        io.put(
+            &root.clone().join("a").join("d").join("y"),
+            Bytes::from_static(b"y"),
+        )
+        .await
+        .unwrap();
         let (dirs, files) = io.list_dir(&root.clone().join("a")).await.unwrap();
         assert_eq!(dirs.len(), 1);
         assert_eq!(files.len(), 1);
@@ -264,7 +276,11 @@ mod tests {
         io.delete(&p).await.unwrap();
         io.delete(&p).await.unwrap(); // idempotent
         assert!(!io.exists(&p).await.unwrap());
-        assert!(io.list(&root.clone().join("missing")).await.unwrap().is_empty());
+        assert!(io
+            .list(&root.clone().join("missing"))
+            .await
+            .unwrap()
+            .is_empty());
         io.delete_prefix(&root.clone().join("a")).await.unwrap();
         assert!(io.list(&root).await.unwrap().is_empty());
     }

@@ -99,9 +99,7 @@ impl ManifestStore {
         let name = namer.manifest();
         let bytes = encode_manifest_entries(entries, self.compression)?;
         let size = bytes.len() as i64;
-        self.io
-            .put(&self.paths.manifest_file(&name), bytes)
-            .await?;
+        self.io.put(&self.paths.manifest_file(&name), bytes).await?;
         let meta = ManifestFileMeta::from_entries(
             name,
             size,
@@ -121,9 +119,7 @@ impl ManifestStore {
         let name = namer.manifest_list();
         let bytes = encode_manifest_list(metas, self.compression)?;
         let size = bytes.len() as i64;
-        self.io
-            .put(&self.paths.manifest_file(&name), bytes)
-            .await?;
+        self.io.put(&self.paths.manifest_file(&name), bytes).await?;
         Ok((name, size))
     }
 

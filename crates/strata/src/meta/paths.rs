@@ -108,7 +108,10 @@ mod tests {
     fn layout() {
         let p = TablePaths::new(Path::from("wh/db.db/t"));
         assert_eq!(p.schema_file(0).as_ref(), "wh/db.db/t/schema/schema-0");
-        assert_eq!(p.snapshot_file(3).as_ref(), "wh/db.db/t/snapshot/snapshot-3");
+        assert_eq!(
+            p.snapshot_file(3).as_ref(),
+            "wh/db.db/t/snapshot/snapshot-3"
+        );
         assert_eq!(
             p.bucket_dir("dt=2024-01-01/hr=1/", 2).as_ref(),
             "wh/db.db/t/dt=2024-01-01/hr=1/bucket-2"

@@ -112,7 +112,10 @@ impl SnapshotManager {
         // Best effort, like Java: a failed hint write does not fail the commit.
         let _ = self
             .io
-            .put(&self.paths.latest_hint(), format_hint(snapshot.id).into_bytes())
+            .put(
+                &self.paths.latest_hint(),
+                format_hint(snapshot.id).into_bytes(),
+            )
             .await;
         Ok(true)
     }

@@ -82,8 +82,12 @@ impl TableRead {
             Some(cols) => cols
                 .iter()
                 .map(|c| {
-                    schema.fields.iter().find(|f| &f.name == c).cloned().ok_or_else(|| {
-                        Error::ColumnNotFound {
+                    schema
+                        .fields
+                        .iter()
+                        .find(|f| &f.name == c)
+                        .cloned()
+                        .ok_or_else(|| Error::ColumnNotFound {
                             table: self.table.identifier().to_string(),
                             column: c.clone(),
                             available: schema
@@ -92,8 +96,7 @@ impl TableRead {
                                 .map(|f| f.name.as_str())
                                 .collect::<Vec<_>>()
                                 .join(", "),
-                        }
-                    })
+                        })
                 })
                 .collect(),
         }
@@ -105,7 +108,10 @@ impl TableRead {
     }
 
     /// Streams the rows of `splits` as Arrow batches.
-    pub fn to_stream(&self, splits: Vec<DataSplit>) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+    pub fn to_stream(
+        &self,
+        splits: Vec<DataSplit>,
+    ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
         let output = self.output_fields()?;
         let n_out = output.len();
         // Read the output columns plus any column the filter needs.
@@ -250,7 +256,11 @@ fn limit_stream(
         }
         match inner.next().await? {
             Ok(b) => {
-                let b = if b.num_rows() > left { b.slice(0, left) } else { b };
+                let b = if b.num_rows() > left {
+                    b.slice(0, left)
+                } else {
+                    b
+                };
                 let left = left - b.num_rows();
                 Some((Ok(b), (inner, left)))
             }

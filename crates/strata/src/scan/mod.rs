@@ -6,6 +6,7 @@
 //! 1. manifests whose partition statistics cannot match the partition predicate are not read;
 //! 2. entries whose partition values fail the partition predicate are dropped before merging;
 //! 3. live files whose value statistics cannot match the filter are dropped.
+//!
 //! Pruning is conservative: it never drops a file that may contain a matching row. Exact row
 //! filtering is the reader's job ([`crate::read`]).
 
@@ -107,7 +108,11 @@ impl TableScan {
         };
 
         let mut metrics = ScanMetrics::default();
-        let metas = self.table.manifest_store().data_manifests(&snapshot).await?;
+        let metas = self
+            .table
+            .manifest_store()
+            .data_manifests(&snapshot)
+            .await?;
         metrics.manifests_total = metas.len();
         let partition_types = schema.partition_type().types();
         let metas: Vec<ManifestFileMeta> = match &partition_filter {

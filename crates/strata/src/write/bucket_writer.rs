@@ -48,13 +48,19 @@ impl WriterConfig {
             let idx: Vec<usize> = (0..stats_modes.len())
                 .filter(|i| stats_modes[*i] != StatsMode::None)
                 .collect();
-            let names = idx.iter().map(|i| row_type.fields[*i].name.clone()).collect();
+            let names = idx
+                .iter()
+                .map(|i| row_type.fields[*i].name.clone())
+                .collect();
             Some((idx, names))
         } else {
             None
         };
         let stats_types = match &stats_cols {
-            Some((idx, _)) => idx.iter().map(|i| row_type.fields[*i].data_type.clone()).collect(),
+            Some((idx, _)) => idx
+                .iter()
+                .map(|i| row_type.fields[*i].data_type.clone())
+                .collect(),
             None => row_type.types(),
         };
         Ok(WriterConfig {
@@ -117,7 +123,12 @@ impl BucketWriter {
     }
 
     pub(super) fn bytes_written(&self) -> u64 {
-        self.bytes_closed + self.current.as_ref().map(|f| f.writer.bytes_written()).unwrap_or(0)
+        self.bytes_closed
+            + self
+                .current
+                .as_ref()
+                .map(|f| f.writer.bytes_written())
+                .unwrap_or(0)
     }
 
     pub(super) async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
@@ -210,5 +221,8 @@ impl BucketWriter {
 
 /// Java's `_CREATION_TIME`: local wall-clock time encoded as if it were UTC.
 fn local_now_millis() -> i64 {
-    chrono::Local::now().naive_local().and_utc().timestamp_millis()
+    chrono::Local::now()
+        .naive_local()
+        .and_utc()
+        .timestamp_millis()
 }

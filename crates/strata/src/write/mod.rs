@@ -86,7 +86,11 @@ impl TableWrite {
         if batch.num_rows() == 0 {
             return Ok(());
         }
-        let batch = cast_batch_to_schema(batch, &self.arrow_schema, &self.table.identifier().to_string())?;
+        let batch = cast_batch_to_schema(
+            batch,
+            &self.arrow_schema,
+            &self.table.identifier().to_string(),
+        )?;
         if self.restored_seq.is_none() {
             self.restored_seq = Some(restore_sequence_numbers(&self.table).await?);
         }
@@ -151,20 +155,19 @@ impl TableWrite {
         }
         self.writers.clear();
     }
-
 }
 
 /// Max sequence number per (partition, bucket) among the live files of the latest snapshot
 /// (a free function so the write future never holds `&TableWrite` across an await).
 async fn restore_sequence_numbers(table: &Table) -> Result<HashMap<(BinaryRow, i32), i64>> {
-        let mut out: HashMap<(BinaryRow, i32), i64> = HashMap::new();
-        let Some(snapshot) = table.snapshot_manager().latest().await? else {
-            return Ok(out);
-        };
-        let metas = table.manifest_store().data_manifests(&snapshot).await?;
-        for e in crate::scan::live_entries(&table, &snapshot, &metas).await? {
-            let v = out.entry((e.partition, e.bucket)).or_insert(-1);
-            *v = (*v).max(e.file.max_sequence_number);
-        }
-        Ok(out)
+    let mut out: HashMap<(BinaryRow, i32), i64> = HashMap::new();
+    let Some(snapshot) = table.snapshot_manager().latest().await? else {
+        return Ok(out);
+    };
+    let metas = table.manifest_store().data_manifests(&snapshot).await?;
+    for e in crate::scan::live_entries(table, &snapshot, &metas).await? {
+        let v = out.entry((e.partition, e.bucket)).or_insert(-1);
+        *v = (*v).max(e.file.max_sequence_number);
     }
+    Ok(out)
+}

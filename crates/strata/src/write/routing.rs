@@ -25,7 +25,11 @@ enum BucketMode {
     /// `bucket = -1`: everything in bucket 0.
     Unaware,
     /// `bucket = N`: Murmur hash of the bucket key.
-    Fixed { num_buckets: i32, key_idx: Vec<usize>, key_types: Vec<DataType> },
+    Fixed {
+        num_buckets: i32,
+        key_idx: Vec<usize>,
+        key_types: Vec<DataType>,
+    },
 }
 
 pub(super) struct Router {
@@ -40,12 +44,18 @@ impl Router {
         let schema = table.schema();
         let row_type = schema.row_type();
         let index = |name: &String| {
-            row_type.index_of(name).ok_or_else(|| Error::InvalidArgument(format!(
-                "table {} names column {name} as a key but has no such column",
-                table.identifier()
-            )))
+            row_type.index_of(name).ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "table {} names column {name} as a key but has no such column",
+                    table.identifier()
+                ))
+            })
         };
-        let partition_idx = schema.partition_keys.iter().map(index).collect::<Result<Vec<_>>>()?;
+        let partition_idx = schema
+            .partition_keys
+            .iter()
+            .map(index)
+            .collect::<Result<Vec<_>>>()?;
         let partition_types = schema.partition_type().types();
         let buckets = table.options().bucket()?;
         let mode = match buckets {
@@ -57,8 +67,15 @@ impl Router {
                     keys = row_type.names();
                 }
                 let key_idx = keys.iter().map(index).collect::<Result<Vec<_>>>()?;
-                let key_types = key_idx.iter().map(|i| row_type.fields[*i].data_type.clone()).collect();
-                BucketMode::Fixed { num_buckets: n, key_idx, key_types }
+                let key_types = key_idx
+                    .iter()
+                    .map(|i| row_type.fields[*i].data_type.clone())
+                    .collect();
+                BucketMode::Fixed {
+                    num_buckets: n,
+                    key_idx,
+                    key_types,
+                }
             }
             other => {
                 return Err(Error::Unsupported(format!(
@@ -67,7 +84,12 @@ impl Router {
                 )))
             }
         };
-        Ok(Router { partition_idx, partition_types, mode, total_buckets: buckets })
+        Ok(Router {
+            partition_idx,
+            partition_types,
+            mode,
+            total_buckets: buckets,
+        })
     }
 
     /// `_TOTAL_BUCKETS` of new entries.
@@ -85,14 +107,29 @@ impl Router {
         let partition_rows = if self.partition_idx.is_empty() {
             None
         } else {
-            let cols: Vec<_> = self.partition_idx.iter().map(|i| batch.column(*i).clone()).collect();
-            let fields = cols.iter().map(|c| SortField::new(c.data_type().clone())).collect();
-            let conv = RowConverter::new(fields).map_err(|e| Error::arrow("partition key encoding", e))?;
-            Some(conv.convert_columns(&cols).map_err(|e| Error::arrow("partition key encoding", e))?)
+            let cols: Vec<_> = self
+                .partition_idx
+                .iter()
+                .map(|i| batch.column(*i).clone())
+                .collect();
+            let fields = cols
+                .iter()
+                .map(|c| SortField::new(c.data_type().clone()))
+                .collect();
+            let conv =
+                RowConverter::new(fields).map_err(|e| Error::arrow("partition key encoding", e))?;
+            Some(
+                conv.convert_columns(&cols)
+                    .map_err(|e| Error::arrow("partition key encoding", e))?,
+            )
         };
         let buckets: Vec<i32> = match &self.mode {
             BucketMode::Unaware => vec![0; n],
-            BucketMode::Fixed { num_buckets, key_idx, key_types } => {
+            BucketMode::Fixed {
+                num_buckets,
+                key_idx,
+                key_types,
+            } => {
                 let mut out = Vec::with_capacity(n);
                 let mut values: Vec<Option<Datum>> = Vec::with_capacity(key_idx.len());
                 for row in 0..n {
@@ -109,7 +146,10 @@ impl Router {
         let mut groups: HashMap<(&[u8], i32), Vec<u32>> = HashMap::new();
         let empty: &[u8] = &[];
         for (row, bucket) in buckets.iter().enumerate() {
-            let pkey = partition_rows.as_ref().map(|r| r.row(row).data()).unwrap_or(empty);
+            let pkey = partition_rows
+                .as_ref()
+                .map(|r| r.row(row).data())
+                .unwrap_or(empty);
             groups.entry((pkey, *bucket)).or_default().push(row as u32);
         }
         let mut out = Vec::with_capacity(groups.len());

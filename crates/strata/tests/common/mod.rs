@@ -23,7 +23,10 @@ impl Warehouse {
     pub async fn create(&self, name: &str, schema_json: &str) -> Table {
         let id: Identifier = name.parse().unwrap();
         let schema = Schema::from_json(schema_json).unwrap();
-        self.catalog.create_table(&id, &schema, false).await.unwrap();
+        self.catalog
+            .create_table(&id, &schema, false)
+            .await
+            .unwrap();
         self.catalog.get_table(&id).await.unwrap()
     }
 
