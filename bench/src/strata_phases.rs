@@ -1,0 +1,120 @@
+//! The strata phases: write the append table in 4 commits, read it fully, read it with
+//! `id < 1000`. Timers cover the same work as bench/peers.py's: for a write, each commit from
+//! `get_table` to the committed snapshot (input already in memory); for a read, plan + read
+//! into memory, with opening the catalog and table reported apart as `open_s`.
+
+use std::path::Path;
+use std::time::Instant;
+
+use serde_json::{json, Map};
+use strata::catalog::{FileSystemCatalog, Identifier};
+
+use crate::common::{cpu_time, load_commits, row_count, secs, Digest, Result};
+
+const DATABASE: &str = "bench";
+const TABLE: &str = "append_t";
+/// The filter of the `filter` phase.
+pub const FILTER: &str = "id < 1000";
+
+/// The append table: the workload schema, unaware bucket (-1), Paimon defaults otherwise.
+const SCHEMA_JSON: &str = r#"{
+  "fields": [
+    {"name": "id", "type": "BIGINT NOT NULL"},
+    {"name": "v_long", "type": "BIGINT"},
+    {"name": "v_double", "type": "DOUBLE"},
+    {"name": "v_str", "type": "STRING"},
+    {"name": "v_int", "type": "INT"}
+  ],
+  "partitionKeys": [],
+  "primaryKeys": [],
+  "options": {"bucket": "-1"}
+}"#;
+
+fn identifier() -> Result<Identifier> {
+    Ok(Identifier::new(DATABASE, TABLE)?)
+}
+
+fn catalog(wh: &Path) -> Result<FileSystemCatalog> {
+    std::fs::create_dir_all(wh).map_err(|e| format!("creating {}: {e}", wh.display()))?;
+    let abs = wh
+        .canonicalize()
+        .map_err(|e| format!("resolving {}: {e}", wh.display()))?;
+    let location = abs
+        .to_str()
+        .ok_or_else(|| format!("warehouse path {} is not UTF-8", abs.display()))?;
+    Ok(FileSystemCatalog::open(location)?)
+}
+
+/// Creates `bench.append_t` in `wh` and commits each generated commit file as one snapshot.
+pub async fn write(wh: &Path, data: &Path) -> Result<Map<String, serde_json::Value>> {
+    let commits = load_commits(data)?; // not timed
+    let rows: usize = commits.iter().map(|c| row_count(c)).sum();
+    let cat = catalog(wh)?;
+    cat.create_database(DATABASE, true).await?;
+    let id = identifier()?;
+    let schema = strata_spec::schema::Schema::from_json(SCHEMA_JSON)?;
+    cat.create_table(&id, &schema, false).await?;
+
+    let cpu0 = cpu_time();
+    let mut per_commit = Vec::new();
+    for (k, batches) in commits.into_iter().enumerate() {
+        let t0 = Instant::now();
+        let table = cat.get_table(&id).await?;
+        let snapshot = table.write_batches(batches, None).await?;
+        per_commit.push(t0.elapsed());
+        if snapshot.is_none() {
+            return Err(format!("commit {k} produced no snapshot").into());
+        }
+    }
+    let cpu = cpu_time().saturating_sub(cpu0);
+    let mut out = Map::new();
+    out.insert("seconds".into(), json!(secs(per_commit.iter().sum())));
+    out.insert("rows".into(), json!(rows));
+    out.insert(
+        "per_commit_s".into(),
+        json!(per_commit.iter().map(|d| secs(*d)).collect::<Vec<_>>()),
+    );
+    out.insert("cpu_s".into(), json!(secs(cpu)));
+    Ok(out)
+}
+
+/// Plans and reads the table in `wh` into memory, optionally with [`FILTER`].
+pub async fn read(wh: &Path, filtered: bool) -> Result<Map<String, serde_json::Value>> {
+    let t_open = Instant::now();
+    let cat = catalog(wh)?;
+    let table = cat.get_table(&identifier()?).await?;
+    let open = t_open.elapsed();
+    let predicate = if filtered {
+        Some(strata::expr::parse_sql_predicate(FILTER)?)
+    } else {
+        None
+    };
+
+    let cpu0 = cpu_time();
+    let t0 = Instant::now();
+    let mut scan = table.new_scan();
+    if let Some(p) = &predicate {
+        scan = scan.with_filter(p.clone());
+    }
+    let plan = scan.plan().await?;
+    let plan_time = t0.elapsed();
+    let files: usize = plan.splits.iter().map(|s| s.files.len()).sum();
+    let splits = plan.splits.len();
+    let mut reader = table.new_read();
+    if let Some(p) = predicate {
+        reader = reader.with_filter(p);
+    }
+    let batches = reader.to_batches(plan.splits).await?;
+    let elapsed = t0.elapsed();
+    let cpu = cpu_time().saturating_sub(cpu0);
+
+    let mut out = Map::new();
+    out.insert("seconds".into(), json!(secs(elapsed)));
+    out.insert("plan_s".into(), json!(secs(plan_time)));
+    out.insert("open_s".into(), json!(secs(open)));
+    out.insert("cpu_s".into(), json!(secs(cpu)));
+    out.insert("splits".into(), json!(splits));
+    out.insert("files".into(), json!(files));
+    Digest::of(&batches)?.add_to(&mut out);
+    Ok(out)
+}
