@@ -13,7 +13,9 @@
 //! | `raw-read --out O [--threads N]` | raw-parquet / read | those files read fully, N files at a time |
 //!
 //! `--threads 1` runs strata on a single-threaded runtime and the raw reader on one thread;
-//! the engine is then reported as `strata-1t` / `raw-parquet-1t`.
+//! the engine is then reported as `strata-1t` / `raw-parquet-1t`. `strata-1t` decodes on one
+//! thread, but its local file reads still run on tokio's blocking pool (object_store's local
+//! store reads through `spawn_blocking`), so it is not strictly single-threaded.
 
 mod common;
 mod raw;
