@@ -230,29 +230,3 @@ impl RowType {
             .map(RowType::new)
     }
 }
-
-/// Highest field id used by `fields`, including nested ROW children (−1 when empty).
-pub fn highest_field_id(fields: &[DataField]) -> i32 {
-    fn walk(t: &DataType, max: &mut i32) {
-        match &t.kind {
-            TypeKind::Array(e) | TypeKind::Multiset(e) => walk(e, max),
-            TypeKind::Map { key, value } => {
-                walk(key, max);
-                walk(value, max);
-            }
-            TypeKind::Row(fs) => {
-                for f in fs {
-                    *max = (*max).max(f.id);
-                    walk(&f.data_type, max);
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut max = -1;
-    for f in fields {
-        max = max.max(f.id);
-        walk(&f.data_type, &mut max);
-    }
-    max
-}
