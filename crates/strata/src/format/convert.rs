@@ -111,13 +111,21 @@ fn prefix_context(e: Error, ctx: &str) -> Error {
 /// column (and nested position) in errors.
 pub fn cast_array(array: &ArrayRef, target: &Field, path: &str) -> Result<ArrayRef> {
     let out = cast_to_type(array, target.data_type(), path)?;
+    check_top_level_not_null(out, target, path, "the column is NOT NULL but the data has")
+}
+
+/// Fails when `target` is NOT NULL and `out` holds NULLs; `what` starts the message, which
+/// ends with the NULL count.
+pub(crate) fn check_top_level_not_null(
+    out: ArrayRef,
+    target: &Field,
+    path: &str,
+    what: &str,
+) -> Result<ArrayRef> {
     if !target.is_nullable() {
         let nulls = out.logical_null_count();
         if nulls > 0 {
-            return Err(mismatch(
-                path,
-                format!("the column is NOT NULL but the data has {nulls} NULL value(s)"),
-            ));
+            return Err(mismatch(path, format!("{what} {nulls} NULL value(s)")));
         }
     }
     Ok(out)

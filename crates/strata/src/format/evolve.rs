@@ -53,16 +53,12 @@ pub fn evolve_array(
     path: &str,
 ) -> Result<ArrayRef> {
     let out = evolve_to_type(array, data, read, target.data_type(), path)?;
-    if !target.is_nullable() {
-        let nulls = out.logical_null_count();
-        if nulls > 0 {
-            return Err(mismatch(
-                path,
-                format!("the column is NOT NULL in the read schema but has {nulls} NULL value(s)"),
-            ));
-        }
-    }
-    Ok(out)
+    super::convert::check_top_level_not_null(
+        out,
+        target,
+        path,
+        "the column is NOT NULL in the read schema but has",
+    )
 }
 
 fn evolve_to_type(
