@@ -16,6 +16,7 @@
 //! | [`stats`] | `SimpleStats` (min/max/null counts as BinaryRows) |
 //! | [`manifest`] | `DataFileMeta`, `ManifestEntry`, `ManifestFileMeta` and their Avro codecs |
 //! | [`options`] | table options (`CoreOptions`): names, defaults, validation |
+//! | [`kv`] | `RowKind` and the key-value data-file columns of primary-key tables |
 //! | [`json`] | Jackson-compatible pretty printing used for schema and snapshot files |
 
 pub mod binary_row;
@@ -23,6 +24,7 @@ pub mod bucket;
 pub mod datum;
 pub mod error;
 pub mod json;
+pub mod kv;
 pub mod manifest;
 pub mod options;
 pub mod partition;
