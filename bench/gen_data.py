@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Generates the append-benchmark input: one Parquet file per commit, identical for every engine.
+"""Generates the benchmark input (append and primary-key workloads): one Parquet file per commit,
+identical for every engine.
 
 Workload (deterministic; the definition every engine in bench/ writes):
   schema   id BIGINT NOT NULL, v_long BIGINT, v_double DOUBLE, v_str STRING, v_int INT
@@ -12,8 +13,12 @@ Workload (deterministic; the definition every engine in bench/ writes):
 
 Output in --out: commit-<k>.parquet (uncompressed, one row group) and expected.json with the
 answers every engine's reads must reproduce (row counts, sum of v_int, distinct ids, and the same
-for the `id < 1000` filter).  Generation is skipped when expected.json already describes the
-requested rows/commits.
+for the `id < 1000` filter):
+  read / filter        the append table (every row of every commit)
+  pk.read / pk.filter  the primary-key table (PK id, deduplicate: the last commit's row of a key
+                       wins, so the live rows are the distinct ids)
+Generation is skipped when expected.json already describes the requested rows/commits (an older
+expected.json without the pk answers gets them added from the existing files).
 """
 import argparse
 import json
@@ -52,6 +57,33 @@ def commit_table(k, n, commits):
         schema=SCHEMA)
 
 
+def answers(ids_per_commit, v_int_per_commit):
+    """expected.json's read/filter answers for the append and the primary-key table."""
+    ids = np.concatenate(ids_per_commit)
+    v_int = np.concatenate([v.astype(np.int64) for v in v_int_per_commit])
+
+    def digest(i, v):
+        return {'rows': int(i.size), 'sum_v_int': int(v.sum()), 'distinct_ids': int(np.unique(i).size)}
+
+    mask = ids < FILTER_BOUND
+    out = {'read': digest(ids, v_int),
+           'filter': dict(predicate='id < %d' % FILTER_BOUND, **digest(ids[mask], v_int[mask]))}
+    # Primary key `id`, deduplicate: the last occurrence (latest commit) of every id is live.
+    _, last_rev = np.unique(ids[::-1], return_index=True)
+    live = ids.size - 1 - last_rev
+    live_ids, live_v = ids[live], v_int[live]
+    m = live_ids < FILTER_BOUND
+    out['pk'] = {'read': digest(live_ids, live_v),
+                 'filter': dict(predicate='id < %d' % FILTER_BOUND, **digest(live_ids[m], live_v[m]))}
+    return out
+
+
+def write_expected(path, expected):
+    with open(path + '.tmp', 'w') as f:
+        json.dump(expected, f, indent=1)
+    os.replace(path + '.tmp', path)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--rows', type=int, default=2_000_000, help='total rows over all commits')
@@ -68,35 +100,26 @@ def main():
             old = json.load(f)
         if old.get('rows') == a.rows and old.get('commits') == a.commits and all(
                 os.path.exists(os.path.join(a.out, p)) for p in old.get('files', [])):
+            if 'pk' not in old:
+                cols = [pq.read_table(os.path.join(a.out, p), columns=['id', 'v_int']) for p in old['files']]
+                old.update(answers([c.column('id').to_numpy() for c in cols],
+                                   [c.column('v_int').to_numpy() for c in cols]))
+                write_expected(exp_path, old)
+                print('gen_data: added pk answers to %s' % exp_path, file=sys.stderr)
             print('gen_data: reusing %s' % a.out, file=sys.stderr)
             return
 
-    files, all_ids, sum_v_int = [], [], 0
-    filt_rows, filt_sum = 0, 0
+    files, all_ids, all_v_int = [], [], []
     for k in range(a.commits):
         t = commit_table(k, n, a.commits)
         name = 'commit-%d.parquet' % k
         pq.write_table(t, os.path.join(a.out, name), compression='none', row_group_size=n)
         files.append(name)
-        ids = t.column('id').to_numpy()
-        v_int = t.column('v_int').to_numpy().astype(np.int64)
-        all_ids.append(ids)
-        sum_v_int += int(v_int.sum())
-        mask = ids < FILTER_BOUND
-        filt_rows += int(mask.sum())
-        filt_sum += int(v_int[mask].sum())
-    ids = np.concatenate(all_ids)
-    expected = {
-        'rows': a.rows,
-        'commits': a.commits,
-        'files': files,
-        'read': {'rows': a.rows, 'sum_v_int': sum_v_int, 'distinct_ids': int(np.unique(ids).size)},
-        'filter': {'predicate': 'id < %d' % FILTER_BOUND, 'rows': filt_rows, 'sum_v_int': filt_sum,
-                   'distinct_ids': int(np.unique(ids[ids < FILTER_BOUND]).size)},
-    }
-    with open(exp_path + '.tmp', 'w') as f:
-        json.dump(expected, f, indent=1)
-    os.replace(exp_path + '.tmp', exp_path)
+        all_ids.append(t.column('id').to_numpy())
+        all_v_int.append(t.column('v_int').to_numpy())
+    expected = {'rows': a.rows, 'commits': a.commits, 'files': files}
+    expected.update(answers(all_ids, all_v_int))
+    write_expected(exp_path, expected)
     print('gen_data: wrote %d x %d rows to %s' % (a.commits, n, a.out), file=sys.stderr)
 
 

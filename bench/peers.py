@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""One benchmark phase of a peer engine (pypaimon or pypaimon-rust) on the append table.
+"""One benchmark phase of a peer engine (pypaimon or pypaimon-rust) on the append or PK table.
 
-  peers.py write  --engine E --wh W --data DIR   # create bench.append_t (bucket -1), 4 commits
-  peers.py read   --engine E --wh W              # full scan into one pyarrow Table
-  peers.py filter --engine E --wh W              # scan with `id < 1000`
+  peers.py write  --engine E --wh W --data DIR [--table T]   # create the table, 4 commits
+  peers.py read   --engine E --wh W [--table T]              # full scan into one pyarrow Table
+  peers.py filter --engine E --wh W [--table T]              # scan with `id < 1000`
+
+T is `append` (default: bench.append_t, bucket -1) or `pk` (bench.pk_t, primary key id,
+bucket 1, Paimon defaults otherwise: deduplicate merge engine; a read is a merge-on-read).
 
 E is `pypaimon` (pure Python, 2.1.0) or `pypaimon-rust` (0.4.0).  Each call is meant to run in a
 fresh process (bench/run.sh does that) and prints one JSON line
@@ -31,7 +34,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 DB = 'bench'
-TABLE = 'bench.append_t'
+TABLES = {'append': 'bench.append_t', 'pk': 'bench.pk_t'}
+TABLE = TABLES['append']  # set from --table in main()
 FILTER_BOUND = 1000
 RUST_BATCH_ROWS = 65536
 
@@ -82,7 +86,11 @@ def phase_write(a, wh):
     commits = load_commits(a.data)  # not timed
     cat = CatalogFactory.create({'warehouse': wh})
     cat.create_database(DB, True)
-    cat.create_table(TABLE, Schema.from_pyarrow_schema(commits[0].schema, options={'bucket': '-1'}), False)
+    if a.table == 'pk':
+        schema = Schema.from_pyarrow_schema(commits[0].schema, primary_keys=['id'], options={'bucket': '1'})
+    else:
+        schema = Schema.from_pyarrow_schema(commits[0].schema, options={'bucket': '-1'})
+    cat.create_table(TABLE, schema, False)
     if a.engine == 'pypaimon-rust':
         import pypaimon_rust.datafusion  # noqa: F401  (import outside the timer)
     per_commit = []
@@ -130,9 +138,12 @@ def main():
     ap.add_argument('phase', choices=['write', 'read', 'filter'])
     ap.add_argument('--engine', choices=['pypaimon', 'pypaimon-rust'], required=True)
     ap.add_argument('--wh', required=True, help='warehouse directory')
+    ap.add_argument('--table', choices=sorted(TABLES), default='append')
     ap.add_argument('--data', help='gen_data.py output directory (write only)')
     ap.add_argument('--label', help='extra "data" field copied into the output (e.g. the writer)')
     a = ap.parse_args()
+    global TABLE
+    TABLE = TABLES[a.table]
     wh = os.path.abspath(a.wh)  # pypaimon-rust rejects relative warehouse paths
     if a.phase == 'write':
         if not a.data:
@@ -140,7 +151,7 @@ def main():
         res = phase_write(a, wh)
     else:
         res = phase_read(a, wh, a.phase == 'filter')
-    out = {'engine': a.engine, 'phase': a.phase}
+    out = {'engine': a.engine, 'phase': a.phase, 'table': a.table}
     out.update(res)
     out['peak_rss_mb'] = peak_rss_mb()
     if a.label:
