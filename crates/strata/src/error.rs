@@ -27,6 +27,13 @@ pub enum Error {
         #[source]
         source: object_store::Error,
     },
+    /// Local scratch-file failure (write-buffer spill files).
+    #[error("local I/O error on {path}: {source}")]
+    LocalIo {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
     /// A Parquet data file that cannot be read or written.
     #[error("Parquet error in {path}: {source}")]
     Parquet {

@@ -6,6 +6,7 @@
 //! | [`convert`] | aligning input batches to a table schema: by-name matching, strict casts, NOT NULL |
 //! | [`datum`] | single Arrow values ⇄ [`strata_spec::Datum`] |
 //! | [`stats`] | [`StatsCollector`]: per-column min/max/null counts by stats mode |
+//! | [`stats_options`] | which stats each column gets (`metadata.stats-mode`, per-field modes, dense store) |
 //! | [`parquet_writer`] | [`ParquetWriter`]: one data file, Java's writer settings |
 //! | [`parquet_reader`] | [`read_parquet`]: any writer's file as batches of the read schema |
 //! | [`evolve`] | schema evolution by field id while reading |
@@ -19,6 +20,7 @@ pub mod parquet_reader;
 pub mod parquet_writer;
 pub mod rowgroup_stats;
 pub mod stats;
+pub mod stats_options;
 
 pub use arrow_types::{
     from_arrow_schema, from_arrow_type, to_arrow_field, to_arrow_schema, to_arrow_schema_of,

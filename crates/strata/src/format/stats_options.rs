@@ -8,7 +8,7 @@ use strata_spec::stats::StatsMode;
 use crate::Result;
 
 /// Stats mode of every column of `schema`, in column order.
-pub(crate) fn column_stats_modes(schema: &TableSchema) -> Result<Vec<StatsMode>> {
+pub fn column_stats_modes(schema: &TableSchema) -> Result<Vec<StatsMode>> {
     let opts = schema.options();
     let keep_first = opts.metadata_stats_keep_first_n_columns()?;
     let mut out = Vec::with_capacity(schema.fields.len());
@@ -25,6 +25,6 @@ pub(crate) fn column_stats_modes(schema: &TableSchema) -> Result<Vec<StatsMode>>
 }
 
 /// `metadata.stats-dense-store` (default true): drop `none` columns from value stats.
-pub(crate) fn dense_store(schema: &TableSchema) -> Result<bool> {
+pub fn dense_store(schema: &TableSchema) -> Result<bool> {
     Ok(schema.options().metadata_stats_dense_store()?)
 }

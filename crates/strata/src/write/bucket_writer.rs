@@ -21,7 +21,7 @@ use crate::meta::FileNamer;
 use crate::table::Table;
 use crate::Result;
 
-use super::stats_options::{column_stats_modes, dense_store};
+use crate::format::stats_options::{column_stats_modes, dense_store};
 
 /// Settings shared by all bucket writers of one [`super::TableWrite`].
 #[derive(Debug)]

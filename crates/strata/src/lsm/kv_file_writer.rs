@@ -1,0 +1,313 @@
+//! [`RollingKvWriter`]: writes a key-sorted, key-unique stream of key-value records into
+//! data files of one (partition, bucket) at one level (lsm-algorithms.md §1.6–1.7,
+//! Java `KeyValueDataFileWriter` + `RollingFileWriterImpl`).
+//!
+//! Each file's [`DataFileMeta`] is what Java records: min/max key = the key of the first/last
+//! record (the input is sorted), key statistics always in full mode, value statistics per
+//! `metadata.stats-mode` (dense store: `_VALUE_STATS_COLS` lists the columns kept), sequence
+//! number range, `_DELETE_ROW_COUNT` = records of kind `-U`/`-D`, the level and file source.
+//!
+//! Rolling follows Java's rule: the size check runs every 1000 records of the rolling writer
+//! (the count runs across the files it rolls), comparing the Parquet writer's size estimate
+//! with `target-file-size`, so files are cut at 1000-record multiples.
+
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use object_store::path::Path;
+use strata_spec::binary_row::BinaryRow;
+use strata_spec::manifest::{DataFileMeta, FileSource};
+use strata_spec::schema::TableSchema;
+use strata_spec::stats::{SimpleStats, StatsMode};
+use strata_spec::{DataType, RowType};
+
+use super::kv_layout::{is_retract_byte, kind_column, seq_column, KvLayout};
+use crate::format::datum::datum_at;
+use crate::format::parquet_writer::{ParquetWriteOptions, ParquetWriter};
+use crate::format::stats::StatsCollector;
+use crate::format::stats_options::{column_stats_modes, dense_store};
+use crate::io::FileIO;
+use crate::meta::FileNamer;
+use crate::{Error, Result};
+
+/// Records between two size checks (Java's `RollingFileWriter.CHECK_ROLLING_RECORD_CNT`).
+pub const ROLLING_CHECK_RECORDS: u64 = 1000;
+
+/// Settings shared by the key-value writers of one table.
+#[derive(Debug)]
+pub struct KvWriterConfig {
+    pub layout: Arc<KvLayout>,
+    pub schema_id: i64,
+    pub target_file_size: u64,
+    pub file_prefix: String,
+    pub parquet: ParquetWriteOptions,
+    value_modes: Vec<StatsMode>,
+    /// Value columns kept in the stats (`None` = all) and their names.
+    stats_cols: Option<(Vec<usize>, Vec<String>)>,
+    stats_types: Vec<DataType>,
+    key_types: Vec<DataType>,
+}
+
+impl KvWriterConfig {
+    pub fn new(schema: &TableSchema) -> Result<Arc<Self>> {
+        let opts = schema.options();
+        let layout = KvLayout::for_table(schema)?;
+        let value_modes = column_stats_modes(schema)?;
+        let row_type = schema.row_type();
+        let stats_cols = if dense_store(schema)? && value_modes.contains(&StatsMode::None) {
+            let idx: Vec<usize> = (0..value_modes.len())
+                .filter(|i| value_modes[*i] != StatsMode::None)
+                .collect();
+            let names = idx
+                .iter()
+                .map(|i| row_type.fields[*i].name.clone())
+                .collect();
+            Some((idx, names))
+        } else {
+            None
+        };
+        let stats_types = match &stats_cols {
+            Some((idx, _)) => idx
+                .iter()
+                .map(|i| row_type.fields[*i].data_type.clone())
+                .collect(),
+            None => row_type.types(),
+        };
+        let key_types = layout
+            .key_fields
+            .iter()
+            .map(|f| f.data_type.clone())
+            .collect();
+        Ok(Arc::new(KvWriterConfig {
+            schema_id: schema.id,
+            target_file_size: opts.target_file_size(true)?,
+            file_prefix: opts.data_file_prefix().to_string(),
+            parquet: ParquetWriteOptions::from_options(&schema.options)?,
+            value_modes,
+            stats_cols,
+            stats_types,
+            key_types,
+            layout,
+        }))
+    }
+
+    pub fn key_types(&self) -> &[DataType] {
+        &self.key_types
+    }
+}
+
+struct OpenFile {
+    writer: ParquetWriter,
+    name: String,
+    key_stats: StatsCollector,
+    value_stats: StatsCollector,
+    min_key: BinaryRow,
+    last_batch: Option<RecordBatch>,
+    min_seq: i64,
+    max_seq: i64,
+    deletes: i64,
+    rows: i64,
+}
+
+/// Rolls key-value data files of one bucket at one level.
+pub struct RollingKvWriter {
+    io: FileIO,
+    config: Arc<KvWriterConfig>,
+    file_path: Box<dyn Fn(&str) -> Path + Send + Sync>,
+    level: i32,
+    source: FileSource,
+    current: Option<OpenFile>,
+    finished: Vec<DataFileMeta>,
+    created: Vec<Path>,
+    /// Records written by this rolling writer (across files).
+    records: u64,
+}
+
+impl RollingKvWriter {
+    /// `file_path` maps a new file name to its path in the bucket directory.
+    pub fn new(
+        io: FileIO,
+        config: Arc<KvWriterConfig>,
+        file_path: Box<dyn Fn(&str) -> Path + Send + Sync>,
+        level: i32,
+        source: FileSource,
+    ) -> Self {
+        RollingKvWriter {
+            io,
+            config,
+            file_path: file_path,
+            level,
+            source,
+            current: None,
+            finished: Vec::new(),
+            created: Vec::new(),
+            records: 0,
+        }
+    }
+
+    /// Writes sorted, key-unique records (continuing the order of earlier batches).
+    pub async fn write(&mut self, batch: &RecordBatch, namer: &FileNamer) -> Result<()> {
+        let n = batch.num_rows() as u64;
+        let mut offset = 0u64;
+        while offset < n {
+            // Up to the next 1000-record boundary of this rolling writer.
+            let to_boundary = ROLLING_CHECK_RECORDS - self.records % ROLLING_CHECK_RECORDS;
+            let len = to_boundary.min(n - offset);
+            let slice = batch.slice(offset as usize, len as usize);
+            self.write_slice(&slice, namer).await?;
+            offset += len;
+            self.records += len;
+            if self.records % ROLLING_CHECK_RECORDS == 0 {
+                let full = self
+                    .current
+                    .as_ref()
+                    .map(|f| f.writer.bytes_written() >= self.config.target_file_size)
+                    .unwrap_or(false);
+                if full {
+                    self.close_current().await?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn write_slice(&mut self, batch: &RecordBatch, namer: &FileNamer) -> Result<()> {
+        let layout = &self.config.layout;
+        if self.current.is_none() {
+            let name = namer.data_file(&self.config.file_prefix, "parquet");
+            let path = (self.file_path)(&name);
+            self.created.push(path.clone());
+            let writer =
+                ParquetWriter::create(&self.io, path, layout.schema.clone(), &self.config.parquet)?;
+            let key_row_type = RowType::new(layout.key_fields.clone());
+            self.current = Some(OpenFile {
+                writer,
+                name,
+                key_stats: StatsCollector::with_mode(&key_row_type, StatsMode::Full),
+                value_stats: StatsCollector::new(
+                    &RowType::new(layout.value_fields.clone()),
+                    &self.config.value_modes,
+                )?,
+                min_key: key_at(batch, 0, &self.config.key_types)?,
+                last_batch: None,
+                min_seq: i64::MAX,
+                max_seq: i64::MIN,
+                deletes: 0,
+                rows: 0,
+            });
+        }
+        let file = self.current.as_mut().expect("opened just above");
+        file.writer.write(batch).await?;
+        let nk = layout.num_keys();
+        let keys = RecordBatch::try_new(
+            arrow_schema::Schema::new(layout.schema.fields()[..nk].to_vec()).into(),
+            batch.columns()[..nk].to_vec(),
+        )
+        .map_err(|e| Error::arrow("key columns", e))?;
+        file.key_stats.update(&keys)?;
+        let values = RecordBatch::try_new(
+            arrow_schema::Schema::new(layout.schema.fields()[layout.value_col(0)..].to_vec())
+                .into(),
+            layout.values_of(batch),
+        )
+        .map_err(|e| Error::arrow("value columns", e))?;
+        file.value_stats.update(&values)?;
+        let seq = seq_column(layout, batch)?;
+        if let Some(m) = arrow::compute::min(seq) {
+            file.min_seq = file.min_seq.min(m);
+        }
+        if let Some(m) = arrow::compute::max(seq) {
+            file.max_seq = file.max_seq.max(m);
+        }
+        let kinds = kind_column(layout, batch)?;
+        file.deletes += kinds
+            .values()
+            .iter()
+            .filter(|k| is_retract_byte(**k))
+            .count() as i64;
+        file.rows += batch.num_rows() as i64;
+        file.last_batch = Some(batch.clone());
+        Ok(())
+    }
+
+    async fn close_current(&mut self) -> Result<()> {
+        let Some(file) = self.current.take() else {
+            return Ok(());
+        };
+        let last = file
+            .last_batch
+            .as_ref()
+            .expect("a file is opened only to write a non-empty batch");
+        let max_key = key_at(last, last.num_rows() - 1, &self.config.key_types)?;
+        let info = file.writer.close().await?;
+        let key_cols = file.key_stats.finish();
+        let key_stats = SimpleStats::from_columns(&key_cols, &self.config.key_types)?;
+        let all = file.value_stats.finish();
+        let cols = match &self.config.stats_cols {
+            Some((idx, _)) => idx.iter().map(|i| all[*i].clone()).collect::<Vec<_>>(),
+            None => all,
+        };
+        let value_stats = SimpleStats::from_columns(&cols, &self.config.stats_types)?;
+        self.finished.push(DataFileMeta {
+            file_name: file.name,
+            file_size: info.file_size as i64,
+            row_count: file.rows,
+            min_key: file.min_key,
+            max_key,
+            key_stats,
+            value_stats,
+            min_sequence_number: file.min_seq,
+            max_sequence_number: file.max_seq,
+            schema_id: self.config.schema_id,
+            level: self.level,
+            extra_files: Vec::new(),
+            creation_time: Some(local_now_millis()),
+            delete_row_count: Some(file.deletes),
+            embedded_index: None,
+            file_source: Some(self.source),
+            value_stats_cols: self.config.stats_cols.as_ref().map(|(_, n)| n.clone()),
+            external_path: None,
+            first_row_id: None,
+            write_cols: None,
+        });
+        Ok(())
+    }
+
+    /// Closes the open file and returns every file written.
+    pub async fn close(&mut self) -> Result<Vec<DataFileMeta>> {
+        self.close_current().await?;
+        Ok(std::mem::take(&mut self.finished))
+    }
+
+    /// Every path this writer created (for cleanup after a failed commit).
+    pub fn created_paths(&self) -> &[Path] {
+        &self.created
+    }
+
+    /// Deletes every file this writer created.
+    pub async fn abort(&mut self) {
+        if let Some(f) = self.current.take() {
+            let _ = f.writer.abort().await;
+        }
+        for p in self.created.drain(..) {
+            let _ = self.io.delete(&p).await;
+        }
+        self.finished.clear();
+    }
+}
+
+/// The key of record `row` as a BinaryRow.
+fn key_at(batch: &RecordBatch, row: usize, key_types: &[DataType]) -> Result<BinaryRow> {
+    let datums = (0..key_types.len())
+        .map(|i| datum_at(batch.column(i).as_ref(), row))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(BinaryRow::from_datums(&datums, key_types)?)
+}
+
+/// Java's `_CREATION_TIME`: local wall-clock time encoded as if it were UTC.
+pub fn local_now_millis() -> i64 {
+    chrono::Local::now()
+        .naive_local()
+        .and_utc()
+        .timestamp_millis()
+}

@@ -1,0 +1,501 @@
+//! [`MergeSorter`]: k-way merge of key-sorted runs of key-value batches, reducing each key
+//! with the table's merge engine (lsm-algorithms.md §4.1–4.4, §4.6).
+//!
+//! Used by every path that meets several sorted runs: flushing the write buffer (in-memory
+//! run plus spilled runs), and merge-on-read of overlapping sections. Inputs are streams of
+//! batches in a [`KvLayout`], each sorted by key then by `(sequence.field, _SEQUENCE_NUMBER)`;
+//! a run may hold a key several times (write-buffer runs do; data-file runs do not).
+//!
+//! Keys are compared as `arrow-row` encodings (one `memcmp` per comparison, Paimon's order
+//! with NULLs first), so the merge never touches typed values. The runs are kept in a small
+//! binary heap ordered by their current key. Records of one key are gathered from all runs,
+//! ordered like Paimon (`sequence.field` values, then `_SEQUENCE_NUMBER`, then retract before
+//! add — the last is the newest) and reduced: a lone record passes through untouched
+//! (`ReducerMergeFunctionWrapper`), two or more go to the [`MergeFunction`]. Output batches are
+//! assembled with `interleave` from row positions, so deduplicate and first-row never copy a
+//! value they do not output; only merged rows of partial-update and aggregation are built
+//! from [`Value`]s.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use arrow::row::{RowConverter, Rows, SortField};
+use arrow_array::{ArrayRef, Int64Array, Int8Array, RecordBatch};
+use futures::stream::BoxStream;
+use futures::StreamExt;
+use strata_spec::kv::RowKind;
+
+use super::kv_layout::{is_retract_byte, kind_column, seq_column, KvLayout};
+use super::merge::value::{value_at, values_to_array};
+use super::merge::{KvMeta, MergeFunction, MergeResult, Value};
+use crate::{Error, Result};
+
+/// A key-sorted stream of key-value batches.
+pub type SortedRun = BoxStream<'static, Result<RecordBatch>>;
+
+/// Marker source id of rows built by the merge function (remapped at emission).
+const MERGED: usize = usize::MAX;
+
+/// What to do with the reduced records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeletePolicy {
+    /// Keep retract results (flushing level 0, compacting to a non-max level).
+    Keep,
+    /// Drop retract results (batch reads, compaction into the max level).
+    Drop,
+}
+
+/// Merges sorted runs into one key-unique sorted stream.
+pub struct MergeSorter {
+    layout: Arc<KvLayout>,
+    merge: Arc<dyn MergeFunction>,
+    deletes: DeletePolicy,
+    batch_size: usize,
+}
+
+impl MergeSorter {
+    pub fn new(
+        layout: Arc<KvLayout>,
+        merge: Arc<dyn MergeFunction>,
+        deletes: DeletePolicy,
+        batch_size: usize,
+    ) -> Self {
+        MergeSorter {
+            layout,
+            merge,
+            deletes,
+            batch_size: batch_size.max(1),
+        }
+    }
+
+    /// The merged stream of `runs`.
+    pub fn merge(self, runs: Vec<SortedRun>) -> Result<SortedRun> {
+        let fields = self
+            .layout
+            .schema
+            .fields()
+            .iter()
+            .take(self.layout.num_keys())
+            .map(|f| SortField::new(f.data_type().clone()))
+            .collect();
+        let converter = RowConverter::new(fields)
+            .map_err(|e| Error::arrow("building the key comparator", e))?;
+        let state = MergeState {
+            cursors: runs.into_iter().map(Cursor::new).collect(),
+            heap: Vec::new(),
+            started: false,
+            sources: Vec::new(),
+            converter,
+            sorter: self,
+            group_key: Vec::new(),
+            finished: false,
+        };
+        Ok(futures::stream::unfold(state, |mut st| async move {
+            if st.finished {
+                return None;
+            }
+            match st.next_batch().await {
+                Ok(Some(b)) => Some((Ok(b), st)),
+                Ok(None) => None,
+                Err(e) => {
+                    st.finished = true;
+                    Some((Err(e), st))
+                }
+            }
+        })
+        .boxed())
+    }
+}
+
+struct Cursor {
+    input: SortedRun,
+    /// Index into `MergeState::sources` of the current batch.
+    source: usize,
+    batch: Option<RecordBatch>,
+    rows: Option<Rows>,
+    seq: Option<Int64Array>,
+    kind: Option<Int8Array>,
+    pos: usize,
+    len: usize,
+    done: bool,
+}
+
+impl Cursor {
+    fn new(input: SortedRun) -> Self {
+        Cursor {
+            input,
+            source: 0,
+            batch: None,
+            rows: None,
+            seq: None,
+            kind: None,
+            pos: 0,
+            len: 0,
+            done: false,
+        }
+    }
+
+    fn key(&self) -> &[u8] {
+        self.rows
+            .as_ref()
+            .expect("a cursor in the heap always holds a batch")
+            .row(self.pos)
+            .data()
+    }
+}
+
+struct MergeState {
+    cursors: Vec<Cursor>,
+    /// Min-heap (by current key) of cursor indices.
+    heap: Vec<usize>,
+    started: bool,
+    /// Batches referenced by pending output positions.
+    sources: Vec<RecordBatch>,
+    converter: RowConverter,
+    sorter: MergeSorter,
+    group_key: Vec<u8>,
+    finished: bool,
+}
+
+/// One record of the group being reduced.
+struct Member {
+    source: usize,
+    row: usize,
+    meta: KvMeta,
+}
+
+impl MergeState {
+    /// Loads the next non-empty batch of cursor `c`; returns false at its end.
+    async fn advance_batch(&mut self, c: usize) -> Result<bool> {
+        loop {
+            let next = self.cursors[c].input.next().await;
+            match next {
+                None => {
+                    let cur = &mut self.cursors[c];
+                    cur.done = true;
+                    cur.batch = None;
+                    cur.rows = None;
+                    return Ok(false);
+                }
+                Some(Err(e)) => return Err(e),
+                Some(Ok(batch)) => {
+                    if batch.num_rows() == 0 {
+                        continue;
+                    }
+                    let keys: Vec<ArrayRef> =
+                        batch.columns()[..self.sorter.layout.num_keys()].to_vec();
+                    let rows = self
+                        .converter
+                        .convert_columns(&keys)
+                        .map_err(|e| Error::arrow("encoding merge keys", e))?;
+                    let seq = seq_column(&self.sorter.layout, &batch)?.clone();
+                    let kind = kind_column(&self.sorter.layout, &batch)?.clone();
+                    self.sources.push(batch.clone());
+                    let cur = &mut self.cursors[c];
+                    cur.source = self.sources.len() - 1;
+                    cur.len = batch.num_rows();
+                    cur.pos = 0;
+                    cur.batch = Some(batch);
+                    cur.rows = Some(rows);
+                    cur.seq = Some(seq);
+                    cur.kind = Some(kind);
+                    return Ok(true);
+                }
+            }
+        }
+    }
+
+    fn less(&self, a: usize, b: usize) -> bool {
+        let (ca, cb) = (&self.cursors[a], &self.cursors[b]);
+        match ca.key().cmp(cb.key()) {
+            Ordering::Less => true,
+            Ordering::Greater => false,
+            // Same key: the older run first keeps gathering order stable.
+            Ordering::Equal => a < b,
+        }
+    }
+
+    fn sift_down(&mut self, mut i: usize) {
+        let n = self.heap.len();
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let r = l + 1;
+            let m = if r < n && self.less(self.heap[r], self.heap[l]) {
+                r
+            } else {
+                l
+            };
+            if self.less(self.heap[m], self.heap[i]) {
+                self.heap.swap(m, i);
+                i = m;
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn sift_up(&mut self, mut i: usize) {
+        while i > 0 {
+            let p = (i - 1) / 2;
+            if self.less(self.heap[i], self.heap[p]) {
+                self.heap.swap(i, p);
+                i = p;
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// Moves the top cursor one record on, refilling or removing it from the heap.
+    async fn pop_advance(&mut self) -> Result<()> {
+        let c = self.heap[0];
+        self.cursors[c].pos += 1;
+        if self.cursors[c].pos >= self.cursors[c].len && !self.advance_batch(c).await? {
+            let last = self.heap.pop().expect("heap is non-empty here");
+            if !self.heap.is_empty() {
+                self.heap[0] = last;
+                self.sift_down(0);
+            }
+            return Ok(());
+        }
+        self.sift_down(0);
+        Ok(())
+    }
+
+    async fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        if !self.started {
+            self.started = true;
+            for c in 0..self.cursors.len() {
+                if self.advance_batch(c).await? {
+                    self.heap.push(c);
+                    let i = self.heap.len() - 1;
+                    self.sift_up(i);
+                }
+            }
+        }
+        // Keep only the batches cursors still stand on.
+        self.compact_sources();
+        let layout = self.sorter.layout.clone();
+        let batch_size = self.sorter.batch_size;
+        let drop_deletes = self.sorter.deletes == DeletePolicy::Drop;
+        let mut out: Vec<(usize, usize)> = Vec::with_capacity(batch_size);
+        let mut merged: Vec<(RowKind, i64, Vec<Value>)> = Vec::new();
+        let mut group: Vec<Member> = Vec::new();
+        while out.len() < batch_size && !self.heap.is_empty() {
+            let top = self.heap[0];
+            self.group_key.clear();
+            self.group_key.extend_from_slice(self.cursors[top].key());
+            group.clear();
+            loop {
+                let c = self.heap[0];
+                let cur = &self.cursors[c];
+                let seq = cur
+                    .seq
+                    .as_ref()
+                    .expect("cursor holds a batch")
+                    .value(cur.pos);
+                let kind_byte = cur
+                    .kind
+                    .as_ref()
+                    .expect("cursor holds a batch")
+                    .value(cur.pos);
+                group.push(Member {
+                    source: cur.source,
+                    row: cur.pos,
+                    meta: KvMeta {
+                        sequence: seq,
+                        kind: RowKind::from_byte(kind_byte)?,
+                    },
+                });
+                self.pop_advance().await?;
+                if self.heap.is_empty() || self.cursors[self.heap[0]].key() != self.group_key {
+                    break;
+                }
+            }
+            if group.len() == 1 {
+                let m = &group[0];
+                if !(drop_deletes && m.meta.kind.is_retract()) {
+                    out.push((m.source, m.row));
+                }
+                continue;
+            }
+            self.order_group(&mut group)?;
+            let metas: Vec<KvMeta> = group.iter().map(|m| m.meta).collect();
+            let values = if self.sorter.merge.needs_values() {
+                Some(
+                    group
+                        .iter()
+                        .map(|m| row_values(&layout, &self.sources[m.source], m.row))
+                        .collect::<Result<Vec<_>>>()?,
+                )
+            } else {
+                None
+            };
+            match self.sorter.merge.merge(&metas, values.as_deref())? {
+                MergeResult::Pick(i) => {
+                    let m = group.get(i).ok_or_else(|| {
+                        Error::InvalidArgument(format!(
+                            "merge function picked record {i} of a group of {}",
+                            group.len()
+                        ))
+                    })?;
+                    if !(drop_deletes && m.meta.kind.is_retract()) {
+                        out.push((m.source, m.row));
+                    }
+                }
+                MergeResult::Row { kind, values } => {
+                    if !(drop_deletes && kind.is_retract()) {
+                        let seq = metas.last().map(|m| m.sequence).unwrap_or(0);
+                        out.push((MERGED, merged.len()));
+                        merged.push((kind, seq, values));
+                    }
+                }
+                MergeResult::Drop => {}
+            }
+        }
+        if out.is_empty() {
+            return Ok(None);
+        }
+        let mut refs: Vec<&RecordBatch> = self.sources.iter().collect();
+        let merged_batch;
+        if !merged.is_empty() {
+            merged_batch = build_merged(&layout, merged)?;
+            refs.push(&merged_batch);
+            let idx = refs.len() - 1;
+            for o in out.iter_mut() {
+                if o.0 == MERGED {
+                    o.0 = idx;
+                }
+            }
+        }
+        let batch = arrow_select::interleave::interleave_record_batch(&refs, &out)
+            .map_err(|e| Error::arrow("assembling merged batch", e))?;
+        Ok(Some(batch))
+    }
+
+    /// Paimon's order within a key: `sequence.field` values, `_SEQUENCE_NUMBER`, retract
+    /// before add.
+    fn order_group(&self, group: &mut [Member]) -> Result<()> {
+        let layout = &self.sorter.layout;
+        if layout.sequence_fields.is_empty() {
+            group.sort_by_key(|m| (m.meta.sequence, m.meta.kind.is_add()));
+            return Ok(());
+        }
+        let mut keyed = Vec::with_capacity(group.len());
+        for m in group.iter() {
+            let batch = &self.sources[m.source];
+            let mut vals = Vec::with_capacity(layout.sequence_fields.len());
+            for f in &layout.sequence_fields {
+                vals.push(crate::format::datum::datum_at(
+                    batch.column(layout.value_col(*f)).as_ref(),
+                    m.row,
+                )?);
+            }
+            keyed.push(vals);
+        }
+        let mut order: Vec<usize> = (0..group.len()).collect();
+        order.sort_by(|a, b| {
+            let mut o = compare_sequence_values(&keyed[*a], &keyed[*b]);
+            if layout.sequence_descending {
+                o = o.reverse();
+            }
+            o.then(group[*a].meta.sequence.cmp(&group[*b].meta.sequence))
+                .then(
+                    group[*a]
+                        .meta
+                        .kind
+                        .is_add()
+                        .cmp(&group[*b].meta.kind.is_add()),
+                )
+        });
+        let sorted: Vec<Member> = order
+            .iter()
+            .map(|i| Member {
+                source: group[*i].source,
+                row: group[*i].row,
+                meta: group[*i].meta,
+            })
+            .collect();
+        for (slot, m) in group.iter_mut().zip(sorted) {
+            *slot = m;
+        }
+        Ok(())
+    }
+
+    fn compact_sources(&mut self) {
+        let mut keep: Vec<RecordBatch> = Vec::new();
+        for c in self.cursors.iter_mut() {
+            if let Some(b) = &c.batch {
+                keep.push(b.clone());
+                c.source = keep.len() - 1;
+            }
+        }
+        self.sources = keep;
+    }
+}
+
+/// NULLs first, then natural order (Java's user-defined sequence comparator).
+fn compare_sequence_values(
+    a: &[Option<strata_spec::Datum>],
+    b: &[Option<strata_spec::Datum>],
+) -> Ordering {
+    for (x, y) in a.iter().zip(b) {
+        let o = match (x, y) {
+            (None, None) => Ordering::Equal,
+            (None, Some(_)) => Ordering::Less,
+            (Some(_), None) => Ordering::Greater,
+            (Some(x), Some(y)) => x.compare(y).unwrap_or(Ordering::Equal),
+        };
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    Ordering::Equal
+}
+
+/// Record `row`'s value columns as [`Value`]s.
+fn row_values(layout: &KvLayout, batch: &RecordBatch, row: usize) -> Result<Vec<Value>> {
+    (0..layout.value_fields.len())
+        .map(|i| value_at(batch.column(layout.value_col(i)).as_ref(), row))
+        .collect()
+}
+
+/// A batch of rows built by the merge function.
+fn build_merged(layout: &KvLayout, rows: Vec<(RowKind, i64, Vec<Value>)>) -> Result<RecordBatch> {
+    let n = layout.value_fields.len();
+    let mut columns: Vec<Vec<Value>> = (0..n).map(|_| Vec::with_capacity(rows.len())).collect();
+    let mut seqs = Vec::with_capacity(rows.len());
+    let mut kinds = Vec::with_capacity(rows.len());
+    for (kind, seq, values) in rows {
+        if values.len() != n {
+            return Err(Error::InvalidArgument(format!(
+                "merge function returned {} values for {} columns",
+                values.len(),
+                n
+            )));
+        }
+        seqs.push(seq);
+        kinds.push(kind.to_byte());
+        for (col, v) in columns.iter_mut().zip(values) {
+            col.push(v);
+        }
+    }
+    let arrays = columns
+        .iter()
+        .zip(&layout.value_fields)
+        .map(|(vals, f)| values_to_array(vals, &f.data_type))
+        .collect::<Result<Vec<_>>>()?;
+    layout.assemble(
+        arrays,
+        Arc::new(Int64Array::from(seqs)),
+        Arc::new(Int8Array::from(kinds)),
+    )
+}
+
+/// Whether a `_VALUE_KIND` byte marks a retraction (re-exported for readers).
+pub fn is_retract(kind: i8) -> bool {
+    is_retract_byte(kind)
+}

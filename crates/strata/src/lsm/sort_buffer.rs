@@ -1,0 +1,217 @@
+//! [`SortBuffer`]: the write buffer of one bucket (Java `SortBufferWriteBuffer` with its
+//! external sort buffer, lsm-algorithms.md §1.4).
+//!
+//! Records arrive as key-value batches with their sequence numbers already assigned (in
+//! arrival order). The buffer only keeps them; sorting happens when the buffer is turned
+//! into runs: a stable sort of row positions by the `arrow-row` encoding of the key, so equal
+//! keys stay in sequence order. When the owner decides memory is short it calls
+//! [`SortBuffer::spill`]: the buffered records are sorted and written as one sorted run to a
+//! local LZ4-compressed Arrow IPC file, and the memory is released. [`SortBuffer::take_runs`]
+//! hands the spilled runs (streamed back batch by batch) and the in-memory run to the
+//! [`super::merge_sort::MergeSorter`], so memory at flush is one batch per run.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::row::{RowConverter, SortField};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_ipc::reader::StreamReader;
+use arrow_ipc::writer::{IpcWriteOptions, StreamWriter};
+use arrow_ipc::CompressionType;
+use futures::StreamExt;
+
+use super::kv_layout::KvLayout;
+use super::merge_sort::SortedRun;
+use crate::{Error, Result};
+
+/// A spilled sorted run on local disk (deleted when dropped).
+struct SpillFile {
+    path: tempfile::TempPath,
+    bytes: u64,
+}
+
+/// The write buffer of one (partition, bucket).
+pub struct SortBuffer {
+    layout: Arc<KvLayout>,
+    batches: Vec<RecordBatch>,
+    rows: usize,
+    memory: usize,
+    spills: Vec<SpillFile>,
+    spill_dir: PathBuf,
+    batch_size: usize,
+}
+
+impl SortBuffer {
+    pub fn new(layout: Arc<KvLayout>, spill_dir: PathBuf, batch_size: usize) -> Self {
+        SortBuffer {
+            layout,
+            batches: Vec::new(),
+            rows: 0,
+            memory: 0,
+            spills: Vec::new(),
+            spill_dir,
+            batch_size: batch_size.max(1),
+        }
+    }
+
+    /// Adds records (key-value layout, sequence numbers assigned).
+    pub fn push(&mut self, batch: RecordBatch) {
+        if batch.num_rows() == 0 {
+            return;
+        }
+        self.rows += batch.num_rows();
+        self.memory += batch_memory(&self.layout, &batch);
+        self.batches.push(batch);
+    }
+
+    /// Bytes held in memory.
+    pub fn memory(&self) -> usize {
+        self.memory
+    }
+
+    /// Records in memory.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Whether nothing is buffered (in memory or spilled).
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0 && self.spills.is_empty()
+    }
+
+    /// Number of spilled runs.
+    pub fn spilled_runs(&self) -> usize {
+        self.spills.len()
+    }
+
+    /// Bytes on local disk.
+    pub fn spilled_bytes(&self) -> u64 {
+        self.spills.iter().map(|s| s.bytes).sum()
+    }
+
+    /// Sorts the in-memory records and writes them to a local spill file.
+    pub fn spill(&mut self) -> Result<()> {
+        if self.rows == 0 {
+            return Ok(());
+        }
+        let batches = std::mem::take(&mut self.batches);
+        self.rows = 0;
+        self.memory = 0;
+        let order = sort_order(&self.layout, &batches)?;
+        std::fs::create_dir_all(&self.spill_dir).map_err(|e| io_err(&self.spill_dir, e))?;
+        let tmp = tempfile::Builder::new()
+            .prefix("strata-spill-")
+            .suffix(".arrows")
+            .tempfile_in(&self.spill_dir)
+            .map_err(|e| io_err(&self.spill_dir, e))?;
+        let (file, path) = tmp.into_parts();
+        let options = IpcWriteOptions::default()
+            .try_with_compression(Some(CompressionType::LZ4_FRAME))
+            .map_err(|e| Error::arrow("spill compression", e))?;
+        let mut writer =
+            StreamWriter::try_new_with_options(BufWriter::new(file), &self.layout.schema, options)
+                .map_err(|e| Error::arrow(format!("writing spill file {}", path.display()), e))?;
+        for chunk in order.chunks(self.batch_size) {
+            let b = take_rows(&batches, chunk)?;
+            writer
+                .write(&b)
+                .map_err(|e| Error::arrow(format!("writing spill file {}", path.display()), e))?;
+        }
+        writer
+            .finish()
+            .map_err(|e| Error::arrow(format!("writing spill file {}", path.display()), e))?;
+        drop(writer);
+        let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        self.spills.push(SpillFile { path, bytes });
+        Ok(())
+    }
+
+    /// Empties the buffer into sorted runs: every spilled run, then the in-memory records.
+    pub fn take_runs(&mut self) -> Result<Vec<SortedRun>> {
+        let mut runs: Vec<SortedRun> = Vec::new();
+        for spill in self.spills.drain(..) {
+            runs.push(read_spill(spill)?);
+        }
+        if self.rows > 0 {
+            let batches = std::mem::take(&mut self.batches);
+            self.rows = 0;
+            self.memory = 0;
+            let order = sort_order(&self.layout, &batches)?;
+            let batch_size = self.batch_size;
+            let chunks: Vec<Vec<(usize, usize)>> =
+                order.chunks(batch_size).map(|c| c.to_vec()).collect();
+            let stream = futures::stream::iter(
+                chunks
+                    .into_iter()
+                    .map(move |chunk| take_rows(&batches, &chunk)),
+            );
+            runs.push(stream.boxed());
+        }
+        Ok(runs)
+    }
+}
+
+/// Memory of a key-value batch, not counting key columns twice (they share the value
+/// columns' buffers).
+fn batch_memory(layout: &KvLayout, batch: &RecordBatch) -> usize {
+    batch.columns()[layout.seq_col()..]
+        .iter()
+        .map(|c| c.get_array_memory_size())
+        .sum()
+}
+
+/// Row positions `(batch, row)` in key order, stable (equal keys keep arrival order).
+fn sort_order(layout: &KvLayout, batches: &[RecordBatch]) -> Result<Vec<(usize, usize)>> {
+    let fields = layout
+        .schema
+        .fields()
+        .iter()
+        .take(layout.num_keys())
+        .map(|f| SortField::new(f.data_type().clone()))
+        .collect();
+    let converter =
+        RowConverter::new(fields).map_err(|e| Error::arrow("building the key comparator", e))?;
+    let total: usize = batches.iter().map(|b| b.num_rows()).sum();
+    let mut rows = converter.empty_rows(total, total * 8);
+    let mut positions = Vec::with_capacity(total);
+    for (bi, b) in batches.iter().enumerate() {
+        let keys: Vec<ArrayRef> = b.columns()[..layout.num_keys()].to_vec();
+        converter
+            .append(&mut rows, &keys)
+            .map_err(|e| Error::arrow("encoding sort keys", e))?;
+        positions.extend((0..b.num_rows()).map(|r| (bi, r)));
+    }
+    let mut idx: Vec<u32> = (0..total as u32).collect();
+    idx.sort_by(|a, b| rows.row(*a as usize).cmp(&rows.row(*b as usize)));
+    Ok(idx.into_iter().map(|i| positions[i as usize]).collect())
+}
+
+fn take_rows(batches: &[RecordBatch], positions: &[(usize, usize)]) -> Result<RecordBatch> {
+    let refs: Vec<&RecordBatch> = batches.iter().collect();
+    arrow_select::interleave::interleave_record_batch(&refs, positions)
+        .map_err(|e| Error::arrow("taking sorted rows", e))
+}
+
+fn read_spill(spill: SpillFile) -> Result<SortedRun> {
+    let path: &Path = &spill.path;
+    let display = path.display().to_string();
+    let file = File::open(path).map_err(|e| io_err(path, e))?;
+    let reader = StreamReader::try_new(BufReader::new(file), None)
+        .map_err(|e| Error::arrow(format!("reading spill file {display}"), e))?;
+    // The TempPath moves into the stream so the file lives until the run is consumed.
+    let keep = spill.path;
+    Ok(futures::stream::iter(reader.map(move |b| {
+        let _ = &keep;
+        b.map_err(|e| Error::arrow(format!("reading spill file {display}"), e))
+    }))
+    .boxed())
+}
+
+fn io_err(path: &Path, e: std::io::Error) -> Error {
+    Error::LocalIo {
+        path: path.display().to_string(),
+        source: e,
+    }
+}
