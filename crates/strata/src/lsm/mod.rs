@@ -6,8 +6,10 @@
 //! | [`kv_layout`] | column positions of key-value batches (`_KEY_…, _SEQUENCE_NUMBER, _VALUE_KIND, values…`) |
 //! | [`sort_buffer`] | the write buffer of a bucket: stable key sort, spilling sorted runs to local disk |
 //! | [`merge_sort`] | k-way merge of sorted runs, reducing each key with the merge engine |
+//! | [`interval_partition`] | files → key-disjoint sections → minimal sorted runs |
 //! | [`kv_file_writer`] | rolling key-value data files with Java's metadata (keys, stats, sequence range) |
 
+pub mod interval_partition;
 pub mod kv_file_writer;
 pub mod kv_layout;
 pub mod merge;

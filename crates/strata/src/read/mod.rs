@@ -10,6 +10,8 @@
 //! by spawned tasks into small bounded channels, so memory stays bounded by
 //! `READ_AHEAD_FILES × CHANNEL_BATCHES` batches while both cores decode.
 
+mod kv_read;
+
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
@@ -139,23 +141,43 @@ impl TableRead {
             batch_size: self.batch_size,
         });
         let mut jobs = Vec::new();
+        let mut kv_ctx: Option<Arc<kv_read::KvReadContext>> = None;
         for split in splits {
+            if !split.raw_convertible && self.table.is_primary_key_table() {
+                if kv_ctx.is_none() {
+                    kv_ctx = Some(Arc::new(self.kv_context()?));
+                }
+                jobs.push(ReadJob::Merge(split));
+                continue;
+            }
             let dir = self.table.partition_path(&split.partition)?;
             for f in split.files {
-                jobs.push((dir.clone(), split.bucket, f));
+                jobs.push(ReadJob::File(dir.clone(), split.bucket, f));
             }
         }
         let stream = stream::iter(jobs)
-            .map(move |(dir, bucket, file)| {
+            .map(move |job| {
                 let ctx = ctx.clone();
+                let kv_ctx = kv_ctx.clone();
                 async move {
-                    let (tx, rx) = tokio::sync::mpsc::channel(CHANNEL_BATCHES);
-                    tokio::spawn(async move {
-                        if let Err(e) = ctx.read_file(&dir, bucket, &file, &tx).await {
-                            let _ = tx.send(Err(e)).await;
+                    match job {
+                        ReadJob::File(dir, bucket, file) => {
+                            let (tx, rx) = tokio::sync::mpsc::channel(CHANNEL_BATCHES);
+                            tokio::spawn(async move {
+                                if let Err(e) = ctx.read_file(&dir, bucket, &file, &tx).await {
+                                    let _ = tx.send(Err(e)).await;
+                                }
+                            });
+                            receiver_stream(rx)
                         }
-                    });
-                    receiver_stream(rx)
+                        ReadJob::Merge(split) => {
+                            let kv = kv_ctx.expect("created for every merge job");
+                            match kv.split_stream(split) {
+                                Ok(s) => s,
+                                Err(e) => stream::once(async move { Err(e) }).boxed(),
+                            }
+                        }
+                    }
                 }
             })
             .buffered(READ_AHEAD_FILES)
@@ -167,6 +189,46 @@ impl TableRead {
         Ok(stream)
     }
 
+    /// The merge-read context of a primary-key table for this read's projection and filter.
+    fn kv_context(&self) -> Result<kv_read::KvReadContext> {
+        let schema = self.table.schema();
+        let table_name = self.table.identifier().to_string();
+        let merge = crate::lsm::merge::create_merge_function(schema)?;
+        let output = self.output_fields()?;
+        let mut wanted = output.clone();
+        if let Some(f) = &self.filter {
+            let full = f.bind(&schema.row_type(), &table_name)?;
+            for idx in full.referenced_columns() {
+                wanted.push(schema.fields[idx].clone());
+            }
+        }
+        let value_fields =
+            kv_read::KvReadContext::value_fields(&self.table, &wanted, merge.needs_values());
+        let layout = crate::lsm::kv_layout::KvLayout::with_values(schema, value_fields.clone())?;
+        let bound = match &self.filter {
+            Some(f) => Some(f.bind(&RowType::new(value_fields.clone()), &table_name)?),
+            None => None,
+        };
+        let out_idx = output
+            .iter()
+            .map(|o| {
+                value_fields
+                    .iter()
+                    .position(|v| v.id == o.id)
+                    .expect("value fields include every output field")
+            })
+            .collect();
+        Ok(kv_read::KvReadContext {
+            table: self.table.clone(),
+            layout,
+            merge,
+            bound,
+            output: out_idx,
+            out_schema: to_arrow_schema(&RowType::new(output))?,
+            batch_size: self.batch_size,
+        })
+    }
+
     /// Reads `splits` into memory.
     pub async fn to_batches(&self, splits: Vec<DataSplit>) -> Result<Vec<RecordBatch>> {
         let mut s = self.to_stream(splits)?;
@@ -176,6 +238,12 @@ impl TableRead {
         }
         Ok(out)
     }
+}
+
+/// One unit of reading: a file read as is, or a primary-key split merged on read.
+enum ReadJob {
+    File(String, i32, DataFileMeta),
+    Merge(DataSplit),
 }
 
 struct FileReadContext {

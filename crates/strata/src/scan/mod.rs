@@ -10,7 +10,10 @@
 //! Pruning is conservative: it never drops a file that may contain a matching row. Exact row
 //! filtering is the reader's job ([`crate::read`]).
 
+mod pk_splits;
 mod stats_pruning;
+
+
 
 use std::collections::BTreeMap;
 
@@ -30,6 +33,9 @@ pub struct DataSplit {
     pub bucket: i32,
     pub total_buckets: i32,
     pub files: Vec<DataFileMeta>,
+    /// Primary-key tables: the files can be read without merging (no overlapping keys, no
+    /// deletes). Always true for append tables.
+    pub raw_convertible: bool,
 }
 
 impl DataSplit {
@@ -47,6 +53,8 @@ pub struct ScanMetrics {
     pub entries_skipped_by_partition: usize,
     pub live_files: usize,
     pub files_skipped_by_stats: usize,
+    /// Level-0 files not read (first-row and deletion-vector tables, lsm-algorithms.md §6.3).
+    pub files_skipped_by_level: usize,
 }
 
 /// The result of planning.
@@ -147,6 +155,16 @@ impl TableScan {
         }
         let live = merge_entries(entries)?.adds;
         metrics.live_files = live.len();
+        if self.table.is_primary_key_table() {
+            let splits =
+                pk_splits::plan_splits(&self.table, snapshot.id, live, bound.as_ref(), &mut metrics)
+                    .await?;
+            return Ok(Plan {
+                snapshot: Some(snapshot),
+                splits,
+                metrics,
+            });
+        }
 
         let mut groups: BTreeMap<(Vec<u8>, i32), DataSplit> = BTreeMap::new();
         for e in live {
@@ -165,6 +183,7 @@ impl TableScan {
                     bucket: e.bucket,
                     total_buckets: e.total_buckets,
                     files: Vec::new(),
+                    raw_convertible: true,
                 })
                 .files
                 .push(e.file);

@@ -125,6 +125,7 @@ impl Router {
         };
         let buckets: Vec<i32> = match &self.mode {
             BucketMode::Unaware => vec![0; n],
+            BucketMode::Fixed { num_buckets: 1, .. } => vec![0; n],
             BucketMode::Fixed {
                 num_buckets,
                 key_idx,

@@ -1,0 +1,197 @@
+//! Merge-on-read of primary-key splits (lsm-algorithms.md §4, §6.5).
+//!
+//! A split that is not raw-convertible is cut into key-disjoint sections
+//! ([`crate::lsm::interval_partition`]) read one after the other. A section with one sorted
+//! run holds every key at most once, so its files are only stripped of delete records; a
+//! section with several runs goes through the [`MergeSorter`] (each run a concatenation of its
+//! files), reducing each key with the table's merge engine and dropping deletes. Every file is
+//! decoded by its own task into a small bounded channel, so the files of a section decode in
+//! parallel while the merge consumes them.
+//!
+//! Only the columns needed are decoded: the output and filter columns, the primary keys and
+//! `sequence.field` columns — or every column when the merge engine needs whole rows
+//! (partial-update, aggregation). The filter runs after the merge: applying a value filter
+//! before it could hide the newest version of a key and resurrect an older one.
+
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use futures::stream::{self, BoxStream};
+use futures::StreamExt;
+use strata_spec::kv::key_value_fields;
+use strata_spec::manifest::DataFileMeta;
+use strata_spec::DataField;
+
+use super::{external_path, receiver_stream, CHANNEL_BATCHES};
+use crate::expr::BoundPredicate;
+use crate::lsm::interval_partition::{interval_partition, keyed};
+use crate::lsm::kv_layout::{drop_retracts, KvLayout};
+use crate::lsm::merge::MergeFunction;
+use crate::lsm::merge_sort::{DeletePolicy, MergeSorter, SortedRun};
+use crate::scan::DataSplit;
+use crate::table::Table;
+use crate::{Error, Result};
+
+/// What merge reads of one table share.
+pub(super) struct KvReadContext {
+    pub table: Table,
+    pub layout: Arc<KvLayout>,
+    pub merge: Arc<dyn MergeFunction>,
+    /// Filter bound to the layout's value fields.
+    pub bound: Option<BoundPredicate>,
+    /// Output columns as indices into the layout's value fields.
+    pub output: Vec<usize>,
+    pub out_schema: arrow_schema::SchemaRef,
+    pub batch_size: usize,
+}
+
+impl KvReadContext {
+    /// Value fields a merge read needs besides `wanted`.
+    pub fn value_fields(table: &Table, wanted: &[DataField], merge_needs_values: bool) -> Vec<DataField> {
+        let schema = table.schema();
+        if merge_needs_values {
+            return schema.fields.clone();
+        }
+        let mut ids: Vec<i32> = wanted.iter().map(|f| f.id).collect();
+        for name in schema.trimmed_primary_keys().iter().chain(schema.options().sequence_field().iter()) {
+            if let Some(f) = schema.row_type().field(name) {
+                ids.push(f.id);
+            }
+        }
+        // Schema order keeps the layout stable across reads.
+        schema.fields.iter().filter(|f| ids.contains(&f.id)).cloned().collect()
+    }
+
+    /// The stream of one split's merged rows (filtered and projected).
+    pub fn split_stream(self: &Arc<Self>, split: DataSplit) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+        let key_types: Vec<_> = self.layout.key_fields.iter().map(|f| f.data_type.clone()).collect();
+        let dir = self.table.partition_path(&split.partition)?;
+        let sections = interval_partition(keyed(&split.files, &key_types)?);
+        let ctx = self.clone();
+        let bucket = split.bucket;
+        let stream = stream::iter(sections)
+            .map(move |runs| {
+                let ctx = ctx.clone();
+                let dir = dir.clone();
+                async move {
+                    let single = runs.len() == 1;
+                    let mut run_streams: Vec<SortedRun> = Vec::with_capacity(runs.len());
+                    for run in runs {
+                        let files: Vec<DataFileMeta> = run.into_iter().map(|k| k.file).collect();
+                        run_streams.push(ctx.run_stream(&dir, bucket, files));
+                    }
+                    let merged: SortedRun = if single {
+                        let layout = ctx.layout.clone();
+                        run_streams
+                            .pop()
+                            .expect("a section has at least one run")
+                            .map(move |b| b.and_then(|b| drop_retracts(&layout, b)))
+                            .boxed()
+                    } else {
+                        MergeSorter::new(
+                            ctx.layout.clone(),
+                            ctx.merge.clone(),
+                            DeletePolicy::Drop,
+                            ctx.batch_size,
+                        )
+                        .merge(run_streams)?
+                    };
+                    let ctx2 = ctx.clone();
+                    Ok::<_, Error>(merged.map(move |b| b.and_then(|b| ctx2.finish(b))).boxed())
+                }
+            })
+            .buffered(1)
+            .map(|r| match r {
+                Ok(s) => s,
+                Err(e) => stream::once(async move { Err(e) }).boxed(),
+            })
+            .flatten()
+            .filter(|r| {
+                let keep = !matches!(r, Ok(b) if b.num_rows() == 0);
+                async move { keep }
+            });
+        Ok(stream.boxed())
+    }
+
+    /// A sorted run: its files one after the other, each decoded by its own task.
+    fn run_stream(self: &Arc<Self>, dir: &str, bucket: i32, files: Vec<DataFileMeta>) -> SortedRun {
+        let ctx = self.clone();
+        let dir = dir.to_string();
+        stream::iter(files)
+            .map(move |file| {
+                let ctx = ctx.clone();
+                let dir = dir.clone();
+                let (tx, rx) = tokio::sync::mpsc::channel(CHANNEL_BATCHES);
+                tokio::spawn(async move {
+                    if let Err(e) = ctx.read_file(&dir, bucket, &file, &tx).await {
+                        let _ = tx.send(Err(e)).await;
+                    }
+                });
+                receiver_stream(rx)
+            })
+            .flatten()
+            .boxed()
+    }
+
+    async fn read_file(
+        &self,
+        dir: &str,
+        bucket: i32,
+        file: &DataFileMeta,
+        tx: &tokio::sync::mpsc::Sender<Result<RecordBatch>>,
+    ) -> Result<()> {
+        let path = match &file.external_path {
+            Some(p) => external_path(p),
+            None => self.table.paths().data_file(dir, bucket, &file.file_name),
+        };
+        let data_schema = self.table.schema_manager().schema(file.schema_id).await?;
+        let data_fields = key_value_fields(&data_schema)?;
+        // Read: _SEQUENCE_NUMBER, _VALUE_KIND, values.
+        let seq_pos = data_fields
+            .iter()
+            .position(|f| f.id == strata_spec::kv::SEQUENCE_NUMBER_ID)
+            .expect("key_value_fields always holds _SEQUENCE_NUMBER followed by _VALUE_KIND");
+        let mut layout_fields = vec![data_fields[seq_pos].clone(), data_fields[seq_pos + 1].clone()];
+        layout_fields.extend(self.layout.value_fields.iter().cloned());
+        let mut stream = crate::format::parquet_reader::read_parquet(
+            self.table.file_io(),
+            &path,
+            Some(file.file_size as u64),
+            &data_fields,
+            &layout_fields,
+            self.batch_size,
+        )
+        .await?;
+        while let Some(batch) = stream.next().await {
+            let batch = batch?;
+            let cols = batch.columns();
+            let kv = self
+                .layout
+                .assemble(cols[2..].to_vec(), cols[0].clone(), cols[1].clone())?;
+            if tx.send(Ok(kv)).await.is_err() {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    /// Filters merged rows and projects them to the output columns.
+    fn finish(&self, batch: RecordBatch) -> Result<RecordBatch> {
+        let values = RecordBatch::try_new(
+            arrow_schema::Schema::new(
+                self.layout.schema.fields()[self.layout.value_col(0)..].to_vec(),
+            )
+            .into(),
+            self.layout.values_of(&batch),
+        )
+        .map_err(|e| Error::arrow("merged values", e))?;
+        let values = match &self.bound {
+            Some(b) => crate::expr::filter_batch(&values, b)?,
+            None => values,
+        };
+        let cols = self.output.iter().map(|i| values.column(*i).clone()).collect();
+        let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(values.num_rows()));
+        RecordBatch::try_new_with_options(self.out_schema.clone(), cols, &options)
+            .map_err(|e| Error::arrow("projecting merged rows", e))
+    }
+}

@@ -1,0 +1,343 @@
+//! The write path of primary-key tables: [`KvWrite`], used by [`super::TableWrite`].
+//!
+//! For every input batch: the row kind of each row comes from the caller, from the
+//! `rowkind.field` column, or is `+I`; `ignore-delete` drops `-U`/`-D` rows and
+//! `ignore-update-before` drops `-U` rows (Java `RowKindFilter`); rows are routed to
+//! (partition, bucket) — Paimon's Murmur hash of the bucket key for `bucket = N`, the HASH
+//! index for dynamic buckets (`bucket = -1`, [`crate::index::DynamicBucketAssigner`]) — and
+//! buffered by that bucket's [`MergeTreeWriter`].
+//!
+//! Memory is bounded across all buckets by `write-buffer-size`: when the buffers together
+//! exceed it, the largest one is spilled to local disk (`write-buffer-spillable`, default
+//! true; up to `write-buffer-spill.max-disk-size`) or else flushed to a level-0 file, like
+//! Java's shared memory pool asking the biggest writer to give memory back.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
+use arrow_select::filter::filter_record_batch;
+use strata_spec::binary_row::BinaryRow;
+use strata_spec::kv::RowKind;
+
+use super::merge_tree_writer::MergeTreeWriter;
+use super::routing::Router;
+use crate::commit::CommitMessage;
+use crate::index::{DynamicBucketAssigner, KeyHasher};
+use crate::lsm::kv_file_writer::KvWriterConfig;
+use crate::lsm::merge::{create_merge_function, MergeFunction};
+use crate::table::Table;
+use crate::{Error, Result};
+
+enum Buckets {
+    Fixed,
+    Dynamic {
+        hasher: KeyHasher,
+        assigner: Box<DynamicBucketAssigner>,
+    },
+}
+
+pub(super) struct KvWrite {
+    table: Table,
+    router: Router,
+    buckets: Buckets,
+    config: Arc<KvWriterConfig>,
+    merge: Arc<dyn MergeFunction>,
+    writers: HashMap<(BinaryRow, i32), MergeTreeWriter>,
+    restored_seq: Option<HashMap<(BinaryRow, i32), i64>>,
+    row_kind_field: Option<usize>,
+    ignore_delete: bool,
+    ignore_update_before: bool,
+    buffer_size: usize,
+    spillable: bool,
+    spill_max_disk: u64,
+    spill_dir: std::path::PathBuf,
+}
+
+impl KvWrite {
+    pub(super) async fn new(table: Table) -> Result<Self> {
+        let schema = table.schema().clone();
+        let opts = table.options();
+        let merge = create_merge_function(&schema)?;
+        let config = KvWriterConfig::new(&schema)?;
+        let bucket = opts.bucket()?;
+        let buckets = match bucket {
+            -1 => Buckets::Dynamic {
+                hasher: KeyHasher::new(&table)?,
+                assigner: Box::new(DynamicBucketAssigner::new(&table).await?),
+            },
+            n if n > 0 => Buckets::Fixed,
+            other => {
+                return Err(Error::Unsupported(format!(
+                    "bucket = {other} is not supported for primary-key table {} \
+                     (use bucket = -1 for dynamic buckets or a positive bucket count)",
+                    table.identifier()
+                )))
+            }
+        };
+        let row_kind_field = match opts.get("rowkind.field") {
+            None => None,
+            Some(name) => {
+                let idx = schema.row_type().index_of(name).ok_or_else(|| Error::InvalidOption {
+                    key: "rowkind.field".into(),
+                    message: format!("column {name} does not exist in {}", table.identifier()),
+                })?;
+                Some(idx)
+            }
+        };
+        let ignore_delete = opts.ignore_delete()?;
+        let ignore_update_before = opts.get_bool("ignore-update-before")?.unwrap_or(false);
+        let buffer_size = opts.write_buffer_size()? as usize;
+        let spillable = opts.write_buffer_spillable()?;
+        let spill_max_disk = opts
+            .get_memory_size("write-buffer-spill.max-disk-size")?
+            .unwrap_or(u64::MAX);
+        Ok(KvWrite {
+            router: Router::new(&table)?,
+            table,
+            buckets,
+            config,
+            merge,
+            writers: HashMap::new(),
+            restored_seq: None,
+            row_kind_field,
+            ignore_delete,
+            ignore_update_before,
+            buffer_size,
+            spillable,
+            spill_max_disk,
+            spill_dir: std::env::temp_dir().join("strata-spill"),
+        })
+    }
+
+    pub(super) fn total_buckets(&self) -> i32 {
+        self.router.total_buckets()
+    }
+
+    /// Writes a batch already cast to the table schema; `kinds` overrides `rowkind.field`.
+    pub(super) async fn write(&mut self, batch: &RecordBatch, kinds: Option<&[RowKind]>) -> Result<()> {
+        let kinds: Vec<i8> = match kinds {
+            Some(k) => {
+                if k.len() != batch.num_rows() {
+                    return Err(Error::InvalidArgument(format!(
+                        "{} row kinds for a batch of {} rows",
+                        k.len(),
+                        batch.num_rows()
+                    )));
+                }
+                k.iter().map(|k| k.to_byte()).collect()
+            }
+            None => match self.row_kind_field {
+                Some(idx) => self.kinds_from_column(batch.column(idx))?,
+                None => vec![RowKind::Insert.to_byte(); batch.num_rows()],
+            },
+        };
+        // Row-kind filter (ignore-delete / ignore-update-before).
+        let (batch, kinds) = self.filter_kinds(batch, kinds)?;
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
+        // Kinds travel with the rows through routing as an extra column.
+        let mut cols = batch.columns().to_vec();
+        cols.push(Arc::new(arrow_array::Int8Array::from(kinds)) as ArrayRef);
+        let mut fields = batch.schema().fields().to_vec();
+        fields.push(Arc::new(arrow_schema::Field::new(
+            "_row_kind",
+            arrow_schema::DataType::Int8,
+            false,
+        )));
+        let with_kinds = RecordBatch::try_new(Arc::new(arrow_schema::Schema::new(fields)), cols)
+            .map_err(|e| Error::arrow("attaching row kinds", e))?;
+        if self.restored_seq.is_none() {
+            self.restored_seq = Some(super::restore_sequence_numbers(&self.table).await?);
+        }
+        let mut parts = Vec::new();
+        for (partition, bucket, part) in self.router.route(&with_kinds)? {
+            match &mut self.buckets {
+                Buckets::Fixed => parts.push((partition, bucket, part)),
+                Buckets::Dynamic { hasher, assigner } => {
+                    let hashes = hasher.hash_batch(&part)?;
+                    let assigned = assigner.assign_batch(&partition, &hashes).await?;
+                    for (b, sub) in split_by_bucket(&part, &assigned)? {
+                        parts.push((partition.clone(), b, sub));
+                    }
+                }
+            }
+        }
+        for (partition, bucket, part) in parts {
+            let n = part.num_columns();
+            let kinds = part
+                .column(n - 1)
+                .as_any()
+                .downcast_ref::<arrow_array::Int8Array>()
+                .expect("the last column is the Int8 row-kind column added above")
+                .values()
+                .to_vec();
+            let values = part.columns()[..n - 1].to_vec();
+            let writer = self.writer(partition, bucket)?;
+            writer.write(values, kinds)?;
+        }
+        self.enforce_memory().await
+    }
+
+    fn writer(&mut self, partition: BinaryRow, bucket: i32) -> Result<&mut MergeTreeWriter> {
+        let key = (partition, bucket);
+        if !self.writers.contains_key(&key) {
+            let next_seq = self
+                .restored_seq
+                .as_ref()
+                .and_then(|m| m.get(&key))
+                .map(|s| s + 1)
+                .unwrap_or(0);
+            let dir = self.table.partition_path(&key.0)?;
+            let w = MergeTreeWriter::new(
+                self.table.file_io().clone(),
+                self.table.paths().clone(),
+                dir,
+                bucket,
+                self.config.clone(),
+                self.merge.clone(),
+                self.spill_dir.clone(),
+                next_seq,
+            );
+            self.writers.insert(key.clone(), w);
+        }
+        Ok(self.writers.get_mut(&key).expect("inserted just above"))
+    }
+
+    /// Spills (or flushes) the biggest buffers until the total fits `write-buffer-size`.
+    async fn enforce_memory(&mut self) -> Result<()> {
+        loop {
+            let total: usize = self.writers.values().map(|w| w.memory()).sum();
+            if total <= self.buffer_size {
+                return Ok(());
+            }
+            let spilled: u64 = self.writers.values().map(|w| w.spilled_bytes()).sum();
+            let Some(biggest) = self
+                .writers
+                .values_mut()
+                .max_by_key(|w| w.memory())
+                .filter(|w| w.memory() > 0)
+            else {
+                return Ok(());
+            };
+            if self.spillable && spilled < self.spill_max_disk {
+                biggest.spill()?;
+            } else {
+                biggest.flush().await?;
+            }
+        }
+    }
+
+    fn kinds_from_column(&self, col: &ArrayRef) -> Result<Vec<i8>> {
+        let name = &self.table.schema().fields[self.row_kind_field.expect("called with a field")].name;
+        let strings = arrow_cast::cast(col, &arrow_schema::DataType::Utf8)
+            .map_err(|e| Error::arrow(format!("reading row kinds from column {name}"), e))?;
+        let strings = strings
+            .as_any()
+            .downcast_ref::<StringArray>()
+            .expect("cast to Utf8 yields a StringArray");
+        let mut out = Vec::with_capacity(strings.len());
+        for i in 0..strings.len() {
+            if strings.is_null(i) {
+                return Err(Error::InvalidArgument(format!(
+                    "row kind column {name} (rowkind.field) is NULL in row {i}"
+                )));
+            }
+            let k = RowKind::from_short_string(strings.value(i)).map_err(|_| {
+                Error::InvalidArgument(format!(
+                    "row kind column {name} (rowkind.field) holds '{}' in row {i}; \
+                     expected +I, -U, +U or -D",
+                    strings.value(i)
+                ))
+            })?;
+            out.push(k.to_byte());
+        }
+        Ok(out)
+    }
+
+    fn filter_kinds(&self, batch: &RecordBatch, kinds: Vec<i8>) -> Result<(RecordBatch, Vec<i8>)> {
+        let drop = |k: i8| {
+            (self.ignore_delete
+                && (k == RowKind::Delete.to_byte() || k == RowKind::UpdateBefore.to_byte()))
+                || (self.ignore_update_before && k == RowKind::UpdateBefore.to_byte())
+        };
+        if !kinds.iter().any(|k| drop(*k)) {
+            return Ok((batch.clone(), kinds));
+        }
+        let keep: arrow_array::BooleanArray = kinds.iter().map(|k| Some(!drop(*k))).collect();
+        let filtered = filter_record_batch(batch, &keep)
+            .map_err(|e| Error::arrow("dropping ignored row kinds", e))?;
+        let kinds = kinds.into_iter().filter(|k| !drop(*k)).collect();
+        Ok((filtered, kinds))
+    }
+
+    /// Flushes every bucket and returns the new files (and index changes) per bucket.
+    pub(super) async fn prepare_commit(&mut self) -> Result<Vec<CommitMessage>> {
+        let total_buckets = self.total_buckets();
+        let mut keys: Vec<_> = self.writers.keys().cloned().collect();
+        keys.sort_by(|a, b| (a.0.as_bytes(), a.1).cmp(&(b.0.as_bytes(), b.1)));
+        let mut out: Vec<CommitMessage> = Vec::new();
+        for key in keys {
+            let w = self.writers.get_mut(&key).expect("key was taken from the map");
+            let files = w.prepare_commit().await?;
+            if !files.is_empty() {
+                out.push(CommitMessage {
+                    partition: key.0.clone(),
+                    bucket: key.1,
+                    total_buckets,
+                    new_files: files,
+                    index_changes: Vec::new(),
+                });
+            }
+        }
+        if let Buckets::Dynamic { assigner, .. } = &mut self.buckets {
+            for change in assigner.prepare_commit().await? {
+                match out
+                    .iter_mut()
+                    .find(|m| m.partition == change.partition && m.bucket == change.bucket)
+                {
+                    Some(m) => m.index_changes.push(change),
+                    None => out.push(CommitMessage {
+                        partition: change.partition.clone(),
+                        bucket: change.bucket,
+                        total_buckets,
+                        new_files: Vec::new(),
+                        index_changes: vec![change],
+                    }),
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    pub(super) async fn abort(&mut self) {
+        for w in self.writers.values_mut() {
+            w.abort().await;
+        }
+        self.writers.clear();
+        if let Buckets::Dynamic { assigner, .. } = &mut self.buckets {
+            assigner.abort().await;
+        }
+    }
+}
+
+/// Splits rows by their assigned bucket, keeping arrival order within each bucket.
+fn split_by_bucket(batch: &RecordBatch, buckets: &[i32]) -> Result<Vec<(i32, RecordBatch)>> {
+    let first = buckets.first().copied().unwrap_or(0);
+    if buckets.iter().all(|b| *b == first) {
+        return Ok(vec![(first, batch.clone())]);
+    }
+    let mut groups: std::collections::BTreeMap<i32, Vec<u32>> = Default::default();
+    for (i, b) in buckets.iter().enumerate() {
+        groups.entry(*b).or_default().push(i as u32);
+    }
+    groups
+        .into_iter()
+        .map(|(b, rows)| {
+            let part = arrow_select::take::take_record_batch(batch, &arrow_array::UInt32Array::from(rows))
+                .map_err(|e| Error::arrow("splitting batch by bucket", e))?;
+            Ok((b, part))
+        })
+        .collect()
+}
