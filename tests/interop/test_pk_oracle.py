@@ -84,3 +84,21 @@ def test_no_peer_knows_the_count_aggregator(writer, wh):
     pk.create_peer_table(wh, "db.t", case)
     with pytest.raises(Exception, match="count|aggregate"):
         engines.write(writer, wh, "db.t", pa.table({"id": [1], "c": [1]}, schema=case.schema))
+
+
+def test_rust_writes_retracts_and_counts_them(wh):
+    """What test_pk_write_strata's retract check asks of strata, shown on pypaimon-rust (which
+    follows Java; pypaimon writes deleteRowCount 0): -D / -U input rows are stored as _VALUE_KIND
+    3 / 1 records and each file's manifest deleteRowCount is the number of such records."""
+    import pyarrow.parquet as pq
+    from interop_support import engines, warehouse
+    pk.build_peer("pypaimon-rust", wh, "db.t", pk.CASES["rowkind"])
+    plan = {f["fileName"]: f for f in engines.planned_files(wh, "db.t")}
+    kinds = {}
+    for p in warehouse.data_files_on_disk(wh, "db.t"):
+        t = pq.read_table(p, columns=["id", "_VALUE_KIND"])
+        ks = t["_VALUE_KIND"].to_pylist()
+        assert plan[p.name]["deleteRowCount"] == sum(1 for k in ks if k in (1, 3)), p.name
+        for i, k in zip(t["id"].to_pylist(), ks):
+            kinds.setdefault(k, set()).add(i)
+    assert {1, 2, 3, 10, 22, 99} <= kinds[3] and 12 in kinds[1]
