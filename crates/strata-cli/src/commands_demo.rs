@@ -1,6 +1,7 @@
 //! `strata demo`: builds `demo.events` in the warehouse over several commits — three appends
 //! and one INSERT OVERWRITE of a partition — then reads it back (full, filtered, time travel)
-//! and prints what happened at each step. Re-running it recreates the table.
+//! and prints what happened at each step; then the primary-key demo
+//! ([`crate::commands_demo_pk`]). Re-running it recreates the tables.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -176,5 +177,5 @@ pub async fn run(catalog: &FileSystemCatalog, rows: usize) -> Result<()> {
         catalog.location(),
         DAYS[1]
     );
-    Ok(())
+    crate::commands_demo_pk::run(catalog, rows).await
 }

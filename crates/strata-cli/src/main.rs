@@ -7,6 +7,7 @@
 
 mod commands;
 mod commands_demo;
+mod commands_demo_pk;
 mod input;
 mod json_values;
 mod output;
