@@ -74,9 +74,7 @@ async fn commit_with_kinds(t: &Table, b: &RecordBatch, kinds: &[RowKind]) -> Opt
 #[tokio::test]
 async fn upserts_and_deletes_across_commits() {
     let wh = Warehouse::new();
-    let t = wh
-        .create("db.pk", &schema_json(r#""bucket":"2""#))
-        .await;
+    let t = wh.create("db.pk", &schema_json(r#""bucket":"2""#)).await;
     t.write_batches(
         [batch(
             &[1, 2, 3, 4],
@@ -99,7 +97,11 @@ async fn upserts_and_deletes_across_commits() {
     .await
     .unwrap();
     // Delete 1 and 5.
-    let t = wh.catalog.get_table(&"db.pk".parse().unwrap()).await.unwrap();
+    let t = wh
+        .catalog
+        .get_table(&"db.pk".parse().unwrap())
+        .await
+        .unwrap();
     commit_with_kinds(
         &t,
         &batch(&[1, 5], &[None, None], &[None, None]),
@@ -120,7 +122,10 @@ async fn upserts_and_deletes_across_commits() {
     assert_eq!(read_all(&t, Some("v = 30")).await, vec![]);
     assert_eq!(
         read_all(&t, Some("id >= 3")).await,
-        vec![(3, Some(32), Some("cc".into())), (4, Some(40), Some("d".into()))]
+        vec![
+            (3, Some(32), Some("cc".into())),
+            (4, Some(40), Some("d".into()))
+        ]
     );
 
     // File metadata: level 0, key range, sequence numbers, delete counts.
@@ -152,7 +157,9 @@ async fn row_kind_field_and_ignore_delete() {
             schema,
             vec![
                 Arc::new(Int64Array::from(ids.to_vec())),
-                Arc::new(Int32Array::from(ids.iter().map(|i| *i as i32).collect::<Vec<_>>())),
+                Arc::new(Int32Array::from(
+                    ids.iter().map(|i| *i as i32).collect::<Vec<_>>(),
+                )),
                 Arc::new(StringArray::from(ops.to_vec())),
             ],
         )
@@ -191,7 +198,10 @@ async fn small_buffer_spills_and_flushes_keep_every_row() {
     }
     let msgs = w.prepare_commit().await.unwrap();
     let files: usize = msgs.iter().map(|m| m.new_files.len()).sum();
-    assert!(files > 1, "a 32kb target must roll into several files, got {files}");
+    assert!(
+        files > 1,
+        "a 32kb target must roll into several files, got {files}"
+    );
     t.new_commit().unwrap().commit(msgs).await.unwrap();
     let rows = read_all(&t, None).await;
     let got: BTreeMap<i64, Option<i32>> = rows.into_iter().map(|(i, v, _)| (i, v)).collect();

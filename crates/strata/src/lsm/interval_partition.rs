@@ -191,7 +191,8 @@ mod tests {
             file("e", 200, 600),
             file("d", 5, 190),
         ];
-        let got = names(&interval_partition(files));
+        let sections = interval_partition(files);
+        let got = names(&sections);
         let want: Vec<Vec<Vec<&str>>> = vec![
             vec![vec!["a"]],
             vec![vec!["b"]],
@@ -204,17 +205,15 @@ mod tests {
     #[test]
     fn non_overlapping_files_of_a_section_share_a_run() {
         // [1,10] overlaps both [2,3] and [5,9], which are disjoint from each other.
-        let got = names(&interval_partition(vec![
-            file("a", 1, 10),
-            file("b", 2, 3),
-            file("c", 5, 9),
-        ]));
+        let sections = interval_partition(vec![file("a", 1, 10), file("b", 2, 3), file("c", 5, 9)]);
+        let got = names(&sections);
         assert_eq!(got, vec![vec![vec!["a"], vec!["b", "c"]]]);
     }
 
     #[test]
     fn touching_ranges_share_a_section() {
-        let got = names(&interval_partition(vec![file("a", 1, 5), file("b", 5, 9)]));
+        let sections = interval_partition(vec![file("a", 1, 5), file("b", 5, 9)]);
+        let got = names(&sections);
         assert_eq!(got.len(), 1);
         assert_eq!(got[0].len(), 2);
     }

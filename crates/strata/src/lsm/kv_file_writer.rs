@@ -135,7 +135,7 @@ impl RollingKvWriter {
         RollingKvWriter {
             io,
             config,
-            file_path: file_path,
+            file_path,
             level,
             source,
             current: None,
@@ -148,6 +148,20 @@ impl RollingKvWriter {
     /// Writes sorted, key-unique records (continuing the order of earlier batches).
     pub async fn write(&mut self, batch: &RecordBatch, namer: &FileNamer) -> Result<()> {
         let n = batch.num_rows() as u64;
+        // Shortcut: the encoded size grows by at most the batch's Arrow size, so when even that
+        // stays below the target no 1000-record check inside this batch could roll; write it
+        // whole instead of in 1000-record slices.
+        let current = self
+            .current
+            .as_ref()
+            .map(|f| f.writer.bytes_written())
+            .unwrap_or(0);
+        let growth = batch.get_array_memory_size() as u64;
+        if current + growth < self.config.target_file_size {
+            self.write_slice(batch, namer).await?;
+            self.records += n;
+            return Ok(());
+        }
         let mut offset = 0u64;
         while offset < n {
             // Up to the next 1000-record boundary of this rolling writer.
@@ -157,7 +171,7 @@ impl RollingKvWriter {
             self.write_slice(&slice, namer).await?;
             offset += len;
             self.records += len;
-            if self.records % ROLLING_CHECK_RECORDS == 0 {
+            if self.records.is_multiple_of(ROLLING_CHECK_RECORDS) {
                 let full = self
                     .current
                     .as_ref()

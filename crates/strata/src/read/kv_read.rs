@@ -47,24 +47,45 @@ pub(super) struct KvReadContext {
 
 impl KvReadContext {
     /// Value fields a merge read needs besides `wanted`.
-    pub fn value_fields(table: &Table, wanted: &[DataField], merge_needs_values: bool) -> Vec<DataField> {
+    pub fn value_fields(
+        table: &Table,
+        wanted: &[DataField],
+        merge_needs_values: bool,
+    ) -> Vec<DataField> {
         let schema = table.schema();
         if merge_needs_values {
             return schema.fields.clone();
         }
         let mut ids: Vec<i32> = wanted.iter().map(|f| f.id).collect();
-        for name in schema.trimmed_primary_keys().iter().chain(schema.options().sequence_field().iter()) {
+        for name in schema
+            .trimmed_primary_keys()
+            .iter()
+            .chain(schema.options().sequence_field().iter())
+        {
             if let Some(f) = schema.row_type().field(name) {
                 ids.push(f.id);
             }
         }
         // Schema order keeps the layout stable across reads.
-        schema.fields.iter().filter(|f| ids.contains(&f.id)).cloned().collect()
+        schema
+            .fields
+            .iter()
+            .filter(|f| ids.contains(&f.id))
+            .cloned()
+            .collect()
     }
 
     /// The stream of one split's merged rows (filtered and projected).
-    pub fn split_stream(self: &Arc<Self>, split: DataSplit) -> Result<BoxStream<'static, Result<RecordBatch>>> {
-        let key_types: Vec<_> = self.layout.key_fields.iter().map(|f| f.data_type.clone()).collect();
+    pub fn split_stream(
+        self: &Arc<Self>,
+        split: DataSplit,
+    ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+        let key_types: Vec<_> = self
+            .layout
+            .key_fields
+            .iter()
+            .map(|f| f.data_type.clone())
+            .collect();
         let dir = self.table.partition_path(&split.partition)?;
         let sections = interval_partition(keyed(&split.files, &key_types)?);
         let ctx = self.clone();
@@ -151,7 +172,10 @@ impl KvReadContext {
             .iter()
             .position(|f| f.id == strata_spec::kv::SEQUENCE_NUMBER_ID)
             .expect("key_value_fields always holds _SEQUENCE_NUMBER followed by _VALUE_KIND");
-        let mut layout_fields = vec![data_fields[seq_pos].clone(), data_fields[seq_pos + 1].clone()];
+        let mut layout_fields = vec![
+            data_fields[seq_pos].clone(),
+            data_fields[seq_pos + 1].clone(),
+        ];
         layout_fields.extend(self.layout.value_fields.iter().cloned());
         let mut stream = crate::format::parquet_reader::read_parquet(
             self.table.file_io(),
@@ -189,8 +213,13 @@ impl KvReadContext {
             Some(b) => crate::expr::filter_batch(&values, b)?,
             None => values,
         };
-        let cols = self.output.iter().map(|i| values.column(*i).clone()).collect();
-        let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(values.num_rows()));
+        let cols = self
+            .output
+            .iter()
+            .map(|i| values.column(*i).clone())
+            .collect();
+        let options =
+            arrow_array::RecordBatchOptions::new().with_row_count(Some(values.num_rows()));
         RecordBatch::try_new_with_options(self.out_schema.clone(), cols, &options)
             .map_err(|e| Error::arrow("projecting merged rows", e))
     }

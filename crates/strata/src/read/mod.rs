@@ -152,7 +152,7 @@ impl TableRead {
             }
             let dir = self.table.partition_path(&split.partition)?;
             for f in split.files {
-                jobs.push(ReadJob::File(dir.clone(), split.bucket, f));
+                jobs.push(ReadJob::File(dir.clone(), split.bucket, Box::new(f)));
             }
         }
         let stream = stream::iter(jobs)
@@ -242,7 +242,7 @@ impl TableRead {
 
 /// One unit of reading: a file read as is, or a primary-key split merged on read.
 enum ReadJob {
-    File(String, i32, DataFileMeta),
+    File(String, i32, Box<DataFileMeta>),
     Merge(DataSplit),
 }
 

@@ -13,8 +13,6 @@
 mod pk_splits;
 mod stats_pruning;
 
-
-
 use std::collections::BTreeMap;
 
 use strata_spec::binary_row::BinaryRow;
@@ -156,9 +154,14 @@ impl TableScan {
         let live = merge_entries(entries)?.adds;
         metrics.live_files = live.len();
         if self.table.is_primary_key_table() {
-            let splits =
-                pk_splits::plan_splits(&self.table, snapshot.id, live, bound.as_ref(), &mut metrics)
-                    .await?;
+            let splits = pk_splits::plan_splits(
+                &self.table,
+                snapshot.id,
+                live,
+                bound.as_ref(),
+                &mut metrics,
+            )
+            .await?;
             return Ok(Plan {
                 snapshot: Some(snapshot),
                 splits,

@@ -51,7 +51,8 @@ pub(super) async fn plan_splits(
         .collect();
     let key_filter = bound.and_then(|b| b.extract_for_columns(&pk_idx));
     let engine = table.options().merge_engine()?;
-    let value_filter_per_bucket = matches!(engine, MergeEngine::Deduplicate | MergeEngine::FirstRow);
+    let value_filter_per_bucket =
+        matches!(engine, MergeEngine::Deduplicate | MergeEngine::FirstRow);
 
     let mut groups: BTreeMap<(Vec<u8>, i32), DataSplit> = BTreeMap::new();
     for e in live {
@@ -86,7 +87,7 @@ pub(super) async fn plan_splits(
         if let (Some(b), true) = (bound, value_filter_per_bucket) {
             let mut any = false;
             for f in &split.files {
-                if stats_pruning::may_match(table, b, &f).await? {
+                if stats_pruning::may_match(table, b, f).await? {
                     any = true;
                     break;
                 }

@@ -78,10 +78,13 @@ impl KvWrite {
         let row_kind_field = match opts.get("rowkind.field") {
             None => None,
             Some(name) => {
-                let idx = schema.row_type().index_of(name).ok_or_else(|| Error::InvalidOption {
-                    key: "rowkind.field".into(),
-                    message: format!("column {name} does not exist in {}", table.identifier()),
-                })?;
+                let idx = schema
+                    .row_type()
+                    .index_of(name)
+                    .ok_or_else(|| Error::InvalidOption {
+                        key: "rowkind.field".into(),
+                        message: format!("column {name} does not exist in {}", table.identifier()),
+                    })?;
                 Some(idx)
             }
         };
@@ -115,7 +118,11 @@ impl KvWrite {
     }
 
     /// Writes a batch already cast to the table schema; `kinds` overrides `rowkind.field`.
-    pub(super) async fn write(&mut self, batch: &RecordBatch, kinds: Option<&[RowKind]>) -> Result<()> {
+    pub(super) async fn write(
+        &mut self,
+        batch: &RecordBatch,
+        kinds: Option<&[RowKind]>,
+    ) -> Result<()> {
         let kinds: Vec<i8> = match kinds {
             Some(k) => {
                 if k.len() != batch.num_rows() {
@@ -230,7 +237,8 @@ impl KvWrite {
     }
 
     fn kinds_from_column(&self, col: &ArrayRef) -> Result<Vec<i8>> {
-        let name = &self.table.schema().fields[self.row_kind_field.expect("called with a field")].name;
+        let name =
+            &self.table.schema().fields[self.row_kind_field.expect("called with a field")].name;
         let strings = arrow_cast::cast(col, &arrow_schema::DataType::Utf8)
             .map_err(|e| Error::arrow(format!("reading row kinds from column {name}"), e))?;
         let strings = strings
@@ -279,7 +287,10 @@ impl KvWrite {
         keys.sort_by(|a, b| (a.0.as_bytes(), a.1).cmp(&(b.0.as_bytes(), b.1)));
         let mut out: Vec<CommitMessage> = Vec::new();
         for key in keys {
-            let w = self.writers.get_mut(&key).expect("key was taken from the map");
+            let w = self
+                .writers
+                .get_mut(&key)
+                .expect("key was taken from the map");
             let files = w.prepare_commit().await?;
             if !files.is_empty() {
                 out.push(CommitMessage {
@@ -335,8 +346,9 @@ fn split_by_bucket(batch: &RecordBatch, buckets: &[i32]) -> Result<Vec<(i32, Rec
     groups
         .into_iter()
         .map(|(b, rows)| {
-            let part = arrow_select::take::take_record_batch(batch, &arrow_array::UInt32Array::from(rows))
-                .map_err(|e| Error::arrow("splitting batch by bucket", e))?;
+            let part =
+                arrow_select::take::take_record_batch(batch, &arrow_array::UInt32Array::from(rows))
+                    .map_err(|e| Error::arrow("splitting batch by bucket", e))?;
             Ok((b, part))
         })
         .collect()

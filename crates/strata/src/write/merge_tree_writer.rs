@@ -73,11 +73,10 @@ impl MergeTreeWriter {
         let n = kinds.len() as i64;
         let seq: Int64Array = (self.next_seq..self.next_seq + n).collect();
         self.next_seq += n;
-        let batch = self.config.layout.assemble(
-            values,
-            Arc::new(seq),
-            Arc::new(Int8Array::from(kinds)),
-        )?;
+        let batch =
+            self.config
+                .layout
+                .assemble(values, Arc::new(seq), Arc::new(Int8Array::from(kinds)))?;
         self.buffer.push(batch);
         Ok(())
     }
