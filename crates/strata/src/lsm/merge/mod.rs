@@ -6,14 +6,27 @@
 //! the **last record is the newest**. A group of one record never reaches a
 //! [`MergeFunction`] (Java `ReducerMergeFunctionWrapper`): it passes through untouched.
 
+pub mod aggregation;
+pub mod deduplicate;
+pub mod first_row;
+pub mod partial_update;
+pub(crate) mod util;
+pub mod value;
+
 use std::sync::Arc;
 
 use strata_spec::kv::RowKind;
-use strata_spec::options::CoreOptions;
+use strata_spec::options::{keys, ChangelogProducer, CoreOptions, MergeEngine};
 use strata_spec::schema::TableSchema;
 use strata_spec::Datum;
 
 use crate::Result;
+
+pub use aggregation::AggregateMergeFunction;
+pub use deduplicate::DeduplicateMergeFunction;
+pub use first_row::FirstRowMergeFunction;
+pub use partial_update::PartialUpdateMergeFunction;
+pub use value::{value_at, values_of, values_to_array};
 
 /// One value of any Paimon type, as merge functions see it (NULL included).
 #[derive(Clone, Debug, PartialEq)]
@@ -56,10 +69,109 @@ pub trait MergeFunction: Send + Sync + std::fmt::Debug {
 }
 
 /// The merge function of a table per its `merge-engine` and related options. Unsupported
-/// combinations fail with Paimon's error.
+/// combinations fail with Paimon's error (`SchemaValidation`, `PrimaryKeyTableUtils` and the
+/// engines' factories).
 pub fn create_merge_function(schema: &TableSchema) -> Result<Arc<dyn MergeFunction>> {
-    let _ = CoreOptions::new(schema.options.clone());
-    Err(crate::Error::Unsupported(
-        "merge engines are being implemented".into(),
-    ))
+    let options = CoreOptions::new(schema.options.clone());
+    let engine = options
+        .merge_engine()
+        .map_err(|e| invalid(keys::MERGE_ENGINE, e.to_string()))?;
+    validate_sequence_field(schema, &options, engine)?;
+    if engine == MergeEngine::FirstRow {
+        let producer = options
+            .changelog_producer()
+            .map_err(|e| invalid(keys::CHANGELOG_PRODUCER, e.to_string()))?;
+        if !matches!(
+            producer,
+            ChangelogProducer::None | ChangelogProducer::Lookup
+        ) {
+            return Err(invalid(
+                keys::CHANGELOG_PRODUCER,
+                "Only support 'none' and 'lookup' changelog-producer on FIRST_ROW merge engine"
+                    .into(),
+            ));
+        }
+    }
+    if matches!(
+        engine,
+        MergeEngine::PartialUpdate | MergeEngine::Aggregation
+    ) {
+        // SchemaValidation.validateMergeFunctionFactory: every configured name must exist,
+        // even where the engine would not use it.
+        for f in &schema.fields {
+            if let Some(name) = util::configured_agg_func(&options, &f.name) {
+                if !aggregation::field::FUNCTION_NAMES.contains(&name) {
+                    return Err(invalid(
+                        &util::field_key(&f.name, "aggregate-function"),
+                        format!(
+                            "Could not find any factory for identifier '{name}' that implements \
+                             'FieldAggregatorFactory' (available: {})",
+                            aggregation::field::FUNCTION_NAMES.join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    let ignore_delete = options
+        .ignore_delete()
+        .map_err(|e| invalid(keys::IGNORE_DELETE, e.to_string()))?;
+    Ok(match engine {
+        MergeEngine::Deduplicate => Arc::new(DeduplicateMergeFunction::new(ignore_delete)),
+        MergeEngine::FirstRow => Arc::new(FirstRowMergeFunction::new(ignore_delete)),
+        MergeEngine::PartialUpdate => Arc::new(PartialUpdateMergeFunction::new(schema)?),
+        MergeEngine::Aggregation => Arc::new(AggregateMergeFunction::new(schema)?),
+    })
 }
+
+fn invalid(key: &str, message: String) -> crate::Error {
+    crate::Error::InvalidOption {
+        key: key.to_string(),
+        message,
+    }
+}
+
+/// `SchemaValidation.validateSequenceField`.
+fn validate_sequence_field(
+    schema: &TableSchema,
+    options: &CoreOptions,
+    engine: MergeEngine,
+) -> Result<()> {
+    let fields = options.sequence_field();
+    if options.get(keys::SEQUENCE_FIELD).is_none() {
+        return Ok(());
+    }
+    for field in &fields {
+        if !schema.fields.iter().any(|f| &f.name == field) {
+            return Err(invalid(
+                keys::SEQUENCE_FIELD,
+                format!("Sequence field: '{field}' can not be found in table schema."),
+            ));
+        }
+        if options
+            .get(&util::field_key(field, "aggregate-function"))
+            .is_some()
+        {
+            return Err(invalid(
+                keys::SEQUENCE_FIELD,
+                format!("Should not define aggregation on sequence field: '{field}'."),
+            ));
+        }
+        if fields.iter().filter(|f| *f == field).count() > 1 {
+            return Err(invalid(
+                keys::SEQUENCE_FIELD,
+                format!("Sequence field '{field}' is defined repeatedly."),
+            ));
+        }
+    }
+    if engine == MergeEngine::FirstRow {
+        return Err(invalid(
+            keys::SEQUENCE_FIELD,
+            "Do not support use sequence field on FIRST_ROW merge engine.".into(),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;
