@@ -20,19 +20,23 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use arrow_array::{new_null_array, RecordBatch, RecordBatchOptions};
-use arrow_schema::{FieldRef, SchemaRef};
+use arrow_array::{new_null_array, BooleanArray, RecordBatch, RecordBatchOptions};
+use arrow_schema::{ArrowError, FieldRef, SchemaRef};
 use bytes::Bytes;
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use futures::{FutureExt, StreamExt, TryFutureExt};
 use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt};
-use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
+use parquet::arrow::arrow_reader::{
+    ArrowPredicateFn, ArrowReaderMetadata, ArrowReaderOptions, RowFilter,
+};
 use parquet::arrow::async_reader::{AsyncFileReader, ParquetRecordBatchStreamBuilder};
 use parquet::arrow::ProjectionMask;
 use parquet::errors::ParquetError;
-use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader, RowGroupMetaData};
+use parquet::file::metadata::{
+    PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader, RowGroupMetaData,
+};
 use strata_spec::types::{DataField, DataType};
 
 use super::arrow_types::to_arrow_schema_of;
@@ -43,6 +47,17 @@ use crate::{Error, Result};
 /// Decides from a row group's footer metadata whether it may hold matching rows
 /// (`false` skips it).
 pub type RowGroupFilter = Arc<dyn Fn(&RowGroupMetaData) -> bool + Send + Sync>;
+
+/// A row predicate pushed into decoding (late materialization): the reader decodes
+/// `fields` first (as columns of a batch in that order, converted like any read field),
+/// evaluates `predicate` on them, and decodes the other columns only for the selected rows —
+/// skipping whole pages through the page index when the file has one. The predicate must be
+/// exact or conservative (never reject a row the caller wants).
+#[derive(Clone)]
+pub struct PushedRowFilter {
+    pub fields: Vec<DataField>,
+    pub predicate: Arc<dyn Fn(&RecordBatch) -> Result<BooleanArray> + Send + Sync>,
+}
 
 /// Default rows per batch (`read.batch-size` in Java).
 pub const DEFAULT_READ_BATCH_SIZE: usize = 1024;
@@ -58,6 +73,8 @@ pub struct ParquetReadOptions {
     pub row_group_filter: Option<RowGroupFilter>,
     /// The file's footer if already read (e.g. by [`read_parquet_metadata`]).
     pub metadata: Option<Arc<ParquetMetaData>>,
+    /// Rows for which this returns false are not decoded beyond the filter columns.
+    pub row_filter: Option<PushedRowFilter>,
 }
 
 impl Default for ParquetReadOptions {
@@ -67,6 +84,7 @@ impl Default for ParquetReadOptions {
             batch_size: DEFAULT_READ_BATCH_SIZE,
             row_group_filter: None,
             metadata: None,
+            row_filter: None,
         }
     }
 }
@@ -78,6 +96,7 @@ impl std::fmt::Debug for ParquetReadOptions {
             .field("batch_size", &self.batch_size)
             .field("row_group_filter", &self.row_group_filter.is_some())
             .field("metadata", &self.metadata.is_some())
+            .field("row_filter", &self.row_filter.is_some())
             .finish()
     }
 }
@@ -209,15 +228,97 @@ pub async fn read_parquet_with(
     let parquet_err = |e| Error::parquet(display.clone(), e);
 
     let mut reader_for_meta = reader.clone();
-    let arrow_options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+    let arrow_options = ArrowReaderOptions::new()
+        .with_skip_arrow_metadata(true)
+        .with_page_index_policy(if options.row_filter.is_some() {
+            PageIndexPolicy::Optional
+        } else {
+            PageIndexPolicy::Skip
+        });
     let metadata = ArrowReaderMetadata::load_async(&mut reader_for_meta, arrow_options)
         .await
         .map_err(parquet_err)?;
     let file_schema = metadata.schema().clone();
 
     // Plan each output column and the top-level file columns to decode.
-    let file_names = file_schema.fields().iter().map(|f| f.name().as_str());
     let mut roots: Vec<usize> = Vec::new();
+    let plans = plan_columns(
+        &file_schema,
+        data_fields,
+        read_fields,
+        &target_schema,
+        &mut roots,
+        &display,
+    )?;
+
+    let parquet_meta = metadata.metadata().clone();
+    let row_groups: Vec<usize> = match &options.row_group_filter {
+        Some(filter) => parquet_meta
+            .row_groups()
+            .iter()
+            .enumerate()
+            .filter(|(_, rg)| filter(rg))
+            .map(|(i, _)| i)
+            .collect(),
+        None => (0..parquet_meta.num_row_groups()).collect(),
+    };
+    if row_groups.is_empty() {
+        return Ok(futures::stream::empty().boxed());
+    }
+    let mask = ProjectionMask::roots(metadata.parquet_schema(), roots);
+    let mut builder = ParquetRecordBatchStreamBuilder::new_with_metadata(reader, metadata.clone())
+        .with_projection(mask)
+        .with_row_groups(row_groups)
+        .with_batch_size(options.batch_size.max(1));
+    if let Some(filter) = &options.row_filter {
+        let filter_schema = to_arrow_schema_of(&filter.fields)?;
+        let mut filter_roots = Vec::new();
+        let filter_plans = plan_columns(
+            &file_schema,
+            data_fields,
+            &filter.fields,
+            &filter_schema,
+            &mut filter_roots,
+            &display,
+        )?;
+        if !filter_roots.is_empty() {
+            let predicate = filter.predicate.clone();
+            let filter_mask = ProjectionMask::roots(metadata.parquet_schema(), filter_roots);
+            let arrow_predicate = ArrowPredicateFn::new(filter_mask, move |batch: RecordBatch| {
+                let b = evolve_batch(&batch, &filter_plans, &filter_schema)
+                    .map_err(|e| ArrowError::ExternalError(Box::new(e)))?;
+                predicate(&b).map_err(|e| ArrowError::ExternalError(Box::new(e)))
+            });
+            builder = builder.with_row_filter(RowFilter::new(vec![Box::new(arrow_predicate)]));
+        }
+    }
+    let stream = builder.build().map_err(parquet_err)?;
+
+    let plans = Arc::new(plans);
+    let out = stream.map(move |batch| {
+        let batch = batch.map_err(|e| Error::parquet(display.clone(), e))?;
+        evolve_batch(&batch, &plans, &target_schema).map_err(|e| match e {
+            Error::SchemaMismatch { column, message } => Error::SchemaMismatch {
+                column,
+                message: format!("reading {display}: {message}"),
+            },
+            other => other,
+        })
+    });
+    Ok(out.boxed())
+}
+
+/// Ties each read field to a file column (by field id, then name) and records the top-level
+/// file columns to decode in `roots`.
+fn plan_columns(
+    file_schema: &SchemaRef,
+    data_fields: &[DataField],
+    read_fields: &[DataField],
+    target_schema: &SchemaRef,
+    roots: &mut Vec<usize>,
+    display: &str,
+) -> Result<Vec<ColumnPlan>> {
+    let file_names = file_schema.fields().iter().map(|f| f.name().as_str());
     let mut plans = Vec::with_capacity(read_fields.len());
     for (rf, target) in read_fields.iter().zip(target_schema.fields()) {
         let source = data_fields.iter().find(|df| df.id == rf.id).and_then(|df| {
@@ -245,41 +346,7 @@ pub async fn read_parquet_with(
             source,
         });
     }
-
-    let parquet_meta = metadata.metadata().clone();
-    let row_groups: Vec<usize> = match &options.row_group_filter {
-        Some(filter) => parquet_meta
-            .row_groups()
-            .iter()
-            .enumerate()
-            .filter(|(_, rg)| filter(rg))
-            .map(|(i, _)| i)
-            .collect(),
-        None => (0..parquet_meta.num_row_groups()).collect(),
-    };
-    if row_groups.is_empty() {
-        return Ok(futures::stream::empty().boxed());
-    }
-    let mask = ProjectionMask::roots(metadata.parquet_schema(), roots);
-    let stream = ParquetRecordBatchStreamBuilder::new_with_metadata(reader, metadata)
-        .with_projection(mask)
-        .with_row_groups(row_groups)
-        .with_batch_size(options.batch_size.max(1))
-        .build()
-        .map_err(parquet_err)?;
-
-    let plans = Arc::new(plans);
-    let out = stream.map(move |batch| {
-        let batch = batch.map_err(|e| Error::parquet(display.clone(), e))?;
-        evolve_batch(&batch, &plans, &target_schema).map_err(|e| match e {
-            Error::SchemaMismatch { column, message } => Error::SchemaMismatch {
-                column,
-                message: format!("reading {display}: {message}"),
-            },
-            other => other,
-        })
-    });
-    Ok(out.boxed())
+    Ok(plans)
 }
 
 fn evolve_batch(

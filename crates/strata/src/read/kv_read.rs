@@ -22,8 +22,9 @@ use strata_spec::kv::key_value_fields;
 use strata_spec::manifest::DataFileMeta;
 use strata_spec::DataField;
 
-use super::{external_path, receiver_stream, CHANNEL_BATCHES};
+use super::{external_path, pushed_filter, receiver_stream, CHANNEL_BATCHES};
 use crate::expr::BoundPredicate;
+use crate::format::parquet_reader::ParquetReadOptions;
 use crate::lsm::interval_partition::{interval_partition, keyed};
 use crate::lsm::kv_layout::{drop_retracts, KvLayout};
 use crate::lsm::merge::MergeFunction;
@@ -39,6 +40,8 @@ pub(super) struct KvReadContext {
     pub merge: Arc<dyn MergeFunction>,
     /// Filter bound to the layout's value fields.
     pub bound: Option<BoundPredicate>,
+    /// The part of `bound` on primary-key columns (safe to push below a merge).
+    pub key_bound: Option<BoundPredicate>,
     /// Output columns as indices into the layout's value fields.
     pub output: Vec<usize>,
     pub out_schema: arrow_schema::SchemaRef,
@@ -99,7 +102,7 @@ impl KvReadContext {
                     let mut run_streams: Vec<SortedRun> = Vec::with_capacity(runs.len());
                     for run in runs {
                         let files: Vec<DataFileMeta> = run.into_iter().map(|k| k.file).collect();
-                        run_streams.push(ctx.run_stream(&dir, bucket, files));
+                        run_streams.push(ctx.run_stream(&dir, bucket, files, single));
                     }
                     let merged: SortedRun = if single {
                         let layout = ctx.layout.clone();
@@ -135,7 +138,13 @@ impl KvReadContext {
     }
 
     /// A sorted run: its files one after the other, each decoded by its own task.
-    fn run_stream(self: &Arc<Self>, dir: &str, bucket: i32, files: Vec<DataFileMeta>) -> SortedRun {
+    fn run_stream(
+        self: &Arc<Self>,
+        dir: &str,
+        bucket: i32,
+        files: Vec<DataFileMeta>,
+        push_all: bool,
+    ) -> SortedRun {
         let ctx = self.clone();
         let dir = dir.to_string();
         stream::iter(files)
@@ -144,7 +153,7 @@ impl KvReadContext {
                 let dir = dir.clone();
                 let (tx, rx) = tokio::sync::mpsc::channel(CHANNEL_BATCHES);
                 tokio::spawn(async move {
-                    if let Err(e) = ctx.read_file(&dir, bucket, &file, &tx).await {
+                    if let Err(e) = ctx.read_file(&dir, bucket, &file, push_all, &tx).await {
                         let _ = tx.send(Err(e)).await;
                     }
                 });
@@ -159,6 +168,7 @@ impl KvReadContext {
         dir: &str,
         bucket: i32,
         file: &DataFileMeta,
+        push_all: bool,
         tx: &tokio::sync::mpsc::Sender<Result<RecordBatch>>,
     ) -> Result<()> {
         let path = match &file.external_path {
@@ -177,13 +187,31 @@ impl KvReadContext {
             data_fields[seq_pos + 1].clone(),
         ];
         layout_fields.extend(self.layout.value_fields.iter().cloned());
-        let mut stream = crate::format::parquet_reader::read_parquet(
+        // Sections with one run hold each key once: every predicate can go below the read.
+        // Overlapping runs only take key predicates (a value predicate could hide the newest
+        // version of a key and let an older one win).
+        let pushed = if push_all {
+            &self.bound
+        } else {
+            &self.key_bound
+        };
+        let row_filter = pushed.as_ref().and_then(|b| {
+            // Bound over the value fields, which sit after the two system columns.
+            let shifted = b.remap(|i| Some(i + 2)).ok()?;
+            pushed_filter(&shifted, &layout_fields)
+        });
+        let options = ParquetReadOptions {
+            file_size: Some(file.file_size as u64),
+            batch_size: self.batch_size,
+            row_filter,
+            ..Default::default()
+        };
+        let mut stream = crate::format::parquet_reader::read_parquet_with(
             self.table.file_io(),
             &path,
-            Some(file.file_size as u64),
             &data_fields,
             &layout_fields,
-            self.batch_size,
+            options,
         )
         .await?;
         while let Some(batch) = stream.next().await {

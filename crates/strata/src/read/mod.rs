@@ -24,6 +24,7 @@ use strata_spec::{DataField, RowType};
 
 use crate::expr::{BoundPredicate, Predicate};
 use crate::format::arrow_types::to_arrow_schema;
+use crate::format::parquet_reader::{ParquetReadOptions, PushedRowFilter};
 use crate::scan::DataSplit;
 use crate::table::Table;
 use crate::{Error, Result};
@@ -209,6 +210,14 @@ impl TableRead {
             Some(f) => Some(f.bind(&RowType::new(value_fields.clone()), &table_name)?),
             None => None,
         };
+        let key_bound = bound.as_ref().and_then(|b| {
+            let pk: Vec<usize> = schema
+                .trimmed_primary_keys()
+                .iter()
+                .filter_map(|k| value_fields.iter().position(|f| &f.name == k))
+                .collect();
+            b.extract_for_columns(&pk)
+        });
         let out_idx = output
             .iter()
             .map(|o| {
@@ -223,6 +232,7 @@ impl TableRead {
             layout,
             merge,
             bound,
+            key_bound,
             output: out_idx,
             out_schema: to_arrow_schema(&RowType::new(output))?,
             batch_size: self.batch_size,
@@ -271,13 +281,21 @@ impl FileReadContext {
                 .data_file(partition_dir, bucket, &file.file_name),
         };
         let data_schema = self.table.schema_manager().schema(file.schema_id).await?;
-        let mut stream = crate::format::parquet_reader::read_parquet(
+        let options = ParquetReadOptions {
+            file_size: Some(file.file_size as u64),
+            batch_size: self.batch_size,
+            row_filter: self
+                .bound
+                .as_ref()
+                .and_then(|b| pushed_filter(b, &self.read_fields)),
+            ..Default::default()
+        };
+        let mut stream = crate::format::parquet_reader::read_parquet_with(
             self.table.file_io(),
             &path,
-            Some(file.file_size as u64),
             &data_schema.fields,
             &self.read_fields,
-            self.batch_size,
+            options,
         )
         .await?;
         while let Some(batch) = stream.next().await {
@@ -300,6 +318,23 @@ impl FileReadContext {
         }
         Ok(())
     }
+}
+
+/// `bound` (over `fields`) as a filter pushed into Parquet decoding: the referenced fields
+/// are decoded first and the rest only for matching rows.
+pub(crate) fn pushed_filter(
+    bound: &BoundPredicate,
+    fields: &[DataField],
+) -> Option<PushedRowFilter> {
+    let referenced = bound.referenced_columns();
+    if referenced.is_empty() {
+        return None;
+    }
+    let projected = bound.project(&referenced)?;
+    Some(PushedRowFilter {
+        fields: referenced.iter().map(|i| fields[*i].clone()).collect(),
+        predicate: Arc::new(move |batch| projected.evaluate(batch)),
+    })
 }
 
 /// A manifest's `_EXTERNAL_PATH` (a full URI or absolute path) as a store path.
