@@ -88,7 +88,7 @@ def _key_placement(wh, ident, keys):
     out = set()
     for f in warehouse.data_files_on_disk(wh, ident):
         rel = f.relative_to(warehouse.table_dir(wh, ident))
-        t = pq.read_table(f, columns=list(keys))
+        t = pq.ParquetFile(f).read(columns=list(keys))
         for line in canonical_lines(t):
             out.add(("/".join(rel.parts[:-2]), rel.parts[-2], line))
     return out
@@ -115,12 +115,12 @@ SYSTEM_COLUMNS = ("_SEQUENCE_NUMBER", "_VALUE_KIND")
 
 def _layouts(wh, ident):
     return {tuple((f.name, str(f.type)) if f.name.startswith("_") else (f.name, "")
-                  for f in pq.read_schema(p)) for p in warehouse.data_files_on_disk(wh, ident)}
+                  for f in pq.ParquetFile(p).schema_arrow) for p in warehouse.data_files_on_disk(wh, ident)}
 
 
 @pytest.mark.parametrize("case_name", ["composite_bucket4", "rowkind", "part_bucket2"])
 def test_data_file_layout_matches_pypaimon(case_name, strata, inputs, tmp_path):
-    """Data files hold _KEY_<pk> copies of the key, _SEQUENCE_NUMBER (int64) and _VALUE_KIND (int8)
+    """Data files hold _KEY_<pk> copies of the key (minus partition keys), _SEQUENCE_NUMBER (int64) and _VALUE_KIND (int8)
     before the table's columns, in pypaimon's (and Java's default, non-thin) order."""
     case = pk.CASES[case_name]
     pk.build_strata(strata, "db.t", case, inputs)
@@ -129,8 +129,9 @@ def test_data_file_layout_matches_pypaimon(case_name, strata, inputs, tmp_path):
     want = _layouts(other, "db.t")
     assert len(want) == 1, want
     (layout,) = want
-    assert [n for n, _ in layout][: len(case.primary_keys) + 2] == \
-        [f"_KEY_{k}" for k in case.primary_keys] + list(SYSTEM_COLUMNS), layout
+    trimmed = [k for k in case.primary_keys if k not in case.partition_keys]   # partition keys: no _KEY_ copy
+    assert [n for n, _ in layout][: len(trimmed) + 2] == [f"_KEY_{k}" for k in trimmed] + list(SYSTEM_COLUMNS), \
+        layout
     got = _layouts(strata.warehouse, "db.t")
     assert got == want, f"strata data-file columns {sorted(got)} != pypaimon's {layout}"
 
@@ -143,7 +144,7 @@ def test_retracts_are_stored_with_their_row_kind(strata, inputs):
     kinds = {}
     per_file = {}
     for p in warehouse.data_files_on_disk(strata.warehouse, "db.t"):
-        t = pq.read_table(p, columns=["id", "_VALUE_KIND"])
+        t = pq.ParquetFile(p).read(columns=["id", "_VALUE_KIND"])
         ks = t["_VALUE_KIND"].to_pylist()
         per_file[p.name] = sum(1 for k in ks if k in (1, 3))
         for i, k in zip(t["id"].to_pylist(), ks):
