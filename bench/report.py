@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 """Summarises a bench/run.sh run: medians per (engine, phase, data), ratios, correctness checks.
 
-  report.py --runs FILE.jsonl --expected DATA/expected.json [--work WORK] [--json OUT]
+  report.py --runs FILE.jsonl --expected DATA/expected.json [--work WORK] [--mem-rows M] [--json OUT]
 
 FILE.jsonl has one line per phase process, written by run.sh:
-  {"run": r, "engine": E, "phase": P, "data": WRITER, "result": {...phase JSON...} | null, "error": ...}
-where WRITER is the engine whose warehouse a read used (for writes: the engine itself).
+  {"run": r, "workload": "append"|"pk", "engine": E, "phase": P, "data": WRITER,
+   "result": {...phase JSON...} | null, "error": ...}
+where WRITER is the engine whose warehouse a read used (for writes: the engine itself; for the PK
+raw floor: strata, whose data files it scans).  Lines without "workload" are append runs.
 
-Prints Markdown (main table on each engine's own data, ratio table against the targets, cross-read
-matrix) and writes the medians, ratios and raw runs to --json.  Exits 1, after printing, when a
-phase failed or any result disagrees with expected.json (row counts; for reads also sum(v_int) and
-count(distinct id)), so a wrong-but-fast engine can never pass silently.
+Prints Markdown per workload present (main table on each engine's own data, ratio table, targets,
+cross-read matrix; for PK also the memory test) and writes the medians, ratios and raw runs to
+--json.  Exits 1, after printing, when a phase failed or any result disagrees with expected.json
+(row counts; for reads also sum(v_int) and count(distinct id); PK reads against the live rows,
+the PK raw floor against the distinct ids, the memory test's read-back against what its write
+generated), so a wrong-but-fast engine can never pass silently.
 """
 import argparse
 import json
@@ -22,6 +26,13 @@ ENGINE_ORDER = ['raw-parquet', 'raw-parquet-1t', 'strata', 'strata-1t', 'pypaimo
 PHASES = ['write', 'read', 'filter']
 WRITERS = ['strata', 'pypaimon-rust', 'pypaimon']
 TARGET_VS_FLOOR = 1.3
+# PK targets (the PK workload issue).
+PK_WRITE_SPEEDUP_VS_RUST = 1.5   # strata PK write throughput >= 1.5x pypaimon-rust's
+PK_READ_SPEEDUP_VS_RUST = 2.0    # full read >= 2x pypaimon-rust
+PK_PEAK_RSS_MB = 600             # strata write / read / filter
+PK_READ_VS_RAW_SCAN = 1.5        # full read within 1.5x of the raw scan of the same files
+PK_MEM_TEST_RSS_MB = 400         # 20M rows into one bucket, write-buffer-size 64mb
+PK_ENGINE_ORDER = ['raw-parquet', 'raw-parquet-1t', 'strata', 'strata-1t', 'pypaimon-rust', 'pypaimon']
 
 
 def load_runs(path):
@@ -37,17 +48,61 @@ def load_runs(path):
     return runs
 
 
+def workload(run):
+    return run.get('workload', 'append')
+
+
 def check(run, expected):
-    """Problems of one phase result against expected.json."""
+    """Problems of one phase result against expected.json (memory-test phases: see check_mem)."""
     res = run.get('result')
+    wl = workload(run)
     if not res:
-        return ['%s %s (data %s, run %s) failed: %s' % (run.get('engine'), run.get('phase'), run.get('data'),
-                                                        run.get('run'), run.get('error', 'no result'))]
+        return ['%s %s %s (data %s, run %s) failed: %s' % (
+            wl, run.get('engine'), run.get('phase'), run.get('data'), run.get('run'), run.get('error', 'no result'))]
     phase = run['phase']
-    want = {'rows': expected['rows']} if phase == 'write' else expected[phase]
-    return ['%s %s (data %s, run %s): %s = %s, expected %s' % (run['engine'], phase, run['data'], run['run'],
-                                                               k, res.get(k), v)
+    if phase.startswith('mem-'):
+        return []
+    if wl == 'pk':
+        if 'pk' not in expected:
+            return ['expected.json has no pk answers (rerun bench/gen_data.py)']
+        if run['engine'].startswith('raw-parquet'):
+            # The floor reads every physical row of the live files, no merge: all live ids must
+            # be there, and at least as many rows as are live.
+            live = expected['pk']['read']
+            out = []
+            if res.get('distinct_ids') != live['distinct_ids']:
+                out.append('distinct_ids = %s, expected %s' % (res.get('distinct_ids'), live['distinct_ids']))
+            if not isinstance(res.get('rows'), int) or res['rows'] < live['rows']:
+                out.append('rows = %s, expected at least %s' % (res.get('rows'), live['rows']))
+            return ['pk %s %s (data %s, run %s): %s' % (run['engine'], phase, run['data'], run['run'], p)
+                    for p in out]
+        want = {'rows': expected['rows']} if phase == 'write' else expected['pk'][phase]
+    else:
+        want = {'rows': expected['rows']} if phase == 'write' else expected[phase]
+    return ['%s %s %s (data %s, run %s): %s = %s, expected %s' % (
+        wl, run['engine'], phase, run['data'], run['run'], k, res.get(k), v)
             for k, v in want.items() if k in ('rows', 'sum_v_int', 'distinct_ids') and res.get(k) != v]
+
+
+def check_mem(runs, mem_rows):
+    """The memory test: each run's read-back digest must equal what its write generated."""
+    problems = []
+    by_run = {}
+    for r in runs:
+        if workload(r) == 'pk' and r.get('phase', '').startswith('mem-') and r.get('result'):
+            by_run.setdefault(r['run'], {})[r['phase']] = r['result']
+    for run, ph in sorted(by_run.items()):
+        w, rd = ph.get('mem-write'), ph.get('mem-read')
+        if w and mem_rows and w.get('rows') != mem_rows:
+            problems.append('pk mem-write (run %s): rows = %s, expected %s' % (run, w.get('rows'), mem_rows))
+        if w and rd:
+            for k in ('rows', 'sum_v_int', 'distinct_ids'):
+                if rd.get(k) != w.get(k):
+                    problems.append('pk mem-read (run %s): %s = %s, but mem-write generated %s' % (
+                        run, k, rd.get(k), w.get(k)))
+        if rd and rd.get('ids_out_of_range'):
+            problems.append('pk mem-read (run %s): %s ids outside 0..rows' % (run, rd['ids_out_of_range']))
+    return problems
 
 
 def summarise(runs):
@@ -63,7 +118,9 @@ def summarise(runs):
         s = {'n': len(results), 'seconds': med('seconds'),
              'min_s': min(x['seconds'] for x in results), 'max_s': max(x['seconds'] for x in results),
              'peak_rss_mb': med('peak_rss_mb'), 'cpu_s': med('cpu_s'), 'plan_s': med('plan_s'),
-             'open_s': med('open_s'), 'rows': results[0].get('rows')}
+             'open_s': med('open_s'), 'gen_s': med('gen_s'), 'rows': results[0].get('rows'),
+             'max_peak_rss_mb': max((x['peak_rss_mb'] for x in results
+                                     if isinstance(x.get('peak_rss_mb'), (int, float))), default=None)}
         pcs = [x['per_commit_s'] for x in results if x.get('per_commit_s')]
         if pcs:
             s['per_commit_s'] = [round(statistics.median(c), 4) for c in zip(*pcs)]
@@ -112,17 +169,45 @@ def compute_ratios(get, stat):
     return out
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--runs', required=True)
-    ap.add_argument('--expected', required=True)
-    ap.add_argument('--work', help='run.sh work directory (for data-file sizes)')
-    ap.add_argument('--json', help='write the summary here')
-    a = ap.parse_args()
-    with open(a.expected) as f:
-        expected = json.load(f)
-    runs = load_runs(a.runs)
-    problems = [p for r in runs for p in check(r, expected)]
+def n_runs(med):
+    return max((s['n'] for s in med.values()), default=0)
+
+
+def phase_row(phase, engine, s, label=None):
+    pc = '/'.join(fmt(x, 3) for x in s['per_commit_s']) if s.get('per_commit_s') else ''
+    return '| %s | %s | **%s** | %s–%s | %s | %s | %s | %s | %s |' % (
+        phase, label or engine, fmt(s['seconds']), fmt(s['min_s']), fmt(s['max_s']), pc, fmt(s['plan_s']),
+        fmt(s['cpu_s'], 2), fmt(s['peak_rss_mb'], 0), format(s['rows'], ',') if s['rows'] is not None else '–')
+
+
+MAIN_HEADER = ['| phase | engine | median s | min–max s | per commit s | plan s | CPU s | peak RSS MB | rows |',
+               '|---|---|---|---|---|---|---|---|---|']
+
+
+def cross_reads(med):
+    lines = ['| reader | phase | ' + ' | '.join(WRITERS) + ' |', '|---|---|' + '---|' * len(WRITERS)]
+    for reader in ['strata', 'pypaimon-rust', 'pypaimon']:
+        for phase in ('read', 'filter'):
+            cells = [fmt((med.get((reader, phase, w)) or {}).get('seconds')) for w in WRITERS]
+            lines.append('| %s | %s | %s |' % (reader, phase, ' | '.join(cells)))
+    return lines
+
+
+def file_sizes(work, writers):
+    sizes = {}
+    if work:
+        for w in writers:
+            fs = data_files(work, w)
+            if fs:
+                sizes[w] = {'files': fs[0], 'bytes': fs[1]}
+    lines = []
+    if sizes:
+        lines = ['', '### Data files written (last run)', '', '| writer | files | MB |', '|---|---|---|']
+        lines += ['| %s | %d | %.1f |' % (w, s['files'], s['bytes'] / 1e6) for w, s in sizes.items()]
+    return sizes, lines
+
+
+def append_report(runs, expected, work):
     med = summarise(runs)
 
     def get(engine, phase, data=None):
@@ -130,22 +215,16 @@ def main():
         return med.get((engine, phase, data or own))
 
     lines = ['## Append workload: %s rows in %d commits, median of %d runs' % (
-        format(expected['rows'], ','), expected['commits'], max((s['n'] for s in med.values()), default=0)), '',
-        '| phase | engine | median s | min–max s | per commit s | plan s | CPU s | peak RSS MB | rows |',
-        '|---|---|---|---|---|---|---|---|---|']
+        format(expected['rows'], ','), expected['commits'], n_runs(med)), ''] + MAIN_HEADER
     for phase in PHASES:
         for engine in ENGINE_ORDER:
             s = get(engine, phase)
-            if not s:
-                continue
-            pc = '/'.join(fmt(x, 3) for x in s['per_commit_s']) if s.get('per_commit_s') else ''
-            lines.append('| %s | %s | **%s** | %s–%s | %s | %s | %s | %s | %s |' % (
-                phase, engine, fmt(s['seconds']), fmt(s['min_s']), fmt(s['max_s']), pc, fmt(s['plan_s']),
-                fmt(s['cpu_s'], 2), fmt(s['peak_rss_mb'], 0), format(s['rows'], ',') if s['rows'] is not None else '–'))
+            if s:
+                lines.append(phase_row(phase, engine, s))
 
     ratios = {stat: compute_ratios(get, stat) for stat in ('seconds', 'min_s')}
     for stat, title in (('seconds', 'medians'), ('min_s', 'best of %d runs (least disturbed by other load)' % (
-            max((s['n'] for s in med.values()), default=0)))):
+            n_runs(med)))):
         lines += ['', '### Ratios of %s (strata ÷ other; < 1 means strata is faster)' % title, '',
                   '| phase | strata s | ÷ raw floor (2 threads) | ÷ raw floor (1 thread) | ÷ pypaimon-rust |'
                   ' ÷ pypaimon | strata-1t ÷ raw 1t |',
@@ -168,23 +247,134 @@ def main():
                 phase, 'PASS' if r['vs_pypaimon_rust'] < 1 else 'MISS', r['vs_pypaimon_rust'],
                 b['vs_pypaimon_rust']))
     lines += [''] + ['* target: %s' % t for t in targets]
+    lines += ['', '### Cross reads: median s (reader ↓, table written by →)', ''] + cross_reads(med)
+    sizes, size_lines = file_sizes(work, WRITERS + ['raw-parquet'])
+    lines += size_lines
+    summary = {'rows': expected['rows'], 'commits': expected['commits'],
+               'medians': [dict(engine=e, phase=p, data=d, **s) for (e, p, d), s in sorted(med.items())],
+               'ratios': ratios, 'targets': targets, 'data_files': sizes}
+    return lines, summary
 
-    lines += ['', '### Cross reads: median s (reader ↓, table written by →)', '',
-              '| reader | phase | ' + ' | '.join(WRITERS) + ' |', '|---|---|' + '---|' * len(WRITERS)]
-    for reader in ['strata', 'pypaimon-rust', 'pypaimon']:
-        for phase in ('read', 'filter'):
-            cells = [fmt((med.get((reader, phase, w)) or {}).get('seconds')) for w in WRITERS]
-            lines.append('| %s | %s | %s |' % (reader, phase, ' | '.join(cells)))
 
-    sizes = {}
-    if a.work:
-        for w in WRITERS + ['raw-parquet']:
-            fs = data_files(a.work, w)
-            if fs:
-                sizes[w] = {'files': fs[0], 'bytes': fs[1]}
-        if sizes:
-            lines += ['', '### Data files written (last run)', '', '| writer | files | MB |', '|---|---|---|']
-            lines += ['| %s | %d | %.1f |' % (w, s['files'], s['bytes'] / 1e6) for w, s in sizes.items()]
+def pk_report(runs, expected, work, mem_rows):
+    med = summarise(runs)
+
+    def get(engine, phase, data=None):
+        # The raw floor scans strata's files; strata-1t reads strata's table.
+        own = 'strata' if engine.startswith(('raw-parquet', 'strata')) else engine
+        return med.get((engine, phase, data or own))
+
+    def sec(engine, phase, stat):
+        s = get(engine, phase)
+        return s and s[stat]
+
+    live = expected.get('pk', {}).get('read', {}).get('rows')
+    lines = ['## Primary-key workload: %s rows in %d commits (%s live rows; PK id, bucket 1), median of %d runs' % (
+        format(expected['rows'], ','), expected['commits'], format(live, ',') if live else '?', n_runs(med)),
+        '', 'raw-parquet = the live data files of strata\'s PK table read with arrow-rs, all columns, no merge '
+        '(every physical row); strata-1t = strata on a single-threaded runtime.', ''] + MAIN_HEADER
+    for phase in PHASES:
+        for engine in PK_ENGINE_ORDER:
+            s = get(engine, phase)
+            if s:
+                label = engine + (' (floor, no merge)' if engine.startswith('raw-parquet') else '')
+                lines.append(phase_row(phase, engine, s, label))
+
+    ratios = {}
+    for stat in ('seconds', 'min_s'):
+        ratios[stat] = {}
+        for phase in PHASES:
+            strata = sec('strata', phase, stat)
+            ratios[stat][phase] = {
+                'strata_s': strata,
+                'speedup_vs_pypaimon_rust': ratio(sec('pypaimon-rust', phase, stat), strata),
+                'speedup_vs_pypaimon': ratio(sec('pypaimon', phase, stat), strata),
+                'vs_raw_scan': ratio(strata, sec('raw-parquet', phase, stat)) if phase == 'read' else None,
+                'vs_raw_scan_1t': ratio(strata, sec('raw-parquet-1t', phase, stat)) if phase == 'read' else None,
+                'strata_1t_vs_raw_1t': (ratio(sec('strata-1t', phase, stat), sec('raw-parquet-1t', phase, stat))
+                                        if phase == 'read' else None)}
+    for stat, title in (('seconds', 'medians'), ('min_s', 'best of %d runs' % n_runs(med))):
+        lines += ['', '### PK ratios of %s' % title, '',
+                  '| phase | strata s | speed-up vs pypaimon-rust (its s ÷ strata s) | speed-up vs pypaimon |'
+                  ' strata ÷ raw scan (2 threads) | strata ÷ raw scan (1 thread) | strata-1t ÷ raw 1t |',
+                  '|---|---|---|---|---|---|---|']
+        for phase in PHASES:
+            r = ratios[stat][phase]
+            lines.append('| %s | %s | %s | %s | %s | %s | %s |' % (
+                phase, fmt(r['strata_s']), fmt(r['speedup_vs_pypaimon_rust'], 2), fmt(r['speedup_vs_pypaimon'], 2),
+                fmt(r['vs_raw_scan'], 2), fmt(r['vs_raw_scan_1t'], 2), fmt(r['strata_1t_vs_raw_1t'], 2)))
+
+    # The memory test.
+    mw, mr = get('strata', 'mem-write'), get('strata', 'mem-read')
+    if mw or mr:
+        lines += ['', '### PK memory test: %s rows into one bucket, write-buffer-size 64mb, one commit (strata), '
+                      'median of %d runs' % (format(mem_rows, ',') if mem_rows else '?', (mw or mr)['n']), '',
+                  '| phase | median s | min–max s | input generation s (not in median) | CPU s | peak RSS MB median'
+                  ' / max | rows | rows/s |', '|---|---|---|---|---|---|---|---|']
+        for name, s in (('mem-write', mw), ('mem-read', mr)):
+            if s:
+                rate = s['rows'] / s['seconds'] if s['rows'] and s['seconds'] else None
+                lines.append('| %s | **%s** | %s–%s | %s | %s | %s / %s | %s | %s |' % (
+                    name, fmt(s['seconds']), fmt(s['min_s']), fmt(s['max_s']), fmt(s['gen_s']),
+                    fmt(s['cpu_s'], 2), fmt(s['peak_rss_mb'], 0), fmt(s['max_peak_rss_mb'], 0),
+                    format(s['rows'], ',') if s['rows'] is not None else '–',
+                    format(int(rate), ',') if rate else '–'))
+
+    def verdict(ok):
+        return 'PASS' if ok else 'MISS'
+
+    targets = []
+    m, b = ratios['seconds'], ratios['min_s']
+    for phase, want, what in (('write', PK_WRITE_SPEEDUP_VS_RUST, 'write throughput'),
+                              ('read', PK_READ_SPEEDUP_VS_RUST, 'full read')):
+        x = m[phase]['speedup_vs_pypaimon_rust']
+        targets.append('%s >= %.1fx pypaimon-rust: %s' % (what, want, 'not measured' if x is None else (
+            '%s (median %.2fx, best %.2fx)' % (verdict(x >= want), x, b[phase]['speedup_vs_pypaimon_rust']))))
+    rss = {ph: (get('strata', ph) or {}).get('max_peak_rss_mb') for ph in PHASES}
+    if any(v is None for v in rss.values()):
+        targets.append('strata peak RSS < %d MB: not measured (%s missing)' % (
+            PK_PEAK_RSS_MB, ', '.join(ph for ph, v in rss.items() if v is None)))
+    else:
+        targets.append('strata peak RSS < %d MB: %s (max over runs: write %.0f, read %.0f, filter %.0f MB)' % (
+            PK_PEAK_RSS_MB, verdict(max(rss.values()) < PK_PEAK_RSS_MB), rss['write'], rss['read'], rss['filter']))
+    x = m['read']['vs_raw_scan']
+    targets.append('full read within %.1fx of the raw scan: %s' % (PK_READ_VS_RAW_SCAN, 'not measured' if x is None else (
+        '%s (median %.2fx, best %.2fx)' % (verdict(x <= PK_READ_VS_RAW_SCAN), x, b['read']['vs_raw_scan']))))
+    x = mw and mw['max_peak_rss_mb']
+    targets.append('memory test peak RSS < %d MB: %s' % (PK_MEM_TEST_RSS_MB, 'not measured' if x is None else (
+        '%s (max over runs %.0f MB, median %.0f MB)' % (verdict(x < PK_MEM_TEST_RSS_MB), x, mw['peak_rss_mb']))))
+    lines += [''] + ['* PK target: %s' % t for t in targets]
+    lines += ['', '### PK cross reads: median s (reader ↓, table written by →)', ''] + cross_reads(med)
+    sizes, size_lines = file_sizes(os.path.join(work, 'pk') if work else None, WRITERS)
+    lines += size_lines
+    summary = {'rows': expected['rows'], 'commits': expected['commits'], 'mem_rows': mem_rows,
+               'medians': [dict(engine=e, phase=p, data=d, **s) for (e, p, d), s in sorted(med.items())],
+               'ratios': ratios, 'targets': targets, 'data_files': sizes}
+    return lines, summary
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--runs', required=True)
+    ap.add_argument('--expected', required=True)
+    ap.add_argument('--work', help='run.sh work directory (for data-file sizes)')
+    ap.add_argument('--mem-rows', type=int, help='rows the PK memory test wrote')
+    ap.add_argument('--json', help='write the summary here')
+    a = ap.parse_args()
+    with open(a.expected) as f:
+        expected = json.load(f)
+    runs = load_runs(a.runs)
+    problems = [p for r in runs for p in check(r, expected)] + check_mem(runs, a.mem_rows)
+    append_runs = [r for r in runs if workload(r) == 'append' and 'engine' in r]
+    pk_runs = [r for r in runs if workload(r) == 'pk']
+
+    lines, summary = [], {}
+    if append_runs:
+        ls, summary = append_report(append_runs, expected, a.work)
+        lines += ls
+    if pk_runs:
+        ls, summary['pk'] = pk_report(pk_runs, expected, a.work, a.mem_rows)
+        lines += ([''] if lines else []) + ls
 
     lines += ['', 'Checks against expected.json (rows; reads also sum(v_int), count(distinct id)): %s' % (
         'all %d phase runs agree' % len(runs) if not problems else '%d PROBLEMS' % len(problems))]
@@ -194,9 +384,7 @@ def main():
 
     if a.json:
         os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
-        summary = {'rows': expected['rows'], 'commits': expected['commits'],
-                   'medians': [dict(engine=e, phase=p, data=d, **s) for (e, p, d), s in sorted(med.items())],
-                   'ratios': ratios, 'targets': targets, 'data_files': sizes, 'problems': problems, 'runs': runs}
+        summary.update({'problems': problems, 'runs': runs})
         with open(a.json, 'w') as f:
             json.dump(summary, f, indent=1)
     sys.exit(1 if problems else 0)

@@ -6,11 +6,17 @@
 //!
 //! | command | engine / phase | what is timed |
 //! |---|---|---|
-//! | `write --wh W --data D` | strata / write | 4 commits of the in-memory input into `bench.append_t` |
-//! | `read --wh W [--threads N]` | strata / read | plan + read of the whole table into memory |
-//! | `filter --wh W [--threads N]` | strata / filter | the same with `id < 1000` |
+//! | `write --wh W --data D [--table T]` | strata / write | 4 commits of the in-memory input into `bench.<T>_t` |
+//! | `read --wh W [--table T] [--threads N]` | strata / read | plan + read of the whole table into memory |
+//! | `filter --wh W [--table T] [--threads N]` | strata / filter | the same with `id < 1000` |
 //! | `raw-write --data D --out O` | raw-parquet / write | the same batches through `ArrowWriter`, one file per commit |
 //! | `raw-read --out O [--threads N]` | raw-parquet / read | those files read fully, N files at a time |
+//! | `raw-scan --wh W [--table T] [--threads N]` | raw-parquet / read | the table's live data files read fully, no merge (PK floor) |
+//! | `mem-write --wh W [--rows R]` | strata / mem-write | R generated rows (20M) into one PK bucket, `write-buffer-size = 64mb`, one commit |
+//! | `mem-read --wh W [--rows R]` | strata / mem-read | that table streamed back (merge-on-read) and digested |
+//!
+//! `--table` is `append` (default; `bench.append_t`, bucket -1) or `pk` (`bench.pk_t`, primary
+//! key `id`, bucket 1); `raw-scan` defaults to `pk`.
 //!
 //! `--threads 1` runs strata on a single-threaded runtime and the raw reader on one thread;
 //! the engine is then reported as `strata-1t` / `raw-parquet-1t`. `strata-1t` decodes on one
@@ -18,6 +24,7 @@
 //! store reads through `spawn_blocking`), so it is not strictly single-threaded.
 
 mod common;
+mod pk_mem;
 mod raw;
 mod strata_phases;
 
@@ -26,9 +33,12 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use common::{emit, Result};
+use strata_phases::TableKind;
 
 #[derive(Parser)]
-#[command(about = "strata vs raw arrow-rs Parquet on the append workload (one phase per run)")]
+#[command(
+    about = "strata vs raw arrow-rs Parquet on the append and PK workloads (one phase per run)"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -36,17 +46,21 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Create bench.append_t in the warehouse and write every commit file as one commit.
+    /// Create the table in the warehouse and write every commit file as one commit.
     Write {
         #[arg(long)]
         wh: PathBuf,
         #[arg(long)]
         data: PathBuf,
+        #[arg(long, value_enum, default_value_t = TableKind::Append)]
+        table: TableKind,
     },
     /// Plan and read the whole table into memory.
     Read {
         #[arg(long)]
         wh: PathBuf,
+        #[arg(long, value_enum, default_value_t = TableKind::Append)]
+        table: TableKind,
         /// Runtime worker threads (default: one per core).
         #[arg(long)]
         threads: Option<usize>,
@@ -55,6 +69,8 @@ enum Command {
     Filter {
         #[arg(long)]
         wh: PathBuf,
+        #[arg(long, value_enum, default_value_t = TableKind::Append)]
+        table: TableKind,
         #[arg(long)]
         threads: Option<usize>,
     },
@@ -72,6 +88,35 @@ enum Command {
         /// Files decoded at once.
         #[arg(long, default_value_t = 2)]
         threads: usize,
+    },
+    /// The PK read floor: the table's live data files (all columns, no merge) read with the
+    /// arrow-rs Parquet reader.
+    RawScan {
+        #[arg(long)]
+        wh: PathBuf,
+        #[arg(long, value_enum, default_value_t = TableKind::Pk)]
+        table: TableKind,
+        /// Files decoded at once.
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+    },
+    /// The PK memory test: generated rows into the one bucket of bench.pk_mem_t, one commit.
+    MemWrite {
+        #[arg(long)]
+        wh: PathBuf,
+        #[arg(long, default_value_t = 20_000_000)]
+        rows: u64,
+        /// The table's `write-buffer-size`.
+        #[arg(long, default_value = pk_mem::WRITE_BUFFER_SIZE)]
+        write_buffer_size: String,
+    },
+    /// Stream bench.pk_mem_t back and digest it (rows, sum(v_int), distinct ids).
+    MemRead {
+        #[arg(long)]
+        wh: PathBuf,
+        /// The rows mem-write wrote (ids are 0 .. rows).
+        #[arg(long, default_value_t = 20_000_000)]
+        rows: u64,
     },
 }
 
@@ -100,16 +145,19 @@ fn strata_engine(threads: Option<usize>) -> String {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Write { wh, data } => {
-            let out = runtime(None)?.block_on(strata_phases::write(&wh, &data))?;
+        Command::Write { wh, data, table } => {
+            let mut out = runtime(None)?.block_on(strata_phases::write(&wh, &data, table))?;
+            out.insert("table".into(), table.table_name().into());
             emit("strata", "write", out);
         }
-        Command::Read { wh, threads } => {
-            let out = runtime(threads)?.block_on(strata_phases::read(&wh, false))?;
+        Command::Read { wh, table, threads } => {
+            let mut out = runtime(threads)?.block_on(strata_phases::read(&wh, table, false))?;
+            out.insert("table".into(), table.table_name().into());
             emit(&strata_engine(threads), "read", out);
         }
-        Command::Filter { wh, threads } => {
-            let mut out = runtime(threads)?.block_on(strata_phases::read(&wh, true))?;
+        Command::Filter { wh, table, threads } => {
+            let mut out = runtime(threads)?.block_on(strata_phases::read(&wh, table, true))?;
+            out.insert("table".into(), table.table_name().into());
             out.insert("predicate".into(), strata_phases::FILTER.into());
             emit(&strata_engine(threads), "filter", out);
         }
@@ -123,6 +171,26 @@ fn run(cli: Cli) -> Result<()> {
                 format!("raw-parquet-{threads}t")
             };
             emit(&engine, "read", raw::read(&out, threads)?);
+        }
+        Command::RawScan { wh, table, threads } => {
+            let engine = if threads == 2 {
+                "raw-parquet".to_string()
+            } else {
+                format!("raw-parquet-{threads}t")
+            };
+            emit(&engine, "read", raw::scan_table(&wh, table, threads)?);
+        }
+        Command::MemWrite {
+            wh,
+            rows,
+            write_buffer_size,
+        } => {
+            let out = runtime(None)?.block_on(pk_mem::write(&wh, rows, &write_buffer_size))?;
+            emit("strata", "mem-write", out);
+        }
+        Command::MemRead { wh, rows } => {
+            let out = runtime(None)?.block_on(pk_mem::read(&wh, rows))?;
+            emit("strata", "mem-read", out);
         }
     }
     Ok(())

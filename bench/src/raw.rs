@@ -3,6 +3,11 @@
 //! compression), arrow-rs defaults otherwise. The read floor decodes its files on a given
 //! number of threads (strata decodes files concurrently, so the fair floor does too) and reads
 //! with strata's batch size.
+//!
+//! [`scan_table`] is the floor of the primary-key workload: the live data files of a table
+//! (listed by strata's scan planning, not timed) read the same way — all files, all physical
+//! columns (`_KEY_*`, `_SEQUENCE_NUMBER`, `_VALUE_KIND` included), no merge, so it returns every
+//! physical row (2M for the PK workload) where a merge-on-read returns the 1.5M live ones.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -18,6 +23,7 @@ use serde_json::{json, Map, Value};
 use crate::common::{
     cpu_time, load_commits, read_parquet_file, row_count, secs, Digest, Result, READ_BATCH_ROWS,
 };
+use crate::strata_phases::{self, TableKind};
 
 /// The batches of one file, tagged with the file's index (to restore file order).
 type FileBatches = (usize, Vec<RecordBatch>);
@@ -69,6 +75,12 @@ pub fn write(data: &Path, out_dir: &Path) -> Result<Map<String, Value>> {
 
 /// Reads every `*.parquet` in `dir` fully into memory on `threads` threads.
 pub fn read(dir: &Path, threads: usize) -> Result<Map<String, Value>> {
+    let files = parquet_files(dir)?;
+    read_files(&files, threads)
+}
+
+/// The `*.parquet` files of `dir`, sorted by name.
+fn parquet_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("listing {}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -82,7 +94,51 @@ pub fn read(dir: &Path, threads: usize) -> Result<Map<String, Value>> {
         )
         .into());
     }
+    Ok(files)
+}
 
+/// The live data files of `bench.<kind>` in the warehouse `wh` as local paths, from strata's
+/// scan planning of the latest snapshot, in plan order.
+pub async fn live_files(wh: &Path, kind: TableKind) -> Result<Vec<PathBuf>> {
+    let cat = strata_phases::catalog(wh)?;
+    let table = cat.get_table(&kind.identifier()?).await?;
+    let plan = table.new_scan().plan().await?;
+    let mut files = Vec::new();
+    for split in &plan.splits {
+        let dir = table.partition_path(&split.partition)?;
+        for f in &split.files {
+            let path = match &f.external_path {
+                Some(p) => PathBuf::from(p.strip_prefix("file:").unwrap_or(p)),
+                None => PathBuf::from(table.file_io().display(&table.paths().data_file(
+                    &dir,
+                    split.bucket,
+                    &f.file_name,
+                ))),
+            };
+            files.push(path);
+        }
+    }
+    if files.is_empty() {
+        return Err(format!("{} has no live data files", table.identifier()).into());
+    }
+    Ok(files)
+}
+
+/// The PK floor: the live data files of `bench.<kind>` in `wh` read fully on `threads`
+/// threads with the arrow-rs reader (see the module docs). Listing the files is not timed.
+pub fn scan_table(wh: &Path, kind: TableKind, threads: usize) -> Result<Map<String, Value>> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let files = rt.block_on(live_files(wh, kind))?;
+    drop(rt);
+    let mut out = read_files(&files, threads)?;
+    out.insert("table".into(), json!(kind.table_name()));
+    Ok(out)
+}
+
+/// Reads `files` fully into memory on `threads` threads (each thread takes the next file).
+fn read_files(files: &[PathBuf], threads: usize) -> Result<Map<String, Value>> {
     let cpu0 = cpu_time();
     let t0 = Instant::now();
     let next = AtomicUsize::new(0);

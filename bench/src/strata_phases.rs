@@ -1,23 +1,53 @@
-//! The strata phases: write the append table in 4 commits, read it fully, read it with
-//! `id < 1000`. Timers cover the same work as bench/peers.py's: for a write, each commit from
-//! `get_table` to the committed snapshot (input already in memory); for a read, plan + read
+//! The strata phases: write the append or primary-key table in 4 commits, read it fully, read
+//! it with `id < 1000`. Timers cover the same work as bench/peers.py's: for a write, each commit
+//! from `get_table` to the committed snapshot (input already in memory); for a read, plan + read
 //! into memory, with opening the catalog and table reported apart as `open_s`.
 
 use std::path::Path;
 use std::time::Instant;
 
+use arrow::record_batch::RecordBatch;
 use serde_json::{json, Map};
 use strata::catalog::{FileSystemCatalog, Identifier};
+use strata::table::Table;
 
 use crate::common::{cpu_time, load_commits, row_count, secs, Digest, Result};
 
-const DATABASE: &str = "bench";
-const TABLE: &str = "append_t";
+pub const DATABASE: &str = "bench";
 /// The filter of the `filter` phase.
 pub const FILTER: &str = "id < 1000";
 
+/// Which table of the workload a phase works on (the same names as bench/peers.py's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TableKind {
+    /// `bench.append_t`: no primary key, `bucket = -1`.
+    Append,
+    /// `bench.pk_t`: primary key `id`, `bucket = 1` (deduplicate merge engine).
+    Pk,
+}
+
+impl TableKind {
+    pub fn table_name(self) -> &'static str {
+        match self {
+            TableKind::Append => "append_t",
+            TableKind::Pk => "pk_t",
+        }
+    }
+
+    fn schema_json(self) -> &'static str {
+        match self {
+            TableKind::Append => APPEND_SCHEMA_JSON,
+            TableKind::Pk => PK_SCHEMA_JSON,
+        }
+    }
+
+    pub fn identifier(self) -> Result<Identifier> {
+        Ok(Identifier::new(DATABASE, self.table_name())?)
+    }
+}
+
 /// The append table: the workload schema, unaware bucket (-1), Paimon defaults otherwise.
-const SCHEMA_JSON: &str = r#"{
+const APPEND_SCHEMA_JSON: &str = r#"{
   "fields": [
     {"name": "id", "type": "BIGINT NOT NULL"},
     {"name": "v_long", "type": "BIGINT"},
@@ -30,11 +60,22 @@ const SCHEMA_JSON: &str = r#"{
   "options": {"bucket": "-1"}
 }"#;
 
-fn identifier() -> Result<Identifier> {
-    Ok(Identifier::new(DATABASE, TABLE)?)
-}
+/// The primary-key table: the same columns, primary key `id`, one bucket, Paimon defaults
+/// otherwise (deduplicate merge engine, no compaction options).
+const PK_SCHEMA_JSON: &str = r#"{
+  "fields": [
+    {"name": "id", "type": "BIGINT NOT NULL"},
+    {"name": "v_long", "type": "BIGINT"},
+    {"name": "v_double", "type": "DOUBLE"},
+    {"name": "v_str", "type": "STRING"},
+    {"name": "v_int", "type": "INT"}
+  ],
+  "partitionKeys": [],
+  "primaryKeys": ["id"],
+  "options": {"bucket": "1"}
+}"#;
 
-fn catalog(wh: &Path) -> Result<FileSystemCatalog> {
+pub fn catalog(wh: &Path) -> Result<FileSystemCatalog> {
     std::fs::create_dir_all(wh).map_err(|e| format!("creating {}: {e}", wh.display()))?;
     let abs = wh
         .canonicalize()
@@ -45,22 +86,58 @@ fn catalog(wh: &Path) -> Result<FileSystemCatalog> {
     Ok(FileSystemCatalog::open(location)?)
 }
 
-/// Creates `bench.append_t` in `wh` and commits each generated commit file as one snapshot.
-pub async fn write(wh: &Path, data: &Path) -> Result<Map<String, serde_json::Value>> {
+/// Creates `bench.<table>` from `schema_json` in `cat`.
+pub async fn create_table(
+    cat: &FileSystemCatalog,
+    id: &Identifier,
+    schema_json: &str,
+) -> Result<()> {
+    cat.create_database(DATABASE, true).await?;
+    let schema = strata_spec::schema::Schema::from_json(schema_json)?;
+    cat.create_table(id, &schema, false).await?;
+    Ok(())
+}
+
+/// Writes `batches` with the table API and commits them as one snapshot:
+/// `new_write` → `write` per batch → `prepare_commit` → `new_commit().commit`. On failure the
+/// written files are deleted. Returns the new snapshot id.
+pub async fn commit_batches(
+    table: &Table,
+    batches: impl IntoIterator<Item = RecordBatch>,
+) -> Result<Option<i64>> {
+    let mut write = table.new_write()?;
+    let result = async {
+        for b in batches {
+            write.write(&b).await?;
+        }
+        let messages = write.prepare_commit().await?;
+        table.new_commit()?.commit(messages).await
+    }
+    .await;
+    if result.is_err() {
+        write.abort().await;
+    }
+    Ok(result?)
+}
+
+/// Creates `bench.<table>` in `wh` and commits each generated commit file as one snapshot.
+pub async fn write(
+    wh: &Path,
+    data: &Path,
+    kind: TableKind,
+) -> Result<Map<String, serde_json::Value>> {
     let commits = load_commits(data)?; // not timed
     let rows: usize = commits.iter().map(|c| row_count(c)).sum();
     let cat = catalog(wh)?;
-    cat.create_database(DATABASE, true).await?;
-    let id = identifier()?;
-    let schema = strata_spec::schema::Schema::from_json(SCHEMA_JSON)?;
-    cat.create_table(&id, &schema, false).await?;
+    let id = kind.identifier()?;
+    create_table(&cat, &id, kind.schema_json()).await?;
 
     let cpu0 = cpu_time();
     let mut per_commit = Vec::new();
     for (k, batches) in commits.into_iter().enumerate() {
         let t0 = Instant::now();
         let table = cat.get_table(&id).await?;
-        let snapshot = table.write_batches(batches, None).await?;
+        let snapshot = commit_batches(&table, batches).await?;
         per_commit.push(t0.elapsed());
         if snapshot.is_none() {
             return Err(format!("commit {k} produced no snapshot").into());
@@ -79,10 +156,14 @@ pub async fn write(wh: &Path, data: &Path) -> Result<Map<String, serde_json::Val
 }
 
 /// Plans and reads the table in `wh` into memory, optionally with [`FILTER`].
-pub async fn read(wh: &Path, filtered: bool) -> Result<Map<String, serde_json::Value>> {
+pub async fn read(
+    wh: &Path,
+    kind: TableKind,
+    filtered: bool,
+) -> Result<Map<String, serde_json::Value>> {
     let t_open = Instant::now();
     let cat = catalog(wh)?;
-    let table = cat.get_table(&identifier()?).await?;
+    let table = cat.get_table(&kind.identifier()?).await?;
     let open = t_open.elapsed();
     let predicate = if filtered {
         Some(strata::expr::parse_sql_predicate(FILTER)?)
