@@ -9,6 +9,7 @@
 //! | formats | [`format`] | Parquet read/write with Paimon's column layout, Arrow ⇄ Paimon types, stats |
 //! | expressions | [`expr`] | predicates: binding, stats pruning, exact row filtering |
 //! | metadata | [`meta`] | schema and snapshot managers (`schema/`, `snapshot/`, hints) |
+//! | indexes | [`index`] | dynamic-bucket assignment, HASH index files, index manifests |
 //! | LSM | [`lsm`] | primary-key tables: merge engines, sorted runs, merge reading |
 //! | table ops | [`write`], [`commit`], [`scan`], [`read`] | write → commit → scan → read |
 //! | entry points | [`catalog`], [`table`] | filesystem catalog and the `Table` facade |
@@ -18,6 +19,7 @@ pub mod commit;
 pub mod error;
 pub mod expr;
 pub mod format;
+pub mod index;
 pub mod io;
 pub mod lsm;
 pub mod meta;

@@ -7,13 +7,21 @@
 //! exponential back-off, up to `commit.max-retries` times; metadata written by a failed attempt
 //! is deleted. Readers never see a partial commit: until `snapshot-N` exists nothing references
 //! the new manifests or data files.
+//!
+//! Index files (HASH files of dynamic-bucket tables, see `crate::index`) travel in
+//! [`CommitMessage::index_changes`]. A commit with index changes writes a new index manifest:
+//! the previous snapshot's live index entries combined with the changes by Java's rules
+//! (`crate::index::combine_index_entries`; an OVERWRITE first deletes the index files of the
+//! replaced partitions); otherwise the snapshot keeps the previous index manifest name.
 
 mod overwrite;
 
 use std::time::Duration;
 
 use strata_spec::binary_row::BinaryRow;
-use strata_spec::manifest::{DataFileMeta, FileKind, ManifestEntry, ManifestFileMeta};
+use strata_spec::manifest::{
+    DataFileMeta, FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta,
+};
 use strata_spec::snapshot::{CommitKind, Snapshot};
 
 pub use overwrite::OverwriteScope;
@@ -31,6 +39,34 @@ pub struct CommitMessage {
     pub bucket: i32,
     pub total_buckets: i32,
     pub new_files: Vec<DataFileMeta>,
+    /// Index file changes of this (partition, bucket): ADD of new index files, DELETE of the
+    /// ones they replace (e.g. from `DynamicBucketAssigner::prepare_commit`). Each entry
+    /// carries its own partition and bucket, which the commit uses as they are.
+    pub index_changes: Vec<IndexManifestEntry>,
+}
+
+/// Puts each index change into the message of its (partition, bucket), adding a message
+/// without data files (with `total_buckets`) where there is none.
+pub fn attach_index_changes(
+    messages: &mut Vec<CommitMessage>,
+    changes: Vec<IndexManifestEntry>,
+    total_buckets: i32,
+) {
+    for c in changes {
+        match messages
+            .iter_mut()
+            .find(|m| m.partition == c.partition && m.bucket == c.bucket)
+        {
+            Some(m) => m.index_changes.push(c),
+            None => messages.push(CommitMessage {
+                partition: c.partition.clone(),
+                bucket: c.bucket,
+                total_buckets,
+                new_files: Vec::new(),
+                index_changes: vec![c],
+            }),
+        }
+    }
 }
 
 /// Commits [`CommitMessage`]s of one table as snapshots.
@@ -67,11 +103,11 @@ impl TableCommit {
     /// APPEND commit of new files. Returns the new snapshot id, `None` if there was nothing
     /// to commit (no snapshot is created for an empty commit, as in Java).
     pub async fn commit(&self, messages: Vec<CommitMessage>) -> Result<Option<i64>> {
-        let adds = to_add_entries(messages);
-        if adds.is_empty() {
+        let (adds, index) = to_add_entries(messages);
+        if adds.is_empty() && index.is_empty() {
             return Ok(None);
         }
-        self.commit_with_retry(CommitKind::Append, &adds, None)
+        self.commit_with_retry(CommitKind::Append, &adds, &index, None)
             .await
     }
 
@@ -82,8 +118,8 @@ impl TableCommit {
         scope: OverwriteScope,
         messages: Vec<CommitMessage>,
     ) -> Result<Option<i64>> {
-        let adds = to_add_entries(messages);
-        self.commit_with_retry(CommitKind::Overwrite, &adds, Some(&scope))
+        let (adds, index) = to_add_entries(messages);
+        self.commit_with_retry(CommitKind::Overwrite, &adds, &index, Some(&scope))
             .await
     }
 
@@ -91,11 +127,15 @@ impl TableCommit {
         &self,
         kind: CommitKind,
         adds: &[ManifestEntry],
+        index: &[IndexManifestEntry],
         overwrite: Option<&OverwriteScope>,
     ) -> Result<Option<i64>> {
         let mut attempt = 0u32;
         loop {
-            match self.try_commit_once(kind, adds, overwrite).await? {
+            match self
+                .try_commit_once(kind, adds, index, overwrite, attempt)
+                .await?
+            {
                 Attempt::Committed(id) => return Ok(Some(id)),
                 Attempt::NothingToDo => return Ok(None),
                 Attempt::LostRace(id) => {
@@ -130,7 +170,9 @@ impl TableCommit {
         &self,
         kind: CommitKind,
         adds: &[ManifestEntry],
+        index: &[IndexManifestEntry],
         overwrite: Option<&OverwriteScope>,
+        attempt: u32,
     ) -> Result<Attempt> {
         let table = &self.table;
         let latest = table.snapshot_manager().latest().await?;
@@ -144,15 +186,30 @@ impl TableCommit {
             None => Vec::new(),
         };
 
+        let index_store = crate::index::IndexManifestStore::new(table)?;
+        // The previous index entries matter only when the index changes.
+        let prev_index: Vec<IndexManifestEntry> = match &latest {
+            Some(s) if !index.is_empty() || overwrite.is_some() => {
+                index_store.read_snapshot(s).await?
+            }
+            _ => Vec::new(),
+        };
         let mut delta: Vec<ManifestEntry> = Vec::new();
+        let mut index_changes: Vec<IndexManifestEntry> = Vec::new();
         if let Some(scope) = overwrite {
             if let Some(s) = &latest {
                 let live = crate::scan::live_entries(table, s, &base_metas).await?;
                 delta.extend(scope.select_deletes(table, adds, live)?);
+                index_changes.extend(scope.select_index_deletes(
+                    table,
+                    adds,
+                    prev_index.clone(),
+                )?);
             }
         }
         delta.extend(adds.iter().cloned());
-        if delta.is_empty() {
+        index_changes.extend(index.iter().cloned());
+        if delta.is_empty() && index_changes.is_empty() {
             return Ok(Attempt::NothingToDo);
         }
 
@@ -166,14 +223,32 @@ impl TableCommit {
         let partition_type = table.schema().partition_type();
         let mut written: Vec<String> = Vec::new();
         let result = async {
-            let delta_meta = store
-                .write_manifest(&namer, &delta, &partition_type, schema_id)
-                .await?;
-            written.push(delta_meta.file_name.clone());
+            let mut delta_metas = Vec::new();
+            if !delta.is_empty() {
+                let delta_meta = store
+                    .write_manifest(&namer, &delta, &partition_type, schema_id)
+                    .await?;
+                written.push(delta_meta.file_name.clone());
+                delta_metas.push(delta_meta);
+            }
             let (base_list, base_size) = store.write_list(&namer, &base_metas).await?;
             written.push(base_list.clone());
-            let (delta_list, delta_size) = store.write_list(&namer, &[delta_meta]).await?;
+            let (delta_list, delta_size) = store.write_list(&namer, &delta_metas).await?;
             written.push(delta_list.clone());
+            let index_manifest = if index_changes.is_empty() {
+                latest.as_ref().and_then(|s| s.index_manifest.clone())
+            } else {
+                let bucket_unaware =
+                    table.options().bucket()? == -1 && !table.is_primary_key_table();
+                let combined = crate::index::combine_index_entries(
+                    prev_index,
+                    &index_changes,
+                    bucket_unaware,
+                )?;
+                let name = index_store.write(&combined, attempt as u64).await?;
+                written.push(name.clone());
+                Some(name)
+            };
 
             let delta_count: i64 = delta
                 .iter()
@@ -194,7 +269,7 @@ impl TableCommit {
                 delta_manifest_list_size: Some(delta_size),
                 changelog_manifest_list: None,
                 changelog_manifest_list_size: None,
-                index_manifest: latest.as_ref().and_then(|s| s.index_manifest.clone()),
+                index_manifest,
                 commit_user: self.commit_user.clone(),
                 writer_version: Some(format!("strata-{}", env!("CARGO_PKG_VERSION"))),
                 commit_identifier: BATCH_COMMIT_IDENTIFIER,
@@ -233,9 +308,12 @@ enum Attempt {
     NothingToDo,
 }
 
-fn to_add_entries(messages: Vec<CommitMessage>) -> Vec<ManifestEntry> {
+/// ADD entries of the new data files, and the index changes, of `messages`.
+fn to_add_entries(messages: Vec<CommitMessage>) -> (Vec<ManifestEntry>, Vec<IndexManifestEntry>) {
     let mut out = Vec::new();
+    let mut index = Vec::new();
     for m in messages {
+        index.extend(m.index_changes);
         for f in m.new_files {
             out.push(ManifestEntry {
                 kind: FileKind::Add,
@@ -246,7 +324,7 @@ fn to_add_entries(messages: Vec<CommitMessage>) -> Vec<ManifestEntry> {
             });
         }
     }
-    out
+    (out, index)
 }
 
 fn rand_fraction() -> f64 {

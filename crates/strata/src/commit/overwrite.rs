@@ -1,15 +1,16 @@
-//! INSERT OVERWRITE: which live files an OVERWRITE commit deletes.
+//! INSERT OVERWRITE: which live data and index files an OVERWRITE commit deletes.
 //!
 //! Paimon's rules (`dynamic-partition-overwrite`, default true): a dynamic overwrite replaces
 //! only the partitions that receive new rows (the whole table when it is unpartitioned); a
 //! static overwrite replaces the partitions matching a (possibly partial) partition spec; a
-//! whole-table overwrite replaces everything.
+//! whole-table overwrite replaces everything. Index files (HASH, deletion vectors, ...) of the
+//! replaced partitions are deleted with them, as Java's `OverwriteChangesProvider` does.
 
 use std::collections::HashSet;
 
 use strata_spec::binary_row::BinaryRow;
-use strata_spec::manifest::{FileKind, ManifestEntry};
-use strata_spec::Datum;
+use strata_spec::manifest::{FileKind, IndexManifestEntry, ManifestEntry};
+use strata_spec::{DataType, Datum};
 
 use crate::table::Table;
 use crate::{Error, Result};
@@ -35,15 +36,44 @@ impl OverwriteScope {
         adds: &[ManifestEntry],
         live: Vec<ManifestEntry>,
     ) -> Result<Vec<ManifestEntry>> {
+        let m = self.matcher(table, adds)?;
+        let mut out = Vec::new();
+        for mut e in live {
+            if m.matches(&e.partition)? {
+                e.kind = FileKind::Delete;
+                out.push(e);
+            }
+        }
+        Ok(out)
+    }
+
+    /// DELETE entries for the live index files (every index type, as Java's
+    /// `OverwriteChangesProvider`) of the partitions this scope replaces.
+    pub(crate) fn select_index_deletes(
+        &self,
+        table: &Table,
+        adds: &[ManifestEntry],
+        live: Vec<IndexManifestEntry>,
+    ) -> Result<Vec<IndexManifestEntry>> {
+        let m = self.matcher(table, adds)?;
+        let mut out = Vec::new();
+        for mut e in live {
+            if m.matches(&e.partition)? {
+                e.kind = FileKind::Delete;
+                out.push(e);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Which partitions this scope replaces; validates that `adds` fit a static spec.
+    fn matcher(&self, table: &Table, adds: &[ManifestEntry]) -> Result<Matcher> {
         let partition_type = table.schema().partition_type();
-        let selected: Vec<ManifestEntry> = match self {
-            OverwriteScope::WholeTable => live,
-            OverwriteScope::Dynamic if partition_type.is_empty() => live,
+        let m = match self {
+            OverwriteScope::WholeTable => Matcher::All,
+            OverwriteScope::Dynamic if partition_type.is_empty() => Matcher::All,
             OverwriteScope::Dynamic => {
-                let touched: HashSet<&BinaryRow> = adds.iter().map(|e| &e.partition).collect();
-                live.into_iter()
-                    .filter(|e| touched.contains(&e.partition))
-                    .collect()
+                Matcher::Set(adds.iter().map(|e| e.partition.clone()).collect())
             }
             OverwriteScope::Static(spec) => {
                 let types = partition_type.types();
@@ -58,12 +88,9 @@ impl OverwriteScope {
                     })?;
                     idx.push((i, value.clone()));
                 }
-                let matches = |row: &BinaryRow| -> Result<bool> {
-                    let values = row.to_datums(&types)?;
-                    Ok(idx.iter().all(|(i, v)| values[*i] == *v))
-                };
+                let m = Matcher::Spec(types, idx);
                 for a in adds {
-                    if !matches(&a.partition)? {
+                    if !m.matches(&a.partition)? {
                         return Err(Error::InvalidArgument(format!(
                             "new file {} lies in partition {} which is outside the overwritten \
                              partition",
@@ -72,21 +99,28 @@ impl OverwriteScope {
                         )));
                     }
                 }
-                let mut out = Vec::new();
-                for e in live {
-                    if matches(&e.partition)? {
-                        out.push(e);
-                    }
-                }
-                out
+                m
             }
         };
-        Ok(selected
-            .into_iter()
-            .map(|mut e| {
-                e.kind = FileKind::Delete;
-                e
-            })
-            .collect())
+        Ok(m)
+    }
+}
+
+enum Matcher {
+    All,
+    Set(HashSet<BinaryRow>),
+    Spec(Vec<DataType>, Vec<(usize, Option<Datum>)>),
+}
+
+impl Matcher {
+    fn matches(&self, row: &BinaryRow) -> Result<bool> {
+        Ok(match self {
+            Matcher::All => true,
+            Matcher::Set(set) => set.contains(row),
+            Matcher::Spec(types, idx) => {
+                let values = row.to_datums(types)?;
+                idx.iter().all(|(i, v)| values[*i] == *v)
+            }
+        })
     }
 }

@@ -142,6 +142,7 @@ impl TableWrite {
                     bucket: key.1,
                     total_buckets,
                     new_files: files,
+                    index_changes: Vec::new(),
                 });
             }
         }

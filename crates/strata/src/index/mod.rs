@@ -1,0 +1,39 @@
+//! Table indexes: dynamic-bucket assignment for primary-key tables with `bucket = -1`, its HASH
+//! index files, and the index manifests that list a snapshot's index files (format.md §5.5).
+//!
+//! | module | what |
+//! |---|---|
+//! | [`hash_file`] | HASH index file codec (4-byte big-endian key hashes) and file I/O |
+//! | [`manifest`] | index-manifest I/O and Java's ADD/DELETE combination rule |
+//! | [`key_hash`] | the key hash Java assigns with: `BinaryRow.hashCode()` of the trimmed PK |
+//! | [`assigner`] | [`DynamicBucketAssigner`]: key → bucket, new HASH files at commit |
+//!
+//! How a write of a dynamic-bucket table uses it:
+//!
+//! ```text
+//! let hasher = KeyHasher::new(&table)?;                 // once
+//! let mut assigner = DynamicBucketAssigner::new(&table).await?;   // for_overwrite() for OVERWRITE
+//! per batch, per partition group:
+//!     let hashes = hasher.hash_batch(&rows)?;
+//!     let buckets = assigner.assign_batch(&partition, &hashes).await?;   // route rows by bucket
+//! at commit:
+//!     let changes = assigner.prepare_commit().await?;
+//!     commit::attach_index_changes(&mut messages, changes, total_buckets /* -1 */);
+//!     table_commit.commit(messages)  — on failure: assigner.abort().await
+//! ```
+
+pub mod assigner;
+pub mod hash_file;
+pub mod key_hash;
+pub mod manifest;
+
+#[cfg(test)]
+mod tests;
+
+pub use assigner::{
+    compute_assigner, DynamicBucketAssigner, DynamicBucketOptions, IndexFileChange,
+    MAX_DYNAMIC_BUCKETS,
+};
+pub use hash_file::{decode_hash_index, encode_hash_index, HashIndexFiles, HASH_INDEX};
+pub use key_hash::{key_hash, KeyHasher};
+pub use manifest::{combine_index_entries, IndexManifestStore, DELETION_VECTORS_INDEX};
