@@ -19,8 +19,7 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use arrow::row::{RowConverter, Rows, SortField};
-use arrow_array::{ArrayRef, Int64Array, Int8Array, RecordBatch};
+use arrow_array::{Int64Array, Int8Array, RecordBatch};
 use futures::stream::BoxStream;
 use futures::StreamExt;
 use strata_spec::kv::RowKind;
@@ -28,6 +27,7 @@ use strata_spec::kv::RowKind;
 use super::kv_layout::{is_retract_byte, kind_column, seq_column, KvLayout};
 use super::merge::value::{value_at, values_to_array};
 use super::merge::{KvMeta, MergeFunction, MergeResult, Value};
+use super::sort_key::{EncodedKeys, KeyEncoder, KeyRef, OwnedKey};
 use crate::{Error, Result};
 
 /// A key-sorted stream of key-value batches.
@@ -70,16 +70,15 @@ impl MergeSorter {
 
     /// The merged stream of `runs`.
     pub fn merge(self, runs: Vec<SortedRun>) -> Result<SortedRun> {
-        let fields = self
+        let types: Vec<_> = self
             .layout
             .schema
             .fields()
             .iter()
             .take(self.layout.num_keys())
-            .map(|f| SortField::new(f.data_type().clone()))
+            .map(|f| f.data_type().clone())
             .collect();
-        let converter = RowConverter::new(fields)
-            .map_err(|e| Error::arrow("building the key comparator", e))?;
+        let converter = KeyEncoder::new(&types)?;
         let state = MergeState {
             cursors: runs.into_iter().map(Cursor::new).collect(),
             heap: Vec::new(),
@@ -87,7 +86,7 @@ impl MergeSorter {
             sources: Vec::new(),
             converter,
             sorter: self,
-            group_key: Vec::new(),
+            group_key: OwnedKey::default(),
             finished: false,
         };
         Ok(futures::stream::unfold(state, |mut st| async move {
@@ -112,7 +111,7 @@ struct Cursor {
     /// Index into `MergeState::sources` of the current batch.
     source: usize,
     batch: Option<RecordBatch>,
-    rows: Option<Rows>,
+    rows: Option<EncodedKeys>,
     seq: Option<Int64Array>,
     kind: Option<Int8Array>,
     pos: usize,
@@ -135,12 +134,12 @@ impl Cursor {
         }
     }
 
-    fn key(&self) -> &[u8] {
+    #[inline]
+    fn key(&self) -> KeyRef<'_> {
         self.rows
             .as_ref()
             .expect("a cursor in the heap always holds a batch")
-            .row(self.pos)
-            .data()
+            .get(self.pos)
     }
 }
 
@@ -151,9 +150,9 @@ struct MergeState {
     started: bool,
     /// Batches referenced by pending output positions.
     sources: Vec<RecordBatch>,
-    converter: RowConverter,
+    converter: KeyEncoder,
     sorter: MergeSorter,
-    group_key: Vec<u8>,
+    group_key: OwnedKey,
     finished: bool,
 }
 
@@ -182,12 +181,9 @@ impl MergeState {
                     if batch.num_rows() == 0 {
                         continue;
                     }
-                    let keys: Vec<ArrayRef> =
-                        batch.columns()[..self.sorter.layout.num_keys()].to_vec();
                     let rows = self
                         .converter
-                        .convert_columns(&keys)
-                        .map_err(|e| Error::arrow("encoding merge keys", e))?;
+                        .encode(&batch.columns()[..self.sorter.layout.num_keys()])?;
                     let seq = seq_column(&self.sorter.layout, &batch)?.clone();
                     let kind = kind_column(&self.sorter.layout, &batch)?.clone();
                     self.sources.push(batch.clone());
@@ -207,7 +203,7 @@ impl MergeState {
 
     fn less(&self, a: usize, b: usize) -> bool {
         let (ca, cb) = (&self.cursors[a], &self.cursors[b]);
-        match ca.key().cmp(cb.key()) {
+        match ca.key().cmp(&cb.key()) {
             Ordering::Less => true,
             Ordering::Greater => false,
             // Same key: the older run first keeps gathering order stable.
@@ -286,8 +282,7 @@ impl MergeState {
         let mut group: Vec<Member> = Vec::new();
         while out.len() < batch_size && !self.heap.is_empty() {
             let top = self.heap[0];
-            self.group_key.clear();
-            self.group_key.extend_from_slice(self.cursors[top].key());
+            self.group_key.set(self.cursors[top].key());
             group.clear();
             loop {
                 let c = self.heap[0];
@@ -311,7 +306,8 @@ impl MergeState {
                     },
                 });
                 self.pop_advance().await?;
-                if self.heap.is_empty() || self.cursors[self.heap[0]].key() != self.group_key {
+                if self.heap.is_empty() || !self.group_key.matches(self.cursors[self.heap[0]].key())
+                {
                     break;
                 }
             }

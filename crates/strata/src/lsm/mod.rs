@@ -5,6 +5,7 @@
 //! | [`merge`] | merge engines: how the records of one key become one (deduplicate, partial-update, aggregation, first-row) |
 //! | [`kv_layout`] | column positions of key-value batches (`_KEY_…, _SEQUENCE_NUMBER, _VALUE_KIND, values…`) |
 //! | [`sort_buffer`] | the write buffer of a bucket: stable key sort, spilling sorted runs to local disk |
+//! | [`sort_key`] | keys as byte-comparable values (packed into a `u128` when they fit) |
 //! | [`merge_sort`] | k-way merge of sorted runs, reducing each key with the merge engine |
 //! | [`interval_partition`] | files → key-disjoint sections → minimal sorted runs |
 //! | [`kv_file_writer`] | rolling key-value data files with Java's metadata (keys, stats, sequence range) |
@@ -15,3 +16,4 @@ pub mod kv_layout;
 pub mod merge;
 pub mod merge_sort;
 pub mod sort_buffer;
+pub mod sort_key;

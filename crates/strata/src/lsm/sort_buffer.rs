@@ -15,8 +15,7 @@ use std::io::{BufReader, BufWriter};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow::row::{RowConverter, SortField};
-use arrow_array::{ArrayRef, RecordBatch};
+use arrow_array::RecordBatch;
 use arrow_ipc::reader::StreamReader;
 use arrow_ipc::writer::{IpcWriteOptions, StreamWriter};
 use arrow_ipc::CompressionType;
@@ -24,6 +23,7 @@ use futures::StreamExt;
 
 use super::kv_layout::KvLayout;
 use super::merge_sort::SortedRun;
+use super::sort_key::{sort_positions_checked, KeyEncoder};
 use crate::{Error, Result};
 
 /// A spilled sorted run on local disk (deleted when dropped).
@@ -128,6 +128,23 @@ impl SortBuffer {
         Ok(())
     }
 
+    /// When nothing was spilled and no key occurs twice, empties the buffer into one sorted
+    /// run that needs no merging (the common case of a batch load: flush then skips the merge
+    /// and its extra copy). Otherwise leaves the buffer as it is and returns `None`.
+    pub fn take_unique_run(&mut self) -> Result<Option<SortedRun>> {
+        if !self.spills.is_empty() || self.rows == 0 {
+            return Ok(None);
+        }
+        let (order, dups) = sort_order_checked(&self.layout, &self.batches)?;
+        if dups {
+            return Ok(None);
+        }
+        let batches = std::mem::take(&mut self.batches);
+        self.rows = 0;
+        self.memory = 0;
+        Ok(Some(chunked_run(batches, order, self.batch_size)))
+    }
+
     /// Empties the buffer into sorted runs: every spilled run, then the in-memory records.
     pub fn take_runs(&mut self) -> Result<Vec<SortedRun>> {
         let mut runs: Vec<SortedRun> = Vec::new();
@@ -139,15 +156,7 @@ impl SortBuffer {
             self.rows = 0;
             self.memory = 0;
             let order = sort_order(&self.layout, &batches)?;
-            let batch_size = self.batch_size;
-            let chunks: Vec<Vec<(usize, usize)>> =
-                order.chunks(batch_size).map(|c| c.to_vec()).collect();
-            let stream = futures::stream::iter(
-                chunks
-                    .into_iter()
-                    .map(move |chunk| take_rows(&batches, &chunk)),
-            );
-            runs.push(stream.boxed());
+            runs.push(chunked_run(batches, order, self.batch_size));
         }
         Ok(runs)
     }
@@ -164,28 +173,43 @@ fn batch_memory(layout: &KvLayout, batch: &RecordBatch) -> usize {
 
 /// Row positions `(batch, row)` in key order, stable (equal keys keep arrival order).
 fn sort_order(layout: &KvLayout, batches: &[RecordBatch]) -> Result<Vec<(usize, usize)>> {
-    let fields = layout
+    Ok(sort_order_checked(layout, batches)?.0)
+}
+
+/// [`sort_order`] plus whether any key occurs twice.
+fn sort_order_checked(
+    layout: &KvLayout,
+    batches: &[RecordBatch],
+) -> Result<(Vec<(usize, usize)>, bool)> {
+    let types: Vec<_> = layout
         .schema
         .fields()
         .iter()
         .take(layout.num_keys())
-        .map(|f| SortField::new(f.data_type().clone()))
+        .map(|f| f.data_type().clone())
         .collect();
-    let converter =
-        RowConverter::new(fields).map_err(|e| Error::arrow("building the key comparator", e))?;
-    let total: usize = batches.iter().map(|b| b.num_rows()).sum();
-    let mut rows = converter.empty_rows(total, total * 8);
-    let mut positions = Vec::with_capacity(total);
-    for (bi, b) in batches.iter().enumerate() {
-        let keys: Vec<ArrayRef> = b.columns()[..layout.num_keys()].to_vec();
-        converter
-            .append(&mut rows, &keys)
-            .map_err(|e| Error::arrow("encoding sort keys", e))?;
-        positions.extend((0..b.num_rows()).map(|r| (bi, r)));
-    }
-    let mut idx: Vec<u32> = (0..total as u32).collect();
-    idx.sort_by(|a, b| rows.row(*a as usize).cmp(&rows.row(*b as usize)));
-    Ok(idx.into_iter().map(|i| positions[i as usize]).collect())
+    let encoder = KeyEncoder::new(&types)?;
+    let keys = batches
+        .iter()
+        .map(|b| encoder.encode(&b.columns()[..layout.num_keys()]))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(sort_positions_checked(&keys))
+}
+
+/// The rows of `batches` in `order`, as a stream of `batch_size` batches built lazily.
+fn chunked_run(
+    batches: Vec<RecordBatch>,
+    order: Vec<(usize, usize)>,
+    batch_size: usize,
+) -> SortedRun {
+    let n = order.len();
+    let step = batch_size.max(1);
+    let starts: Vec<usize> = (0..n).step_by(step).collect();
+    futures::stream::iter(starts.into_iter().map(move |s| {
+        let end = (s + step).min(n);
+        take_rows(&batches, &order[s..end])
+    }))
+    .boxed()
 }
 
 fn take_rows(batches: &[RecordBatch], positions: &[(usize, usize)]) -> Result<RecordBatch> {

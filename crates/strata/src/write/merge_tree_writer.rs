@@ -99,14 +99,19 @@ impl MergeTreeWriter {
         if self.buffer.is_empty() {
             return Ok(());
         }
-        let runs = self.buffer.take_runs()?;
-        let sorter = MergeSorter::new(
-            self.config.layout.clone(),
-            self.merge.clone(),
-            DeletePolicy::Keep,
-            FLUSH_BATCH_ROWS,
-        );
-        let mut merged = sorter.merge(runs)?;
+        let mut merged = match self.buffer.take_unique_run()? {
+            Some(run) => run,
+            None => {
+                let runs = self.buffer.take_runs()?;
+                MergeSorter::new(
+                    self.config.layout.clone(),
+                    self.merge.clone(),
+                    DeletePolicy::Keep,
+                    FLUSH_BATCH_ROWS,
+                )
+                .merge(runs)?
+            }
+        };
         let paths = self.paths.clone();
         let dir = self.partition_dir.clone();
         let bucket = self.bucket;
