@@ -18,10 +18,12 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use futures::stream::{self, BoxStream};
 use futures::StreamExt;
+use strata_spec::binary_row::BinaryRow;
 use strata_spec::kv::key_value_fields;
 use strata_spec::manifest::DataFileMeta;
 use strata_spec::DataField;
 
+use super::deletion_vectors::DeletionVector;
 use super::{external_path, pushed_filter, receiver_stream, CHANNEL_BATCHES};
 use crate::expr::BoundPredicate;
 use crate::format::parquet_reader::ParquetReadOptions;
@@ -46,6 +48,8 @@ pub(super) struct KvReadContext {
     pub output: Vec<usize>,
     pub out_schema: arrow_schema::SchemaRef,
     pub batch_size: usize,
+    /// Deletion vectors (tables with `deletion-vectors.enabled`).
+    pub dv: Option<Arc<super::deletion_vectors::DvCache>>,
 }
 
 impl KvReadContext {
@@ -93,16 +97,24 @@ impl KvReadContext {
         let sections = interval_partition(keyed(&split.files, &key_types)?);
         let ctx = self.clone();
         let bucket = split.bucket;
+        let snapshot_id = split.snapshot_id;
+        let partition = split.partition.clone();
         let stream = stream::iter(sections)
             .map(move |runs| {
                 let ctx = ctx.clone();
                 let dir = dir.clone();
+                let partition = partition.clone();
                 async move {
                     let single = runs.len() == 1;
                     let mut run_streams: Vec<SortedRun> = Vec::with_capacity(runs.len());
                     for run in runs {
                         let files: Vec<DataFileMeta> = run.into_iter().map(|k| k.file).collect();
-                        run_streams.push(ctx.run_stream(&dir, bucket, files, single));
+                        run_streams.push(ctx.run_stream(
+                            &dir,
+                            (snapshot_id, &partition, bucket),
+                            files,
+                            single,
+                        ));
                     }
                     let merged: SortedRun = if single {
                         let layout = ctx.layout.clone();
@@ -141,19 +153,33 @@ impl KvReadContext {
     fn run_stream(
         self: &Arc<Self>,
         dir: &str,
-        bucket: i32,
+        (snapshot_id, partition, bucket): (i64, &BinaryRow, i32),
         files: Vec<DataFileMeta>,
         push_all: bool,
     ) -> SortedRun {
         let ctx = self.clone();
         let dir = dir.to_string();
+        let partition = partition.clone();
         stream::iter(files)
             .map(move |file| {
                 let ctx = ctx.clone();
                 let dir = dir.clone();
+                let partition = partition.clone();
                 let (tx, rx) = tokio::sync::mpsc::channel(CHANNEL_BATCHES);
                 tokio::spawn(async move {
-                    if let Err(e) = ctx.read_file(&dir, bucket, &file, push_all, &tx).await {
+                    let dv = match &ctx.dv {
+                        Some(cache) => {
+                            cache
+                                .get(&ctx.table, snapshot_id, &partition, bucket, &file.file_name)
+                                .await
+                        }
+                        None => Ok(None),
+                    };
+                    let result = match dv {
+                        Ok(dv) => ctx.read_file(&dir, bucket, &file, push_all, dv, &tx).await,
+                        Err(e) => Err(e),
+                    };
+                    if let Err(e) = result {
                         let _ = tx.send(Err(e)).await;
                     }
                 });
@@ -169,6 +195,7 @@ impl KvReadContext {
         bucket: i32,
         file: &DataFileMeta,
         push_all: bool,
+        dv: Option<Arc<DeletionVector>>,
         tx: &tokio::sync::mpsc::Sender<Result<RecordBatch>>,
     ) -> Result<()> {
         let path = match &file.external_path {
@@ -195,7 +222,7 @@ impl KvReadContext {
         } else {
             &self.key_bound
         };
-        let row_filter = pushed.as_ref().and_then(|b| {
+        let row_filter = pushed.as_ref().filter(|_| dv.is_none()).and_then(|b| {
             // Bound over the value fields, which sit after the two system columns.
             let shifted = b.remap(|i| Some(i + 2)).ok()?;
             pushed_filter(&shifted, &layout_fields)
@@ -214,8 +241,14 @@ impl KvReadContext {
             options,
         )
         .await?;
+        let mut position = 0u64;
         while let Some(batch) = stream.next().await {
-            let batch = batch?;
+            let mut batch = batch?;
+            if let Some(dv) = &dv {
+                let n = batch.num_rows() as u64;
+                batch = super::deletion_vectors::apply(batch, position, dv)?;
+                position += n;
+            }
             let cols = batch.columns();
             let kv = self
                 .layout

@@ -10,6 +10,7 @@
 //! by spawned tasks into small bounded channels, so memory stays bounded by
 //! `READ_AHEAD_FILES × CHANNEL_BATCHES` batches while both cores decode.
 
+pub mod deletion_vectors;
 mod kv_read;
 
 use std::sync::Arc;
@@ -140,6 +141,11 @@ impl TableRead {
             n_out,
             out_schema,
             batch_size: self.batch_size,
+            dv: self
+                .table
+                .options()
+                .deletion_vectors_enabled()?
+                .then(|| Arc::new(deletion_vectors::DvCache::default())),
         });
         let mut jobs = Vec::new();
         let mut kv_ctx: Option<Arc<kv_read::KvReadContext>> = None;
@@ -153,7 +159,13 @@ impl TableRead {
             }
             let dir = self.table.partition_path(&split.partition)?;
             for f in split.files {
-                jobs.push(ReadJob::File(dir.clone(), split.bucket, Box::new(f)));
+                jobs.push(ReadJob::File(Box::new(FileJob {
+                    dir: dir.clone(),
+                    bucket: split.bucket,
+                    file: f,
+                    snapshot_id: split.snapshot_id,
+                    partition: split.partition.clone(),
+                })));
             }
         }
         let stream = stream::iter(jobs)
@@ -162,10 +174,10 @@ impl TableRead {
                 let kv_ctx = kv_ctx.clone();
                 async move {
                     match job {
-                        ReadJob::File(dir, bucket, file) => {
+                        ReadJob::File(job) => {
                             let (tx, rx) = tokio::sync::mpsc::channel(CHANNEL_BATCHES);
                             tokio::spawn(async move {
-                                if let Err(e) = ctx.read_file(&dir, bucket, &file, &tx).await {
+                                if let Err(e) = ctx.read_file(&job, &tx).await {
                                     let _ = tx.send(Err(e)).await;
                                 }
                             });
@@ -236,6 +248,11 @@ impl TableRead {
             output: out_idx,
             out_schema: to_arrow_schema(&RowType::new(output))?,
             batch_size: self.batch_size,
+            dv: self
+                .table
+                .options()
+                .deletion_vectors_enabled()?
+                .then(|| Arc::new(deletion_vectors::DvCache::default())),
         })
     }
 
@@ -252,8 +269,16 @@ impl TableRead {
 
 /// One unit of reading: a file read as is, or a primary-key split merged on read.
 enum ReadJob {
-    File(String, i32, Box<DataFileMeta>),
+    File(Box<FileJob>),
     Merge(DataSplit),
+}
+
+struct FileJob {
+    dir: String,
+    bucket: i32,
+    file: DataFileMeta,
+    snapshot_id: i64,
+    partition: strata_spec::binary_row::BinaryRow,
 }
 
 struct FileReadContext {
@@ -263,16 +288,31 @@ struct FileReadContext {
     n_out: usize,
     out_schema: SchemaRef,
     batch_size: usize,
+    /// Deletion vectors (tables with `deletion-vectors.enabled`).
+    dv: Option<Arc<deletion_vectors::DvCache>>,
 }
 
 impl FileReadContext {
     async fn read_file(
         &self,
-        partition_dir: &str,
-        bucket: i32,
-        file: &DataFileMeta,
+        job: &FileJob,
         tx: &tokio::sync::mpsc::Sender<Result<RecordBatch>>,
     ) -> Result<()> {
+        let (partition_dir, bucket, file) = (&job.dir, job.bucket, &job.file);
+        let dv = match &self.dv {
+            Some(cache) => {
+                cache
+                    .get(
+                        &self.table,
+                        job.snapshot_id,
+                        &job.partition,
+                        bucket,
+                        &file.file_name,
+                    )
+                    .await?
+            }
+            None => None,
+        };
         let path = match &file.external_path {
             Some(p) => external_path(p),
             None => self
@@ -284,10 +324,14 @@ impl FileReadContext {
         let options = ParquetReadOptions {
             file_size: Some(file.file_size as u64),
             batch_size: self.batch_size,
-            row_filter: self
-                .bound
-                .as_ref()
-                .and_then(|b| pushed_filter(b, &self.read_fields)),
+            // Row positions must stay intact for a deletion vector.
+            row_filter: match dv {
+                Some(_) => None,
+                None => self
+                    .bound
+                    .as_ref()
+                    .and_then(|b| pushed_filter(b, &self.read_fields)),
+            },
             ..Default::default()
         };
         let mut stream = crate::format::parquet_reader::read_parquet_with(
@@ -298,8 +342,14 @@ impl FileReadContext {
             options,
         )
         .await?;
+        let mut position = 0u64;
         while let Some(batch) = stream.next().await {
             let mut batch = batch?;
+            if let Some(dv) = &dv {
+                let n = batch.num_rows() as u64;
+                batch = deletion_vectors::apply(batch, position, dv)?;
+                position += n;
+            }
             if let Some(b) = &self.bound {
                 batch = crate::expr::filter_batch(&batch, b)?;
             }

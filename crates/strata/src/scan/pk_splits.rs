@@ -22,7 +22,7 @@ use strata_spec::stats::ColumnStats;
 use super::{stats_pruning, DataSplit, ScanMetrics};
 use crate::expr::BoundPredicate;
 use crate::table::Table;
-use crate::{Error, Result};
+use crate::Result;
 
 /// Whether batch scans of this table skip level 0.
 pub(crate) fn skips_level_zero(table: &Table) -> Result<bool> {
@@ -96,13 +96,6 @@ pub(super) async fn plan_splits(
                 metrics.files_skipped_by_stats += split.files.len();
                 continue;
             }
-        }
-        if table.options().deletion_vectors_enabled()? && split.files.iter().any(|f| f.level > 0) {
-            return Err(Error::Unsupported(format!(
-                "reading deletion vectors of {} (bucket {}) is not supported yet",
-                table.identifier(),
-                split.bucket
-            )));
         }
         split
             .files

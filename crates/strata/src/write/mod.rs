@@ -1,4 +1,7 @@
-//! The write path of append tables: [`TableWrite`].
+//! The write path: [`TableWrite`].
+//!
+//! Primary-key tables go through [`kv_write`] (sorted write buffers per bucket, level-0 sorted
+//! runs, merge engines); the rest of this module is the append-table path.
 //!
 //! Arrow batches come in (columns matched to the table schema by name and cast), rows are
 //! routed to (partition, bucket) — bucket `0` for unaware-bucket tables (`bucket = -1`), or
@@ -9,14 +12,16 @@
 //! so a failed write leaves no trace in the table.
 
 mod bucket_writer;
+mod kv_write;
+mod merge_tree_writer;
 mod routing;
-mod stats_options;
 
 use std::collections::HashMap;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use strata_spec::binary_row::BinaryRow;
+use strata_spec::kv::RowKind;
 
 use crate::commit::CommitMessage;
 use crate::format::arrow_types::to_arrow_schema;
@@ -39,15 +44,15 @@ pub struct TableWrite {
     restored_seq: Option<HashMap<(BinaryRow, i32), i64>>,
     /// Rows received so far.
     rows_written: u64,
+    /// Primary-key tables: the key-value writer, created at the first write.
+    kv: Option<kv_write::KvWrite>,
 }
 
 impl TableWrite {
     pub(crate) fn new(table: Table) -> Result<Self> {
         if table.is_primary_key_table() {
-            return Err(Error::Unsupported(format!(
-                "writing primary-key table {} is not supported yet (append tables only)",
-                table.identifier()
-            )));
+            // Validate the merge engine options now rather than at the first write.
+            crate::lsm::merge::create_merge_function(table.schema())?;
         }
         let schema = table.schema().clone();
         let arrow_schema = to_arrow_schema(&schema.row_type())?;
@@ -61,6 +66,7 @@ impl TableWrite {
             writers: HashMap::new(),
             restored_seq: None,
             rows_written: 0,
+            kv: None,
         })
     }
 
@@ -82,7 +88,26 @@ impl TableWrite {
     /// Writes one batch. Columns are matched by name and cast to the table's types; a
     /// missing NOT NULL column, an extra column or an impossible cast is an error naming the
     /// column.
+    ///
+    /// For primary-key tables each row is an insert (`+I`) unless the table has a
+    /// `rowkind.field` column; use [`Self::write_with_kinds`] to give row kinds directly.
     pub async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.write_impl(batch, None).await
+    }
+
+    /// Writes one batch of a primary-key table with an explicit row kind per row (`+I`, `-U`,
+    /// `+U`, `-D`); the kinds override the `rowkind.field` column.
+    pub async fn write_with_kinds(&mut self, batch: &RecordBatch, kinds: &[RowKind]) -> Result<()> {
+        if !self.table.is_primary_key_table() {
+            return Err(Error::InvalidArgument(format!(
+                "row kinds can only be written to primary-key tables; {} has no primary key",
+                self.table.identifier()
+            )));
+        }
+        self.write_impl(batch, Some(kinds)).await
+    }
+
+    async fn write_impl(&mut self, batch: &RecordBatch, kinds: Option<&[RowKind]>) -> Result<()> {
         if batch.num_rows() == 0 {
             return Ok(());
         }
@@ -91,6 +116,15 @@ impl TableWrite {
             &self.arrow_schema,
             &self.table.identifier().to_string(),
         )?;
+        if self.table.is_primary_key_table() {
+            if self.kv.is_none() {
+                self.kv = Some(kv_write::KvWrite::new(self.table.clone()).await?);
+            }
+            let kv = self.kv.as_mut().expect("created just above");
+            kv.write(&batch, kinds).await?;
+            self.rows_written += batch.num_rows() as u64;
+            return Ok(());
+        }
         if self.restored_seq.is_none() {
             self.restored_seq = Some(restore_sequence_numbers(&self.table).await?);
         }
@@ -126,6 +160,9 @@ impl TableWrite {
 
     /// Closes all open files and returns the new files per (partition, bucket).
     pub async fn prepare_commit(&mut self) -> Result<Vec<CommitMessage>> {
+        if let Some(kv) = &mut self.kv {
+            return kv.prepare_commit().await;
+        }
         let mut out = Vec::new();
         let total_buckets = self.router.total_buckets();
         let mut keys: Vec<_> = self.writers.keys().cloned().collect();
@@ -151,6 +188,9 @@ impl TableWrite {
 
     /// Deletes every file this writer created (best effort) — for a failed write or commit.
     pub async fn abort(&mut self) {
+        if let Some(kv) = &mut self.kv {
+            kv.abort().await;
+        }
         for w in self.writers.values_mut() {
             w.abort().await;
         }
@@ -160,7 +200,9 @@ impl TableWrite {
 
 /// Max sequence number per (partition, bucket) among the live files of the latest snapshot
 /// (a free function so the write future never holds `&TableWrite` across an await).
-async fn restore_sequence_numbers(table: &Table) -> Result<HashMap<(BinaryRow, i32), i64>> {
+pub(super) async fn restore_sequence_numbers(
+    table: &Table,
+) -> Result<HashMap<(BinaryRow, i32), i64>> {
     let mut out: HashMap<(BinaryRow, i32), i64> = HashMap::new();
     let Some(snapshot) = table.snapshot_manager().latest().await? else {
         return Ok(out);
