@@ -313,12 +313,16 @@ impl DynamicBucketAssigner {
                 .cloned()
                 .unwrap_or_default();
             let files = &self.files;
-            let contents: Vec<Vec<i32>> = stream::iter(entries.iter())
-                .map(|e| files.read(&e.partition, e.bucket, &e.index_file))
+            // Owned entries in the futures keep `assign` Send for every caller lifetime.
+            let reads = entries.into_iter().map(move |e| async move {
+                let hashes = files.read(&e.partition, e.bucket, &e.index_file).await?;
+                Ok::<_, Error>((e, hashes))
+            });
+            let contents: Vec<(IndexManifestEntry, Vec<i32>)> = stream::iter(reads)
                 .buffered(READ_CONCURRENCY)
                 .try_collect()
                 .await?;
-            for (e, hashes) in entries.iter().zip(contents) {
+            for (e, hashes) in contents {
                 if !(0..MAX_DYNAMIC_BUCKETS).contains(&e.bucket) {
                     return Err(Error::InvalidArgument(format!(
                         "HASH index file {} of table {} has bucket {}, outside 0..{}",
@@ -332,7 +336,7 @@ impl DynamicBucketAssigner {
                 for h in hashes {
                     state.hash_to_bucket.insert(h, e.bucket as i16);
                 }
-                state.current.entry(e.bucket).or_default().push(e.clone());
+                state.current.entry(e.bucket).or_default().push(e);
             }
         }
         for k in 0..n {

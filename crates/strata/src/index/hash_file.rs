@@ -38,7 +38,7 @@ pub fn encode_hash_index(hashes: &[i32]) -> Vec<u8> {
 /// Decodes a HASH index file. A length that is not a multiple of 4 (a truncated or foreign
 /// file) is an error, never a partially read set.
 pub fn decode_hash_index(bytes: &[u8]) -> std::result::Result<Vec<i32>, SpecError> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(SpecError::invalid(
             "HASH index file",
             format!(
