@@ -88,11 +88,18 @@ pub fn values_of(array: &dyn Array) -> Result<Vec<Value>> {
 /// An Arrow array of `data_type` (its [`to_arrow_type`] layout) holding `values`.
 /// Each value must match the type (a scalar of the type's kind, an array for ARRAY, …).
 pub fn values_to_array(values: &[Value], data_type: &DataType) -> Result<ArrayRef> {
+    build(values, data_type, &to_arrow_type(data_type)?)
+}
+
+/// [`values_to_array`] with the exact Arrow type to produce: nested fields inside a ROW carry
+/// field-id metadata that their parent's Arrow type expects, so children are built with the
+/// types their parent declares.
+fn build(values: &[Value], data_type: &DataType, target: &ArrowType) -> Result<ArrayRef> {
     let wrong =
         |v: &Value| Error::InvalidArgument(format!("value {v:?} does not match type {data_type}"));
     match &data_type.kind {
         TypeKind::Array(element) => {
-            let ArrowType::List(field) = to_arrow_type(data_type)? else {
+            let ArrowType::List(field) = target.clone() else {
                 return Err(Error::Unsupported(format!(
                     "{data_type} is not an Arrow list"
                 )));
@@ -112,7 +119,7 @@ pub fn values_to_array(values: &[Value], data_type: &DataType) -> Result<ArrayRe
                 }
                 offsets.push(offset(children.len())?);
             }
-            let child = values_to_array(&children, element)?;
+            let child = build(&children, element, field.data_type())?;
             let list = ListArray::try_new(
                 field,
                 OffsetBuffer::new(offsets.into()),
@@ -122,17 +129,22 @@ pub fn values_to_array(values: &[Value], data_type: &DataType) -> Result<ArrayRe
             .map_err(|e| Error::arrow(format!("building {data_type} values"), e))?;
             Ok(Arc::new(list))
         }
-        TypeKind::Map { key, value } => map_array(values, data_type, key, value),
+        TypeKind::Map { key, value } => map_array(values, data_type, target, key, value),
         TypeKind::Multiset(element) => {
             let count = DataType::not_null(TypeKind::Int);
-            map_array(values, data_type, element, &count)
+            map_array(values, data_type, target, element, &count)
         }
         TypeKind::Row(fields) => {
-            let ArrowType::Struct(arrow_fields) = to_arrow_type(data_type)? else {
+            let ArrowType::Struct(arrow_fields) = target.clone() else {
                 return Err(Error::Unsupported(format!(
                     "{data_type} is not an Arrow struct"
                 )));
             };
+            if arrow_fields.len() != fields.len() {
+                return Err(Error::Unsupported(format!(
+                    "{data_type} does not match {target}"
+                )));
+            }
             let valid = row_validity(values, fields.len(), &wrong)?;
             let mut columns = Vec::with_capacity(fields.len());
             for (i, f) in fields.iter().enumerate() {
@@ -143,14 +155,14 @@ pub fn values_to_array(values: &[Value], data_type: &DataType) -> Result<ArrayRe
                         _ => Value::Null,
                     })
                     .collect();
-                columns.push(values_to_array(&column, &f.data_type)?);
+                columns.push(build(&column, &f.data_type, arrow_fields[i].data_type())?);
             }
             let st = StructArray::try_new(arrow_fields, columns, nulls(&valid))
                 .map_err(|e| Error::arrow(format!("building {data_type} values"), e))?;
             Ok(Arc::new(st))
         }
         TypeKind::Variant => {
-            let ArrowType::Struct(arrow_fields) = to_arrow_type(data_type)? else {
+            let ArrowType::Struct(arrow_fields) = target.clone() else {
                 return Err(Error::Unsupported(format!(
                     "{data_type} is not an Arrow struct"
                 )));
@@ -193,10 +205,11 @@ pub fn values_to_array(values: &[Value], data_type: &DataType) -> Result<ArrayRe
 fn map_array(
     values: &[Value],
     data_type: &DataType,
+    target: &ArrowType,
     key: &DataType,
     value: &DataType,
 ) -> Result<ArrayRef> {
-    let ArrowType::Map(entries_field, sorted) = to_arrow_type(data_type)? else {
+    let ArrowType::Map(entries_field, sorted) = target.clone() else {
         return Err(Error::Unsupported(format!(
             "{data_type} is not an Arrow map"
         )));
@@ -234,8 +247,17 @@ fn map_array(
         }
         offsets.push(offset(keys.len())?);
     }
-    let key_array = values_to_array(&keys, &key.with_nullable(false))?;
-    let value_array = values_to_array(&vals, value)?;
+    if entry_fields.len() != 2 {
+        return Err(Error::Unsupported(format!(
+            "{data_type} does not match {target}"
+        )));
+    }
+    let key_array = build(
+        &keys,
+        &key.with_nullable(false),
+        entry_fields[0].data_type(),
+    )?;
+    let value_array = build(&vals, value, entry_fields[1].data_type())?;
     let entries = StructArray::try_new(entry_fields, vec![key_array, value_array], None)
         .map_err(|e| Error::arrow(format!("building {data_type} entries"), e))?;
     let map = MapArray::try_new(
