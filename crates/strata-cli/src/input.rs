@@ -75,7 +75,7 @@ pub async fn write_files(
             .expect("the progress template is a valid constant")
             .progress_chars("=> "),
     );
-    let mut write = table.new_write()?;
+    let mut write = table.new_write()?.with_overwrite(overwrite.is_some());
     let result = async {
         for (path, kind, size) in &inputs {
             bar.set_message(path.display().to_string());

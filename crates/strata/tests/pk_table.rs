@@ -275,3 +275,45 @@ proptest! {
         });
     }
 }
+
+#[tokio::test]
+async fn dynamic_bucket_upserts_and_overwrite() {
+    let wh = Warehouse::new();
+    let t = wh
+        .create(
+            "db.dyn",
+            &schema_json(r#""bucket":"-1","dynamic-bucket.target-row-num":"10""#),
+        )
+        .await;
+    let ids: Vec<i64> = (0..35).collect();
+    let vs: Vec<Option<i32>> = ids.iter().map(|i| Some(*i as i32)).collect();
+    let names = vec![None; ids.len()];
+    t.write_batches([batch(&ids, &vs, &names)], None)
+        .await
+        .unwrap();
+    let plan = t.new_scan().plan().await.unwrap();
+    assert_eq!(
+        plan.splits.len(),
+        4,
+        "35 keys at 10 per bucket fill 4 buckets"
+    );
+    // Updates go to the bucket already holding the key: still 4 buckets, one version each.
+    let upd: Vec<i64> = (0..35).step_by(5).collect();
+    let uvs: Vec<Option<i32>> = upd.iter().map(|i| Some(-(*i as i32))).collect();
+    t.write_batches([batch(&upd, &uvs, &vec![None; upd.len()])], None)
+        .await
+        .unwrap();
+    let rows = read_all(&t, None).await;
+    assert_eq!(rows.len(), 35);
+    assert_eq!(rows[5].1, Some(-5));
+    assert_eq!(t.new_scan().plan().await.unwrap().splits.len(), 4);
+    // An overwrite replaces everything, index included.
+    t.write_batches(
+        [batch(&[100, 101], &[Some(1), Some(2)], &[None, None])],
+        Some(strata::commit::OverwriteScope::WholeTable),
+    )
+    .await
+    .unwrap();
+    let rows = read_all(&t, None).await;
+    assert_eq!(rows.iter().map(|r| r.0).collect::<Vec<_>>(), vec![100, 101]);
+}

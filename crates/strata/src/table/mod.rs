@@ -159,7 +159,7 @@ impl Table {
         batches: impl IntoIterator<Item = RecordBatch>,
         overwrite: Option<OverwriteScope>,
     ) -> Result<Option<i64>> {
-        let mut write = self.new_write()?;
+        let mut write = self.new_write()?.with_overwrite(overwrite.is_some());
         let result = async {
             for b in batches {
                 write.write(&b).await?;

@@ -55,7 +55,7 @@ pub(super) struct KvWrite {
 }
 
 impl KvWrite {
-    pub(super) async fn new(table: Table) -> Result<Self> {
+    pub(super) async fn new(table: Table, overwrite: bool) -> Result<Self> {
         let schema = table.schema().clone();
         let opts = table.options();
         let merge = create_merge_function(&schema)?;
@@ -64,7 +64,11 @@ impl KvWrite {
         let buckets = match bucket {
             -1 => Buckets::Dynamic {
                 hasher: KeyHasher::new(&table)?,
-                assigner: Box::new(DynamicBucketAssigner::new(&table).await?),
+                assigner: Box::new(if overwrite {
+                    DynamicBucketAssigner::for_overwrite(&table).await?
+                } else {
+                    DynamicBucketAssigner::new(&table).await?
+                }),
             },
             n if n > 0 => Buckets::Fixed,
             other => {

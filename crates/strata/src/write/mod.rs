@@ -46,6 +46,9 @@ pub struct TableWrite {
     rows_written: u64,
     /// Primary-key tables: the key-value writer, created at the first write.
     kv: Option<kv_write::KvWrite>,
+    /// The files will be committed as an OVERWRITE (dynamic-bucket tables then start from an
+    /// empty key index, as Java's overwrite does).
+    overwrite: bool,
 }
 
 impl TableWrite {
@@ -67,7 +70,15 @@ impl TableWrite {
             restored_seq: None,
             rows_written: 0,
             kv: None,
+            overwrite: false,
         })
+    }
+
+    /// Marks this write as the input of an OVERWRITE commit. Needed for dynamic-bucket
+    /// primary-key tables, whose key index must not route keys to buckets being replaced.
+    pub fn with_overwrite(mut self, overwrite: bool) -> Self {
+        self.overwrite = overwrite;
+        self
     }
 
     /// The Arrow schema input batches are converted to.
@@ -118,7 +129,7 @@ impl TableWrite {
         )?;
         if self.table.is_primary_key_table() {
             if self.kv.is_none() {
-                self.kv = Some(kv_write::KvWrite::new(self.table.clone()).await?);
+                self.kv = Some(kv_write::KvWrite::new(self.table.clone(), self.overwrite).await?);
             }
             let kv = self.kv.as_mut().expect("created just above");
             kv.write(&batch, kinds).await?;
