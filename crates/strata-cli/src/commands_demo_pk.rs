@@ -123,7 +123,10 @@ pub async fn run(catalog: &FileSystemCatalog, rows: usize) -> Result<()> {
         t0.elapsed().as_secs_f64() * 1000.0
     );
     let (before, _) = rows_and_sum(&table, s1).await?;
-    println!("time travel to snapshot {}: {before} accounts", s1.unwrap_or(0));
+    println!(
+        "time travel to snapshot {}: {before} accounts",
+        s1.unwrap_or(0)
+    );
     println!(
         "\ntry: strata --warehouse {} files demo.accounts",
         catalog.location()
