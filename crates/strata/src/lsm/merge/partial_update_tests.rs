@@ -225,7 +225,7 @@ fn sequence_group_aggregators() {
         run(&sch, &[I, I, I], &rows).unwrap(),
         row(I, vec![int(1), int(3), int(12), int(9)])
     );
-    let rows = vec![
+    let rows = [
         vec![int(1), int(1), int(5), int(7)],
         vec![int(1), int(2), int(2), Value::Null],
     ];
@@ -312,6 +312,8 @@ fn option_validation() {
     .is_ok());
 }
 
+type Rec = (Option<i32>, Option<i32>, Option<i32>, Option<i32>);
+
 fn kind() -> impl Strategy<Value = RowKind> {
     prop_oneof![3 => Just(I), 1 => Just(D), 1 => Just(UB)]
 }
@@ -360,7 +362,7 @@ proptest! {
         let kinds = vec![I; rows.len()];
         let out = run(&sch, &kinds, &rows).unwrap();
 
-        let mut winner: Option<&(Option<i32>, Option<i32>, Option<i32>, Option<i32>)> = None;
+        let mut winner: Option<&Rec> = None;
         for r in &recs {
             if let Some(g) = r.1 {
                 if winner.is_none_or(|w| g >= w.1.unwrap_or(i32::MIN)) { winner = Some(r); }

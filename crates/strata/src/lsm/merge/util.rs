@@ -106,11 +106,11 @@ pub(crate) fn null_in_not_null(index: usize, field: &DataField) -> Error {
 }
 
 /// The rows of a group, checked to be present and to have one value per column.
-pub(crate) fn group_values<'a>(
-    values: Option<&'a [Vec<Value>]>,
+pub(crate) fn group_values(
+    values: Option<&[Vec<Value>]>,
     metas: usize,
     columns: usize,
-) -> Result<&'a [Vec<Value>]> {
+) -> Result<&[Vec<Value>]> {
     let values = values.ok_or_else(|| {
         Error::InvalidArgument("this merge engine needs the value columns of a group".into())
     })?;

@@ -263,8 +263,12 @@ fn decimal_div(
     // The quotient terminates iff the reduced denominator has no prime factor but 2 and 5.
     let mut d = y.unsigned_abs() / gcd(x.unsigned_abs(), y.unsigned_abs());
     for p in [2u128, 5] {
-        while d % p == 0 {
-            d /= p;
+        loop {
+            let (q, r) = (d / p, d % p);
+            if r != 0 {
+                break;
+            }
+            d = q;
         }
     }
     if d != 1 {
