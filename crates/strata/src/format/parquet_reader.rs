@@ -48,6 +48,9 @@ use crate::{Error, Result};
 /// (`false` skips it).
 pub type RowGroupFilter = Arc<dyn Fn(&RowGroupMetaData) -> bool + Send + Sync>;
 
+/// Evaluates a row filter on a batch of its fields (`true` keeps the row).
+pub type RowPredicate = Arc<dyn Fn(&RecordBatch) -> Result<BooleanArray> + Send + Sync>;
+
 /// A row predicate pushed into decoding (late materialization): the reader decodes
 /// `fields` first (as columns of a batch in that order, converted like any read field),
 /// evaluates `predicate` on them, and decodes the other columns only for the selected rows —
@@ -56,7 +59,7 @@ pub type RowGroupFilter = Arc<dyn Fn(&RowGroupMetaData) -> bool + Send + Sync>;
 #[derive(Clone)]
 pub struct PushedRowFilter {
     pub fields: Vec<DataField>,
-    pub predicate: Arc<dyn Fn(&RecordBatch) -> Result<BooleanArray> + Send + Sync>,
+    pub predicate: RowPredicate,
 }
 
 /// Default rows per batch (`read.batch-size` in Java).

@@ -151,7 +151,7 @@ pub fn sort_positions_checked(keys: &[EncodedKeys]) -> (Vec<(usize, usize)>, boo
                     );
                 }
             }
-            v.sort_unstable_by(|a, b| a.cmp(b));
+            v.sort_unstable();
             dups = v.windows(2).any(|w| w[0].0 == w[1].0);
             positions.extend(v.into_iter().map(|(_, b, r)| (b as usize, r as usize)));
         }
