@@ -317,3 +317,188 @@ async fn dynamic_bucket_upserts_and_overwrite() {
     let rows = read_all(&t, None).await;
     assert_eq!(rows.iter().map(|r| r.0).collect::<Vec<_>>(), vec![100, 101]);
 }
+
+/// One commit of (key, value, is_delete) operations for the engine property tests.
+type Commit = Vec<(i64, Option<i32>, bool)>;
+
+/// Java's `PartialUpdateMergeFunction` with `remove-record-on-delete` over one key's records
+/// (oldest first) as (is_delete, v); a lone record passes through.
+fn partial_update_reduce(recs: &[(bool, Option<i32>)]) -> (bool, Option<i32>) {
+    if recs.len() == 1 {
+        return recs[0];
+    }
+    let (mut v, mut delete_row, mut meet_insert) = (None, false, false);
+    for (del, x) in recs {
+        delete_row = false;
+        if *del {
+            // The row is reset to the delete record's values.
+            delete_row = true;
+            v = *x;
+        } else {
+            if x.is_some() {
+                v = *x;
+            }
+            meet_insert = true;
+        }
+    }
+    (delete_row || !meet_insert, v)
+}
+
+fn engine_ops() -> impl Strategy<Value = Vec<Commit>> {
+    let op = (
+        0i64..30,
+        prop::option::weighted(0.8, -1000i32..1000),
+        prop::bool::weighted(0.15),
+    );
+    prop::collection::vec(prop::collection::vec(op, 1..50), 1..5)
+}
+
+/// Writes `commits` (a tiny buffer forces spills) and returns the (id, v) rows read back.
+async fn run_engine(options: &str, commits: &[Commit]) -> Vec<(i64, Option<i32>)> {
+    let wh = Warehouse::new();
+    let t = wh
+        .create(
+            "db.e",
+            &schema_json(&format!(
+                r#""bucket":"2","write-buffer-size":"1kb",{options}"#
+            )),
+        )
+        .await;
+    for commit in commits {
+        let mut w = t.new_write().unwrap();
+        for chunk in commit.chunks(9) {
+            let ids: Vec<i64> = chunk.iter().map(|o| o.0).collect();
+            let vs: Vec<Option<i32>> = chunk.iter().map(|o| o.1).collect();
+            let kinds: Vec<RowKind> = chunk
+                .iter()
+                .map(|o| {
+                    if o.2 {
+                        RowKind::Delete
+                    } else {
+                        RowKind::Insert
+                    }
+                })
+                .collect();
+            let names = vec![None; ids.len()];
+            w.write_with_kinds(&batch(&ids, &vs, &names), &kinds)
+                .await
+                .unwrap();
+        }
+        let msgs = w.prepare_commit().await.unwrap();
+        t.new_commit().unwrap().commit(msgs).await.unwrap();
+    }
+    read_all(&t, None)
+        .await
+        .into_iter()
+        .map(|(k, v, _)| (k, v))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 10, .. ProptestConfig::default() })]
+
+    /// partial-update with `partial-update.remove-record-on-delete`: non-null values overwrite,
+    /// NULLs keep the old value, -D removes the row.
+    #[test]
+    fn partial_update_matches_model(commits in engine_ops()) {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let got = rt.block_on(run_engine(
+            r#""merge-engine":"partial-update","partial-update.remove-record-on-delete":"true""#,
+            &commits,
+        ));
+        // Paimon merges a key's records of one commit when it flushes, and the flushed records
+        // of all commits when it reads: the model does the same two-level reduction.
+        let mut per_key: BTreeMap<i64, Vec<(bool, Option<i32>)>> = BTreeMap::new();
+        for commit in &commits {
+            let mut in_commit: BTreeMap<i64, Vec<(bool, Option<i32>)>> = BTreeMap::new();
+            for (k, v, del) in commit {
+                in_commit.entry(*k).or_default().push((*del, *v));
+            }
+            for (k, recs) in in_commit {
+                per_key.entry(k).or_default().push(partial_update_reduce(&recs));
+            }
+        }
+        let model: BTreeMap<i64, Option<i32>> = per_key
+            .into_iter()
+            .filter_map(|(k, recs)| {
+                let (del, v) = partial_update_reduce(&recs);
+                (!del).then_some((k, v))
+            })
+            .collect();
+        prop_assert_eq!(got, model.into_iter().collect::<Vec<_>>());
+    }
+
+    /// aggregation with `sum` on v: NULLs are skipped, -D retracts (subtracts) its value; a key
+    /// is present once any record for it was written (aggregation never deletes without
+    /// `aggregation.remove-record-on-delete`), except that a lone -D is dropped at read.
+    #[test]
+    fn aggregation_sum_matches_model(commits in engine_ops()) {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let got = rt.block_on(run_engine(
+            r#""merge-engine":"aggregation","fields.v.aggregate-function":"sum""#,
+            &commits,
+        ));
+        // key -> (sum, number of records)
+        let mut model: BTreeMap<i64, (Option<i64>, usize, bool)> = BTreeMap::new();
+        for (k, v, del) in commits.iter().flatten() {
+            let e = model.entry(*k).or_insert((None, 0, false));
+            if let Some(v) = v {
+                let v = *v as i64;
+                e.0 = Some(e.0.unwrap_or(0) + if *del { -v } else { v });
+            } else if *del && e.0.is_none() {
+                // retracting NULL from NULL stays NULL
+            }
+            e.1 += 1;
+            e.2 = *del;
+        }
+        let want: Vec<(i64, Option<i32>)> = model
+            .into_iter()
+            // A key whose only record is a -D passes through unmerged and is dropped as a delete.
+            .filter(|(_, (_, n, last_del))| !(*n == 1 && *last_del))
+            .map(|(k, (s, _, _))| (k, s.map(|s| s as i32)))
+            .collect();
+        prop_assert_eq!(got, want);
+    }
+}
+
+#[tokio::test]
+async fn first_row_keeps_the_first_record_and_reads_empty_before_compaction() {
+    let wh = Warehouse::new();
+    let t = wh
+        .create(
+            "db.fr",
+            &schema_json(r#""bucket":"1","merge-engine":"first-row""#),
+        )
+        .await;
+    let mut w = t.new_write().unwrap();
+    w.write(&batch(
+        &[1, 2, 1],
+        &[Some(10), Some(20), Some(11)],
+        &[None, None, None],
+    ))
+    .await
+    .unwrap();
+    let msgs = w.prepare_commit().await.unwrap();
+    let file = msgs[0].new_files[0].clone();
+    assert_eq!(file.row_count, 2, "the flush keeps one record per key");
+    t.new_commit().unwrap().commit(msgs).await.unwrap();
+    // Level-0 files are skipped by batch scans of first-row tables (Java semantics).
+    let plan = t.new_scan().plan().await.unwrap();
+    assert!(plan.splits.is_empty());
+    assert_eq!(plan.metrics.files_skipped_by_level, 1);
+    // The record kept for key 1 is the first one (v = 10): read the file itself.
+    let dir = wh
+        .table_dir("db", "fr")
+        .join("bucket-0")
+        .join(&file.file_name);
+    let f = std::fs::File::open(dir).unwrap();
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReader::try_new(f, 1024).unwrap();
+    let b = reader.into_iter().next().unwrap().unwrap();
+    let v = b
+        .column_by_name("v")
+        .unwrap()
+        .as_any()
+        .downcast_ref::<Int32Array>()
+        .unwrap();
+    assert_eq!(v.values().to_vec(), vec![10, 20]);
+}

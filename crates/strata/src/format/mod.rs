@@ -8,6 +8,7 @@
 //! | [`stats`] | [`StatsCollector`]: per-column min/max/null counts by stats mode |
 //! | [`stats_options`] | which stats each column gets (`metadata.stats-mode`, per-field modes, dense store) |
 //! | [`parquet_writer`] | [`ParquetWriter`]: one data file, Java's writer settings |
+//! | [`parallel_encoder`] | Parquet column encoding on two threads (used by the writer) |
 //! | [`parquet_reader`] | [`read_parquet`]: any writer's file as batches of the read schema |
 //! | [`evolve`] | schema evolution by field id while reading |
 //! | [`rowgroup_stats`] | footer statistics as Paimon column stats (row-group pruning) |
@@ -16,6 +17,7 @@ pub mod arrow_types;
 pub mod convert;
 pub mod datum;
 pub mod evolve;
+pub mod parallel_encoder;
 pub mod parquet_reader;
 pub mod parquet_writer;
 pub mod rowgroup_stats;

@@ -21,7 +21,10 @@ use arrow_schema::SchemaRef;
 use object_store::buffered::BufWriter;
 use object_store::path::Path;
 use parquet::arrow::arrow_writer::ArrowWriterOptions;
-use parquet::arrow::AsyncArrowWriter;
+use parquet::errors::ParquetError;
+use tokio::io::AsyncWriteExt;
+
+use super::parallel_encoder::{ParallelRowGroupEncoder, SharedBuffer};
 use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::properties::{WriterProperties, WriterVersion};
@@ -272,13 +275,21 @@ pub struct ParquetFileInfo {
 
 /// Writes one Parquet data file. Create with [`ParquetWriter::create`], feed batches with
 /// [`ParquetWriter::write`], then [`ParquetWriter::close`] (or [`ParquetWriter::abort`]).
+///
+/// Columns are encoded on two threads ([`ParallelRowGroupEncoder`]); each finished row group
+/// is uploaded through the buffered multipart sink while the next one is encoded.
 pub struct ParquetWriter {
     io: FileIO,
     path: Path,
     display: String,
     schema: SchemaRef,
-    writer: AsyncArrowWriter<BufWriter>,
+    encoder: ParallelRowGroupEncoder,
+    buffer: SharedBuffer,
+    sink: BufWriter,
+    /// Bytes handed to the sink so far.
+    flushed: u64,
     row_group_bytes: usize,
+    row_group_rows: Option<usize>,
     rows: u64,
 }
 
@@ -306,16 +317,22 @@ impl ParquetWriter {
             .with_properties(options.writer_properties()?)
             .with_skip_arrow_metadata(true)
             .with_schema_root(PARQUET_SCHEMA_ROOT.to_string());
+        let buffer = SharedBuffer::default();
+        let encoder =
+            ParallelRowGroupEncoder::try_new(buffer.clone(), schema.clone(), writer_options)
+                .map_err(|e| Error::parquet(&display, e))?;
         let sink = BufWriter::new(io.store(), path.clone());
-        let writer = AsyncArrowWriter::try_new_with_options(sink, schema.clone(), writer_options)
-            .map_err(|e| Error::parquet(&display, e))?;
         Ok(ParquetWriter {
             io: io.clone(),
             path,
             display,
             schema,
-            writer,
-            row_group_bytes: options.row_group_bytes,
+            encoder,
+            buffer,
+            sink,
+            flushed: 0,
+            row_group_bytes: options.row_group_bytes.max(1),
+            row_group_rows: options.row_group_rows.filter(|r| *r > 0),
             rows: 0,
         })
     }
@@ -334,28 +351,55 @@ impl ParquetWriter {
     /// checked). Flushes a row group to storage when it reaches the row group size.
     pub async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         self.check_schema(batch)?;
-        // arrow-rs only splits row groups between the batches it is given, so a batch much
+        // Row groups are cut between the slices given to the encoder, so a batch much
         // larger than a row group is fed in slices (zero-copy) to keep row groups — and the
         // memory they are buffered in — near the configured size.
         let rows = batch.num_rows();
         let memory = batch.get_array_memory_size().max(1);
         let slice_budget = (self.row_group_bytes / 4).max(1);
-        let step = if memory <= slice_budget {
+        let mut step = if memory <= slice_budget {
             rows.max(1)
         } else {
             ((rows as u128 * slice_budget as u128 / memory as u128) as usize).max(1)
         };
+        if let Some(max_rows) = self.row_group_rows {
+            step = step.min(max_rows);
+        }
         let mut offset = 0;
         while offset < rows {
-            let len = step.min(rows - offset);
-            self.writer
+            let mut len = step.min(rows - offset);
+            if let Some(max_rows) = self.row_group_rows {
+                len = len.min(max_rows - self.encoder.rows_in_group());
+            }
+            self.encoder
                 .write(&batch.slice(offset, len))
-                .await
                 .map_err(|e| Error::parquet(&self.display, e))?;
             offset += len;
+            let full_rows = self
+                .row_group_rows
+                .is_some_and(|m| self.encoder.rows_in_group() >= m);
+            if full_rows || self.encoder.in_progress_size() >= self.row_group_bytes {
+                self.encoder
+                    .flush_row_group()
+                    .map_err(|e| Error::parquet(&self.display, e))?;
+                self.drain().await?;
+            }
         }
         self.rows += rows as u64;
         Ok(())
+    }
+
+    /// Uploads the encoded bytes waiting in the buffer.
+    async fn drain(&mut self) -> Result<()> {
+        let bytes = self.buffer.take();
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        self.flushed += bytes.len() as u64;
+        self.sink
+            .write_all(&bytes)
+            .await
+            .map_err(|e| Error::parquet(&self.display, ParquetError::External(Box::new(e))))
     }
 
     fn check_schema(&self, batch: &RecordBatch) -> Result<()> {
@@ -388,10 +432,10 @@ impl ParquetWriter {
         Ok(())
     }
 
-    /// Estimated size of the file so far: bytes already flushed plus the encoded size of the
+    /// Estimated size of the file so far: bytes already encoded plus the encoded size of the
     /// row group in progress (what a rolling writer compares with `target-file-size`).
     pub fn bytes_written(&self) -> u64 {
-        (self.writer.bytes_written() + self.writer.in_progress_size()) as u64
+        (self.encoder.bytes_written() + self.encoder.in_progress_size()) as u64
     }
 
     /// Rows written so far.
@@ -402,14 +446,36 @@ impl ParquetWriter {
     /// Flushes the last row group, writes the footer and completes the upload. On failure the
     /// partial object is removed.
     pub async fn close(mut self) -> Result<ParquetFileInfo> {
-        match self.writer.finish().await {
+        let result = async {
+            let metadata = self
+                .encoder
+                .finish()
+                .map_err(|e| Error::parquet(&self.display, e))?;
+            self.drain().await?;
+            if self.flushed != self.encoder.bytes_written() as u64 {
+                return Err(Error::parquet(
+                    &self.display,
+                    ParquetError::General(format!(
+                        "uploaded {} bytes but the file has {}",
+                        self.flushed,
+                        self.encoder.bytes_written()
+                    )),
+                ));
+            }
+            self.sink
+                .shutdown()
+                .await
+                .map_err(|e| Error::parquet(&self.display, ParquetError::External(Box::new(e))))?;
+            Ok(metadata)
+        }
+        .await;
+        match result {
             Ok(metadata) => Ok(ParquetFileInfo {
-                file_size: self.writer.bytes_written() as u64,
+                file_size: self.encoder.bytes_written() as u64,
                 row_count: self.rows,
                 metadata: Arc::new(metadata),
             }),
-            Err(e) => {
-                let err = Error::parquet(&self.display, e);
+            Err(err) => {
                 let _ = self.abort().await;
                 Err(err)
             }
@@ -417,11 +483,10 @@ impl ParquetWriter {
     }
 
     /// Abandons the file: aborts the upload and deletes anything already at the path.
-    pub async fn abort(self) -> Result<()> {
-        let mut sink = self.writer.into_inner();
+    pub async fn abort(mut self) -> Result<()> {
         // Aborting a buffered upload that never started is a no-op; errors here only mean
         // there was nothing to abort, the delete below is what guarantees cleanup.
-        let _ = sink.abort().await;
+        let _ = self.sink.abort().await;
         self.io.delete(&self.path).await
     }
 }

@@ -51,6 +51,9 @@ pub struct MergeSorter {
     merge: Arc<dyn MergeFunction>,
     deletes: DeletePolicy,
     batch_size: usize,
+    /// Output only these columns of the layout (`None`: all). Reads that drop deletes only
+    /// need the value columns, so the key and system columns are never copied.
+    projection: Option<Vec<usize>>,
 }
 
 impl MergeSorter {
@@ -65,7 +68,14 @@ impl MergeSorter {
             merge,
             deletes,
             batch_size: batch_size.max(1),
+            projection: None,
         }
+    }
+
+    /// Outputs only `columns` (indices into the layout) instead of whole key-value batches.
+    pub fn with_projection(mut self, columns: Vec<usize>) -> Self {
+        self.projection = Some(columns);
+        self
     }
 
     /// The merged stream of `runs`.
@@ -367,8 +377,31 @@ impl MergeState {
                 }
             }
         }
-        let batch = arrow_select::interleave::interleave_record_batch(&refs, &out)
-            .map_err(|e| Error::arrow("assembling merged batch", e))?;
+        let batch = match &self.sorter.projection {
+            None => arrow_select::interleave::interleave_record_batch(&refs, &out)
+                .map_err(|e| Error::arrow("assembling merged batch", e))?,
+            Some(cols) => {
+                let schema = Arc::new(
+                    layout
+                        .schema
+                        .project(cols)
+                        .map_err(|e| Error::arrow("projecting merged batch", e))?,
+                );
+                let arrays = cols
+                    .iter()
+                    .map(|c| {
+                        let inputs: Vec<&dyn arrow_array::Array> =
+                            refs.iter().map(|b| b.column(*c).as_ref()).collect();
+                        arrow_select::interleave::interleave(&inputs, &out)
+                            .map_err(|e| Error::arrow("assembling merged batch", e))
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                let options =
+                    arrow_array::RecordBatchOptions::new().with_row_count(Some(out.len()));
+                RecordBatch::try_new_with_options(schema, arrays, &options)
+                    .map_err(|e| Error::arrow("assembling merged batch", e))?
+            }
+        };
         Ok(Some(batch))
     }
 

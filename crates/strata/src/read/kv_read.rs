@@ -35,6 +35,13 @@ use crate::scan::DataSplit;
 use crate::table::Table;
 use crate::{Error, Result};
 
+/// Layout indices of the value columns.
+fn layout_values(layout: &KvLayout) -> Vec<usize> {
+    (0..layout.value_fields.len())
+        .map(|i| layout.value_col(i))
+        .collect()
+}
+
 /// What merge reads of one table share.
 pub(super) struct KvReadContext {
     pub table: Table,
@@ -121,7 +128,12 @@ impl KvReadContext {
                         run_streams
                             .pop()
                             .expect("a section has at least one run")
-                            .map(move |b| b.and_then(|b| drop_retracts(&layout, b)))
+                            .map(move |b| {
+                                b.and_then(|b| drop_retracts(&layout, b)).and_then(|b| {
+                                    b.project(&layout_values(&layout))
+                                        .map_err(|e| Error::arrow("value columns", e))
+                                })
+                            })
                             .boxed()
                     } else {
                         MergeSorter::new(
@@ -130,6 +142,7 @@ impl KvReadContext {
                             DeletePolicy::Drop,
                             ctx.batch_size,
                         )
+                        .with_projection(layout_values(&ctx.layout))
                         .merge(run_streams)?
                     };
                     let ctx2 = ctx.clone();
@@ -260,16 +273,8 @@ impl KvReadContext {
         Ok(())
     }
 
-    /// Filters merged rows and projects them to the output columns.
-    fn finish(&self, batch: RecordBatch) -> Result<RecordBatch> {
-        let values = RecordBatch::try_new(
-            arrow_schema::Schema::new(
-                self.layout.schema.fields()[self.layout.value_col(0)..].to_vec(),
-            )
-            .into(),
-            self.layout.values_of(&batch),
-        )
-        .map_err(|e| Error::arrow("merged values", e))?;
+    /// Filters merged rows (value columns only) and projects them to the output columns.
+    fn finish(&self, values: RecordBatch) -> Result<RecordBatch> {
         let values = match &self.bound {
             Some(b) => crate::expr::filter_batch(&values, b)?,
             None => values,

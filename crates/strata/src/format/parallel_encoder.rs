@@ -1,0 +1,205 @@
+//! [`ParallelRowGroupEncoder`]: encodes the columns of a Parquet file on two threads.
+//!
+//! Parquet encoding (dictionary building, page compression) is most of the cost of writing a
+//! data file, and it is independent per column. arrow-rs exposes the pieces to do it in
+//! parallel (`ArrowWriter::into_serialized_writer`, one `ArrowColumnWriter` per leaf column),
+//! which `AsyncArrowWriter` does not use. This encoder keeps the column writers of the
+//! current row group, hands half of the columns of every batch to a scoped helper thread and
+//! encodes the other half itself, and when the row group is full appends the finished column
+//! chunks, in schema order, to a `SerializedFileWriter` writing into an in-memory buffer that
+//! the caller drains to storage. The bytes produced are the same as with one thread.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use parquet::arrow::arrow_writer::{
+    compute_leaves, ArrowColumnWriter, ArrowRowGroupWriterFactory, ArrowWriterOptions,
+};
+use parquet::arrow::ArrowWriter;
+use parquet::errors::ParquetError;
+use parquet::file::metadata::ParquetMetaData;
+use parquet::file::writer::SerializedFileWriter;
+
+/// Bytes written by the file writer, drained by the owner.
+#[derive(Clone, Default)]
+pub struct SharedBuffer(Arc<Mutex<Vec<u8>>>);
+
+impl SharedBuffer {
+    /// Bytes waiting to be taken.
+    pub fn len(&self) -> usize {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Takes the bytes written so far.
+    pub fn take(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+impl Write for SharedBuffer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+pub struct ParallelRowGroupEncoder {
+    schema: SchemaRef,
+    file: SerializedFileWriter<SharedBuffer>,
+    factory: ArrowRowGroupWriterFactory,
+    /// Column writers of the open row group (one per leaf), `None` between row groups.
+    writers: Option<Vec<ArrowColumnWriter>>,
+    /// For each top-level field, its range of leaf writers.
+    leaf_ranges: Vec<std::ops::Range<usize>>,
+    row_group_index: usize,
+    rows_in_group: usize,
+}
+
+impl ParallelRowGroupEncoder {
+    pub fn try_new(
+        buffer: SharedBuffer,
+        schema: SchemaRef,
+        options: ArrowWriterOptions,
+    ) -> Result<Self, ParquetError> {
+        let writer = ArrowWriter::try_new_with_options(buffer, schema.clone(), options)?;
+        let (file, factory) = writer.into_serialized_writer()?;
+        // Leaves per top-level field, from the Parquet schema.
+        let descr = file.schema_descr();
+        let mut leaf_ranges = Vec::with_capacity(schema.fields().len());
+        let mut start = 0usize;
+        for field_idx in 0..schema.fields().len() {
+            let mut end = start;
+            while end < descr.num_columns() && descr.get_column_root_idx(end) == field_idx {
+                end += 1;
+            }
+            leaf_ranges.push(start..end);
+            start = end;
+        }
+        Ok(ParallelRowGroupEncoder {
+            schema,
+            file,
+            factory,
+            writers: None,
+            leaf_ranges,
+            row_group_index: 0,
+            rows_in_group: 0,
+        })
+    }
+
+    /// Encodes `batch` into the open row group.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<(), ParquetError> {
+        if self.writers.is_none() {
+            self.writers = Some(self.factory.create_column_writers(self.row_group_index)?);
+        }
+        let writers = self.writers.as_mut().expect("created just above");
+        // Split the fields in two halves of about equal leaf count.
+        let total = writers.len();
+        let mut split_field = self.leaf_ranges.len();
+        for (i, r) in self.leaf_ranges.iter().enumerate() {
+            if r.end * 2 >= total {
+                split_field = i + 1;
+                break;
+            }
+        }
+        let split_leaf = self
+            .leaf_ranges
+            .get(split_field)
+            .map(|r| r.start)
+            .unwrap_or(total);
+        let (first, second) = writers.split_at_mut(split_leaf);
+        let schema = &self.schema;
+        let ranges = &self.leaf_ranges;
+        let encode = |fields: std::ops::Range<usize>,
+                      writers: &mut [ArrowColumnWriter],
+                      offset: usize|
+         -> Result<(), ParquetError> {
+            for f in fields {
+                let leaves = compute_leaves(schema.field(f), batch.column(f))?;
+                for (leaf, w) in leaves.iter().zip(&mut writers[ranges[f].start - offset..]) {
+                    w.write(leaf)?;
+                }
+            }
+            Ok(())
+        };
+        let n_fields = self.leaf_ranges.len();
+        if second.is_empty() || batch.num_rows() < 1024 {
+            encode(0..split_field, first, 0)?;
+            encode(split_field..n_fields, second, split_leaf)?;
+        } else {
+            std::thread::scope(|s| {
+                let handle = s.spawn(|| encode(split_field..n_fields, second, split_leaf));
+                let a = encode(0..split_field, first, 0);
+                let b = handle.join().unwrap_or_else(|_| {
+                    Err(ParquetError::General("encoder thread panicked".into()))
+                });
+                a.and(b)
+            })?;
+        }
+        self.rows_in_group += batch.num_rows();
+        Ok(())
+    }
+
+    /// Estimated encoded size of the open row group.
+    pub fn in_progress_size(&self) -> usize {
+        self.writers
+            .as_ref()
+            .map(|w| w.iter().map(|c| c.get_estimated_total_bytes()).sum())
+            .unwrap_or(0)
+    }
+
+    /// Memory held by the open row group.
+    pub fn memory_size(&self) -> usize {
+        self.writers
+            .as_ref()
+            .map(|w| w.iter().map(|c| c.memory_size()).sum())
+            .unwrap_or(0)
+    }
+
+    pub fn rows_in_group(&self) -> usize {
+        self.rows_in_group
+    }
+
+    /// Closes the open row group: its column chunks go to the buffer, in schema order.
+    pub fn flush_row_group(&mut self) -> Result<(), ParquetError> {
+        let Some(writers) = self.writers.take() else {
+            return Ok(());
+        };
+        if self.rows_in_group == 0 {
+            return Ok(());
+        }
+        let mut rg = self.file.next_row_group()?;
+        for w in writers {
+            w.close()?.append_to_row_group(&mut rg)?;
+        }
+        rg.close()?;
+        self.file.flush()?;
+        self.row_group_index += 1;
+        self.rows_in_group = 0;
+        Ok(())
+    }
+
+    /// Flushes the last row group and writes the footer.
+    pub fn finish(&mut self) -> Result<ParquetMetaData, ParquetError> {
+        self.flush_row_group()?;
+        let metadata = self.file.finish()?;
+        self.file.flush()?;
+        Ok(metadata)
+    }
+
+    /// Bytes of the file produced so far (header, closed row groups, footer once finished).
+    pub fn bytes_written(&self) -> usize {
+        self.file.bytes_written()
+    }
+}
