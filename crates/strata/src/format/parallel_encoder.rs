@@ -104,43 +104,52 @@ impl ParallelRowGroupEncoder {
             self.writers = Some(self.factory.create_column_writers(self.row_group_index)?);
         }
         let writers = self.writers.as_mut().expect("created just above");
-        // Split the fields in two halves of about equal leaf count.
-        let total = writers.len();
-        let mut split_field = self.leaf_ranges.len();
-        for (i, r) in self.leaf_ranges.iter().enumerate() {
-            if r.end * 2 >= total {
-                split_field = i + 1;
-                break;
+        let schema = &self.schema;
+        // Two groups of fields of about equal Arrow size (a proxy for encoding cost): the
+        // largest fields first, each to the lighter group.
+        let mut order: Vec<usize> = (0..schema.fields().len()).collect();
+        let sizes: Vec<usize> = (0..schema.fields().len())
+            .map(|f| batch.column(f).get_array_memory_size())
+            .collect();
+        order.sort_by_key(|f| std::cmp::Reverse(sizes[*f]));
+        let mut in_second = vec![false; order.len()];
+        let (mut a, mut b) = (0usize, 0usize);
+        for f in order {
+            if b < a {
+                in_second[f] = true;
+                b += sizes[f];
+            } else {
+                a += sizes[f];
             }
         }
-        let split_leaf = self
-            .leaf_ranges
-            .get(split_field)
-            .map(|r| r.start)
-            .unwrap_or(total);
-        let (first, second) = writers.split_at_mut(split_leaf);
-        let schema = &self.schema;
-        let ranges = &self.leaf_ranges;
-        let encode = |fields: std::ops::Range<usize>,
-                      writers: &mut [ArrowColumnWriter],
-                      offset: usize|
-         -> Result<(), ParquetError> {
-            for f in fields {
-                let leaves = compute_leaves(schema.field(f), batch.column(f))?;
-                for (leaf, w) in leaves.iter().zip(&mut writers[ranges[f].start - offset..]) {
-                    w.write(leaf)?;
-                }
+        let mut first: Vec<(usize, Vec<&mut ArrowColumnWriter>)> = Vec::new();
+        let mut second: Vec<(usize, Vec<&mut ArrowColumnWriter>)> = Vec::new();
+        let mut slots = writers.iter_mut();
+        for (f, range) in self.leaf_ranges.iter().enumerate() {
+            let ws: Vec<&mut ArrowColumnWriter> = slots.by_ref().take(range.len()).collect();
+            if in_second[f] {
+                second.push((f, ws));
+            } else {
+                first.push((f, ws));
             }
-            Ok(())
-        };
-        let n_fields = self.leaf_ranges.len();
+        }
+        let encode =
+            |group: &mut Vec<(usize, Vec<&mut ArrowColumnWriter>)>| -> Result<(), ParquetError> {
+                for (f, ws) in group.iter_mut() {
+                    let leaves = compute_leaves(schema.field(*f), batch.column(*f))?;
+                    for (leaf, w) in leaves.iter().zip(ws.iter_mut()) {
+                        w.write(leaf)?;
+                    }
+                }
+                Ok(())
+            };
         if second.is_empty() || batch.num_rows() < 1024 {
-            encode(0..split_field, first, 0)?;
-            encode(split_field..n_fields, second, split_leaf)?;
+            encode(&mut first)?;
+            encode(&mut second)?;
         } else {
             std::thread::scope(|s| {
-                let handle = s.spawn(|| encode(split_field..n_fields, second, split_leaf));
-                let a = encode(0..split_field, first, 0);
+                let handle = s.spawn(|| encode(&mut second));
+                let a = encode(&mut first);
                 let b = handle.join().unwrap_or_else(|_| {
                     Err(ParquetError::General("encoder thread panicked".into()))
                 });
