@@ -212,3 +212,55 @@ impl ParallelRowGroupEncoder {
         self.file.bytes_written()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{ArrayRef, Int64Array, StringArray};
+    use arrow_schema::{DataType, Field, Schema};
+    use parquet::file::properties::WriterProperties;
+
+    #[test]
+    fn same_bytes_as_the_single_threaded_writer() {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("a", DataType::Int64, false),
+            Field::new("s", DataType::Utf8, true),
+            Field::new("b", DataType::Int64, true),
+        ]));
+        let batch = |start: i64| {
+            let cols: Vec<ArrayRef> = vec![
+                Arc::new(Int64Array::from_iter_values(start..start + 5000)),
+                Arc::new(StringArray::from_iter(
+                    (start..start + 5000).map(|i| (i % 7 != 0).then(|| format!("v{}", i * 31))),
+                )),
+                Arc::new(Int64Array::from_iter(
+                    (start..start + 5000).map(|i| (i % 5 != 0).then_some(i * i)),
+                )),
+            ];
+            RecordBatch::try_new(schema.clone(), cols).unwrap()
+        };
+        let props = WriterProperties::builder()
+            .set_max_row_group_row_count(Some(7000))
+            .build();
+        let options = || ArrowWriterOptions::new().with_properties(props.clone());
+
+        let mut expected = Vec::new();
+        let mut w =
+            ArrowWriter::try_new_with_options(&mut expected, schema.clone(), options()).unwrap();
+        w.write(&batch(0)).unwrap();
+        w.flush().unwrap();
+        w.write(&batch(5000)).unwrap();
+        w.close().unwrap();
+
+        let buffer = SharedBuffer::default();
+        let mut enc =
+            ParallelRowGroupEncoder::try_new(buffer.clone(), schema.clone(), options()).unwrap();
+        enc.write(&batch(0)).unwrap();
+        enc.flush_row_group().unwrap();
+        enc.write(&batch(5000)).unwrap();
+        enc.finish().unwrap();
+        let got = buffer.take();
+        assert_eq!(got.len(), enc.bytes_written());
+        assert_eq!(got, expected);
+    }
+}
