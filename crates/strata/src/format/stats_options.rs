@@ -28,3 +28,44 @@ pub fn column_stats_modes(schema: &TableSchema) -> Result<Vec<StatsMode>> {
 pub fn dense_store(schema: &TableSchema) -> Result<bool> {
     Ok(schema.options().metadata_stats_dense_store()?)
 }
+
+/// Which value columns a data file's `_VALUE_STATS` hold, as Java's writers decide: every
+/// column's stats mode; with dense store and some `none` columns, the kept column indices and
+/// names (`_VALUE_STATS_COLS`), else `None` (all columns); and the types of the kept columns.
+#[derive(Debug, Clone)]
+pub struct ValueStatsLayout {
+    pub modes: Vec<StatsMode>,
+    pub stats_cols: Option<(Vec<usize>, Vec<String>)>,
+    pub stats_types: Vec<strata_spec::DataType>,
+}
+
+impl ValueStatsLayout {
+    pub fn new(schema: &TableSchema) -> Result<Self> {
+        let row_type = schema.row_type();
+        let modes = column_stats_modes(schema)?;
+        let stats_cols = if dense_store(schema)? && modes.contains(&StatsMode::None) {
+            let idx: Vec<usize> = (0..modes.len())
+                .filter(|i| modes[*i] != StatsMode::None)
+                .collect();
+            let names = idx
+                .iter()
+                .map(|i| row_type.fields[*i].name.clone())
+                .collect();
+            Some((idx, names))
+        } else {
+            None
+        };
+        let stats_types = match &stats_cols {
+            Some((idx, _)) => idx
+                .iter()
+                .map(|i| row_type.fields[*i].data_type.clone())
+                .collect(),
+            None => row_type.types(),
+        };
+        Ok(ValueStatsLayout {
+            modes,
+            stats_cols,
+            stats_types,
+        })
+    }
+}

@@ -25,7 +25,7 @@ use super::kv_layout::{is_retract_byte, kind_column, seq_column, KvLayout};
 use crate::format::datum::datum_at;
 use crate::format::parquet_writer::{ParquetWriteOptions, ParquetWriter};
 use crate::format::stats::StatsCollector;
-use crate::format::stats_options::{column_stats_modes, dense_store};
+use crate::format::stats_options::ValueStatsLayout;
 use crate::io::FileIO;
 use crate::meta::FileNamer;
 use crate::{Error, Result};
@@ -52,27 +52,7 @@ impl KvWriterConfig {
     pub fn new(schema: &TableSchema) -> Result<Arc<Self>> {
         let opts = schema.options();
         let layout = KvLayout::for_table(schema)?;
-        let value_modes = column_stats_modes(schema)?;
-        let row_type = schema.row_type();
-        let stats_cols = if dense_store(schema)? && value_modes.contains(&StatsMode::None) {
-            let idx: Vec<usize> = (0..value_modes.len())
-                .filter(|i| value_modes[*i] != StatsMode::None)
-                .collect();
-            let names = idx
-                .iter()
-                .map(|i| row_type.fields[*i].name.clone())
-                .collect();
-            Some((idx, names))
-        } else {
-            None
-        };
-        let stats_types = match &stats_cols {
-            Some((idx, _)) => idx
-                .iter()
-                .map(|i| row_type.fields[*i].data_type.clone())
-                .collect(),
-            None => row_type.types(),
-        };
+        let stats = ValueStatsLayout::new(schema)?;
         let key_types = layout
             .key_fields
             .iter()
@@ -83,9 +63,9 @@ impl KvWriterConfig {
             target_file_size: opts.target_file_size(true)?,
             file_prefix: opts.data_file_prefix().to_string(),
             parquet: ParquetWriteOptions::from_options(&schema.options)?,
-            value_modes,
-            stats_cols,
-            stats_types,
+            value_modes: stats.modes,
+            stats_cols: stats.stats_cols,
+            stats_types: stats.stats_types,
             key_types,
             layout,
         }))

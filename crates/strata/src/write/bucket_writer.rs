@@ -17,11 +17,12 @@ use strata_spec::{DataType, RowType};
 
 use crate::format::parquet_writer::{ParquetWriteOptions, ParquetWriter};
 use crate::format::stats::StatsCollector;
+use crate::lsm::kv_file_writer::local_now_millis;
 use crate::meta::FileNamer;
 use crate::table::Table;
 use crate::Result;
 
-use crate::format::stats_options::{column_stats_modes, dense_store};
+use crate::format::stats_options::ValueStatsLayout;
 
 /// Settings shared by all bucket writers of one [`super::TableWrite`].
 #[derive(Debug)]
@@ -43,35 +44,16 @@ impl WriterConfig {
         let schema = table.schema();
         let row_type = schema.row_type();
         let opts = table.options();
-        let stats_modes = column_stats_modes(schema)?;
-        let stats_cols = if dense_store(schema)? && stats_modes.contains(&StatsMode::None) {
-            let idx: Vec<usize> = (0..stats_modes.len())
-                .filter(|i| stats_modes[*i] != StatsMode::None)
-                .collect();
-            let names = idx
-                .iter()
-                .map(|i| row_type.fields[*i].name.clone())
-                .collect();
-            Some((idx, names))
-        } else {
-            None
-        };
-        let stats_types = match &stats_cols {
-            Some((idx, _)) => idx
-                .iter()
-                .map(|i| row_type.fields[*i].data_type.clone())
-                .collect(),
-            None => row_type.types(),
-        };
+        let stats = ValueStatsLayout::new(schema)?;
         Ok(WriterConfig {
             arrow_schema: crate::format::arrow_types::to_arrow_schema(&row_type)?,
             row_type,
             schema_id: schema.id,
             target_file_size: opts.target_file_size(false)?,
             file_prefix: opts.data_file_prefix().to_string(),
-            stats_modes,
-            stats_cols,
-            stats_types,
+            stats_modes: stats.modes,
+            stats_cols: stats.stats_cols,
+            stats_types: stats.stats_types,
             parquet: ParquetWriteOptions::from_options(&schema.options)?,
         })
     }
@@ -217,12 +199,4 @@ impl BucketWriter {
         }
         self.finished.clear();
     }
-}
-
-/// Java's `_CREATION_TIME`: local wall-clock time encoded as if it were UTC.
-fn local_now_millis() -> i64 {
-    chrono::Local::now()
-        .naive_local()
-        .and_utc()
-        .timestamp_millis()
 }
