@@ -81,6 +81,10 @@ pub enum Error {
     CommitConflict { table: String, message: String },
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// Table metadata that breaks an LSM invariant (overlapping files in a level ≥ 1, a file
+    /// moving down a level...): a bug or a corrupt table, never applied.
+    #[error("LSM invariant violated: {0}")]
+    Invariant(String),
 }
 
 impl Error {

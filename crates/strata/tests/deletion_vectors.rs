@@ -91,6 +91,8 @@ async fn deletion_vectors_hide_marked_rows() {
         bucket: 0,
         total_buckets: 1,
         new_files: Vec::new(),
+        compact_before: Vec::new(),
+        compact_after: Vec::new(),
         index_changes: vec![entry],
     };
     t.new_commit().unwrap().commit(vec![msg]).await.unwrap();

@@ -14,6 +14,7 @@
 //! (`crate::index::combine_index_entries`; an OVERWRITE first deletes the index files of the
 //! replaced partitions); otherwise the snapshot keeps the previous index manifest name.
 
+mod conflicts;
 mod overwrite;
 
 use std::time::Duration;
@@ -39,10 +40,37 @@ pub struct CommitMessage {
     pub bucket: i32,
     pub total_buckets: i32,
     pub new_files: Vec<DataFileMeta>,
+    /// Compaction: files removed (DELETE entries; an upgraded file at its old level).
+    pub compact_before: Vec<DataFileMeta>,
+    /// Compaction: files added (ADD entries; an upgraded file at its new level, same name).
+    pub compact_after: Vec<DataFileMeta>,
     /// Index file changes of this (partition, bucket): ADD of new index files, DELETE of the
     /// ones they replace (e.g. from `DynamicBucketAssigner::prepare_commit`). Each entry
     /// carries its own partition and bucket, which the commit uses as they are.
     pub index_changes: Vec<IndexManifestEntry>,
+}
+
+impl CommitMessage {
+    /// An empty message of one (partition, bucket).
+    pub fn new(partition: BinaryRow, bucket: i32, total_buckets: i32) -> Self {
+        CommitMessage {
+            partition,
+            bucket,
+            total_buckets,
+            new_files: Vec::new(),
+            compact_before: Vec::new(),
+            compact_after: Vec::new(),
+            index_changes: Vec::new(),
+        }
+    }
+
+    /// Whether the message carries nothing to commit.
+    pub fn is_empty(&self) -> bool {
+        self.new_files.is_empty()
+            && self.compact_before.is_empty()
+            && self.compact_after.is_empty()
+            && self.index_changes.is_empty()
+    }
 }
 
 /// Puts each index change into the message of its (partition, bucket), adding a message
@@ -59,11 +87,8 @@ pub fn attach_index_changes(
         {
             Some(m) => m.index_changes.push(c),
             None => messages.push(CommitMessage {
-                partition: c.partition.clone(),
-                bucket: c.bucket,
-                total_buckets,
-                new_files: Vec::new(),
-                index_changes: vec![c],
+                index_changes: vec![c.clone()],
+                ..CommitMessage::new(c.partition.clone(), c.bucket, total_buckets)
             }),
         }
     }
@@ -100,27 +125,94 @@ impl TableCommit {
         &self.commit_user
     }
 
-    /// APPEND commit of new files. Returns the new snapshot id, `None` if there was nothing
-    /// to commit (no snapshot is created for an empty commit, as in Java).
+    /// Commits `messages`: an APPEND snapshot of the new files (and index changes), then —
+    /// when the writer compacted — a COMPACT snapshot (lsm-algorithms.md §5.2). Returns the
+    /// id of the last snapshot created, `None` if there was nothing to commit (no snapshot is
+    /// created for an empty commit, as in Java).
     pub async fn commit(&self, messages: Vec<CommitMessage>) -> Result<Option<i64>> {
-        let (adds, index) = to_add_entries(messages);
-        if adds.is_empty() && index.is_empty() {
-            return Ok(None);
-        }
-        self.commit_with_retry(CommitKind::Append, &adds, &index, None)
-            .await
+        Ok(self.commit_messages(messages, None).await?.latest())
     }
 
     /// OVERWRITE commit: atomically deletes the live files selected by `scope` and adds the
-    /// new files. Returns the new snapshot id, `None` if nothing changed.
+    /// new files (then a COMPACT snapshot if the writer compacted its new files). Returns the
+    /// new snapshot id, `None` if nothing changed.
     pub async fn overwrite(
         &self,
         scope: OverwriteScope,
         messages: Vec<CommitMessage>,
     ) -> Result<Option<i64>> {
-        let (adds, index) = to_add_entries(messages);
-        self.commit_with_retry(CommitKind::Overwrite, &adds, &index, Some(&scope))
-            .await
+        Ok(self.commit_messages(messages, Some(scope)).await?.latest())
+    }
+
+    /// [`Self::commit`] / [`Self::overwrite`] reporting each snapshot created.
+    ///
+    /// A COMPACT snapshot that conflicts with a concurrent commit (a file it deletes is no
+    /// longer live, or levels would overlap) is abandoned: its new files are deleted and the
+    /// error says so; the APPEND/OVERWRITE snapshot before it stays committed.
+    pub async fn commit_messages(
+        &self,
+        messages: Vec<CommitMessage>,
+        overwrite: Option<OverwriteScope>,
+    ) -> Result<Committed> {
+        let split = split_messages(messages);
+        let mut out = Committed::default();
+        if overwrite.is_some() || !split.adds.is_empty() || !split.index.is_empty() {
+            let kind = if overwrite.is_some() {
+                CommitKind::Overwrite
+            } else {
+                CommitKind::Append
+            };
+            out.append = self
+                .commit_with_retry(kind, &split.adds, &split.index, overwrite.as_ref())
+                .await?;
+        }
+        if !split.compact.is_empty() {
+            match self
+                .commit_with_retry(CommitKind::Compact, &split.compact, &[], None)
+                .await
+            {
+                Ok(id) => out.compact = id,
+                Err(e) => {
+                    self.discard_compaction_outputs(&split.compact).await;
+                    let committed = match out.append {
+                        Some(id) => format!("; the new data is committed in snapshot {id}"),
+                        None => String::new(),
+                    };
+                    return Err(match e {
+                        Error::CommitConflict { table, message } => Error::CommitConflict {
+                            table,
+                            message: format!(
+                                "{message}; the compaction was abandoned and its files \
+                                 removed{committed}"
+                            ),
+                        },
+                        other => other,
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Deletes the files a failed COMPACT commit would have added (not the upgraded ones,
+    /// which are live under the same name).
+    async fn discard_compaction_outputs(&self, entries: &[ManifestEntry]) {
+        for e in entries.iter().filter(|e| e.kind == FileKind::Add) {
+            let upgraded = entries
+                .iter()
+                .any(|d| d.kind == FileKind::Delete && d.file.file_name == e.file.file_name);
+            if upgraded || e.file.external_path.is_some() {
+                continue;
+            }
+            let Ok(dir) = self.table.partition_path(&e.partition) else {
+                continue;
+            };
+            let path = self
+                .table
+                .paths()
+                .data_file(&dir, e.bucket, &e.file.file_name);
+            let _ = self.table.file_io().delete(&path).await;
+        }
     }
 
     async fn commit_with_retry(
@@ -206,6 +298,18 @@ impl TableCommit {
                     prev_index.clone(),
                 )?);
             }
+        }
+        if kind == CommitKind::Compact {
+            let base = match &latest {
+                Some(s) => crate::scan::live_entries(table, s, &base_metas).await?,
+                None => Vec::new(),
+            };
+            conflicts::check_compact_conflicts(
+                &table.identifier().to_string(),
+                &base,
+                adds,
+                &trimmed_key_types(table),
+            )?;
         }
         delta.extend(adds.iter().cloned());
         index_changes.extend(index.iter().cloned());
@@ -308,23 +412,70 @@ enum Attempt {
     NothingToDo,
 }
 
-/// ADD entries of the new data files, and the index changes, of `messages`.
-fn to_add_entries(messages: Vec<CommitMessage>) -> (Vec<ManifestEntry>, Vec<IndexManifestEntry>) {
-    let mut out = Vec::new();
-    let mut index = Vec::new();
+/// Snapshots created by one [`TableCommit::commit_messages`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Committed {
+    /// The APPEND (or OVERWRITE) snapshot of the new files.
+    pub append: Option<i64>,
+    /// The COMPACT snapshot of the compaction result.
+    pub compact: Option<i64>,
+}
+
+impl Committed {
+    /// The last snapshot created.
+    pub fn latest(&self) -> Option<i64> {
+        self.compact.or(self.append)
+    }
+}
+
+struct SplitMessages {
+    /// ADD entries of new files.
+    adds: Vec<ManifestEntry>,
+    index: Vec<IndexManifestEntry>,
+    /// DELETE entries of compacted files, then ADD entries of compaction outputs (Java
+    /// `ManifestEntryChanges`).
+    compact: Vec<ManifestEntry>,
+}
+
+fn split_messages(messages: Vec<CommitMessage>) -> SplitMessages {
+    let mut out = SplitMessages {
+        adds: Vec::new(),
+        index: Vec::new(),
+        compact: Vec::new(),
+    };
+    let mut compact_adds = Vec::new();
     for m in messages {
-        index.extend(m.index_changes);
+        out.index.extend(m.index_changes);
+        let entry = |kind, file| ManifestEntry {
+            kind,
+            partition: m.partition.clone(),
+            bucket: m.bucket,
+            total_buckets: m.total_buckets,
+            file,
+        };
         for f in m.new_files {
-            out.push(ManifestEntry {
-                kind: FileKind::Add,
-                partition: m.partition.clone(),
-                bucket: m.bucket,
-                total_buckets: m.total_buckets,
-                file: f,
-            });
+            out.adds.push(entry(FileKind::Add, f));
+        }
+        for f in m.compact_before {
+            out.compact.push(entry(FileKind::Delete, f));
+        }
+        for f in m.compact_after {
+            compact_adds.push(entry(FileKind::Add, f));
         }
     }
-    (out, index)
+    out.compact.extend(compact_adds);
+    out
+}
+
+/// Types of the trimmed primary key (min/max keys of data files).
+fn trimmed_key_types(table: &Table) -> Vec<strata_spec::DataType> {
+    let schema = table.schema();
+    let row_type = schema.row_type();
+    schema
+        .trimmed_primary_keys()
+        .iter()
+        .filter_map(|k| row_type.field(k).map(|f| f.data_type.clone()))
+        .collect()
 }
 
 fn rand_fraction() -> f64 {

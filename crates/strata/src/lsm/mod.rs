@@ -8,9 +8,13 @@
 //! | [`sort_key`] | keys as byte-comparable values (packed into a `u128` when they fit) |
 //! | [`merge_sort`] | k-way merge of sorted runs, reducing each key with the merge engine |
 //! | [`interval_partition`] | files → key-disjoint sections → minimal sorted runs |
+//! | [`kv_file_reader`] | key-value data files → layout batches (schema evolution by field id) |
+//! | [`compact`] | universal compaction: picking, upgrade-or-rewrite tasks, the rewriter |
 //! | [`kv_file_writer`] | rolling key-value data files with Java's metadata (keys, stats, sequence range) |
 
+pub mod compact;
 pub mod interval_partition;
+pub mod kv_file_reader;
 pub mod kv_file_writer;
 pub mod kv_layout;
 pub mod merge;

@@ -19,15 +19,14 @@ use arrow_array::RecordBatch;
 use futures::stream::{self, BoxStream};
 use futures::StreamExt;
 use strata_spec::binary_row::BinaryRow;
-use strata_spec::kv::key_value_fields;
 use strata_spec::manifest::DataFileMeta;
 use strata_spec::DataField;
 
 use super::deletion_vectors::DeletionVector;
 use super::{external_path, pushed_filter, receiver_stream, CHANNEL_BATCHES};
 use crate::expr::BoundPredicate;
-use crate::format::parquet_reader::ParquetReadOptions;
 use crate::lsm::interval_partition::{interval_partition, keyed};
+use crate::lsm::kv_file_reader::KvFileReader;
 use crate::lsm::kv_layout::{drop_retracts, KvLayout};
 use crate::lsm::merge::MergeFunction;
 use crate::lsm::merge_sort::{DeletePolicy, MergeSorter, SortedRun};
@@ -57,6 +56,8 @@ pub(super) struct KvReadContext {
     pub batch_size: usize,
     /// Deletion vectors (tables with `deletion-vectors.enabled`).
     pub dv: Option<Arc<super::deletion_vectors::DvCache>>,
+    /// Decodes the files into `layout`.
+    pub files: KvFileReader,
 }
 
 impl KvReadContext {
@@ -215,18 +216,7 @@ impl KvReadContext {
             Some(p) => external_path(p),
             None => self.table.paths().data_file(dir, bucket, &file.file_name),
         };
-        let data_schema = self.table.schema_manager().schema(file.schema_id).await?;
-        let data_fields = key_value_fields(&data_schema)?;
-        // Read: _SEQUENCE_NUMBER, _VALUE_KIND, values.
-        let seq_pos = data_fields
-            .iter()
-            .position(|f| f.id == strata_spec::kv::SEQUENCE_NUMBER_ID)
-            .expect("key_value_fields always holds _SEQUENCE_NUMBER followed by _VALUE_KIND");
-        let mut layout_fields = vec![
-            data_fields[seq_pos].clone(),
-            data_fields[seq_pos + 1].clone(),
-        ];
-        layout_fields.extend(self.layout.value_fields.iter().cloned());
+        let fields = self.files.read_fields(file).await?;
         // Sections with one run hold each key once: every predicate can go below the read.
         // Overlapping runs only take key predicates (a value predicate could hide the newest
         // version of a key and let an older one win).
@@ -238,22 +228,9 @@ impl KvReadContext {
         let row_filter = pushed.as_ref().filter(|_| dv.is_none()).and_then(|b| {
             // Bound over the value fields, which sit after the two system columns.
             let shifted = b.remap(|i| Some(i + 2)).ok()?;
-            pushed_filter(&shifted, &layout_fields)
+            pushed_filter(&shifted, &fields.read)
         });
-        let options = ParquetReadOptions {
-            file_size: Some(file.file_size as u64),
-            batch_size: self.batch_size,
-            row_filter,
-            ..Default::default()
-        };
-        let mut stream = crate::format::parquet_reader::read_parquet_with(
-            self.table.file_io(),
-            &path,
-            &data_fields,
-            &layout_fields,
-            options,
-        )
-        .await?;
+        let mut stream = self.files.read(&path, file, &fields, row_filter).await?;
         let mut position = 0u64;
         while let Some(batch) = stream.next().await {
             let mut batch = batch?;
@@ -262,11 +239,7 @@ impl KvReadContext {
                 batch = super::deletion_vectors::apply(batch, position, dv)?;
                 position += n;
             }
-            let cols = batch.columns();
-            let kv = self
-                .layout
-                .assemble(cols[2..].to_vec(), cols[0].clone(), cols[1].clone())?;
-            if tx.send(Ok(kv)).await.is_err() {
+            if tx.send(Ok(batch)).await.is_err() {
                 return Ok(());
             }
         }

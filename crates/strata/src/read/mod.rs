@@ -240,6 +240,12 @@ impl TableRead {
             })
             .collect();
         Ok(kv_read::KvReadContext {
+            files: crate::lsm::kv_file_reader::KvFileReader::new(
+                self.table.file_io().clone(),
+                self.table.schema_manager().clone(),
+                layout.clone(),
+                self.batch_size,
+            ),
             table: self.table.clone(),
             layout,
             merge,

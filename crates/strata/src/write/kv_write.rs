@@ -20,14 +20,24 @@ use arrow_select::filter::filter_record_batch;
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::kv::RowKind;
 
+use super::compact_manager::{CompactManager, CompactSettings, CompactionMetrics, Picking};
 use super::merge_tree_writer::MergeTreeWriter;
 use super::routing::Router;
 use crate::commit::CommitMessage;
 use crate::index::{DynamicBucketAssigner, KeyHasher};
+use crate::lsm::compact::expire::RecordLevelExpire;
+use crate::lsm::compact::levels::Levels;
+use crate::lsm::compact::rewriter::MergeTreeCompactRewriter;
+use crate::lsm::compact::strategy::{compaction_file_size, CompactStrategy};
+use crate::lsm::compact::task::TaskOptions;
 use crate::lsm::kv_file_writer::KvWriterConfig;
 use crate::lsm::merge::{create_merge_function, MergeFunction};
 use crate::table::Table;
 use crate::{Error, Result};
+use strata_spec::manifest::DataFileMeta;
+
+/// Rows per batch of compaction reads and merges.
+const COMPACT_BATCH_ROWS: usize = 8192;
 
 enum Buckets {
     Fixed,
@@ -44,7 +54,19 @@ pub(super) struct KvWrite {
     config: Arc<KvWriterConfig>,
     merge: Arc<dyn MergeFunction>,
     writers: HashMap<(BinaryRow, i32), MergeTreeWriter>,
-    restored_seq: Option<HashMap<(BinaryRow, i32), i64>>,
+    /// Live files per (partition, bucket) of the latest snapshot, loaded at the first write.
+    restored: Option<HashMap<(BinaryRow, i32), Vec<DataFileMeta>>>,
+    compact: CompactSettings,
+    /// `write-only`: no compaction on write.
+    write_only: bool,
+    /// Buckets kept at one level (no lookup compaction in strata; see `Picking::AlwaysFull`).
+    always_full: bool,
+    num_levels: i32,
+    force_compact: bool,
+    expire: Option<RecordLevelExpire>,
+    /// An OVERWRITE write: buckets start without their previous files (Java
+    /// `ignorePreviousFiles`), so compaction only touches the new files.
+    overwrite: bool,
     row_kind_field: Option<usize>,
     ignore_delete: bool,
     ignore_update_before: bool,
@@ -99,14 +121,45 @@ impl KvWrite {
         let spill_max_disk = opts
             .get_memory_size("write-buffer-spill.max-disk-size")?
             .unwrap_or(u64::MAX);
+        let dv = opts.deletion_vectors_enabled()?;
+        let need_lookup =
+            dv || matches!(
+                opts.merge_engine()?,
+                strata_spec::options::MergeEngine::FirstRow
+            ) || matches!(
+                opts.changelog_producer()?,
+                strata_spec::options::ChangelogProducer::Lookup
+            ) || opts.get_bool("force-lookup")?.unwrap_or(false);
+        // Validate the strategy options now rather than at the first flush.
+        CompactStrategy::from_options(opts, need_lookup)?;
+        let compact = CompactSettings {
+            key_types: Arc::new(config.key_types().to_vec()),
+            task: TaskOptions {
+                min_file_size: compaction_file_size(opts, true)?,
+                max_level: 0,
+                drop_delete: false,
+                force_rewrite_all_files: opts
+                    .get_bool("compaction.force-rewrite-all-files")?
+                    .unwrap_or(false),
+            },
+            stop_trigger: opts.num_sorted_run_stop_trigger()?.max(1) as usize,
+            deletion_vectors: dv,
+        };
         Ok(KvWrite {
             router: Router::new(&table)?,
+            expire: RecordLevelExpire::from_schema(&schema)?,
+            write_only: opts.write_only()?,
+            always_full: need_lookup,
+            num_levels: opts.num_levels()?,
+            force_compact: opts.commit_force_compact()?,
+            compact,
             table,
             buckets,
             config,
             merge,
             writers: HashMap::new(),
-            restored_seq: None,
+            restored: None,
+            overwrite,
             row_kind_field,
             ignore_delete,
             ignore_update_before,
@@ -159,8 +212,8 @@ impl KvWrite {
         )));
         let with_kinds = RecordBatch::try_new(Arc::new(arrow_schema::Schema::new(fields)), cols)
             .map_err(|e| Error::arrow("attaching row kinds", e))?;
-        if self.restored_seq.is_none() {
-            self.restored_seq = Some(super::restore_sequence_numbers(&self.table).await?);
+        if self.restored.is_none() {
+            self.restored = Some(super::restore_files(&self.table).await?);
         }
         let mut parts = Vec::new();
         for (partition, bucket, part) in self.router.route(&with_kinds)? {
@@ -194,26 +247,104 @@ impl KvWrite {
     fn writer(&mut self, partition: BinaryRow, bucket: i32) -> Result<&mut MergeTreeWriter> {
         let key = (partition, bucket);
         if !self.writers.contains_key(&key) {
-            let next_seq = self
-                .restored_seq
-                .as_ref()
-                .and_then(|m| m.get(&key))
-                .map(|s| s + 1)
-                .unwrap_or(0);
-            let dir = self.table.partition_path(&key.0)?;
-            let w = MergeTreeWriter::new(
-                self.table.file_io().clone(),
-                self.table.paths().clone(),
-                dir,
-                bucket,
-                self.config.clone(),
-                self.merge.clone(),
-                self.spill_dir.clone(),
-                next_seq,
-            );
+            let files = self
+                .restored
+                .as_mut()
+                .and_then(|m| m.remove(&key))
+                .unwrap_or_default();
+            let w = self.new_writer(&key, files)?;
             self.writers.insert(key.clone(), w);
         }
         Ok(self.writers.get_mut(&key).expect("inserted just above"))
+    }
+
+    /// The writer of one bucket, restored from its live `files`.
+    fn new_writer(
+        &self,
+        (partition, bucket): &(BinaryRow, i32),
+        files: Vec<DataFileMeta>,
+    ) -> Result<MergeTreeWriter> {
+        let next_seq = files
+            .iter()
+            .map(|f| f.max_sequence_number)
+            .max()
+            .map(|s| s + 1)
+            .unwrap_or(0);
+        let dir = self.table.partition_path(partition)?;
+        let opts = self.table.options();
+        let files = if self.overwrite { Vec::new() } else { files };
+        let levels = Levels::new(self.compact.key_types.to_vec(), self.num_levels, files)?;
+        let picking = if self.write_only {
+            Picking::Off
+        } else if self.always_full {
+            Picking::AlwaysFull
+        } else {
+            let restored = levels.all_files();
+            Picking::Strategy(CompactStrategy::for_bucket(opts, false, &restored)?)
+        };
+        let paths = self.table.paths().clone();
+        let (dir_a, dir_b, paths_b) = (dir.clone(), dir.clone(), paths.clone());
+        let b = *bucket;
+        let rewriter = MergeTreeCompactRewriter::new(
+            self.table.file_io().clone(),
+            self.table.schema_manager().clone(),
+            self.config.clone(),
+            self.merge.clone(),
+            Arc::new(move |f: &DataFileMeta| match &f.external_path {
+                Some(p) => object_store::path::Path::from(
+                    p.strip_prefix("file:").unwrap_or(p).trim_start_matches('/'),
+                ),
+                None => paths.data_file(&dir_a, b, &f.file_name),
+            }),
+            Arc::new(move |name: &str| paths_b.data_file(&dir_b, b, name)),
+            COMPACT_BATCH_ROWS,
+            self.expire.clone(),
+        );
+        let manager = CompactManager::new(
+            partition.clone(),
+            *bucket,
+            levels,
+            picking,
+            self.compact.clone(),
+            Arc::new(rewriter),
+        );
+        Ok(MergeTreeWriter::new(
+            self.table.file_io().clone(),
+            self.table.paths().clone(),
+            dir,
+            *bucket,
+            self.config.clone(),
+            self.merge.clone(),
+            self.spill_dir.clone(),
+            next_seq,
+            manager,
+            self.force_compact,
+        ))
+    }
+
+    /// Compacts the given buckets (all restored buckets of the selected partitions when
+    /// `buckets` is `None`); the result is part of the next prepare-commit.
+    pub(super) async fn compact(
+        &mut self,
+        select: &dyn Fn(&BinaryRow, i32) -> bool,
+        full: bool,
+    ) -> Result<usize> {
+        if self.restored.is_none() {
+            self.restored = Some(super::restore_files(&self.table).await?);
+        }
+        let mut keys: Vec<(BinaryRow, i32)> = self
+            .restored
+            .as_ref()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        keys.extend(self.writers.keys().cloned());
+        keys.retain(|(p, b)| select(p, *b));
+        keys.sort_by(|a, b| (a.0.as_bytes(), a.1).cmp(&(b.0.as_bytes(), b.1)));
+        keys.dedup();
+        for (p, b) in &keys {
+            self.writer(p.clone(), *b)?.compact(full).await?;
+        }
+        Ok(keys.len())
     }
 
     /// Spills (or flushes) the biggest buffers until the total fits `write-buffer-size`.
@@ -235,7 +366,7 @@ impl KvWrite {
             if self.spillable && spilled < self.spill_max_disk {
                 biggest.spill()?;
             } else {
-                biggest.flush().await?;
+                biggest.flush_for_memory().await?;
             }
         }
     }
@@ -285,7 +416,10 @@ impl KvWrite {
     }
 
     /// Flushes every bucket and returns the new files (and index changes) per bucket.
-    pub(super) async fn prepare_commit(&mut self) -> Result<Vec<CommitMessage>> {
+    pub(super) async fn prepare_commit(
+        &mut self,
+        metrics: &mut Vec<CompactionMetrics>,
+    ) -> Result<Vec<CommitMessage>> {
         let total_buckets = self.total_buckets();
         let mut keys: Vec<_> = self.writers.keys().cloned().collect();
         keys.sort_by(|a, b| (a.0.as_bytes(), a.1).cmp(&(b.0.as_bytes(), b.1)));
@@ -295,14 +429,17 @@ impl KvWrite {
                 .writers
                 .get_mut(&key)
                 .expect("key was taken from the map");
-            let files = w.prepare_commit().await?;
-            if !files.is_empty() {
+            let inc = w.prepare_commit(true).await?;
+            metrics.extend(inc.metrics);
+            if !inc.new_files.is_empty()
+                || !inc.compact_before.is_empty()
+                || !inc.compact_after.is_empty()
+            {
                 out.push(CommitMessage {
-                    partition: key.0.clone(),
-                    bucket: key.1,
-                    total_buckets,
-                    new_files: files,
-                    index_changes: Vec::new(),
+                    new_files: inc.new_files,
+                    compact_before: inc.compact_before,
+                    compact_after: inc.compact_after,
+                    ..CommitMessage::new(key.0.clone(), key.1, total_buckets)
                 });
             }
         }
@@ -314,11 +451,8 @@ impl KvWrite {
                 {
                     Some(m) => m.index_changes.push(change),
                     None => out.push(CommitMessage {
-                        partition: change.partition.clone(),
-                        bucket: change.bucket,
-                        total_buckets,
-                        new_files: Vec::new(),
-                        index_changes: vec![change],
+                        index_changes: vec![change.clone()],
+                        ..CommitMessage::new(change.partition.clone(), change.bucket, total_buckets)
                     }),
                 }
             }

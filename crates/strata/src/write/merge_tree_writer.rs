@@ -7,6 +7,10 @@
 //! the runs are merged by key, records of one key are reduced by the merge engine (deletes
 //! are kept — they must shadow older levels), and the result is written by a
 //! [`RollingKvWriter`], so one flush yields one or more key-disjoint level-0 files.
+//!
+//! Every flush hands its files to the bucket's [`CompactManager`] and triggers compaction
+//! (Java `flushWriteBuffer`); prepare-commit collects the compaction result, waiting for it in
+//! batch mode, and returns the new files together with the compaction increment.
 
 use std::sync::Arc;
 
@@ -15,6 +19,7 @@ use futures::StreamExt;
 use object_store::path::Path;
 use strata_spec::manifest::{DataFileMeta, FileSource};
 
+use super::compact_manager::{CompactManager, CompactionMetrics};
 use crate::io::FileIO;
 use crate::lsm::kv_file_writer::{KvWriterConfig, RollingKvWriter};
 use crate::lsm::merge::MergeFunction;
@@ -39,6 +44,18 @@ pub(super) struct MergeTreeWriter {
     next_seq: i64,
     new_files: Vec<DataFileMeta>,
     created: Vec<Path>,
+    compact: CompactManager,
+    /// `commit.force-compact`: prepare-commit always waits for compaction.
+    force_compact: bool,
+}
+
+/// What a bucket hands to the commit: new level-0 files and the compaction increment.
+#[derive(Default)]
+pub(super) struct BucketIncrement {
+    pub new_files: Vec<DataFileMeta>,
+    pub compact_before: Vec<DataFileMeta>,
+    pub compact_after: Vec<DataFileMeta>,
+    pub metrics: Vec<CompactionMetrics>,
 }
 
 impl MergeTreeWriter {
@@ -52,6 +69,8 @@ impl MergeTreeWriter {
         merge: Arc<dyn MergeFunction>,
         spill_dir: std::path::PathBuf,
         next_seq: i64,
+        compact: CompactManager,
+        force_compact: bool,
     ) -> Self {
         MergeTreeWriter {
             buffer: SortBuffer::new(config.layout.clone(), spill_dir, FLUSH_BATCH_ROWS),
@@ -65,6 +84,8 @@ impl MergeTreeWriter {
             next_seq,
             new_files: Vec::new(),
             created: Vec::new(),
+            compact,
+            force_compact,
         }
     }
 
@@ -94,11 +115,31 @@ impl MergeTreeWriter {
         self.buffer.spilled_bytes()
     }
 
-    /// Turns everything buffered into level-0 files.
-    pub(super) async fn flush(&mut self) -> Result<()> {
-        if self.buffer.is_empty() {
-            return Ok(());
+    /// Turns everything buffered into level-0 files, then collects a finished compaction
+    /// (waiting for it with `wait_compaction` or under back-pressure) and triggers the next
+    /// (`full`: a full compaction).
+    pub(super) async fn flush(&mut self, wait_compaction: bool, full: bool) -> Result<()> {
+        let mut wait = wait_compaction;
+        if !self.buffer.is_empty() {
+            if self.compact.should_wait_for_latest() {
+                wait = true;
+            }
+            let files = self.write_level0().await?;
+            for f in &files {
+                self.compact.add_new_file(f.clone())?;
+            }
+            self.new_files.extend(files);
         }
+        self.compact.sync(wait).await?;
+        self.compact.trigger(full)
+    }
+
+    /// Flush without compaction (memory pressure).
+    pub(super) async fn flush_for_memory(&mut self) -> Result<()> {
+        self.flush(false, false).await
+    }
+
+    async fn write_level0(&mut self) -> Result<Vec<DataFileMeta>> {
         let mut merged = match self.buffer.take_unique_run()? {
             Some(run) => run,
             None => {
@@ -131,10 +172,7 @@ impl MergeTreeWriter {
         .await;
         self.created.extend(writer.created_paths().iter().cloned());
         match result {
-            Ok(files) => {
-                self.new_files.extend(files);
-                Ok(())
-            }
+            Ok(files) => Ok(files),
             Err(e) => {
                 writer.abort().await;
                 Err(e)
@@ -142,14 +180,33 @@ impl MergeTreeWriter {
         }
     }
 
-    /// Flushes and hands over the files written since the last call.
-    pub(super) async fn prepare_commit(&mut self) -> Result<Vec<DataFileMeta>> {
-        self.flush().await?;
-        Ok(std::mem::take(&mut self.new_files))
+    /// Compacts the bucket on demand (`full`: everything into the max level); the result is
+    /// collected by the next prepare-commit.
+    pub(super) async fn compact(&mut self, full: bool) -> Result<()> {
+        self.flush(true, full).await
+    }
+
+    /// Flushes, collects compaction (waiting when `wait_compaction`, `commit.force-compact`
+    /// or too many sorted runs) and hands over what changed since the last call.
+    pub(super) async fn prepare_commit(
+        &mut self,
+        wait_compaction: bool,
+    ) -> Result<BucketIncrement> {
+        self.flush(wait_compaction, false).await?;
+        let wait = wait_compaction || self.force_compact || self.compact.should_wait_for_commit();
+        self.compact.sync(wait).await?;
+        let (compact_before, compact_after, metrics) = self.compact.drain();
+        Ok(BucketIncrement {
+            new_files: std::mem::take(&mut self.new_files),
+            compact_before,
+            compact_after,
+            metrics,
+        })
     }
 
     /// Deletes every file this writer created.
     pub(super) async fn abort(&mut self) {
+        self.compact.abort().await;
         for p in self.created.drain(..) {
             let _ = self.io.delete(&p).await;
         }

@@ -12,6 +12,7 @@
 //! so a failed write leaves no trace in the table.
 
 mod bucket_writer;
+mod compact_manager;
 mod kv_write;
 mod merge_tree_writer;
 mod routing;
@@ -29,7 +30,9 @@ use crate::format::convert::cast_batch_to_schema;
 use crate::table::Table;
 use crate::{Error, Result};
 
+pub use crate::lsm::compact::task::TaskMetrics;
 use bucket_writer::{BucketWriter, WriterConfig};
+pub use compact_manager::CompactionMetrics;
 use routing::Router;
 
 /// Writes Arrow batches into new data files of one table; commit them with
@@ -49,6 +52,8 @@ pub struct TableWrite {
     /// The files will be committed as an OVERWRITE (dynamic-bucket tables then start from an
     /// empty key index, as Java's overwrite does).
     overwrite: bool,
+    /// Compaction tasks finished since the last [`Self::take_compaction_metrics`].
+    compaction_metrics: Vec<CompactionMetrics>,
 }
 
 impl TableWrite {
@@ -71,6 +76,7 @@ impl TableWrite {
             rows_written: 0,
             kv: None,
             overwrite: false,
+            compaction_metrics: Vec::new(),
         })
     }
 
@@ -172,7 +178,7 @@ impl TableWrite {
     /// Closes all open files and returns the new files per (partition, bucket).
     pub async fn prepare_commit(&mut self) -> Result<Vec<CommitMessage>> {
         if let Some(kv) = &mut self.kv {
-            return kv.prepare_commit().await;
+            return kv.prepare_commit(&mut self.compaction_metrics).await;
         }
         let mut out = Vec::new();
         let total_buckets = self.router.total_buckets();
@@ -186,15 +192,39 @@ impl TableWrite {
             let files = w.prepare_commit().await?;
             if !files.is_empty() {
                 out.push(CommitMessage {
-                    partition: key.0.clone(),
-                    bucket: key.1,
-                    total_buckets,
                     new_files: files,
-                    index_changes: Vec::new(),
+                    ..CommitMessage::new(key.0.clone(), key.1, total_buckets)
                 });
             }
         }
         Ok(out)
+    }
+
+    /// Compacts the buckets of a primary-key table for which `select(partition, bucket)`
+    /// holds (`full`: everything into the max level, as Paimon's `compact` procedure; else the
+    /// table's normal picking). The result is part of the next [`Self::prepare_commit`], whose
+    /// commit then writes a COMPACT snapshot. Returns the number of buckets visited.
+    pub async fn compact(
+        &mut self,
+        select: &dyn Fn(&BinaryRow, i32) -> bool,
+        full: bool,
+    ) -> Result<usize> {
+        if !self.table.is_primary_key_table() {
+            return Err(Error::Unsupported(format!(
+                "compaction of append tables is not implemented yet; {} has no primary key",
+                self.table.identifier()
+            )));
+        }
+        if self.kv.is_none() {
+            self.kv = Some(kv_write::KvWrite::new(self.table.clone(), self.overwrite).await?);
+        }
+        let kv = self.kv.as_mut().expect("created just above");
+        kv.compact(select, full).await
+    }
+
+    /// Metrics of the compaction tasks collected by prepare-commit since the last call.
+    pub fn take_compaction_metrics(&mut self) -> Vec<CompactionMetrics> {
+        std::mem::take(&mut self.compaction_metrics)
     }
 
     /// Deletes every file this writer created (best effort) — for a failed write or commit.
@@ -207,6 +237,22 @@ impl TableWrite {
         }
         self.writers.clear();
     }
+}
+
+/// Live files per (partition, bucket) of the latest snapshot (Java restores each bucket's
+/// files into its `Levels`).
+pub(super) async fn restore_files(
+    table: &Table,
+) -> Result<HashMap<(BinaryRow, i32), Vec<strata_spec::manifest::DataFileMeta>>> {
+    let mut out: HashMap<_, Vec<_>> = HashMap::new();
+    let Some(snapshot) = table.snapshot_manager().latest().await? else {
+        return Ok(out);
+    };
+    let metas = table.manifest_store().data_manifests(&snapshot).await?;
+    for e in crate::scan::live_entries(table, &snapshot, &metas).await? {
+        out.entry((e.partition, e.bucket)).or_default().push(e.file);
+    }
+    Ok(out)
 }
 
 /// Max sequence number per (partition, bucket) among the live files of the latest snapshot

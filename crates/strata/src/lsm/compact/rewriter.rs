@@ -1,0 +1,208 @@
+//! [`MergeTreeCompactRewriter`]: the rewrite half of a compaction task (Java
+//! `MergeTreeCompactRewriter`, lsm-algorithms.md §3.3).
+//!
+//! A rewrite reads its sections one after the other (they are key-disjoint and in key
+//! order). A section of one sorted run is streamed as is; a section of several runs goes
+//! through the [`MergeSorter`], which reduces the records of each key with the table's merge
+//! engine. With `drop_delete` (output at the highest non-empty level) retract records are
+//! dropped, otherwise kept so they still shadow older levels. Everything is written by one
+//! [`RollingKvWriter`] at the output level with file source COMPACT, so outputs roll exactly
+//! like flushes (every 1000 records, on the Parquet writer's size estimate). Record-level TTL
+//! drops expired records while reading. A failed rewrite deletes the files it wrote.
+
+use std::sync::Arc;
+
+use futures::stream::{self, StreamExt};
+use object_store::path::Path;
+use strata_spec::manifest::{DataFileMeta, FileSource};
+
+use super::expire::RecordLevelExpire;
+use super::task::{CompactRewriter, Sections};
+use super::CompactResult;
+use crate::io::FileIO;
+use crate::lsm::kv_file_reader::KvFileReader;
+use crate::lsm::kv_file_writer::{KvWriterConfig, RollingKvWriter};
+use crate::lsm::kv_layout::drop_retracts;
+use crate::lsm::merge::MergeFunction;
+use crate::lsm::merge_sort::{DeletePolicy, MergeSorter, SortedRun};
+use crate::meta::{FileNamer, SchemaManager};
+use crate::Result;
+
+/// Batches queued per input file while the merge consumes them.
+const READ_AHEAD_BATCHES: usize = 2;
+
+/// Maps a data file to its path in the bucket directory.
+pub type FilePath = Arc<dyn Fn(&DataFileMeta) -> Path + Send + Sync>;
+/// Maps a new file name to its path in the bucket directory.
+pub type NewFilePath = Arc<dyn Fn(&str) -> Path + Send + Sync>;
+
+/// Rewrites sections of one bucket.
+pub struct MergeTreeCompactRewriter {
+    io: FileIO,
+    schemas: SchemaManager,
+    reader: KvFileReader,
+    config: Arc<KvWriterConfig>,
+    merge: Arc<dyn MergeFunction>,
+    file_path: FilePath,
+    new_file_path: NewFilePath,
+    batch_size: usize,
+    expire: Option<RecordLevelExpire>,
+}
+
+impl MergeTreeCompactRewriter {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        io: FileIO,
+        schemas: SchemaManager,
+        config: Arc<KvWriterConfig>,
+        merge: Arc<dyn MergeFunction>,
+        file_path: FilePath,
+        new_file_path: NewFilePath,
+        batch_size: usize,
+        expire: Option<RecordLevelExpire>,
+    ) -> Self {
+        MergeTreeCompactRewriter {
+            reader: KvFileReader::new(
+                io.clone(),
+                schemas.clone(),
+                config.layout.clone(),
+                batch_size,
+            ),
+            io,
+            schemas,
+            config,
+            merge,
+            file_path,
+            new_file_path,
+            batch_size,
+            expire,
+        }
+    }
+
+    /// One file's records; decoding runs ahead on its own task.
+    fn file_stream(&self, file: DataFileMeta) -> SortedRun {
+        let reader = self.reader.clone();
+        let path = (self.file_path)(&file);
+        let expire = self.expire.clone();
+        let (tx, mut rx) = tokio::sync::mpsc::channel(READ_AHEAD_BATCHES);
+        tokio::spawn(async move {
+            let result = async {
+                let fields = reader.read_fields(&file).await?;
+                let mut s = reader.read(&path, &file, &fields, None).await?;
+                let layout = reader.layout().clone();
+                while let Some(batch) = s.next().await {
+                    let mut batch = batch?;
+                    if let Some(exp) = &expire {
+                        let time = batch.column(layout.value_col(exp.field_index())).clone();
+                        batch = exp.filter(batch, &time)?;
+                    }
+                    if tx.send(Ok(batch)).await.is_err() {
+                        break;
+                    }
+                }
+                Ok::<_, crate::Error>(())
+            }
+            .await;
+            if let Err(e) = result {
+                let _ = tx.send(Err(e)).await;
+            }
+        });
+        stream::poll_fn(move |cx| rx.poll_recv(cx)).boxed()
+    }
+
+    /// A sorted run: its files one after the other.
+    fn run_stream(&self, files: Vec<DataFileMeta>) -> SortedRun {
+        let streams: Vec<SortedRun> = files.into_iter().map(|f| self.file_stream(f)).collect();
+        stream::iter(streams).flatten().boxed()
+    }
+
+    async fn rewrite_sections(
+        &self,
+        writer: &mut RollingKvWriter,
+        drop_delete: bool,
+        sections: Sections,
+    ) -> Result<()> {
+        let namer = FileNamer::new();
+        let layout = self.config.layout.clone();
+        for section in sections {
+            let single = section.len() == 1;
+            let runs: Vec<SortedRun> = section
+                .into_iter()
+                .map(|run| self.run_stream(run.into_iter().map(|k| k.file).collect()))
+                .collect();
+            let mut merged: SortedRun = if single {
+                runs.into_iter()
+                    .next()
+                    .expect("a section has at least one run")
+            } else {
+                let policy = if drop_delete {
+                    DeletePolicy::Drop
+                } else {
+                    DeletePolicy::Keep
+                };
+                MergeSorter::new(layout.clone(), self.merge.clone(), policy, self.batch_size)
+                    .merge(runs)?
+            };
+            while let Some(batch) = merged.next().await {
+                let mut batch = batch?;
+                if drop_delete && single {
+                    batch = drop_retracts(&layout, batch)?;
+                }
+                if batch.num_rows() > 0 {
+                    writer.write(&batch, &namer).await?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl CompactRewriter for MergeTreeCompactRewriter {
+    async fn rewrite(
+        &self,
+        output_level: i32,
+        drop_delete: bool,
+        sections: Sections,
+    ) -> Result<CompactResult> {
+        let before: Vec<DataFileMeta> = sections
+            .iter()
+            .flatten()
+            .flatten()
+            .map(|k| k.file.clone())
+            .collect();
+        let new_path = self.new_file_path.clone();
+        let mut writer = RollingKvWriter::new(
+            self.io.clone(),
+            self.config.clone(),
+            Box::new(move |name| new_path(name)),
+            output_level,
+            FileSource::Compact,
+        );
+        let written = async {
+            self.rewrite_sections(&mut writer, drop_delete, sections)
+                .await?;
+            writer.close().await
+        }
+        .await;
+        match written {
+            Ok(after) => Ok(CompactResult { before, after }),
+            Err(e) => {
+                writer.abort().await;
+                Err(e)
+            }
+        }
+    }
+
+    async fn has_expired_records(&self, file: &DataFileMeta) -> Result<bool> {
+        match &self.expire {
+            Some(exp) => exp.is_expire_file(file, &self.schemas).await,
+            None => Ok(false),
+        }
+    }
+
+    async fn discard(&self, files: &[DataFileMeta]) {
+        for f in files {
+            let _ = self.io.delete(&(self.file_path)(f)).await;
+        }
+    }
+}

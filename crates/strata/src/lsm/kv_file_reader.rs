@@ -1,0 +1,107 @@
+//! [`KvFileReader`]: reads one key-value data file as [`KvLayout`] batches (Java
+//! `KeyValueFileReaderFactory`).
+//!
+//! A file stores `_KEY_…, _SEQUENCE_NUMBER, _VALUE_KIND, values…` in the schema it was
+//! written with. Only `_SEQUENCE_NUMBER`, `_VALUE_KIND` and the value columns the layout needs
+//! are decoded — the key columns are the primary-key value columns again, so
+//! [`KvLayout::assemble`] rebuilds them from the values without a second decode. Columns are
+//! matched by field id, so files of older schema versions read in the layout's (current)
+//! schema. Used by merge-on-read and by compaction rewrites.
+
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use futures::stream::BoxStream;
+use futures::StreamExt;
+use object_store::path::Path;
+use strata_spec::kv::{key_value_fields, SEQUENCE_NUMBER_ID};
+use strata_spec::manifest::DataFileMeta;
+
+use super::kv_layout::KvLayout;
+use crate::format::parquet_reader::{read_parquet_with, ParquetReadOptions, PushedRowFilter};
+use crate::io::FileIO;
+use crate::meta::SchemaManager;
+use crate::Result;
+
+/// Reads key-value files of one table into one [`KvLayout`].
+#[derive(Clone)]
+pub struct KvFileReader {
+    io: FileIO,
+    schemas: SchemaManager,
+    layout: Arc<KvLayout>,
+    batch_size: usize,
+}
+
+impl KvFileReader {
+    pub fn new(
+        io: FileIO,
+        schemas: SchemaManager,
+        layout: Arc<KvLayout>,
+        batch_size: usize,
+    ) -> Self {
+        KvFileReader {
+            io,
+            schemas,
+            layout,
+            batch_size,
+        }
+    }
+
+    pub fn layout(&self) -> &Arc<KvLayout> {
+        &self.layout
+    }
+
+    /// The fields decoded from a file: `_SEQUENCE_NUMBER`, `_VALUE_KIND`, then the layout's
+    /// value fields. A row filter given to [`Self::read`] is bound to these fields.
+    pub async fn read_fields(&self, file: &DataFileMeta) -> Result<ReadFields> {
+        let data_schema = self.schemas.schema(file.schema_id).await?;
+        let data_fields = key_value_fields(&data_schema)?;
+        let seq_pos = data_fields
+            .iter()
+            .position(|f| f.id == SEQUENCE_NUMBER_ID)
+            .expect("key_value_fields always holds _SEQUENCE_NUMBER followed by _VALUE_KIND");
+        let mut read = vec![
+            data_fields[seq_pos].clone(),
+            data_fields[seq_pos + 1].clone(),
+        ];
+        read.extend(self.layout.value_fields.iter().cloned());
+        Ok(ReadFields {
+            data: data_fields,
+            read,
+        })
+    }
+
+    /// Streams the records of `file` at `path` in layout form, in file order.
+    pub async fn read(
+        &self,
+        path: &Path,
+        file: &DataFileMeta,
+        fields: &ReadFields,
+        row_filter: Option<PushedRowFilter>,
+    ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+        let options = ParquetReadOptions {
+            file_size: Some(file.file_size as u64),
+            batch_size: self.batch_size,
+            row_filter,
+            ..Default::default()
+        };
+        let stream = read_parquet_with(&self.io, path, &fields.data, &fields.read, options).await?;
+        let layout = self.layout.clone();
+        Ok(stream
+            .map(move |b| {
+                b.and_then(|b| {
+                    let cols = b.columns();
+                    layout.assemble(cols[2..].to_vec(), cols[0].clone(), cols[1].clone())
+                })
+            })
+            .boxed())
+    }
+}
+
+/// The columns of a file and the columns decoded from it.
+pub struct ReadFields {
+    /// Every column of the file, in its own schema.
+    pub data: Vec<strata_spec::DataField>,
+    /// `_SEQUENCE_NUMBER`, `_VALUE_KIND`, value fields.
+    pub read: Vec<strata_spec::DataField>,
+}

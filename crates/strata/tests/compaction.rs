@@ -1,0 +1,222 @@
+//! The compaction seed experiment (`../shared/seeds/001_*`, lsm-algorithms.md §8.3),
+//! reproduced end to end: two tables identical but for `compaction.small-file-ratio`, five
+//! batch commits E, A, B, C, D; after each, the COMPACT snapshot's files are checked by name
+//! and level (upgraded files keep their names, rewritten ones get new names).
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use arrow_array::{Array, Int32Array, RecordBatch, StringArray};
+use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
+use common::*;
+use strata::table::Table;
+use strata_spec::manifest::DataFileMeta;
+use strata_spec::snapshot::CommitKind;
+
+/// Payload of one row: the same text for the same offset in every commit (only the version
+/// letter differs), so the files of A, B, C and D have nearly equal sizes, as in the seed.
+/// E's ten rows carry a longer, less compressible payload: the seed's inequalities need
+/// `1.01 × B < A + E` (B must stop below A in the size-ratio rule), i.e. E larger than 1% of
+/// a 12000-row commit, while E stays below the 3276-byte small-file threshold.
+fn payload(id: i32, version: &str) -> String {
+    if version == "e" {
+        let h = |k: u64| (id as u64 ^ k).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        return format!("e-{:016x}{:016x}{:016x}{:016x}", h(1), h(2), h(3), h(4));
+    }
+    format!("{version}-payload-{:010}", id % 100_000)
+}
+
+fn batch(ids: std::ops::RangeInclusive<i32>, version: &str) -> RecordBatch {
+    let ids: Vec<i32> = ids.collect();
+    let vals: Vec<String> = ids.iter().map(|i| payload(*i, version)).collect();
+    let schema = Arc::new(ArrowSchema::new(vec![
+        Field::new("id", ArrowType::Int32, false),
+        Field::new("v", ArrowType::Utf8, true),
+    ]));
+    RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(Int32Array::from(ids)),
+            Arc::new(StringArray::from(vals)),
+        ],
+    )
+    .unwrap()
+}
+
+fn schema_json(ratio: Option<&str>) -> String {
+    let ratio = ratio
+        .map(|r| format!(r#","compaction.small-file-ratio":"{r}""#))
+        .unwrap_or_default();
+    format!(
+        r#"{{"fields":[{{"name":"id","type":"INT NOT NULL"}},{{"name":"v","type":"STRING"}}],
+        "primaryKeys":["id"],"options":{{"bucket":"1","target-file-size":"64kb",
+        "file.compression":"gzip"{ratio}}}}}"#
+    )
+}
+
+/// Live files of the latest snapshot.
+async fn live(t: &Table) -> Vec<DataFileMeta> {
+    let plan = t.new_scan().plan().await.unwrap();
+    plan.splits.into_iter().flat_map(|s| s.files).collect()
+}
+
+/// name → level of the live files.
+async fn levels(t: &Table) -> BTreeMap<String, i32> {
+    live(t)
+        .await
+        .into_iter()
+        .map(|f| (f.file_name, f.level))
+        .collect()
+}
+
+async fn rows(t: &Table) -> BTreeMap<i32, String> {
+    let plan = t.new_scan().plan().await.unwrap();
+    let mut out = BTreeMap::new();
+    for b in t.new_read().to_batches(plan.splits).await.unwrap() {
+        let id = b.column(0).as_any().downcast_ref::<Int32Array>().unwrap();
+        let v = b.column(1).as_any().downcast_ref::<StringArray>().unwrap();
+        for i in 0..b.num_rows() {
+            assert!(out.insert(id.value(i), v.value(i).to_string()).is_none());
+        }
+    }
+    out
+}
+
+struct Step {
+    append: DataFileMeta,
+    /// New files of the APPEND snapshot.
+    new_files: Vec<String>,
+    metrics: Vec<strata::write::CompactionMetrics>,
+}
+
+/// One batch commit; returns what the APPEND snapshot added and the compaction metrics.
+async fn commit(t: &Table, b: RecordBatch) -> Step {
+    let mut w = t.new_write().unwrap();
+    w.write(&b).await.unwrap();
+    let msgs = w.prepare_commit().await.unwrap();
+    let metrics = w.take_compaction_metrics();
+    let new_files: Vec<String> = msgs
+        .iter()
+        .flat_map(|m| m.new_files.iter().map(|f| f.file_name.clone()))
+        .collect();
+    let append = msgs[0].new_files[0].clone();
+    t.new_commit().unwrap().commit(msgs).await.unwrap();
+    Step {
+        append,
+        new_files,
+        metrics,
+    }
+}
+
+async fn latest_kinds(t: &Table, n: usize) -> Vec<CommitKind> {
+    let all = t.snapshot_manager().all().await.unwrap();
+    all[all.len() - n..].iter().map(|s| s.commit_kind).collect()
+}
+
+#[tokio::test]
+async fn seed_experiment_upgrades_instead_of_rewriting() {
+    let wh = Warehouse::new();
+    let ct = wh.create("db.ct", &schema_json(Some("0.05"))).await;
+    let ct_def = wh.create("db.ct_def", &schema_json(None)).await;
+    let mut model: BTreeMap<i32, String> = BTreeMap::new();
+
+    // E: 10 rows, one small file; nothing to compact yet.
+    for t in [&ct, &ct_def] {
+        let s = commit(t, batch(300001..=300010, "e")).await;
+        assert!(s.metrics.is_empty());
+        assert_eq!(s.new_files.len(), 1);
+        assert!(
+            s.append.file_size < 3276,
+            "E is small: {}",
+            s.append.file_size
+        );
+    }
+    model.extend((300001..=300010).map(|i| (i, payload(i, "e"))));
+    let e_name = levels(&ct).await.into_keys().next().unwrap();
+
+    // A: 12000 rows → 6 level-0 files of about 2000 rows; E + A → L5.
+    let a = commit(&ct, batch(1..=12000, "a")).await;
+    assert_eq!(a.new_files.len(), 6, "12000 rows roll into 6 files at 64kb");
+    assert_eq!(
+        latest_kinds(&ct, 2).await,
+        [CommitKind::Append, CommitKind::Compact]
+    );
+    let m = &a.metrics[0].task;
+    assert_eq!((m.output_level, m.upgraded_files, m.rewrites), (5, 7, 0));
+    assert_eq!(m.output_bytes, 0, "upgrades write nothing");
+    let after_a = levels(&ct).await;
+    let mut expected: BTreeSet<String> = a.new_files.iter().cloned().collect();
+    expected.insert(e_name.clone());
+    assert_eq!(
+        after_a.keys().cloned().collect::<BTreeSet<_>>(),
+        expected,
+        "same names"
+    );
+    assert!(after_a.values().all(|l| *l == 5));
+
+    let a_def = commit(&ct_def, batch(1..=12000, "a")).await;
+    let m = &a_def.metrics[0].task;
+    assert_eq!((m.output_level, m.upgraded_files, m.rewrites), (5, 0, 1));
+    let def_after_a = levels(&ct_def).await;
+    assert!(
+        def_after_a.keys().all(|n| !a_def.new_files.contains(n)),
+        "all rewritten"
+    );
+    model.extend((1..=12000).map(|i| (i, payload(i, "a"))));
+    assert_eq!(rows(&ct).await, model);
+    assert_eq!(rows(&ct_def).await, model);
+
+    // B: disjoint keys → six upgrades to L4.
+    let b = commit(&ct, batch(100001..=112000, "b")).await;
+    let m = &b.metrics[0].task;
+    assert_eq!((m.output_level, m.upgraded_files, m.rewrites), (4, 6, 0));
+    let after_b = levels(&ct).await;
+    for n in &b.new_files {
+        assert_eq!(after_b[n], 4);
+    }
+    let b_def = commit(&ct_def, batch(100001..=112000, "b")).await;
+    assert_eq!(b_def.metrics[0].task.upgraded_files, 0);
+    model.extend((100001..=112000).map(|i| (i, payload(i, "b"))));
+
+    // C: updates A → one rewrite of A+C into L5, B upgraded L4 → L5, E untouched.
+    let c = commit(&ct, batch(1..=12000, "c")).await;
+    let m = &c.metrics[0].task;
+    assert_eq!((m.output_level, m.upgraded_files, m.rewrites), (5, 6, 1));
+    assert_eq!(m.rewritten_input_files, 12);
+    let snap = ct.snapshot_manager().latest().await.unwrap().unwrap();
+    assert_eq!(snap.commit_kind, CommitKind::Compact);
+    assert_eq!(snap.delta_record_count, -12000, "A's old versions are gone");
+    let after_c = levels(&ct).await;
+    assert_eq!(after_c.len(), 13);
+    assert!(after_c.values().all(|l| *l == 5));
+    for n in b.new_files.iter().chain([&e_name]) {
+        assert!(after_c.contains_key(n), "{n} keeps its name");
+    }
+    for n in a.new_files.iter().chain(&c.new_files) {
+        assert!(!after_c.contains_key(n), "{n} was rewritten");
+    }
+    let c_def = commit(&ct_def, batch(1..=12000, "c")).await;
+    assert_eq!(c_def.metrics[0].task.upgraded_files, 0);
+    let def_after_c = levels(&ct_def).await;
+    assert!(def_after_c
+        .keys()
+        .all(|n| !def_after_a.contains_key(n) && !after_b.contains_key(n)));
+    model.extend((1..=12000).map(|i| (i, payload(i, "c"))));
+    assert_eq!(rows(&ct).await, model);
+    assert_eq!(rows(&ct_def).await, model);
+
+    // D: disjoint → six upgrades to L4.
+    let d = commit(&ct, batch(200001..=212000, "d")).await;
+    let m = &d.metrics[0].task;
+    assert_eq!((m.output_level, m.upgraded_files, m.rewrites), (4, 6, 0));
+    let d_def = commit(&ct_def, batch(200001..=212000, "d")).await;
+    assert_eq!(d_def.metrics[0].task.upgraded_files, 0);
+    model.extend((200001..=212000).map(|i| (i, payload(i, "d"))));
+    assert_eq!(rows(&ct).await, model);
+    assert_eq!(rows(&ct_def).await, model);
+    let after_d = levels(&ct).await;
+    assert_eq!(after_d.values().filter(|l| **l == 4).count(), 6);
+    assert_eq!(after_d.values().filter(|l| **l == 5).count(), 13);
+}
