@@ -2,15 +2,13 @@
 
 use std::io::Write;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use strata::catalog::{FileSystemCatalog, Identifier};
 use strata::commit::OverwriteScope;
 use strata::expr::parse_sql_predicate;
 use strata::table::Table;
-use strata_spec::manifest::FileSource;
 use strata_spec::schema::Schema;
 
-use crate::json_values::{datum_to_json, key_to_json};
 use crate::{input, output, Cli, Command};
 
 /// Errors of the CLI: library errors and plain messages.
@@ -143,48 +141,35 @@ pub async fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Files { table, snapshot } => {
+        Command::Files {
+            table,
+            snapshot,
+            format,
+            json,
+        } => {
             let t = catalog.get_table(&table.parse()?).await?;
-            let mut scan = t.new_scan();
-            if let Some(id) = snapshot {
-                scan = scan.with_snapshot(id);
-            }
-            let plan = scan.plan().await?;
-            let mut out = std::io::stdout().lock();
-            let partition_type = t.schema().partition_type();
-            for split in &plan.splits {
-                let values = split.partition.to_datums(&partition_type.types())?;
-                let mut partition = Map::new();
-                for (f, v) in partition_type.fields.iter().zip(&values) {
-                    partition.insert(
-                        f.name.clone(),
-                        v.as_ref().map(datum_to_json).unwrap_or(Value::Null),
-                    );
-                }
-                for f in &split.files {
-                    let key_types = t.key_types_for(f.schema_id).await?;
-                    let line = json!({
-                        "partition": partition,
-                        "bucket": split.bucket,
-                        "level": f.level,
-                        "fileName": f.file_name,
-                        "fileSize": f.file_size,
-                        "rowCount": f.row_count,
-                        "minKey": key_to_json(&f.min_key, &key_types)?,
-                        "maxKey": key_to_json(&f.max_key, &key_types)?,
-                        "minSequenceNumber": f.min_sequence_number,
-                        "maxSequenceNumber": f.max_sequence_number,
-                        "deleteRowCount": f.delete_row_count,
-                        "schemaId": f.schema_id,
-                        "fileSource": f.file_source.map(|s| match s {
-                            FileSource::Append => "APPEND",
-                            FileSource::Compact => "COMPACT",
-                        }),
-                    });
-                    println_json(&mut out, &line)?;
-                }
-            }
-            Ok(())
+            let format = if json {
+                crate::commands_levels::FilesFormat::Jsonl
+            } else {
+                format
+            };
+            crate::commands_levels::files(&t, snapshot, format).await
+        }
+        Command::Levels {
+            table,
+            partition,
+            bucket,
+            snapshot,
+            svg,
+        } => {
+            let t = catalog.get_table(&table.parse()?).await?;
+            let args = crate::commands_levels::LevelsArgs {
+                partition,
+                bucket,
+                snapshot,
+                svg,
+            };
+            crate::commands_levels::levels(&t, args).await
         }
         Command::Schema { table } => {
             let t = catalog.get_table(&table.parse()?).await?;

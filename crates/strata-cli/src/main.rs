@@ -8,8 +8,10 @@
 mod commands;
 mod commands_demo;
 mod commands_demo_pk;
+mod commands_levels;
 mod input;
 mod json_values;
+mod levels_svg;
 mod output;
 
 use std::path::PathBuf;
@@ -95,11 +97,36 @@ enum Command {
     },
     /// Snapshots of a table, one JSON object per line.
     Snapshots { table: String },
-    /// Live data files of a snapshot (default latest), one JSON object per line.
+    /// Live data files of a snapshot (default latest), ordered by partition, bucket, level and
+    /// min key: one JSON object per line, or an aligned table with --format text.
     Files {
         table: String,
         #[arg(long)]
         snapshot: Option<i64>,
+        /// jsonl: one JSON object per file (the default); text: an aligned table
+        #[arg(long, value_enum, default_value_t = commands_levels::FilesFormat::Jsonl)]
+        format: commands_levels::FilesFormat,
+        /// Same as --format jsonl
+        #[arg(long, conflicts_with = "format")]
+        json: bool,
+    },
+    /// The LSM tree of each (partition, bucket): one line per level with its files in key
+    /// order, or an SVG drawing with --svg.
+    Levels {
+        /// DB.TABLE
+        table: String,
+        /// Only this partition: k=v[,k2=v2] (a subset of the partition columns is allowed)
+        #[arg(long, value_name = "K=V[,K=V]", value_delimiter = ',')]
+        partition: Vec<String>,
+        /// Only this bucket
+        #[arg(long)]
+        bucket: Option<i32>,
+        /// Snapshot id (default latest)
+        #[arg(long)]
+        snapshot: Option<i64>,
+        /// Write an SVG drawing of the selected buckets' LSM trees to this file
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
     },
     /// The table's current schema as JSON.
     Schema { table: String },

@@ -1,0 +1,689 @@
+//! `strata files` and `strata levels`: the live data files of a snapshot and the LSM tree
+//! they form in each (partition, bucket).
+//!
+//! Both read every live file of the snapshot straight from its manifests (not through scan
+//! planning, which leaves out level-0 files of first-row and deletion-vector tables), decode
+//! partition values and min/max keys, and order the files by partition, bucket, level and min
+//! key. `files` prints them as JSON lines or an aligned table; `levels` prints one line per
+//! level per bucket, or hands a plain data model to [`crate::levels_svg`] for an SVG drawing.
+//! Compaction is visible in both: an upgraded file keeps its name and changes level, a
+//! rewritten one disappears and new `COMPACT` files appear.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeSet, HashMap};
+use std::io::Write;
+use std::path::PathBuf;
+
+use serde_json::{json, Map, Value};
+use strata::table::Table;
+use strata_spec::manifest::{merge_entries, DataFileMeta, FileSource};
+use strata_spec::snapshot::Snapshot;
+use strata_spec::{DataType, Datum};
+
+use crate::commands::{msg, Result};
+use crate::json_values::{datum_to_json, key_to_json};
+use crate::levels_svg::{self, human_size, short_file_name, BucketPanel, FileBox, Key, KeyCell};
+
+/// Output of `strata files`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FilesFormat {
+    /// One JSON object per file (camelCase keys).
+    Jsonl,
+    /// An aligned, human-readable table.
+    Text,
+}
+
+/// Options of `strata levels`.
+#[derive(Debug, Default)]
+pub struct LevelsArgs {
+    /// `k=v` pairs selecting partitions (a subset of the partition columns).
+    pub partition: Vec<String>,
+    pub bucket: Option<i32>,
+    pub snapshot: Option<i64>,
+    pub svg: Option<PathBuf>,
+}
+
+/// A decoded key: `None` when the stored key does not match the key type (it is shown as `?`).
+type KeyValues = Option<Vec<Option<Datum>>>;
+
+/// One live data file with its partition and keys decoded.
+struct LiveFile {
+    partition: Vec<Option<Datum>>,
+    /// `k=v,k2=v2`, empty for an unpartitioned table.
+    partition_text: String,
+    bucket: i32,
+    min_key: KeyValues,
+    max_key: KeyValues,
+    file: DataFileMeta,
+}
+
+/// `strata files`.
+pub async fn files(table: &Table, snapshot: Option<i64>, format: FilesFormat) -> Result<()> {
+    let (_, live) = live_files(table, snapshot).await?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    match format {
+        FilesFormat::Jsonl => {
+            let ptype = table.schema().partition_type();
+            for f in &live {
+                let key_types = table.key_types_for(f.file.schema_id).await?;
+                let mut partition = Map::new();
+                for (field, v) in ptype.fields.iter().zip(&f.partition) {
+                    partition.insert(
+                        field.name.clone(),
+                        v.as_ref().map(datum_to_json).unwrap_or(Value::Null),
+                    );
+                }
+                let m = &f.file;
+                let line = json!({
+                    "partition": partition,
+                    "bucket": f.bucket,
+                    "level": m.level,
+                    "fileName": m.file_name,
+                    "fileSize": m.file_size,
+                    "rowCount": m.row_count,
+                    "minKey": key_to_json(&m.min_key, &key_types)?,
+                    "maxKey": key_to_json(&m.max_key, &key_types)?,
+                    "minSequenceNumber": m.min_sequence_number,
+                    "maxSequenceNumber": m.max_sequence_number,
+                    "deleteRowCount": m.delete_row_count,
+                    "schemaId": m.schema_id,
+                    "fileSource": m.file_source.map(source_text),
+                    "creationTime": m.creation_time,
+                });
+                writeln!(out, "{line}").map_err(werr)?;
+            }
+        }
+        FilesFormat::Text => {
+            let text = files_table(&live);
+            out.write_all(text.as_bytes()).map_err(werr)?;
+        }
+    }
+    out.flush().map_err(werr)
+}
+
+/// `strata levels`.
+pub async fn levels(table: &Table, args: LevelsArgs) -> Result<()> {
+    let (snapshot, live) = live_files(table, args.snapshot).await?;
+    let Some(snapshot) = snapshot else {
+        return Err(msg(format!(
+            "{} has no snapshots yet: nothing to show",
+            table.identifier()
+        )));
+    };
+    if !table.is_primary_key_table() {
+        eprintln!(
+            "note: {} has no primary key: its files have no key ranges and all sit at level 0",
+            table.identifier()
+        );
+    }
+    let live = select_partitions(table, &snapshot, live, &args.partition)?;
+    let groups = select_buckets(table, &snapshot, live, args.bucket)?;
+    let doc = levels_svg::LevelsDoc {
+        table: table.identifier().to_string(),
+        snapshot_id: snapshot.id,
+        panels: groups
+            .into_iter()
+            .map(|(partition, bucket, files)| BucketPanel {
+                partition,
+                bucket,
+                files: files.iter().map(file_box).collect(),
+            })
+            .collect(),
+    };
+    match &args.svg {
+        Some(path) => {
+            let svg = levels_svg::render_svg(&doc);
+            std::fs::write(path, svg)
+                .map_err(|e| msg(format!("cannot write {}: {e}", path.display())))?;
+            let files: usize = doc.panels.iter().map(|p| p.files.len()).sum();
+            eprintln!(
+                "wrote {}: {} bucket(s), {files} file(s) of {} at snapshot {}",
+                path.display(),
+                doc.panels.len(),
+                doc.table,
+                doc.snapshot_id
+            );
+            Ok(())
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(render_text(&doc).as_bytes()).map_err(werr)?;
+            out.flush().map_err(werr)
+        }
+    }
+}
+
+fn werr(e: std::io::Error) -> crate::commands::CliError {
+    msg(format!("cannot write output: {e}"))
+}
+
+fn source_text(s: FileSource) -> &'static str {
+    match s {
+        FileSource::Append => "APPEND",
+        FileSource::Compact => "COMPACT",
+    }
+}
+
+/// The snapshot (`None` for a table without snapshots) and its live files, ordered by
+/// partition, bucket, level, min key and file name.
+async fn live_files(
+    table: &Table,
+    snapshot: Option<i64>,
+) -> Result<(Option<Snapshot>, Vec<LiveFile>)> {
+    let sm = table.snapshot_manager();
+    let snapshot = match snapshot {
+        Some(id) => match sm.snapshot(id).await {
+            Ok(s) => Some(s),
+            Err(strata::Error::SnapshotNotFound { .. }) => {
+                let ids = sm.list_ids().await?;
+                let have = match (ids.first(), ids.last()) {
+                    (Some(a), Some(b)) if a == b => format!("it has snapshot {a} only"),
+                    (Some(a), Some(b)) => format!("it has snapshots {a}..{b}"),
+                    _ => "it has no snapshots".to_string(),
+                };
+                return Err(msg(format!(
+                    "snapshot {id} not found in {} ({have})",
+                    table.identifier()
+                )));
+            }
+            Err(e) => return Err(e.into()),
+        },
+        None => sm.latest().await?,
+    };
+    let Some(snapshot) = snapshot else {
+        return Ok((None, Vec::new()));
+    };
+    let store = table.manifest_store();
+    let metas = store.data_manifests(&snapshot).await?;
+    let entries = store.read_manifests(&metas).await?;
+    let live = merge_entries(entries.into_iter().flatten())?.adds;
+
+    let ptypes = table.schema().partition_type().types();
+    let mut key_types: HashMap<i64, Vec<DataType>> = HashMap::new();
+    let mut out = Vec::with_capacity(live.len());
+    for e in live {
+        let partition = e.partition.to_datums(&ptypes)?;
+        let partition_text = table.partition_text(&e.partition)?;
+        let types = match key_types.get(&e.file.schema_id) {
+            Some(t) => t.clone(),
+            None => {
+                let t = table.key_types_for(e.file.schema_id).await?;
+                key_types.insert(e.file.schema_id, t.clone());
+                t
+            }
+        };
+        let decode = |row: &strata_spec::binary_row::BinaryRow| -> Result<KeyValues> {
+            if row.arity() == 0 {
+                Ok(Some(Vec::new()))
+            } else if row.arity() != types.len() {
+                Ok(None)
+            } else {
+                Ok(Some(row.to_datums(&types)?))
+            }
+        };
+        out.push(LiveFile {
+            partition,
+            partition_text,
+            bucket: e.bucket,
+            min_key: decode(&e.file.min_key)?,
+            max_key: decode(&e.file.max_key)?,
+            file: e.file,
+        });
+    }
+    out.sort_by(|a, b| {
+        cmp_values(&a.partition, &b.partition)
+            .then(a.bucket.cmp(&b.bucket))
+            .then(a.file.level.cmp(&b.file.level))
+            .then_with(|| cmp_keys(&a.min_key, &b.min_key))
+            .then_with(|| a.file.file_name.cmp(&b.file.file_name))
+    });
+    Ok((Some(snapshot), out))
+}
+
+/// Lexicographic order of value lists; NULL first.
+fn cmp_values(a: &[Option<Datum>], b: &[Option<Datum>]) -> Ordering {
+    for (x, y) in a.iter().zip(b) {
+        let o = match (x, y) {
+            (None, None) => Ordering::Equal,
+            (None, Some(_)) => Ordering::Less,
+            (Some(_), None) => Ordering::Greater,
+            (Some(x), Some(y)) => x.compare(y).unwrap_or(Ordering::Equal),
+        };
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+fn cmp_keys(a: &KeyValues, b: &KeyValues) -> Ordering {
+    match (a, b) {
+        (Some(a), Some(b)) => cmp_values(a, b),
+        (None, None) => Ordering::Equal,
+        (None, Some(_)) => Ordering::Greater,
+        (Some(_), None) => Ordering::Less,
+    }
+}
+
+/// Readable text of a key: the value for one column, `(a, b)` for several, `?` undecodable.
+fn key_text(k: &KeyValues) -> String {
+    let Some(values) = k else {
+        return "?".to_string();
+    };
+    let one = |v: &Option<Datum>| match v {
+        Some(d) => d.to_string(),
+        None => "null".to_string(),
+    };
+    match values.as_slice() {
+        [v] => one(v),
+        vs => format!("({})", vs.iter().map(one).collect::<Vec<_>>().join(", ")),
+    }
+}
+
+/// `min..max`, or `-` for files without keys (append tables).
+fn key_range_text(min: &KeyValues, max: &KeyValues) -> String {
+    let empty = |k: &KeyValues| matches!(k, Some(v) if v.is_empty());
+    if empty(min) && empty(max) {
+        "-".to_string()
+    } else {
+        format!("{}..{}", key_text(min), key_text(max))
+    }
+}
+
+/// The aligned table of `strata files --format text`.
+fn files_table(files: &[LiveFile]) -> String {
+    let header = [
+        "PARTITION",
+        "BUCKET",
+        "LEVEL",
+        "FILE",
+        "ROWS",
+        "SIZE",
+        "KEYS",
+        "SEQUENCE",
+        "DELETES",
+        "SOURCE",
+    ];
+    // Right-aligned columns (numbers).
+    let right = [
+        false, true, true, false, true, true, false, false, true, false,
+    ];
+    let mut rows: Vec<[String; 10]> = Vec::with_capacity(files.len());
+    for f in files {
+        let m = &f.file;
+        rows.push([
+            if f.partition_text.is_empty() {
+                "-".to_string()
+            } else {
+                f.partition_text.clone()
+            },
+            f.bucket.to_string(),
+            m.level.to_string(),
+            m.file_name.clone(),
+            m.row_count.to_string(),
+            human_size(m.file_size),
+            key_range_text(&f.min_key, &f.max_key),
+            format!("{}..{}", m.min_sequence_number, m.max_sequence_number),
+            m.delete_row_count
+                .map(|d| d.to_string())
+                .unwrap_or_else(|| "-".to_string()),
+            m.file_source.map(source_text).unwrap_or("-").to_string(),
+        ]);
+    }
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in &rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let mut line = |cells: &[String]| {
+        let mut l = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            if i > 0 {
+                l.push_str("  ");
+            }
+            let pad = widths[i].saturating_sub(c.chars().count());
+            if right[i] {
+                l.push_str(&" ".repeat(pad));
+                l.push_str(c);
+            } else {
+                l.push_str(c);
+                if i + 1 < cells.len() {
+                    l.push_str(&" ".repeat(pad));
+                }
+            }
+        }
+        out.push_str(l.trim_end());
+        out.push('\n');
+    };
+    line(&header.map(String::from));
+    for r in &rows {
+        line(r);
+    }
+    out
+}
+
+/// Keeps the files of partitions matching `spec` (`k=v` pairs, a subset of the partition
+/// columns). Unknown columns, unparsable values and specs matching no partition are errors.
+fn select_partitions(
+    table: &Table,
+    snapshot: &Snapshot,
+    live: Vec<LiveFile>,
+    spec: &[String],
+) -> Result<Vec<LiveFile>> {
+    if spec.is_empty() {
+        return Ok(live);
+    }
+    let id = table.identifier();
+    let ptype = table.schema().partition_type();
+    if ptype.fields.is_empty() {
+        return Err(msg(format!(
+            "{id} is not partitioned: --partition does not apply"
+        )));
+    }
+    let mut pairs = Vec::with_capacity(spec.len());
+    for kv in spec {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| msg(format!("--partition expects K=V[,K=V], got {kv:?}")))?;
+        pairs.push((k.trim().to_string(), v.to_string()));
+    }
+    let wanted = table
+        .partition_computer()
+        .parse_partial_spec(&pairs)
+        .map_err(|e| msg(format!("--partition {}: {e} (table {id})", spec.join(","))))?;
+    let matches = |f: &LiveFile| {
+        wanted.iter().all(|(i, v)| match (f.partition.get(*i), v) {
+            (Some(None), None) => true,
+            (Some(Some(a)), Some(b)) => a.compare(b) == Some(Ordering::Equal),
+            _ => false,
+        })
+    };
+    let all: BTreeSet<String> = live.iter().map(|f| f.partition_text.clone()).collect();
+    let kept: Vec<LiveFile> = live.into_iter().filter(|f| matches(f)).collect();
+    if kept.is_empty() {
+        let mut listed: Vec<String> = all.iter().take(10).cloned().collect();
+        if all.len() > 10 {
+            listed.push(format!("… {} more", all.len() - 10));
+        }
+        return Err(msg(format!(
+            "partition {} not found in {id} at snapshot {} (partitions with files: {})",
+            spec.join(","),
+            snapshot.id,
+            if listed.is_empty() {
+                "none".to_string()
+            } else {
+                listed.join("; ")
+            }
+        )));
+    }
+    Ok(kept)
+}
+
+/// Groups files by (partition, bucket), keeping only `bucket` when given. A fixed-bucket
+/// table's bucket must be in `0..bucket`; an empty bucket in range gets an empty group per
+/// partition. Other tables' buckets must have files.
+fn select_buckets(
+    table: &Table,
+    snapshot: &Snapshot,
+    live: Vec<LiveFile>,
+    bucket: Option<i32>,
+) -> Result<Vec<(String, i32, Vec<LiveFile>)>> {
+    let id = table.identifier();
+    let total = table.options().bucket()?;
+    if let Some(b) = bucket {
+        if total > 0 && !(0..total).contains(&b) {
+            return Err(msg(format!(
+                "bucket {b} is out of range: {id} has {total} bucket(s), 0..{}",
+                total - 1
+            )));
+        }
+        if total <= 0 && !live.iter().any(|f| f.bucket == b) {
+            let present: BTreeSet<i32> = live.iter().map(|f| f.bucket).collect();
+            return Err(msg(format!(
+                "bucket {b} not found in {id} at snapshot {} (buckets with files: {})",
+                snapshot.id,
+                if present.is_empty() {
+                    "none".to_string()
+                } else {
+                    present
+                        .iter()
+                        .map(|b| b.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            )));
+        }
+    }
+    // `live` is sorted by partition then bucket: consecutive runs form the groups.
+    type Group = (Vec<Option<Datum>>, String, i32, Vec<LiveFile>);
+    let mut groups: Vec<Group> = Vec::new();
+    for f in live {
+        let same_partition = groups
+            .last()
+            .is_some_and(|g| cmp_values(&g.0, &f.partition) == Ordering::Equal);
+        let new_group = match bucket {
+            // One group per partition, even when the bucket is empty there.
+            Some(_) => !same_partition,
+            None => !same_partition || groups.last().is_some_and(|g| g.2 != f.bucket),
+        };
+        if new_group {
+            let b = bucket.unwrap_or(f.bucket);
+            groups.push((f.partition.clone(), f.partition_text.clone(), b, Vec::new()));
+        }
+        if let Some(g) = groups.last_mut() {
+            if g.2 == f.bucket {
+                g.3.push(f);
+            }
+        }
+    }
+    Ok(groups
+        .into_iter()
+        .map(|(_, p, b, files)| (p, b, files))
+        .collect())
+}
+
+fn key_cell(v: &Option<Datum>) -> KeyCell {
+    match v {
+        None => KeyCell::Null,
+        Some(d) => match d {
+            Datum::Boolean(b) => KeyCell::Bool(*b),
+            Datum::TinyInt(x) => KeyCell::Int(*x as i128),
+            Datum::SmallInt(x) => KeyCell::Int(*x as i128),
+            Datum::Int(x) | Datum::Date(x) | Datum::Time(x) => KeyCell::Int(*x as i128),
+            Datum::BigInt(x) => KeyCell::Int(*x as i128),
+            Datum::Float(x) => KeyCell::Float(*x as f64),
+            Datum::Double(x) => KeyCell::Float(*x),
+            // One column has one scale, so unscaled values order (and space) like the values.
+            Datum::Decimal { unscaled, .. } => KeyCell::Int(*unscaled),
+            Datum::String(s) => KeyCell::Text(s.clone()),
+            Datum::Bytes(b) => KeyCell::Bytes(b.clone()),
+            Datum::Timestamp { millis, nanos } | Datum::TimestampLtz { millis, nanos } => {
+                KeyCell::Int(*millis as i128 * 1_000_000 + *nanos as i128)
+            }
+        },
+    }
+}
+
+fn to_key(k: &KeyValues) -> Key {
+    Key {
+        cells: k
+            .as_ref()
+            .map(|vs| vs.iter().map(key_cell).collect())
+            .unwrap_or_default(),
+        label: key_text(k),
+    }
+}
+
+fn file_box(f: &LiveFile) -> FileBox {
+    let m = &f.file;
+    FileBox {
+        file_name: m.file_name.clone(),
+        level: m.level,
+        file_size: m.file_size,
+        row_count: m.row_count,
+        min_key: to_key(&f.min_key),
+        max_key: to_key(&f.max_key),
+        min_sequence_number: m.min_sequence_number,
+        max_sequence_number: m.max_sequence_number,
+        delete_row_count: m.delete_row_count,
+        source: match m.file_source {
+            Some(FileSource::Append) => levels_svg::Source::Append,
+            Some(FileSource::Compact) => levels_svg::Source::Compact,
+            None => levels_svg::Source::Unknown,
+        },
+    }
+}
+
+/// The text picture of `strata levels`: per (partition, bucket) a heading and one line per
+/// level from L0 to the highest level present, files in key order as
+/// `short-name [min..max] size`.
+pub fn render_text(doc: &levels_svg::LevelsDoc) -> String {
+    let mut out = format!("{} at snapshot {}\n", doc.table, doc.snapshot_id);
+    for p in &doc.panels {
+        let bytes: i64 = p.files.iter().map(|f| f.file_size).sum();
+        let rows: i64 = p.files.iter().map(|f| f.row_count).sum();
+        let place = if p.partition.is_empty() {
+            format!("bucket {}", p.bucket)
+        } else {
+            format!("partition {}, bucket {}", p.partition, p.bucket)
+        };
+        out.push_str(&format!(
+            "{place}: {} file(s), {}, {rows} row(s)\n",
+            p.files.len(),
+            human_size(bytes)
+        ));
+        let max_level = p.files.iter().map(|f| f.level).max().unwrap_or(0).max(0);
+        let width = format!("L{max_level}").len();
+        for level in 0..=max_level {
+            let mut files: Vec<&FileBox> = p.files.iter().filter(|f| f.level == level).collect();
+            files.sort_by(|a, b| {
+                a.min_key
+                    .cmp(&b.min_key)
+                    .then_with(|| a.max_key.cmp(&b.max_key))
+                    .then_with(|| a.file_name.cmp(&b.file_name))
+            });
+            let cells: Vec<String> = files
+                .iter()
+                .map(|f| {
+                    let keys = if f.min_key.cells.is_empty() && f.max_key.cells.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" [{}..{}]", f.min_key.label, f.max_key.label)
+                    };
+                    format!(
+                        "{}{keys} {}",
+                        short_file_name(&f.file_name),
+                        human_size(f.file_size)
+                    )
+                })
+                .collect();
+            let body = if cells.is_empty() {
+                "(empty)".to_string()
+            } else {
+                cells.join("  |  ")
+            };
+            out.push_str(&format!("  {:<width$}  {body}\n", format!("L{level}")));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::levels_svg::{LevelsDoc, Source};
+
+    fn key(v: i64) -> Key {
+        Key {
+            cells: vec![KeyCell::Int(v as i128)],
+            label: v.to_string(),
+        }
+    }
+
+    fn fb(name: &str, level: i32, min: i64, max: i64, size: i64) -> FileBox {
+        FileBox {
+            file_name: name.to_string(),
+            level,
+            file_size: size,
+            row_count: 10,
+            min_key: key(min),
+            max_key: key(max),
+            min_sequence_number: 0,
+            max_sequence_number: 9,
+            delete_row_count: Some(0),
+            source: Source::Append,
+        }
+    }
+
+    #[test]
+    fn text_lists_levels_in_key_order_with_empty_levels() {
+        let doc = LevelsDoc {
+            table: "db.t".into(),
+            snapshot_id: 4,
+            panels: vec![BucketPanel {
+                partition: "dt=1".into(),
+                bucket: 2,
+                files: vec![
+                    fb(
+                        "data-bbbbbbbb-1111-2222-3333-444444444444-1.parquet",
+                        2,
+                        50,
+                        99,
+                        2048,
+                    ),
+                    fb(
+                        "data-aaaaaaaa-1111-2222-3333-444444444444-0.parquet",
+                        2,
+                        1,
+                        49,
+                        100,
+                    ),
+                    fb(
+                        "data-cccccccc-1111-2222-3333-444444444444-0.parquet",
+                        0,
+                        10,
+                        20,
+                        5,
+                    ),
+                ],
+            }],
+        };
+        let text = render_text(&doc);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "db.t at snapshot 4");
+        assert_eq!(
+            lines[1],
+            "partition dt=1, bucket 2: 3 file(s), 2.1 KiB, 30 row(s)"
+        );
+        assert_eq!(lines[2], "  L0  cccccccc-0 [10..20] 5 B");
+        assert_eq!(lines[3], "  L1  (empty)");
+        assert_eq!(
+            lines[4],
+            "  L2  aaaaaaaa-0 [1..49] 100 B  |  bbbbbbbb-1 [50..99] 2.0 KiB"
+        );
+    }
+
+    #[test]
+    fn key_texts() {
+        let one: KeyValues = Some(vec![Some(Datum::BigInt(7))]);
+        let two: KeyValues = Some(vec![Some(Datum::String("a".into())), None]);
+        assert_eq!(key_text(&one), "7");
+        assert_eq!(key_text(&two), "(a, null)");
+        assert_eq!(key_text(&None), "?");
+        assert_eq!(key_range_text(&Some(vec![]), &Some(vec![])), "-");
+        assert_eq!(key_range_text(&one, &one), "7..7");
+    }
+
+    #[test]
+    fn value_order_puts_nulls_first() {
+        let a = vec![None, Some(Datum::Int(1))];
+        let b = vec![Some(Datum::Int(0)), Some(Datum::Int(0))];
+        assert_eq!(cmp_values(&a, &b), Ordering::Less);
+        assert_eq!(
+            cmp_values(&[Some(Datum::Int(2))], &[Some(Datum::Int(10))]),
+            Ordering::Less
+        );
+    }
+}
