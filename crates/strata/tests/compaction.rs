@@ -220,3 +220,125 @@ async fn seed_experiment_upgrades_instead_of_rewriting() {
     assert_eq!(after_d.values().filter(|l| **l == 4).count(), 6);
     assert_eq!(after_d.values().filter(|l| **l == 5).count(), 13);
 }
+
+/// Files in the bucket directory.
+fn files_on_disk(wh: &Warehouse, table: &str) -> BTreeSet<String> {
+    std::fs::read_dir(wh.table_dir("db", table).join("bucket-0"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_losing_compaction_is_abandoned_cleanly() {
+    let wh = Warehouse::new();
+    let js = schema_json(None).replace(r#""bucket":"1""#, r#""bucket":"1","write-only":"true""#);
+    let t = wh.create("db.race", &js).await;
+    let mut model = BTreeMap::new();
+    for (k, v) in [(1, "a"), (2, "b"), (3, "c")] {
+        let s = commit(&t, batch(1..=3000 * k, v)).await;
+        assert!(s.metrics.is_empty(), "write-only never compacts on write");
+        model.extend((1..=3000 * k).map(|i| (i, payload(i, v))));
+    }
+    assert!(levels(&t).await.values().all(|l| *l == 0));
+    let before_race = files_on_disk(&wh, "race");
+
+    // Two compactions of the same bucket planned on the same snapshot.
+    let mut w1 = t.new_write().unwrap();
+    let mut w2 = t.new_write().unwrap();
+    assert_eq!(w1.compact(&|_, _| true, true).await.unwrap(), 1);
+    assert_eq!(w2.compact(&|_, _| true, true).await.unwrap(), 1);
+    let m1 = w1.prepare_commit().await.unwrap();
+    let m2 = w2.prepare_commit().await.unwrap();
+    let w2_outputs: Vec<String> = m2[0]
+        .compact_after
+        .iter()
+        .map(|f| f.file_name.clone())
+        .collect();
+    assert!(!w2_outputs.is_empty());
+    let first = t.new_commit().unwrap().commit(m1).await.unwrap().unwrap();
+    let snap = t.snapshot_manager().snapshot(first).await.unwrap();
+    assert_eq!(snap.commit_kind, CommitKind::Compact);
+    let err = t.new_commit().unwrap().commit(m2).await.unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("File deletion conflicts detected"), "{text}");
+    assert!(text.contains("abandoned"), "{text}");
+    // Nothing published, the loser's files are gone, the winner's are there.
+    assert_eq!(t.snapshot_manager().latest_id().await.unwrap(), Some(first));
+    let on_disk = files_on_disk(&wh, "race");
+    for f in &w2_outputs {
+        assert!(
+            !on_disk.contains(f),
+            "{f} of the losing compaction was removed"
+        );
+    }
+    assert!(levels(&t).await.values().all(|l| *l == 5));
+    assert!(
+        on_disk.is_superset(&before_race),
+        "old files stay for older snapshots"
+    );
+    assert_eq!(rows(&t).await, model);
+}
+
+#[tokio::test]
+async fn compaction_drops_deletes_at_the_max_level_and_keeps_them_below() {
+    let wh = Warehouse::new();
+    let js = r#"{"fields":[{"name":"id","type":"INT NOT NULL"},{"name":"v","type":"STRING"},
+        {"name":"op","type":"STRING"}],"primaryKeys":["id"],
+        "options":{"bucket":"1","rowkind.field":"op","write-only":"true"}}"#;
+    let t = wh.create("db.del", js).await;
+    let mk = |ids: Vec<i32>, op: &str| {
+        let n = ids.len();
+        let schema = Arc::new(ArrowSchema::new(vec![
+            Field::new("id", ArrowType::Int32, false),
+            Field::new("v", ArrowType::Utf8, true),
+            Field::new("op", ArrowType::Utf8, true),
+        ]));
+        RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(Int32Array::from(ids)),
+                Arc::new(StringArray::from(vec!["x"; n])),
+                Arc::new(StringArray::from(vec![op; n])),
+            ],
+        )
+        .unwrap()
+    };
+    t.write_batches([mk((1..=100).collect(), "+I")], None)
+        .await
+        .unwrap();
+    t.write_batches([mk((1..=50).collect(), "-D")], None)
+        .await
+        .unwrap();
+    let live_files = live(&t).await;
+    assert_eq!(
+        live_files
+            .iter()
+            .map(|f| f.delete_row_count.unwrap())
+            .sum::<i64>(),
+        50
+    );
+    // Full compaction: everything to the max level, deletes dropped.
+    let mut w = t.new_write().unwrap();
+    w.compact(&|_, _| true, true).await.unwrap();
+    let msgs = w.prepare_commit().await.unwrap();
+    let m = w.take_compaction_metrics();
+    assert_eq!(m[0].task.output_level, 5);
+    let id = t.new_commit().unwrap().commit(msgs).await.unwrap().unwrap();
+    let snap = t.snapshot_manager().snapshot(id).await.unwrap();
+    assert_eq!(snap.total_record_count, 50, "only the 50 live rows remain");
+    let after = live(&t).await;
+    assert!(after
+        .iter()
+        .all(|f| f.level == 5 && f.delete_row_count == Some(0)));
+    let ids: Vec<i32> = rows(&t).await.into_keys().collect();
+    assert_eq!(ids, (51..=100).collect::<Vec<_>>());
+    // A compaction that is not a full one stays below: nothing left to do at max level.
+    let mut w = t.new_write().unwrap();
+    w.compact(&|_, _| true, true).await.unwrap();
+    let msgs = w.prepare_commit().await.unwrap();
+    assert!(
+        msgs.iter().all(|m| m.compact_after.is_empty()),
+        "already compact"
+    );
+}

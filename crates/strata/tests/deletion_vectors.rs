@@ -40,10 +40,11 @@ async fn deletion_vectors_hide_marked_rows() {
             "db.dv",
             r#"{"fields":[{"name":"id","type":"BIGINT NOT NULL"},{"name":"v","type":"BIGINT"}],
             "primaryKeys":["id"],"options":{"bucket":"1","deletion-vectors.enabled":"true",
-            "deletion-vectors.merge-on-read":"true"}}"#,
+            "deletion-vectors.merge-on-read":"true","write-only":"true"}}"#,
         )
         .await;
-    // Two overlapping level-0 files: ids 0..10, then 5..8 updated.
+    // Two overlapping level-0 files: ids 0..10, then 5..8 updated (write-only: strata does
+    // not compact them, as if a Paimon job owned compaction).
     t.write_batches([ids(&(0..10).collect::<Vec<_>>())], None)
         .await
         .unwrap();

@@ -464,10 +464,11 @@ proptest! {
 #[tokio::test]
 async fn first_row_keeps_the_first_record_and_reads_empty_before_compaction() {
     let wh = Warehouse::new();
+    // write-only: level 0 stays uncompacted, as when a separate job owns compaction.
     let t = wh
         .create(
             "db.fr",
-            &schema_json(r#""bucket":"1","merge-engine":"first-row""#),
+            &schema_json(r#""bucket":"1","merge-engine":"first-row","write-only":"true""#),
         )
         .await;
     let mut w = t.new_write().unwrap();
@@ -501,4 +502,47 @@ async fn first_row_keeps_the_first_record_and_reads_empty_before_compaction() {
         .downcast_ref::<Int32Array>()
         .unwrap();
     assert_eq!(v.values().to_vec(), vec![10, 20]);
+
+    // Without write-only every commit compacts first-row buckets to one level, so the rows
+    // are visible right away; the lone file is upgraded (same name), not rewritten.
+    let t = wh
+        .create(
+            "db.fr2",
+            &schema_json(r#""bucket":"1","merge-engine":"first-row""#),
+        )
+        .await;
+    let mut w = t.new_write().unwrap();
+    w.write(&batch(
+        &[1, 2, 1],
+        &[Some(10), Some(20), Some(11)],
+        &[None, None, None],
+    ))
+    .await
+    .unwrap();
+    let msgs = w.prepare_commit().await.unwrap();
+    let name = msgs[0].new_files[0].file_name.clone();
+    assert_eq!(msgs[0].compact_after.len(), 1);
+    assert_eq!(msgs[0].compact_after[0].file_name, name);
+    assert_eq!(msgs[0].compact_after[0].level, 5);
+    t.new_commit().unwrap().commit(msgs).await.unwrap();
+    let got = read_all(&t, None).await;
+    assert_eq!(got, vec![(1, Some(10), None), (2, Some(20), None)]);
+    // A later write's first rows lose to the existing ones.
+    t.write_batches([batch(&[1, 3], &[Some(12), Some(30)], &[None, None])], None)
+        .await
+        .unwrap();
+    let got = read_all(&t, None).await;
+    assert_eq!(
+        got,
+        vec![
+            (1, Some(10), None),
+            (2, Some(20), None),
+            (3, Some(30), None)
+        ]
+    );
+    let plan = t.new_scan().plan().await.unwrap();
+    assert_eq!(
+        plan.metrics.files_skipped_by_level, 0,
+        "no live level-0 file"
+    );
 }

@@ -147,8 +147,10 @@ impl TableCommit {
     /// [`Self::commit`] / [`Self::overwrite`] reporting each snapshot created.
     ///
     /// A COMPACT snapshot that conflicts with a concurrent commit (a file it deletes is no
-    /// longer live, or levels would overlap) is abandoned: its new files are deleted and the
-    /// error says so; the APPEND/OVERWRITE snapshot before it stays committed.
+    /// longer live, or levels would overlap) is abandoned and its new files deleted. If new
+    /// data was committed before it, the result is still `Ok` (with
+    /// [`Committed::compact_error`] saying what happened): the data is safe and the next write
+    /// compacts again. A compaction-only commit returns the error.
     pub async fn commit_messages(
         &self,
         messages: Vec<CommitMessage>,
@@ -174,20 +176,28 @@ impl TableCommit {
                 Ok(id) => out.compact = id,
                 Err(e) => {
                     self.discard_compaction_outputs(&split.compact).await;
-                    let committed = match out.append {
-                        Some(id) => format!("; the new data is committed in snapshot {id}"),
-                        None => String::new(),
-                    };
-                    return Err(match e {
-                        Error::CommitConflict { table, message } => Error::CommitConflict {
-                            table,
-                            message: format!(
-                                "{message}; the compaction was abandoned and its files \
-                                 removed{committed}"
-                            ),
-                        },
-                        other => other,
-                    });
+                    match out.append {
+                        // The new data is committed: a compaction that could not land is
+                        // only a missed optimisation (the next write compacts again), and an
+                        // error here would invite the caller to delete committed files.
+                        Some(_) => {
+                            out.compact_error = Some(format!(
+                                "{e}; the compaction was abandoned and its files removed"
+                            ))
+                        }
+                        None => {
+                            return Err(match e {
+                                Error::CommitConflict { table, message } => Error::CommitConflict {
+                                    table,
+                                    message: format!(
+                                        "{message}; the compaction was abandoned and its \
+                                             files removed"
+                                    ),
+                                },
+                                other => other,
+                            })
+                        }
+                    }
                 }
             }
         }
@@ -413,12 +423,15 @@ enum Attempt {
 }
 
 /// Snapshots created by one [`TableCommit::commit_messages`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Committed {
     /// The APPEND (or OVERWRITE) snapshot of the new files.
     pub append: Option<i64>,
     /// The COMPACT snapshot of the compaction result.
     pub compact: Option<i64>,
+    /// Why the compaction did not land after the data was committed (a concurrent commit
+    /// removed one of its input files, ...).
+    pub compact_error: Option<String>,
 }
 
 impl Committed {

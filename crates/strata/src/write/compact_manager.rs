@@ -39,8 +39,10 @@ pub struct CompactionMetrics {
 
 /// How the bucket picks.
 pub(super) enum Picking {
-    /// `write-only`: never compact on write.
+    /// `write-only`: never compact on write (an explicit compaction still runs).
     Off,
+    /// Never compact: the reason is the error of an explicit compaction.
+    Blocked(String),
     /// The table's strategy (universal or force-up-level-0).
     Strategy(CompactStrategy),
     /// Every pick is a full compaction (tables whose readers rely on keys being unique across
@@ -114,6 +116,13 @@ impl CompactManager {
         if self.running.is_some() {
             return Ok(());
         }
+        if let Picking::Blocked(reason) = &self.picking {
+            return if full {
+                Err(Error::Unsupported(reason.clone()))
+            } else {
+                Ok(())
+            };
+        }
         let runs = self.levels.level_sorted_runs();
         let num_levels = self.levels.number_of_levels();
         let unit = if full || matches!(self.picking, Picking::AlwaysFull) {
@@ -126,7 +135,7 @@ impl CompactManager {
             }
         } else {
             match &mut self.picking {
-                Picking::Off | Picking::AlwaysFull => None,
+                Picking::Off | Picking::AlwaysFull | Picking::Blocked(_) => None,
                 Picking::Strategy(s) => s.pick(num_levels, &runs, PickTime::now()),
             }
         };

@@ -64,6 +64,12 @@ pub(super) struct KvWrite {
     num_levels: i32,
     force_compact: bool,
     expire: Option<RecordLevelExpire>,
+    /// Buckets holding deletion vectors (written by another engine). strata's rewriter does
+    /// not maintain deletion vectors yet, so these buckets are not compacted by strata (their
+    /// new level-0 files wait for a Paimon compaction, as with `write-only`).
+    dv_buckets: Option<std::collections::HashSet<(BinaryRow, i32)>>,
+    /// `full-compaction.delta-commits`.
+    full_delta_commits: Option<i64>,
     /// An OVERWRITE write: buckets start without their previous files (Java
     /// `ignorePreviousFiles`), so compaction only touches the new files.
     overwrite: bool,
@@ -145,6 +151,15 @@ impl KvWrite {
             stop_trigger: opts.num_sorted_run_stop_trigger()?.max(1) as usize,
             deletion_vectors: dv,
         };
+        let full_delta_commits = match opts.get_i64("full-compaction.delta-commits")? {
+            Some(n) if n < 1 => {
+                return Err(Error::InvalidOption {
+                    key: "full-compaction.delta-commits".into(),
+                    message: format!("must be at least 1, got {n}"),
+                })
+            }
+            other => other,
+        };
         Ok(KvWrite {
             router: Router::new(&table)?,
             expire: RecordLevelExpire::from_schema(&schema)?,
@@ -159,6 +174,8 @@ impl KvWrite {
             merge,
             writers: HashMap::new(),
             restored: None,
+            dv_buckets: None,
+            full_delta_commits,
             overwrite,
             row_kind_field,
             ignore_delete,
@@ -212,9 +229,7 @@ impl KvWrite {
         )));
         let with_kinds = RecordBatch::try_new(Arc::new(arrow_schema::Schema::new(fields)), cols)
             .map_err(|e| Error::arrow("attaching row kinds", e))?;
-        if self.restored.is_none() {
-            self.restored = Some(super::restore_files(&self.table).await?);
-        }
+        self.restore().await?;
         let mut parts = Vec::new();
         for (partition, bucket, part) in self.router.route(&with_kinds)? {
             match &mut self.buckets {
@@ -242,6 +257,28 @@ impl KvWrite {
             writer.write(values, kinds)?;
         }
         self.enforce_memory().await
+    }
+
+    /// Loads the live files (and, for deletion-vector tables, the buckets with deletion
+    /// vectors) of the latest snapshot, once.
+    async fn restore(&mut self) -> Result<()> {
+        if self.restored.is_some() {
+            return Ok(());
+        }
+        self.restored = Some(super::restore_files(&self.table).await?);
+        let mut dv_buckets = std::collections::HashSet::new();
+        if self.compact.deletion_vectors {
+            if let Some(s) = self.table.snapshot_manager().latest().await? {
+                let store = crate::index::IndexManifestStore::new(&self.table)?;
+                for e in store.read_snapshot(&s).await? {
+                    if e.index_file.index_type == crate::index::DELETION_VECTORS_INDEX {
+                        dv_buckets.insert((e.partition, e.bucket));
+                    }
+                }
+            }
+        }
+        self.dv_buckets = Some(dv_buckets);
+        Ok(())
     }
 
     fn writer(&mut self, partition: BinaryRow, bucket: i32) -> Result<&mut MergeTreeWriter> {
@@ -274,7 +311,19 @@ impl KvWrite {
         let opts = self.table.options();
         let files = if self.overwrite { Vec::new() } else { files };
         let levels = Levels::new(self.compact.key_types.to_vec(), self.num_levels, files)?;
-        let picking = if self.write_only {
+        let has_dvs = self
+            .dv_buckets
+            .as_ref()
+            .is_some_and(|d| d.contains(&(partition.clone(), *bucket)));
+        let picking = if has_dvs {
+            Picking::Blocked(format!(
+                "bucket {bucket} of {} holds deletion vectors written by another engine; strata \
+                 does not maintain deletion vectors in compaction yet, so it leaves this bucket \
+                 to a Paimon compaction job (its new level-0 files become visible to \
+                 deletion-vector readers once compacted there)",
+                self.table.identifier()
+            ))
+        } else if self.write_only {
             Picking::Off
         } else if self.always_full {
             Picking::AlwaysFull
@@ -329,9 +378,7 @@ impl KvWrite {
         select: &dyn Fn(&BinaryRow, i32) -> bool,
         full: bool,
     ) -> Result<usize> {
-        if self.restored.is_none() {
-            self.restored = Some(super::restore_files(&self.table).await?);
-        }
+        self.restore().await?;
         let mut keys: Vec<(BinaryRow, i32)> = self
             .restored
             .as_ref()
@@ -423,12 +470,16 @@ impl KvWrite {
         let total_buckets = self.total_buckets();
         let mut keys: Vec<_> = self.writers.keys().cloned().collect();
         keys.sort_by(|a, b| (a.0.as_bytes(), a.1).cmp(&(b.0.as_bytes(), b.1)));
+        let full = self.full_compaction_due().await?;
         let mut out: Vec<CommitMessage> = Vec::new();
         for key in keys {
             let w = self
                 .writers
                 .get_mut(&key)
                 .expect("key was taken from the map");
+            if full {
+                w.compact(true).await?;
+            }
             let inc = w.prepare_commit(true).await?;
             metrics.extend(inc.metrics);
             if !inc.new_files.is_empty()
@@ -458,6 +509,27 @@ impl KvWrite {
             }
         }
         Ok(out)
+    }
+
+    /// `full-compaction.delta-commits = N`: the buckets written by this commit are fully
+    /// compacted when the snapshot it creates has an id divisible by N (every commit for
+    /// N = 1). Java's Flink sink counts checkpoints instead; a batch writer has no
+    /// checkpoints, and snapshot ids are what every writer of the table shares.
+    async fn full_compaction_due(&self) -> Result<bool> {
+        let Some(n) = self.full_delta_commits.filter(|_| !self.write_only) else {
+            return Ok(false);
+        };
+        if n == 1 {
+            return Ok(true);
+        }
+        let next = self
+            .table
+            .snapshot_manager()
+            .latest_id()
+            .await?
+            .unwrap_or(0)
+            + 1;
+        Ok(next % n == 0)
     }
 
     pub(super) async fn abort(&mut self) {

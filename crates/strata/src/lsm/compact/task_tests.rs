@@ -10,15 +10,17 @@ use strata_spec::{DataType, Datum};
 
 use super::*;
 
-const KEY: [DataType; 1] = [DataType::not_null(TypeKind::Int)];
+fn key() -> Vec<DataType> {
+    vec![DataType::not_null(TypeKind::Int)]
+}
 
 fn file(name: &str, level: i32, min: i32, max: i32, size: i64) -> DataFileMeta {
     DataFileMeta {
         file_name: name.into(),
         file_size: size,
         row_count: (max - min + 1) as i64,
-        min_key: BinaryRow::from_datums(&[Some(Datum::Int(min))], &KEY).unwrap(),
-        max_key: BinaryRow::from_datums(&[Some(Datum::Int(max))], &KEY).unwrap(),
+        min_key: BinaryRow::from_datums(&[Some(Datum::Int(min))], &key()).unwrap(),
+        max_key: BinaryRow::from_datums(&[Some(Datum::Int(max))], &key()).unwrap(),
         key_stats: strata_spec::stats::SimpleStats::empty(),
         value_stats: strata_spec::stats::SimpleStats::empty(),
         min_sequence_number: 0,
@@ -120,7 +122,7 @@ async fn e_plus_a_upgrades_all_seven_at_ratio_005() {
     let mut files = commit("a", 0, 1);
     files.push(file("e", 0, 300001, 300010, 1286));
     let r = Recorder::default();
-    let (result, m) = run_compact_task(unit(5, files), &KEY, &options(3276, true), &r)
+    let (result, m) = run_compact_task(unit(5, files), &key(), &options(3276, true), &r)
         .await
         .unwrap();
     assert!(r.calls.lock().unwrap().is_empty(), "nothing is rewritten");
@@ -140,7 +142,7 @@ async fn e_plus_a_rewrites_everything_at_default_ratio() {
     let mut files = commit("a", 0, 1);
     files.push(file("e", 0, 300001, 300010, 1286));
     let r = Recorder::default();
-    let (result, m) = run_compact_task(unit(5, files), &KEY, &options(45875, true), &r)
+    let (result, m) = run_compact_task(unit(5, files), &key(), &options(45875, true), &r)
         .await
         .unwrap();
     let calls = r.calls.lock().unwrap();
@@ -159,7 +161,7 @@ async fn step_c_rewrites_overlaps_once_and_upgrades_b() {
     files.extend(commit("a", 5, 1));
     files.push(file("e", 5, 300001, 300010, 1286));
     let r = Recorder::default();
-    let (result, m) = run_compact_task(unit(5, files), &KEY, &options(3276, true), &r)
+    let (result, m) = run_compact_task(unit(5, files), &key(), &options(3276, true), &r)
         .await
         .unwrap();
     let calls = r.calls.lock().unwrap();
@@ -196,7 +198,7 @@ async fn step_c_at_default_ratio_is_one_rewrite_of_everything() {
     files.extend(commit("a", 5, 1));
     files.push(file("e", 5, 300001, 300010, 1286));
     let r = Recorder::default();
-    let (result, m) = run_compact_task(unit(5, files), &KEY, &options(45875, true), &r)
+    let (result, m) = run_compact_task(unit(5, files), &key(), &options(45875, true), &r)
         .await
         .unwrap();
     assert_eq!(r.calls.lock().unwrap().len(), 1);
@@ -214,7 +216,7 @@ async fn a_big_file_cuts_the_candidates() {
         file("s3", 0, 60, 70, 10),
     ];
     let r = Recorder::default();
-    let (result, m) = run_compact_task(unit(3, files), &KEY, &options(1000, false), &r)
+    let (result, m) = run_compact_task(unit(3, files), &key(), &options(1000, false), &r)
         .await
         .unwrap();
     let calls = r.calls.lock().unwrap();
@@ -233,7 +235,7 @@ async fn deletes_at_max_level_force_a_rewrite() {
     let r = Recorder::default();
     let (_, m) = run_compact_task(
         unit(5, vec![f.clone(), unknown]),
-        &KEY,
+        &key(),
         &options(1000, true),
         &r,
     )
@@ -243,7 +245,7 @@ async fn deletes_at_max_level_force_a_rewrite() {
     assert_eq!(m.upgraded_files, 0);
     // Below the max level the same file is upgraded.
     let r = Recorder::default();
-    let (_, m) = run_compact_task(unit(4, vec![f]), &KEY, &options(1000, false), &r)
+    let (_, m) = run_compact_task(unit(4, vec![f]), &key(), &options(1000, false), &r)
         .await
         .unwrap();
     assert_eq!(m.upgraded_files, 1);
@@ -255,7 +257,7 @@ async fn force_rewrite_and_expired_records_turn_upgrades_into_rewrites() {
     let mut opts = options(1000, false);
     opts.force_rewrite_all_files = true;
     let r = Recorder::default();
-    let (_, m) = run_compact_task(unit(3, files.clone()), &KEY, &opts, &r)
+    let (_, m) = run_compact_task(unit(3, files.clone()), &key(), &opts, &r)
         .await
         .unwrap();
     assert_eq!(m.rewrites, 2);
@@ -263,7 +265,7 @@ async fn force_rewrite_and_expired_records_turn_upgrades_into_rewrites() {
         expired: vec!["y".into()],
         ..Default::default()
     };
-    let (_, m) = run_compact_task(unit(3, files), &KEY, &options(1000, false), &r)
+    let (_, m) = run_compact_task(unit(3, files), &key(), &options(1000, false), &r)
         .await
         .unwrap();
     assert_eq!((m.upgraded_files, m.rewrites), (1, 1));
@@ -283,7 +285,7 @@ async fn a_failed_task_discards_what_it_wrote() {
         fail_on_call: Some(1),
         ..Default::default()
     };
-    let err = run_compact_task(unit(3, files), &KEY, &options(1000, false), &r)
+    let err = run_compact_task(unit(3, files), &key(), &options(1000, false), &r)
         .await
         .unwrap_err();
     assert!(err.to_string().contains("injected"));
@@ -299,7 +301,7 @@ async fn file_rewrite_units_rewrite_each_file_alone() {
         files,
         file_rewrite: true,
     };
-    let (_, m) = run_compact_task(u, &KEY, &options(1000, true), &r)
+    let (_, m) = run_compact_task(u, &key(), &options(1000, true), &r)
         .await
         .unwrap();
     assert_eq!(m.rewrites, 2);
