@@ -291,7 +291,7 @@ const LANE_GAP: f64 = 4.0;
 const BOX_PAD: f64 = 2.0;
 const MIN_BOX_W: f64 = 3.0;
 /// Advance of one character of the 10px monospace labels.
-const CHAR_W: f64 = 6.1;
+const CHAR_W: f64 = 6.0;
 const HEADER_H: f64 = 100.0;
 const PANEL_TITLE_H: f64 = 28.0;
 const AXIS_H: f64 = 36.0;
@@ -387,6 +387,29 @@ fn fmt_num(v: f64) -> String {
     }
 }
 
+/// The hover text of a file box: full name and metadata.
+fn tooltip(f: &FileBox) -> String {
+    let keys = if f.min_key.cells.is_empty() && f.max_key.cells.is_empty() {
+        "no keys".to_string()
+    } else {
+        format!("keys {}..{}", f.min_key.label, f.max_key.label)
+    };
+    format!(
+        "{}\nlevel {}, {} rows, {} ({} bytes)\n{keys}\nsequence {}..{}\ndeletes {}, {}",
+        f.file_name,
+        f.level,
+        f.row_count,
+        human_size(f.file_size),
+        f.file_size,
+        f.min_sequence_number,
+        f.max_sequence_number,
+        f.delete_row_count
+            .map(|d| d.to_string())
+            .unwrap_or_else(|| "unknown".into()),
+        source_name(f.source)
+    )
+}
+
 fn source_name(s: Source) -> &'static str {
     match s {
         Source::Append => "APPEND",
@@ -477,12 +500,13 @@ fn legend(s: &mut String, max_size: i64) {
         fmt_num(x),
         fmt_num(y + 11.0)
     ));
-    x += 112.0;
+    x += 118.0;
     s.push_str(&format!(
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"10\">0 B</text>\n",
-        fmt_num(x - 4.0),
+        "<text x=\"{}\" y=\"{}\" font-size=\"10\">0 B</text>\n",
+        fmt_num(x),
         fmt_num(y + 11.0)
     ));
+    x += 24.0;
     for i in 0..=4 {
         let size = max_size / 4 * i;
         let (fill, _) = colors(
@@ -594,42 +618,34 @@ fn draw_panel(
         ));
     }
 
-    // Files.
+    // Files. A label (short name and size, else short name) goes inside its box when it
+    // fits, else into the free space right or left of the box, else only into the tooltip.
     for (li, lane) in lanes.iter().enumerate() {
-        for f in &lane.files {
-            let (a, b) = axis.span(&f.min_key, &f.max_key);
-            let mut x = PLOT_X0 + a * plot_w;
-            let mut w = ((b - a) * plot_w).max(MIN_BOX_W);
-            if x + w > PLOT_X1 {
-                x = PLOT_X1 - w;
-            }
-            if w > 6.0 {
-                // A hairline gap between adjacent boxes.
-                x += 0.5;
-                w -= 1.0;
-            }
-            let y = lane_y(li) + BOX_PAD;
-            let h = LANE_H - 2.0 * BOX_PAD;
+        let y = lane_y(li) + BOX_PAD;
+        let h = LANE_H - 2.0 * BOX_PAD;
+        let mut placed: Vec<(&FileBox, f64, f64)> = lane
+            .files
+            .iter()
+            .map(|f| {
+                let (a, b) = axis.span(&f.min_key, &f.max_key);
+                let mut x = PLOT_X0 + a * plot_w;
+                let mut w = ((b - a) * plot_w).max(MIN_BOX_W);
+                if x + w > PLOT_X1 {
+                    x = PLOT_X1 - w;
+                }
+                if w > 6.0 {
+                    // A hairline gap between adjacent boxes.
+                    x += 0.5;
+                    w -= 1.0;
+                }
+                (*f, x, w)
+            })
+            .collect();
+        placed.sort_by(|p, q| p.1.total_cmp(&q.1));
+        // Everything left of this x is taken (by boxes or outside labels).
+        let mut free_from = PLOT_X0;
+        for (i, &(f, x, w)) in placed.iter().enumerate() {
             let (fill, text_color) = colors(f.source, f.file_size, max_size);
-            let keys = if f.min_key.cells.is_empty() && f.max_key.cells.is_empty() {
-                "no keys".to_string()
-            } else {
-                format!("keys {}..{}", f.min_key.label, f.max_key.label)
-            };
-            let tooltip = format!(
-                "{}\nlevel {}, {} rows, {} ({} bytes)\n{keys}\nsequence {}..{}\ndeletes {}, {}",
-                f.file_name,
-                f.level,
-                f.row_count,
-                human_size(f.file_size),
-                f.file_size,
-                f.min_sequence_number,
-                f.max_sequence_number,
-                f.delete_row_count
-                    .map(|d| d.to_string())
-                    .unwrap_or_else(|| "unknown".into()),
-                source_name(f.source)
-            );
             s.push_str(&format!(
                 "<rect class=\"file\" data-file=\"{}\" data-level=\"{}\" x=\"{}\" y=\"{}\" \
                  width=\"{}\" height=\"{}\" rx=\"2\" fill=\"{fill}\" stroke=\"#2b2b2b\" \
@@ -640,26 +656,38 @@ fn draw_panel(
                 fmt_num(y),
                 fmt_num(w),
                 fmt_num(h),
-                escape_xml(&tooltip)
+                escape_xml(&tooltip(f))
             ));
+            let next_x = placed.get(i + 1).map_or(PLOT_X1, |n| n.1);
             let short = short_file_name(&f.file_name);
             let full = format!("{short} {}", human_size(f.file_size));
-            let fits = |t: &str| t.chars().count() as f64 * CHAR_W + 6.0 <= w;
-            let label = if fits(&full) {
-                Some(full)
-            } else if fits(&short) {
-                Some(short)
-            } else {
-                None
-            };
-            if let Some(label) = label {
+            let need = |t: &str| t.chars().count() as f64 * CHAR_W + 6.0;
+            let right_room = next_x - (x + w);
+            let left_room = x - free_from;
+            let mut label = None;
+            for text in [full, short] {
+                let n = need(&text);
+                label = if n <= w {
+                    Some((text, x + 3.0, text_color))
+                } else if n <= right_room {
+                    Some((text, x + w + 3.0, "#1a1a1a"))
+                } else if n <= left_room {
+                    Some((text, x - n + 3.0, "#1a1a1a"))
+                } else {
+                    continue;
+                };
+                break;
+            }
+            free_from = x + w;
+            if let Some((text, lx, color)) = label {
                 s.push_str(&format!(
                     "<text class=\"label\" x=\"{}\" y=\"{}\" font-family=\"monospace\" \
-                     font-size=\"10\" fill=\"{text_color}\" pointer-events=\"none\">{}</text>\n",
-                    fmt_num(x + 3.0),
+                     font-size=\"10\" fill=\"{color}\" pointer-events=\"none\">{}</text>\n",
+                    fmt_num(lx),
                     fmt_num(y + h / 2.0 + 3.5),
-                    escape_xml(&label)
+                    escape_xml(&text)
                 ));
+                free_from = free_from.max(lx + need(&text));
             }
         }
     }
@@ -1001,6 +1029,23 @@ mod tests {
         let d = doc(vec![file(1, 1, int_key(4), int_key(4), 10, 0)]);
         let b = boxes(&render_svg(&d));
         assert!(b[0].3 >= MIN_BOX_W);
+    }
+
+    #[test]
+    fn narrow_boxes_get_their_label_beside_them() {
+        let d = doc(vec![
+            file(1, 0, int_key(0), int_key(1000), 10, 0),
+            file(2, 0, int_key(10), int_key(20), 10, 100),
+        ]);
+        let svg = render_svg(&d);
+        let b = boxes(&svg);
+        let narrow = b.iter().find(|f| f.0.contains("00000002")).unwrap();
+        let label = svg
+            .lines()
+            .find(|l| l.starts_with("<text class=\"label\"") && l.contains(">00000002-2"))
+            .expect("label of the narrow box");
+        let lx: f64 = attr(label, "x").unwrap().parse().unwrap();
+        assert!(lx >= narrow.2 + narrow.3, "{label}");
     }
 
     #[test]
