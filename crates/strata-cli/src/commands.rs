@@ -64,6 +64,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             files,
             overwrite,
             partition,
+            metrics,
         } => {
             let t = catalog.get_table(&table.parse()?).await?;
             let scope = if overwrite {
@@ -72,6 +73,10 @@ pub async fn run(cli: Cli) -> Result<()> {
                 None
             };
             let report = input::write_files(&t, &files, scope).await?;
+            crate::commands_compact::print_metrics(&t, &report.compaction, metrics)?;
+            if let Some(e) = &report.compact_error {
+                eprintln!("warning: {e}");
+            }
             match report.snapshot_id {
                 Some(id) => eprintln!(
                     "wrote {} rows into {} ({} files), snapshot {id}",
@@ -154,6 +159,15 @@ pub async fn run(cli: Cli) -> Result<()> {
                 format
             };
             crate::commands_levels::files(&t, snapshot, format).await
+        }
+        Command::Compact {
+            table,
+            partition,
+            bucket,
+            full,
+            metrics,
+        } => {
+            crate::commands_compact::run(&catalog, &table, &partition, bucket, full, metrics).await
         }
         Command::Levels {
             table,

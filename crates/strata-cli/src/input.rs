@@ -27,7 +27,12 @@ const BATCH_ROWS: usize = 65_536;
 pub struct WriteReport {
     pub rows: u64,
     pub files: usize,
+    /// The last snapshot created (the COMPACT one when the write compacted).
     pub snapshot_id: Option<i64>,
+    /// Compaction tasks run by the write.
+    pub compaction: Vec<strata::write::CompactionMetrics>,
+    /// Why the compaction of this write did not land (the data did).
+    pub compact_error: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,16 +97,18 @@ pub async fn write_files(
         }
         let rows = write.rows_written();
         let messages = write.prepare_commit().await?;
+        let compaction = write.take_compaction_metrics();
         let files: usize = messages.iter().map(|m| m.new_files.len()).sum();
-        let commit = table.new_commit()?;
-        let snapshot_id = match overwrite {
-            Some(scope) => commit.overwrite(scope, messages).await?,
-            None => commit.commit(messages).await?,
-        };
+        let committed = table
+            .new_commit()?
+            .commit_messages(messages, overwrite)
+            .await?;
         Ok(WriteReport {
             rows,
             files,
-            snapshot_id,
+            snapshot_id: committed.latest(),
+            compaction,
+            compact_error: committed.compact_error,
         })
     }
     .await;

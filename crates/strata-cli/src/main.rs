@@ -6,6 +6,7 @@
 //! Errors go to stderr as `error: …` with exit code 1 (2 for usage errors, from clap).
 
 mod commands;
+mod commands_compact;
 mod commands_demo;
 mod commands_demo_pk;
 mod commands_levels;
@@ -71,6 +72,28 @@ enum Command {
         /// With --overwrite: the partition to replace, k=v (repeat for several keys)
         #[arg(long, value_name = "K=V", requires = "overwrite")]
         partition: Vec<String>,
+        /// Print the compaction metrics of this write as JSON lines on stdout (one per
+        /// compaction task) instead of readable lines on stderr
+        #[arg(long)]
+        metrics: bool,
+    },
+    /// Compact a primary-key table, per partition and bucket, and commit a COMPACT snapshot.
+    Compact {
+        /// DB.TABLE
+        table: String,
+        /// Only this partition: k=v[,k2=v2] (a subset of the partition columns is allowed)
+        #[arg(long, value_name = "K=V[,K=V]")]
+        partition: Vec<String>,
+        /// Only this bucket
+        #[arg(long)]
+        bucket: Option<i32>,
+        /// Compact everything into the max level (default: the table's normal picking)
+        #[arg(long)]
+        full: bool,
+        /// Print one JSON line per compaction task on stdout instead of readable lines on
+        /// stderr
+        #[arg(long)]
+        metrics: bool,
     },
     /// Read rows.
     Read {
