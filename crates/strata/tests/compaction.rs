@@ -342,3 +342,60 @@ async fn compaction_drops_deletes_at_the_max_level_and_keeps_them_below() {
         "already compact"
     );
 }
+
+/// Level ≥ 1 files of each level never overlap (checked on the live files).
+async fn assert_levels_disjoint(t: &Table) {
+    let mut by_level: BTreeMap<i32, Vec<(i32, i32)>> = BTreeMap::new();
+    let key = [strata_spec::DataType::not_null(
+        strata_spec::types::TypeKind::Int,
+    )];
+    for f in live(t).await {
+        if f.level == 0 {
+            continue;
+        }
+        let lo = f.min_key.to_datums(&key).unwrap()[0].clone();
+        let hi = f.max_key.to_datums(&key).unwrap()[0].clone();
+        let (Some(strata_spec::Datum::Int(lo)), Some(strata_spec::Datum::Int(hi))) = (lo, hi)
+        else {
+            panic!("int keys")
+        };
+        by_level.entry(f.level).or_default().push((lo, hi));
+    }
+    for (level, mut ranges) in by_level {
+        ranges.sort();
+        for w in ranges.windows(2) {
+            assert!(w[0].1 < w[1].0, "level {level} overlaps: {w:?}");
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 6, ..Default::default() })]
+
+    /// Random upsert commits with small files and random compaction settings: after every
+    /// commit (APPEND + COMPACT) the rows equal a model and no level ≥ 1 overlaps.
+    #[test]
+    fn random_commits_compact_to_the_model(
+        commits in proptest::collection::vec((0i32..3000, 1i32..2500), 3..9),
+        ratio in proptest::sample::select(vec!["0.05", "0.7"]),
+        trigger in 2i32..6,
+    ) {
+        let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let wh = Warehouse::new();
+            let js = schema_json(Some(ratio)).replace(
+                r#""target-file-size":"64kb""#,
+                &format!(r#""target-file-size":"16kb","num-sorted-run.compaction-trigger":"{trigger}""#),
+            );
+            let t = wh.create("db.p", &js).await;
+            let mut model = BTreeMap::new();
+            for (i, (lo, len)) in commits.iter().enumerate() {
+                let v = format!("v{i}");
+                commit(&t, batch(*lo..=lo + len, &v)).await;
+                model.extend((*lo..=lo + len).map(|k| (k, payload(k, &v))));
+                assert_eq!(rows(&t).await, model, "after commit {i}");
+                assert_levels_disjoint(&t).await;
+            }
+        });
+    }
+}
