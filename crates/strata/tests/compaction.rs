@@ -399,3 +399,54 @@ proptest::proptest! {
         });
     }
 }
+
+#[tokio::test]
+async fn record_level_ttl_drops_expired_rows_in_compaction() {
+    let wh = Warehouse::new();
+    let js = r#"{"fields":[{"name":"id","type":"INT NOT NULL"},{"name":"ts","type":"BIGINT"}],
+        "primaryKeys":["id"],"options":{"bucket":"1","write-only":"true",
+        "record-level.expire-time":"1 h","record-level.time-field":"ts"}}"#;
+    let t = wh.create("db.ttl", js).await;
+    let now_ms = chrono::Utc::now().timestamp_millis();
+    let schema = Arc::new(ArrowSchema::new(vec![
+        Field::new("id", ArrowType::Int32, false),
+        Field::new("ts", ArrowType::Int64, true),
+    ]));
+    // ids 0..10 two hours old, 10..20 fresh (epoch milliseconds), 20 without a time.
+    let ids: Vec<i32> = (0..21).collect();
+    let ts: Vec<Option<i64>> = ids
+        .iter()
+        .map(|i| match i {
+            0..=9 => Some(now_ms - 2 * 3600 * 1000),
+            10..=19 => Some(now_ms),
+            _ => None,
+        })
+        .collect();
+    let b = RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(Int32Array::from(ids)),
+            Arc::new(arrow_array::Int64Array::from(ts)),
+        ],
+    )
+    .unwrap();
+    t.write_batches([b], None).await.unwrap();
+    let mut w = t.new_write().unwrap();
+    w.compact(&|_, _| true, true).await.unwrap();
+    let msgs = w.prepare_commit().await.unwrap();
+    let m = w.take_compaction_metrics();
+    assert_eq!(
+        m[0].task.rewrites, 1,
+        "a file with expired rows is rewritten, not upgraded"
+    );
+    assert_eq!(m[0].task.output_rows, 11);
+    t.new_commit().unwrap().commit(msgs).await.unwrap();
+    let plan = t.new_scan().plan().await.unwrap();
+    let mut got = Vec::new();
+    for b in t.new_read().to_batches(plan.splits).await.unwrap() {
+        let id = b.column(0).as_any().downcast_ref::<Int32Array>().unwrap();
+        got.extend(id.values().iter().copied());
+    }
+    got.sort();
+    assert_eq!(got, (10..21).collect::<Vec<_>>());
+}
