@@ -1,6 +1,8 @@
 """Direction B for primary-key tables: ``strata create-table`` (schema with primaryKeys) and one
 ``strata write`` per commit, then pypaimon and pypaimon-rust (where they support the case) read
-exactly the rows of the merge model; strata reads its own table the same way.
+exactly the rows of the merge model; strata reads its own table the same way.  Every write commits
+an APPEND snapshot, followed by a COMPACT snapshot when the write compacted (as Java's batch
+writer); ``write-only`` tables keep every file at level 0.
 
 Also: commits alternating between strata and the reference writers on one table (sequence numbers,
 fixed-bucket hashing and the dynamic-bucket HASH index must continue across engines), the bucket of
@@ -15,6 +17,8 @@ import pytest
 
 from interop_support import engines, pk, warehouse
 from interop_support.canonical import assert_same_rows, canonical_lines, dumps
+from interop_support.compaction import (check_snapshot_counts, check_write_snapshots, commit_kinds, live_levels,
+                                        max_level)
 
 pytestmark = pytest.mark.cli_write
 
@@ -46,9 +50,10 @@ def assert_all_read_case(case, strata, ident, n=None):
 @pytest.mark.parametrize("case_name,fmt", CASE_FORMATS)
 def test_peers_read_strata_pk_table(case_name, fmt, strata, inputs):
     case = pk.CASES[case_name]
-    pk.build_strata(strata, "db.t", case, inputs, fmt)
-    assert warehouse.snapshot_ids(strata.warehouse, "db.t") == list(range(1, len(case.commits) + 1)), \
-        "one snapshot per strata write call"
+    per_write = pk.build_strata(strata, "db.t", case, inputs, fmt)
+    assert len(per_write) == len(case.commits)
+    # per write: APPEND (level-0 files), optionally COMPACT; record counts match the manifests
+    check_write_snapshots(strata, "db.t", per_write)
     assert_all_read_case(case, strata, "db.t")
 
 
@@ -136,11 +141,20 @@ def test_data_file_layout_matches_pypaimon(case_name, strata, inputs, tmp_path):
     assert got == want, f"strata data-file columns {sorted(got)} != pypaimon's {layout}"
 
 
+def _retract_records(path):
+    """The number of -U / -D records (_VALUE_KIND 1 / 3) in a data file."""
+    kinds = pq.ParquetFile(path).read(columns=["_VALUE_KIND"])["_VALUE_KIND"].to_pylist()
+    return sum(1 for k in kinds if k in (1, 3))
+
+
 def test_retracts_are_stored_with_their_row_kind(strata, inputs):
     """With rowkind.field, -D / -U input rows are written as _VALUE_KIND 3 / 1 records (level 0 keeps
-    them so they can cancel older files), and the manifest's deleteRowCount counts them."""
-    case = pk.CASES["rowkind"]
-    pk.build_strata(strata, "db.t", case, inputs)
+    them so they can cancel older files), and the manifest's deleteRowCount counts them.  The table
+    is ``write-only``: no write compacts, so every record written is still on disk at level 0."""
+    case = pk.with_options(pk.CASES["rowkind"], {"write-only": "true"})
+    per_write = pk.build_strata(strata, "db.t", case, inputs)
+    assert [len(sids) for sids in per_write] == [1] * len(case.commits), f"write-only compacted: {per_write}"
+    check_write_snapshots(strata, "db.t", per_write)
     kinds = {}
     per_file = {}
     for p in warehouse.data_files_on_disk(strata.warehouse, "db.t"):
@@ -158,3 +172,48 @@ def test_retracts_are_stored_with_their_row_kind(strata, inputs):
         assert f["level"] == 0, f
         assert f["deleteRowCount"] == per_file[f["fileName"]], \
             f"{f['fileName']}: deleteRowCount {f['deleteRowCount']} != retract rows {per_file[f['fileName']]}"
+    assert_all_read_case(case, strata, "db.t")
+
+
+def test_retracts_are_dropped_at_the_max_level(strata, inputs):
+    """The same table compacting on write: at every snapshot each live file's deleteRowCount counts
+    its -U / -D records, and files at the max level hold none (compacting into the max level drops
+    retracts).  After ``strata compact --full`` every file is at the max level with deleteRowCount 0
+    and exactly one record per live key, and every engine still reads the model."""
+    case = pk.CASES["rowkind"]
+    top = max_level(case.options)
+    per_write = pk.build_strata(strata, "db.t", case, inputs)
+    check_write_snapshots(strata, "db.t", per_write)
+
+    def live_retracts(snapshot=None):
+        """file name -> retract records of the live files (checked against deleteRowCount)."""
+        live_levels(strata, "db.t", snapshot=snapshot)    # strata files == manifests == pypaimon's plan
+        out = {}
+        for f in strata.files("db.t", snapshot=snapshot):
+            (path,) = warehouse.find_data_file(strata.warehouse, "db.t", f["fileName"])
+            out[f["fileName"]] = n = _retract_records(path)
+            at = f"snapshot {snapshot}" if snapshot is not None else "latest snapshot"
+            assert f["deleteRowCount"] == n, \
+                f"{at}: {f['fileName']} (level {f['level']}): deleteRowCount {f['deleteRowCount']} != retract rows {n}"
+            assert f["level"] < top or n == 0, f"{at}: {f['fileName']}: {n} retracts kept at the max level"
+        return out
+
+    for sids in per_write:
+        for sid in sids:
+            live_retracts(sid)
+    # the last write's own -U / -D records are live (at level 0) in its APPEND snapshot
+    assert sum(live_retracts(per_write[-1][0]).values()) > 0
+    assert_all_read_case(case, strata, "db.t")
+
+    before = warehouse.snapshot_ids(strata.warehouse, "db.t")
+    strata.run("compact", "db.t", "--full")
+    added = warehouse.snapshot_ids(strata.warehouse, "db.t")[len(before):]
+    assert commit_kinds(strata.warehouse, "db.t")[len(before):] == ["COMPACT"] * len(added) and len(added) <= 1, \
+        f"compact --full committed {added}"
+    assert sum(live_retracts().values()) == 0
+    files = strata.files("db.t")
+    assert files and {f["level"] for f in files} == {top}, f"after compact --full: {files}"
+    assert all(f["deleteRowCount"] == 0 for f in files), files
+    assert sum(f["rowCount"] for f in files) == len(case.merged_lines()), "one record per live key"
+    assert_all_read_case(case, strata, "db.t")
+    check_snapshot_counts(strata, "db.t")

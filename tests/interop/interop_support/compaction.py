@@ -251,6 +251,33 @@ def check_snapshot_counts(strata: Strata, ident: str) -> None:
             (snap["commitKind"], snap["totalRecordCount"], snap["deltaRecordCount"]), (sid, r, snap)
 
 
+def check_write_snapshots(strata: Strata, ident: str, per_write: Sequence[Sequence[int]]) -> None:
+    """The snapshots of a table built by one ``strata write`` per commit (``per_write``: the ids each
+    write committed, as ``pk.build_strata`` returns them): the ids run 1..N with nothing else
+    committed; every write committed an APPEND snapshot adding only level-0 files (FileSource
+    APPEND), optionally followed by a COMPACT snapshot whose delta is a valid compaction result
+    (upgrades keep names and raise levels, rewrites add new COMPACT files, only live files are
+    deleted, ``classify_compact``); and every snapshot's total/delta record counts match its
+    manifests (``check_snapshot_counts``, pypaimon-rust reporting the same)."""
+    wh = strata.warehouse
+    flat = [sid for sids in per_write for sid in sids]
+    on_disk = warehouse.snapshot_ids(wh, ident)
+    assert flat == list(range(1, len(flat) + 1)) == on_disk, \
+        f"snapshots per write {[list(s) for s in per_write]}, on disk {on_disk}"
+    for n, sids in enumerate(per_write, 1):
+        kinds = [warehouse.snapshot_json(wh, ident, sid)["commitKind"] for sid in sids]
+        assert kinds in (["APPEND"], ["APPEND", "COMPACT"]), \
+            f"write {n} committed {list(zip(sids, kinds))}: expected APPEND, optionally followed by COMPACT"
+        entries = delta_entries(wh, ident, sids[0])
+        assert entries and all(e.kind == ADD and e.level == 0 and e.file_source == FILE_SOURCE_APPEND
+                               for e in entries), f"APPEND snapshot {sids[0]} (write {n}) of {ident}: {entries}"
+        if len(sids) == 2:
+            cd = classify_compact(delta_entries(wh, ident, sids[1]))
+            assert cd.upgraded or cd.rewritten_in, f"COMPACT snapshot {sids[1]} (write {n}) changes nothing: {cd}"
+            manifest_live(wh, ident, sids[1])      # every DELETE names a file live at that level
+    check_snapshot_counts(strata, ident)
+
+
 def schema_doc(schema: pa.Schema, primary_keys: Sequence[str], options: Dict[str, str]) -> dict:
     from .datagen import paimon_schema_json
     doc = paimon_schema_json(schema, (), options)

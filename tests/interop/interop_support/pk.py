@@ -17,8 +17,8 @@ What the model implements (Java Paimon semantics, checked against both reference
 * aggregation: ``fields.<f>.aggregate-function`` per field (default
   ``fields.default-aggregate-function``, else ``last_non_null_value``); the functions of ``AGGS``;
 * first-row: the first record of a key.  BUT a batch read of a first-row table skips level 0, and
-  no writer here compacts, so such tables read EMPTY (``expected_lines``; ``merged_lines`` is the
-  compacted content).
+  the reference writers never compact, so their tables read EMPTY (``expected_lines``;
+  ``merged_lines`` is the compacted content, what strata's tables read: strata compacts on write).
 
 Cases avoid what Java rejects or where the engines are allowed to differ: no retracts with
 partial-update / aggregation / first-row, no NULL sequence fields, float sums of exactly
@@ -26,6 +26,7 @@ representable values only.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import decimal
 import itertools
@@ -35,7 +36,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import pyarrow as pa
 
-from . import engines
+from . import engines, warehouse
 from .canonical import canonical_lines
 from .datagen import paimon_schema_json, write_input
 from .strata_cli import Strata
@@ -74,7 +75,7 @@ class PkCase:
         return canonical_lines(pa.Table.from_pylist(merge_model(self, n), schema=self.schema))
 
     def expected_lines(self, n: Optional[int] = None) -> List[str]:
-        """What a batch read returns when every data file is at level 0 (no writer compacts)."""
+        """What a batch read returns when every data file is at level 0 (as the peers write)."""
         return [] if self.reads_empty else self.merged_lines(n)
 
 
@@ -257,11 +258,25 @@ def strata_write_commit(strata: Strata, ident: str, data: pa.Table, fmt: str, in
     return strata.write(ident, [f])
 
 
-def build_strata(strata: Strata, ident: str, case: PkCase, inputs: Path, fmt: str = "parquet") -> None:
-    """``strata create-table`` + one ``strata write`` per commit."""
+def build_strata(strata: Strata, ident: str, case: PkCase, inputs: Path, fmt: str = "parquet") -> List[List[int]]:
+    """``strata create-table`` + one ``strata write`` per commit; returns the ids of the snapshots
+    each write committed (an APPEND snapshot, then a COMPACT one when the write compacted:
+    ``compaction.check_write_snapshots`` checks that shape)."""
     strata.create_table(ident, pk_schema_json(case))
+    per_write = []
     for n, data in enumerate(case.commits):
+        before = warehouse.snapshot_ids(strata.warehouse, ident)
         strata_write_commit(strata, ident, data, fmt, inputs, f"{case.name}-{n}")
+        after = warehouse.snapshot_ids(strata.warehouse, ident)
+        assert after[:len(before)] == before, f"write {n + 1} of {case.name}: snapshots {before} -> {after}"
+        per_write.append(after[len(before):])
+    return per_write
+
+
+def with_options(case: PkCase, options: Dict[str, str]) -> PkCase:
+    """The same case with extra table options (e.g. ``write-only``: strata never compacts on
+    write, so every file stays at level 0 with one APPEND snapshot per write, as the peers write)."""
+    return dataclasses.replace(case, options={**case.options, **options})
 
 
 def write_with(writer: str, strata: Strata, ident: str, data: pa.Table, inputs: Path, tag: str) -> None:
