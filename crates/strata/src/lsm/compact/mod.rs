@@ -14,12 +14,12 @@
 
 pub mod expire;
 pub mod levels;
-pub mod strategy;
-pub mod task;
-pub mod universal;
 #[cfg(test)]
 mod picking_tests;
 pub mod rewriter;
+pub mod strategy;
+pub mod task;
+pub mod universal;
 
 use strata_spec::manifest::DataFileMeta;
 
