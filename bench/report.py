@@ -4,7 +4,7 @@
   report.py --runs FILE.jsonl --expected DATA/expected.json [--work WORK] [--mem-rows M] [--json OUT]
 
 FILE.jsonl has one line per phase process, written by run.sh:
-  {"run": r, "workload": "append"|"pk", "engine": E, "phase": P, "data": WRITER,
+  {"run": r, "workload": "append"|"pk"|"compact", "engine": E, "phase": P, "data": WRITER,
    "result": {...phase JSON...} | null, "error": ...}
 where WRITER is the engine whose warehouse a read used (for writes: the engine itself; for the PK
 raw floor: strata, whose data files it scans).  Lines without "workload" are append runs.
@@ -15,6 +15,12 @@ cross-read matrix; for PK also the memory test) and writes the medians, ratios a
 (row counts; for reads also sum(v_int) and count(distinct id); PK reads against the live rows,
 the PK raw floor against the distinct ids, the memory test's read-back against what its write
 generated), so a wrong-but-fast engine can never pass silently.
+
+The compaction workload ("compact"; data = pk, upgrade or the write-amplification configuration)
+is checked too: the full compaction must output the live rows and the read after it must match
+expected.json's PK answers, the raw rewrite must read every physical row, every
+write-amplification run must read back the last value of every key, and the upgrade-only
+compaction must upgrade without writing anything.
 """
 import argparse
 import json
@@ -33,6 +39,9 @@ PK_PEAK_RSS_MB = 600             # strata write / read / filter
 PK_READ_VS_RAW_SCAN = 1.5        # full read within 1.5x of the raw scan of the same files
 PK_MEM_TEST_RSS_MB = 400         # 20M rows into one bucket, write-buffer-size 64mb
 PK_ENGINE_ORDER = ['raw-parquet', 'raw-parquet-1t', 'strata', 'strata-1t', 'pypaimon-rust', 'pypaimon']
+# Compaction targets (the compaction issue).
+COMPACT_REWRITE_VS_FLOOR = 1.5   # full-compaction rewrite throughput within 1.5x of the raw floor
+WA_CONFIGS = ['ratio-0.7', 'ratio-0.05', 'rewrite-all']
 
 
 def load_runs(path):
@@ -62,6 +71,9 @@ def check(run, expected):
     phase = run['phase']
     if phase.startswith('mem-'):
         return []
+    if wl == 'compact':
+        return ['compact %s %s (data %s, run %s): %s' % (run['engine'], phase, run['data'], run['run'], p)
+                for p in check_compact(run, expected)]
     if wl == 'pk':
         if 'pk' not in expected:
             return ['expected.json has no pk answers (rerun bench/gen_data.py)']
@@ -82,6 +94,46 @@ def check(run, expected):
     return ['%s %s %s (data %s, run %s): %s = %s, expected %s' % (
         wl, run['engine'], phase, run['data'], run['run'], k, res.get(k), v)
             for k, v in want.items() if k in ('rows', 'sum_v_int', 'distinct_ids') and res.get(k) != v]
+
+
+def check_compact(run, expected):
+    """Problems of one compaction-workload phase result."""
+    res, phase = run['result'], run['phase']
+    pk = expected.get('pk')
+    if pk is None:
+        return ['expected.json has no pk answers (rerun bench/gen_data.py)']
+    out = []
+
+    def want(key, value):
+        if res.get(key) != value:
+            out.append('%s = %s, expected %s' % (key, res.get(key), value))
+
+    if phase == 'write-l0':
+        want('rows', expected['rows'])
+    elif phase == 'rewrite':
+        want('input_rows', expected['rows'])
+        want('rows', pk['read']['rows'])
+    elif phase == 'compact-full':
+        want('output_rows', pk['read']['rows'])
+        want('input_rows', expected['rows'])
+    elif phase == 'read':
+        for k in ('rows', 'sum_v_int', 'distinct_ids'):
+            want(k, pk['read'][k])
+    elif phase == 'wa':
+        if res.get('check') is not True:
+            out.append('read back rows %s / sum(v_int) %s / distinct ids %s, expected %s / %s / %s' % (
+                res.get('rows'), res.get('sum_v_int'), res.get('distinct_ids'), res.get('expected_rows'),
+                res.get('expected_sum_v_int'), res.get('expected_rows')))
+    elif phase == 'upgrade-write':
+        if not res.get('files') or res.get('levels', {}).keys() != {'0'}:
+            out.append('expected level-0 files only, got %s' % json.dumps(res.get('levels')))
+    elif phase == 'compact-upgrade':
+        if res.get('upgrade_only') is not True:
+            out.append('not upgrade-only: upgraded_files %s, rewrites %s, output_bytes %s' % (
+                res.get('upgraded_files'), res.get('rewrites'), res.get('output_bytes')))
+        if res.get('output_rows') != res.get('input_rows'):
+            out.append('output_rows %s != input_rows %s' % (res.get('output_rows'), res.get('input_rows')))
+    return out
 
 
 def check_mem(runs, mem_rows):
@@ -353,6 +405,175 @@ def pk_report(runs, expected, work, mem_rows):
     return lines, summary
 
 
+def compact_report(runs, expected):
+    """The compaction workload: rewrite throughput vs the floor, write amplification, upgrade-only."""
+    groups = {}
+    for r in runs:
+        if r.get('result'):
+            groups.setdefault((r['engine'], r['phase'], r['data']), []).append(r['result'])
+
+    def results(engine, phase, data):
+        return groups.get((engine, phase, data), [])
+
+    def med(rs, field):
+        vals = [x[field] for x in rs if isinstance(x.get(field), (int, float)) and not isinstance(x.get(field), bool)]
+        return statistics.median(vals) if vals else None
+
+    def best(rs, field):
+        vals = [x[field] for x in rs if isinstance(x.get(field), (int, float))]
+        return min(vals) if vals else None
+
+    def mb(b):
+        return None if b is None else b / 1e6
+
+    n = max((len(v) for v in groups.values()), default=0)
+    summary = {}
+    lines = ['## Compaction workload (strata; median of %d runs)' % n, '']
+
+    # (1) Rewrite throughput.
+    full = results('strata', 'compact-full', 'pk')
+    raw2 = results('raw-parquet', 'rewrite', 'pk')
+    raw1 = results('raw-parquet-1t', 'rewrite', 'pk')
+    wl0 = results('strata', 'write-l0', 'pk')
+    rd = results('strata', 'read', 'pk')
+    lines += ['### Full compaction of the PK data (%s rows in %d level-0 runs, write-only) vs the raw rewrite floor' % (
+        format(expected['rows'], ','), expected['commits']), '',
+        '| phase | engine | median s | min–max s | input MB | MB/s of input (median) | CPU s | peak RSS MB | rows written |',
+        '|---|---|---|---|---|---|---|---|---|']
+    rows = [('compact-full', 'strata', full, 'rewritten_input_bytes'),
+            ('rewrite', 'raw-parquet (floor: read ∥ write, 2 threads)', raw2, 'input_bytes'),
+            ('rewrite', 'raw-parquet-1t (floor: 1 thread)', raw1, 'input_bytes')]
+    for phase, label, rs, inb in rows:
+        if not rs:
+            continue
+        s = med(rs, 'seconds')
+        b = med(rs, inb)
+        lines.append('| %s | %s | **%s** | %s–%s | %s | %s | %s | %s | %s |' % (
+            phase, label, fmt(s), fmt(best(rs, 'seconds')), fmt(max(x['seconds'] for x in rs)), fmt(mb(b), 1),
+            fmt(mb(b) / s if b and s else None, 1), fmt(med(rs, 'cpu_s'), 2), fmt(med(rs, 'peak_rss_mb'), 0),
+            format(rs[0].get('rows'), ',') if rs[0].get('rows') is not None else '–'))
+    extra = []
+    if wl0:
+        extra.append('write-only write of the input (4 commits): median %s s, peak RSS %s MB' % (
+            fmt(med(wl0, 'seconds')), fmt(med(wl0, 'peak_rss_mb'), 0)))
+    if full:
+        f = full[0]
+        extra.append('compact-full: compact() %s s + prepare-commit (the task) %s s + commit %s s; task %s s; '
+                     '%s input files (%s rows) → %s output file(s) (%s MB, %s rows) at level %s; '
+                     '%s rewrite(s), %s upgraded; levels before %s, after %s' % (
+                         fmt(med(full, 'compact_call_s')), fmt(med(full, 'prepare_commit_s')),
+                         fmt(med(full, 'commit_s')), fmt(med(full, 'task_s')), f.get('input_files'),
+                         format(f.get('input_rows', 0), ','), f.get('output_files'),
+                         fmt(mb(f.get('output_bytes')), 1), format(f.get('output_rows', 0), ','),
+                         f.get('max_output_level'), f.get('rewrites'), f.get('upgraded_files'),
+                         json.dumps(f.get('levels_before')), json.dumps(f.get('levels_after'))))
+    if rd:
+        extra.append('read of the compacted table (one sorted run, no merge): median %s s, %s rows' % (
+            fmt(med(rd, 'seconds')), format(rd[0].get('rows', 0), ',')))
+    lines += [''] + ['* ' + e for e in extra]
+    ratios = {}
+    for stat, fn in (('median', med), ('best', best)):
+        s = fn(full, 'seconds') if full else None
+        ratios[stat] = {'vs_raw_2t': ratio(s, fn(raw2, 'seconds') if raw2 else None),
+                        'vs_raw_1t': ratio(s, fn(raw1, 'seconds') if raw1 else None),
+                        'cpu_vs_raw_2t': ratio(fn(full, 'cpu_s') if full else None,
+                                               fn(raw2, 'cpu_s') if raw2 else None)}
+    lines += ['', '| strata compact-full s ÷ floor s (same input bytes) | median | best |', '|---|---|---|',
+              '| ÷ raw-parquet (2 threads) | %s | %s |' % (fmt(ratios['median']['vs_raw_2t'], 2),
+                                                         fmt(ratios['best']['vs_raw_2t'], 2)),
+              '| ÷ raw-parquet-1t | %s | %s |' % (fmt(ratios['median']['vs_raw_1t'], 2),
+                                                fmt(ratios['best']['vs_raw_1t'], 2)),
+              '| CPU s ÷ raw-parquet CPU s (less sensitive to other load) | %s | %s |' % (
+                  fmt(ratios['median']['cpu_vs_raw_2t'], 2), fmt(ratios['best']['cpu_vs_raw_2t'], 2))]
+    targets = []
+    x = ratios['median']['vs_raw_2t']
+    targets.append('full-compaction rewrite throughput within %.1fx of the raw floor (2 threads): %s' % (
+        COMPACT_REWRITE_VS_FLOOR, 'not measured' if x is None else '%s (median %.2fx, best %.2fx; vs the 1-thread floor %s)' % (
+            'PASS' if x <= COMPACT_REWRITE_VS_FLOOR else 'MISS', x, ratios['best']['vs_raw_2t'],
+            fmt(ratios['median']['vs_raw_1t'], 2) + 'x')))
+    summary['rewrite'] = {'ratios': ratios}
+
+    # (2) Write amplification: one table per key mix ("<mix>/<configuration>").
+    wa_groups = {}
+    for (e, p, d), rs in groups.items():
+        if p == 'wa' and e == 'strata':
+            mix, _, conf = d.rpartition('/')
+            wa_groups.setdefault(mix or 'upsert', {})[conf] = rs
+    summary['write_amplification'] = {}
+    for mix in sorted(wa_groups, key=lambda m: (m != 'upsert', m)):
+        confs = wa_groups[mix]
+        order = [c for c in WA_CONFIGS if c in confs] + sorted(c for c in confs if c not in WA_CONFIGS)
+        r0 = confs[order[0]][0]
+        opts = [o for o in r0.get('options', []) if o.startswith(('bucket=', 'target-file-size='))]
+        updates = r0.get('rows_per_commit', 0) - r0.get('new_rows_per_commit', 0)
+        lines += ['', '### Write amplification, %s: load of %s keys, then %s commits × %s rows (%s new keys, '
+                      '%s updates of Zipf(%s) ranks over %s keys, %s); %s; one TableWrite' % (
+                          mix, format(r0.get('keys', 0), ','), r0.get('commits'),
+                          format(r0.get('rows_per_commit', 0), ','), format(r0.get('new_rows_per_commit', 0), ','),
+                          format(updates, ','), r0.get('zipf'), format(r0.get('hot_keys', 0), ','),
+                          'hot keys scattered over the key range' if r0.get('layout') == 'scattered'
+                          else 'the newest keys hottest', ', '.join(opts)), '',
+                  '| configuration | ingested MB (load + commits) | rewritten MB | write amplification | '
+                  'upgraded MB (files) | tasks / rewrites | live files, MB | files per level | '
+                  'max sorted runs | commits s | commit p50 / p95 / max s | CPU s | peak RSS MB |',
+                  '|---|---|---|---|---|---|---|---|---|---|---|---|---|']
+        for c in order:
+            rs = confs[c]
+            r = rs[0]
+            levels = ' '.join('L%s:%s' % (lv, v['files']) for lv, v in sorted(r.get('levels', {}).items(),
+                                                                              key=lambda kv: int(kv[0])))
+            lines.append('| %s | %s (%s + %s) | %s | **%s** | %s (%s) | %s / %s | %s, %s | %s | %s | %s | %s / %s / %s | %s | %s |' % (
+                c, fmt(mb(r.get('ingested_bytes')), 1), fmt(mb(r.get('load_bytes')), 1),
+                fmt(mb(r.get('stream_ingested_bytes')), 1), fmt(mb(r.get('rewritten_bytes')), 1),
+                fmt(r.get('write_amplification'), 2), fmt(mb(r.get('upgraded_bytes')), 1), r.get('upgraded_files'),
+                r.get('tasks'), r.get('rewrites'), r.get('live_files'), fmt(mb(r.get('live_bytes')), 1), levels,
+                r.get('max_sorted_runs_per_bucket'), fmt(med(rs, 'seconds')), fmt(r.get('commit_p50_s')),
+                fmt(r.get('commit_p95_s')), fmt(r.get('commit_max_s')), fmt(med(rs, 'cpu_s'), 2),
+                fmt(med(rs, 'peak_rss_mb'), 0)))
+            summary['write_amplification']['%s/%s' % (mix, c)] = {k: r.get(k) for k in (
+                'ingested_bytes', 'load_bytes', 'stream_ingested_bytes', 'rewritten_bytes', 'write_amplification',
+                'upgraded_bytes', 'upgraded_files', 'tasks', 'rewrites', 'live_files', 'live_bytes', 'levels',
+                'max_sorted_runs_per_bucket', 'seconds', 'options', 'layout', 'new_rows_per_commit', 'hot_keys')}
+
+    # (3) Upgrade-only.
+    uw = results('strata', 'upgrade-write', 'upgrade')
+    cu = results('strata', 'compact-upgrade', 'upgrade')
+    if uw or cu:
+        w = uw[0] if uw else {}
+        lines += ['', '### Upgrade-only compaction: %s MB in %s key-disjoint level-0 files (target-file-size %s), '
+                      'one full compaction' % (fmt(mb(w.get('bytes')), 0), w.get('files', '?'),
+                                               w.get('target_file_size', '?')), '',
+                  '| phase | median s | min–max s | upgraded files (MB) | rewrites | output bytes | CPU s | peak RSS MB | runs |',
+                  '|---|---|---|---|---|---|---|---|---|']
+        if uw:
+            lines.append('| upgrade-write (input, %s rows; files %s–%s MB, small-file threshold %s MB%s) | %s | – | – '
+                         '| – | %s | %s | %s | %d |' % (
+                             format(w.get('rows', 0), ','), fmt(mb(w.get('min_file_bytes')), 1),
+                             fmt(mb(w.get('max_file_bytes')), 1), fmt(mb(w.get('small_file_threshold_bytes')), 1),
+                             '' if w.get('all_upgradable') else '; NOT all above it',
+                             fmt(w.get('seconds')), format(w.get('bytes', 0), ','),
+                             fmt(w.get('cpu_s'), 2), fmt(w.get('peak_rss_mb'), 0), len(uw)))
+        if cu:
+            c0 = cu[0]
+            lines.append('| compact-upgrade (compaction + commit) | **%s** | %s–%s | %s (%s) | %s | %s | %s | %s | %d |' % (
+                fmt(med(cu, 'seconds')), fmt(best(cu, 'seconds')), fmt(max(x['seconds'] for x in cu)),
+                c0.get('upgraded_files'), fmt(mb(c0.get('upgraded_bytes')), 1), c0.get('rewrites'),
+                c0.get('output_bytes'), fmt(med(cu, 'cpu_s'), 2), fmt(med(cu, 'peak_rss_mb'), 0), len(cu)))
+            ok = all(x.get('upgrade_only') for x in cu)
+            targets.append('upgrade-only compaction of %s MB is metadata-only (upgraded > 0, rewrites 0, output '
+                           'bytes 0) and takes milliseconds: %s (median %s ms, max %s ms)' % (
+                               fmt(mb(c0.get('input_bytes')), 0), 'PASS' if ok and med(cu, 'seconds') < 1 else 'MISS',
+                               fmt(med(cu, 'seconds') * 1000, 0), fmt(max(x['seconds'] for x in cu) * 1000, 0)))
+            summary['upgrade'] = {'seconds': med(cu, 'seconds'), 'upgrade_only': ok,
+                                  'bytes': c0.get('input_bytes')}
+    lines += [''] + ['* compaction target: %s' % t for t in targets]
+    summary['targets'] = targets
+    summary['medians'] = [{'engine': e, 'phase': p, 'data': d, 'n': len(rs), 'seconds': med(rs, 'seconds'),
+                           'min_s': best(rs, 'seconds'), 'peak_rss_mb': med(rs, 'peak_rss_mb')}
+                          for (e, p, d), rs in sorted(groups.items())]
+    return lines, summary
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--runs', required=True)
@@ -367,6 +588,7 @@ def main():
     problems = [p for r in runs for p in check(r, expected)] + check_mem(runs, a.mem_rows)
     append_runs = [r for r in runs if workload(r) == 'append' and 'engine' in r]
     pk_runs = [r for r in runs if workload(r) == 'pk']
+    compact_runs = [r for r in runs if workload(r) == 'compact']
 
     lines, summary = [], {}
     if append_runs:
@@ -374,6 +596,9 @@ def main():
         lines += ls
     if pk_runs:
         ls, summary['pk'] = pk_report(pk_runs, expected, a.work, a.mem_rows)
+        lines += ([''] if lines else []) + ls
+    if compact_runs:
+        ls, summary['compact'] = compact_report(compact_runs, expected)
         lines += ([''] if lines else []) + ls
 
     lines += ['', 'Checks against expected.json (rows; reads also sum(v_int), count(distinct id)): %s' % (

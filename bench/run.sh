@@ -1,22 +1,36 @@
 #!/usr/bin/env bash
-# The append and primary-key benchmarks in one invocation: strata, pypaimon-rust, pypaimon and
-# the raw arrow-rs Parquet floor on the same generated data; every phase in a fresh process,
+# The append, primary-key and compaction benchmarks: strata, pypaimon-rust, pypaimon and the
+# raw arrow-rs Parquet floor on the same generated data; every phase in a fresh process,
 # --runs times.
 #
-#   bash bench/run.sh [--workload append|pk|all] [--rows N] [--commits C] [--runs R]
-#                     [--mem-rows M]
-#   (defaults: all, 2000000, 4, 3, 20000000; --mem-rows 0 skips the PK memory test)
+#   bash bench/run.sh [--workload append|pk|compact|all] [--rows N] [--commits C] [--runs R]
+#                     [--mem-rows M] [--wa-commits W] [--upgrade-mb U]
+#   (defaults: all = append + pk, 2000000, 4, 3, 20000000; --mem-rows 0 skips the PK memory
+#   test; W = 200 and U = 1024 at the default --rows, 40 and 1024 × rows / 2M (at least 64)
+#   below it; W and U only matter for --workload compact)
 #
-# Steps: release-build strata-bench; create/reuse the Python venv .interop-venv (pypaimon,
-# pypaimon-rust; set BENCH_VENV to use another); generate the commit files (bench/gen_data.py);
-# then for each run and workload: every writer into a fresh warehouse, every reader on every
-# writer's table (read, filter `id < 1000`), strata and the raw floor also single-threaded.
+# Steps: release-build strata-bench (in $CARGO_TARGET_DIR if set, else target/); create/reuse
+# the Python venv .interop-venv (pypaimon, pypaimon-rust; set BENCH_VENV to use another);
+# generate the commit files (bench/gen_data.py); then for each run and workload: every writer
+# into a fresh warehouse, every reader on every writer's table (read, filter `id < 1000`),
+# strata and the raw floor also single-threaded.
 # The append floor writes and reads the same batches with arrow-rs; the PK floor (raw-scan)
 # reads the live data files of strata's PK table, all columns, no merge. The PK workload also
 # runs the memory test: M generated rows into one bucket, write-buffer-size 64mb (strata only),
-# then a streaming read-back. Finally bench/report.py prints the Markdown summary and writes
-# bench/results/latest.json. Exits non-zero when a phase fails or any engine returns different
-# rows than expected. Work files live under bench/results/ (gitignored; override with BENCH_WORK).
+# then a streaming read-back.
+# The compaction workload (strata only; see BENCHMARKS.md "Compaction"): (1) the PK data
+# written with write-only=true (4 level-0 runs), its floor raw-rewrite (arrow-rs read + write
+# of the same files, 2 threads and 1), then a full compaction (compact-full) and a read-back;
+# (2) write amplification: W commits after a load of 200k keys (5,000 rows per commit,
+# target-file-size 2mb; all three scaled by rows / 2M below the default --rows), an upsert and
+# an insert-mostly key mix, each with compaction.small-file-ratio 0.7, 0.05 and
+# force-rewrite-all-files (run 1 only: the byte counts are deterministic); (3) upgrade-only:
+# 8 key-disjoint level-0 files of ≈ 0.9 × U/8 MiB (target-file-size U/8 mb; written in run 1,
+# later runs restore the table's snapshot/manifest directories, which an upgrade-only
+# compaction is the only thing to change), then one full compaction (timed).
+# Finally bench/report.py prints the Markdown summary and writes bench/results/latest.json.
+# Exits non-zero when a phase fails or any engine returns different rows than expected. Work
+# files live under bench/results/ (gitignored; override with BENCH_WORK).
 set -euo pipefail
 
 ROWS=2000000
@@ -24,6 +38,8 @@ COMMITS=4
 RUNS=3
 WORKLOAD=all
 MEM_ROWS=20000000
+WA_COMMITS=
+UPGRADE_MB=
 while [ $# -gt 0 ]; do
     case "$1" in
         --rows) ROWS="$2"; shift 2 ;;
@@ -31,14 +47,34 @@ while [ $# -gt 0 ]; do
         --runs) RUNS="$2"; shift 2 ;;
         --workload) WORKLOAD="$2"; shift 2 ;;
         --mem-rows) MEM_ROWS="$2"; shift 2 ;;
-        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+        --wa-commits) WA_COMMITS="$2"; shift 2 ;;
+        --upgrade-mb) UPGRADE_MB="$2"; shift 2 ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
         *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
 case "$WORKLOAD" in
-    append|pk|all) ;;
-    *) echo "run.sh: --workload must be append, pk or all (got $WORKLOAD)" >&2; exit 2 ;;
+    append|pk|compact|all) ;;
+    *) echo "run.sh: --workload must be append, pk, compact or all (got $WORKLOAD)" >&2; exit 2 ;;
 esac
+# The compaction workload's sizes follow --rows (full size at 2M rows).
+FULL_ROWS=2000000
+scaled() { # scaled VALUE MIN: VALUE × ROWS / 2M, at least MIN
+    local v=$(( $1 * ROWS / FULL_ROWS ))
+    [ "$v" -lt "$2" ] && v="$2"
+    echo "$v"
+}
+if [ "$ROWS" -ge "$FULL_ROWS" ]; then
+    WA_COMMITS="${WA_COMMITS:-200}"
+else
+    WA_COMMITS="${WA_COMMITS:-40}"
+fi
+UPGRADE_MB="${UPGRADE_MB:-$(scaled 1024 64)}"
+WA_KEYS="$(scaled 200000 1000)"
+WA_ROWS="$(scaled 5000 50)"
+WA_HOT="$(scaled 5000 50)"
+WA_TARGET="$(scaled 2048 64)kb"
+[ "$WA_TARGET" = 2048kb ] && WA_TARGET=2mb
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 RESULTS="$ROOT/bench/results"
@@ -51,7 +87,9 @@ mkdir -p "$RESULTS" "$WORK"
 
 echo "== building strata-bench (release)" >&2
 (cd "$ROOT" && cargo build --release -p strata-bench)
-BIN="$ROOT/target/release/strata-bench"
+TARGET_DIR="${CARGO_TARGET_DIR:-target}"
+case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
+BIN="$TARGET_DIR/release/strata-bench"
 
 if [ ! -x "$VENV/bin/python" ]; then
     echo "== creating $VENV" >&2
@@ -139,11 +177,69 @@ pk_run() {
     fi
 }
 
+# The compaction workload in $WORK/compact (see the header).
+LIVE_ROWS="$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["pk"]["read"]["rows"])' "$DATA/expected.json")"
+compact_run() {
+    local run="$1" c="$WORK/compact"
+    WL=compact
+    mkdir -p "$c"
+    # (1) Rewrite throughput: 4 level-0 runs, the raw floor on the same files, a full compaction.
+    rm -rf "${c:?}/full" "$c/raw"
+    phase "$run" strata write-l0 pk "$BIN" write --table pk --wh "$c/full" --data "$DATA" --option write-only=true
+    phase "$run" raw-parquet rewrite pk "$BIN" raw-rewrite --wh "$c/full" --out "$c/raw" --threads 2 --write-rows "$LIVE_ROWS"
+    phase "$run" raw-parquet-1t rewrite pk "$BIN" raw-rewrite --wh "$c/full" --out "$c/raw" --threads 1 --write-rows "$LIVE_ROWS"
+    phase "$run" strata compact-full pk "$BIN" compact --full --wh "$c/full"
+    phase "$run" strata read pk "$BIN" read --table pk --wh "$c/full"
+    rm -rf "${c:?}/raw"
+    # (2) Write amplification (run 1 only: deterministic bytes; one timing).
+    # upsert: 90% updates of Zipf(0.99) keys scattered over the loaded keys, 10% new keys;
+    # insert: 90% new (time-ordered) keys, 10% updates of the newest WA_HOT keys.
+    if [ "$run" -eq 1 ]; then
+        local scen name opt
+        local -a sargs
+        for scen in upsert insert; do
+            case "$scen" in
+                upsert) sargs=(--layout scattered --new-fraction 0.1) ;;
+                insert) sargs=(--layout recent --new-fraction 0.9 --hot-keys "$WA_HOT") ;;
+            esac
+            for name in ratio-0.7 ratio-0.05 rewrite-all; do
+                case "$name" in
+                    ratio-0.7) opt=compaction.small-file-ratio=0.7 ;;
+                    ratio-0.05) opt=compaction.small-file-ratio=0.05 ;;
+                    rewrite-all) opt=compaction.force-rewrite-all-files=true ;;
+                esac
+                rm -rf "${c:?}/wa"
+                phase "$run" strata wa "$scen/$name" "$BIN" stream --wh "$c/wa" --commits "$WA_COMMITS" \
+                    --keys "$WA_KEYS" --rows-per-commit "$WA_ROWS" --target-file-size "$WA_TARGET" \
+                    "${sargs[@]}" --option "$opt"
+            done
+        done
+        rm -rf "${c:?}/wa"
+    fi
+    # (3) Upgrade-only compaction of UPGRADE_MB of large level-0 files.
+    local up="$c/upgrade" meta="$c/upgrade-meta" tbl="$c/upgrade/bench.db/pk_t"
+    if [ "$run" -eq 1 ] || [ ! -d "$meta" ]; then
+        rm -rf "${up:?}" "${meta:?}"
+        phase "$run" strata upgrade-write upgrade "$BIN" upgrade-write --wh "$up" --files 8 --file-mb "$((UPGRADE_MB / 8))"
+        mkdir -p "$meta" && cp -a "$tbl/snapshot" "$tbl/manifest" "$meta/"
+    else
+        rm -rf "${tbl:?}/snapshot" "$tbl/manifest" && cp -a "$meta/snapshot" "$meta/manifest" "$tbl/"
+    fi
+    phase "$run" strata compact-upgrade upgrade "$BIN" compact --full --wh "$up" --label compact-upgrade
+}
+
 for run in $(seq 1 "$RUNS"); do
     echo "== run $run of $RUNS" >&2
-    if [ "$WORKLOAD" != pk ]; then append_run "$run"; fi
-    if [ "$WORKLOAD" != append ]; then pk_run "$run"; fi
+    case "$WORKLOAD" in
+        append) append_run "$run" ;;
+        pk) pk_run "$run" ;;
+        compact) compact_run "$run" ;;
+        all) append_run "$run"; pk_run "$run" ;;
+    esac
 done
+if [ "$WORKLOAD" = compact ]; then
+    rm -rf "${WORK:?}/compact/upgrade" "$WORK/compact/upgrade-meta"  # ~1 GB
+fi
 
 echo "== report ($RUNS_FILE)" >&2
 "$PY" "$ROOT/bench/report.py" --runs "$RUNS_FILE" --expected "$DATA/expected.json" --work "$WORK" \

@@ -14,9 +14,15 @@
 //! | `raw-scan --wh W [--table T] [--threads N]` | raw-parquet / read | the table's live data files read fully, no merge (PK floor) |
 //! | `mem-write --wh W [--rows R]` | strata / mem-write | R generated rows (20M) into one PK bucket, `write-buffer-size = 64mb`, one commit |
 //! | `mem-read --wh W [--rows R]` | strata / mem-read | that table streamed back (merge-on-read) and digested |
+//! | `compact --wh W [--full]` | strata / compact-full, compact-upgrade | one compaction of every bucket of `bench.pk_t` + its commit (`TableWrite::compact`) |
+//! | `raw-rewrite --wh W --out O [--write-rows N] [--threads N]` | raw-parquet / rewrite | the table's live data files read + written back with arrow-rs, no merge (rewrite floor) |
+//! | `upgrade-write --wh W [--files F] [--file-mb M]` | strata / upgrade-write | F key-disjoint level-0 files of ≈ 0.9 × M MiB (`write-only`, `target-file-size = M mb`) |
+//! | `stream --wh W [--option k=v]...` | strata / wa | initial load + upsert commits with compaction; bytes ingested, rewritten, upgraded |
 //!
 //! `--table` is `append` (default; `bench.append_t`, bucket -1) or `pk` (`bench.pk_t`, primary
-//! key `id`, bucket 1); `raw-scan` defaults to `pk`.
+//! key `id`, bucket 1); `raw-scan`, `compact` and `raw-rewrite` default to `pk`. `write
+//! --option k=v` adds table options (the compaction workload writes with `write-only=true`).
+//! The compaction phases are described in `compact.rs`.
 //!
 //! `--threads 1` runs strata on a single-threaded runtime and the raw reader on one thread;
 //! the engine is then reported as `strata-1t` / `raw-parquet-1t`. `strata-1t` decodes on one
@@ -24,6 +30,7 @@
 //! store reads through `spawn_blocking`), so it is not strictly single-threaded.
 
 mod common;
+mod compact;
 mod pk_mem;
 mod raw;
 mod strata_phases;
@@ -54,6 +61,9 @@ enum Command {
         data: PathBuf,
         #[arg(long, value_enum, default_value_t = TableKind::Append)]
         table: TableKind,
+        /// Extra table option `key=value` (repeatable), e.g. `write-only=true`.
+        #[arg(long = "option")]
+        options: Vec<String>,
     },
     /// Plan and read the whole table into memory.
     Read {
@@ -118,6 +128,79 @@ enum Command {
         #[arg(long, default_value_t = 20_000_000)]
         rows: u64,
     },
+    /// Compact every bucket of the table (TableWrite::compact + prepare_commit + commit).
+    Compact {
+        #[arg(long)]
+        wh: PathBuf,
+        #[arg(long, value_enum, default_value_t = TableKind::Pk)]
+        table: TableKind,
+        /// Full compaction (everything into the max level); else the table's normal picking.
+        #[arg(long)]
+        full: bool,
+        /// The phase name reported (default: compact-full / compact).
+        #[arg(long)]
+        label: Option<String>,
+    },
+    /// The rewrite floor: the table's live data files read and written back with arrow-rs.
+    RawRewrite {
+        #[arg(long)]
+        wh: PathBuf,
+        #[arg(long, value_enum, default_value_t = TableKind::Pk)]
+        table: TableKind,
+        /// Directory of the output file (cleared first).
+        #[arg(long)]
+        out: PathBuf,
+        /// Rows written (the compaction's output rows); default: every row read.
+        #[arg(long)]
+        write_rows: Option<u64>,
+        /// 1: decode and encode on one thread; 2: a decoding thread feeds the encoder.
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+    },
+    /// The upgrade test's input: key-disjoint level-0 files just below target-file-size.
+    UpgradeWrite {
+        #[arg(long)]
+        wh: PathBuf,
+        /// Commits, one file each.
+        #[arg(long, default_value_t = 8)]
+        files: u64,
+        /// target-file-size in MiB; each file is about 0.9 of it.
+        #[arg(long, default_value_t = 128)]
+        file_mb: u64,
+        /// Rows per commit (default: sized from file-mb).
+        #[arg(long)]
+        rows_per_file: Option<u64>,
+    },
+    /// The write-amplification test: initial load, then upsert commits with compaction.
+    Stream {
+        #[arg(long)]
+        wh: PathBuf,
+        #[arg(long, default_value_t = 200)]
+        commits: usize,
+        #[arg(long, default_value_t = 5_000)]
+        rows_per_commit: usize,
+        /// Keys of the initial load (and of the update distribution).
+        #[arg(long, default_value_t = 200_000)]
+        keys: u64,
+        /// The updates' Zipf ranks cover this many keys (default: all of --keys).
+        #[arg(long)]
+        hot_keys: Option<u64>,
+        /// Fraction of each commit's rows that are new keys.
+        #[arg(long, default_value_t = 0.1)]
+        new_fraction: f64,
+        /// Zipf exponent of the updated keys' ranks.
+        #[arg(long, default_value_t = 0.99)]
+        zipf: f64,
+        #[arg(long, value_enum, default_value_t = compact::KeyLayout::Scattered)]
+        layout: compact::KeyLayout,
+        #[arg(long, default_value_t = 1)]
+        buckets: i32,
+        #[arg(long, default_value = "2mb")]
+        target_file_size: String,
+        /// Extra table option `key=value` (repeatable).
+        #[arg(long = "option")]
+        options: Vec<String>,
+    },
 }
 
 fn runtime(threads: Option<usize>) -> Result<tokio::runtime::Runtime> {
@@ -145,8 +228,14 @@ fn strata_engine(threads: Option<usize>) -> String {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Write { wh, data, table } => {
-            let mut out = runtime(None)?.block_on(strata_phases::write(&wh, &data, table))?;
+        Command::Write {
+            wh,
+            data,
+            table,
+            options,
+        } => {
+            let mut out =
+                runtime(None)?.block_on(strata_phases::write(&wh, &data, table, &options))?;
             out.insert("table".into(), table.table_name().into());
             emit("strata", "write", out);
         }
@@ -191,6 +280,74 @@ fn run(cli: Cli) -> Result<()> {
         Command::MemRead { wh, rows } => {
             let out = runtime(None)?.block_on(pk_mem::read(&wh, rows))?;
             emit("strata", "mem-read", out);
+        }
+        Command::Compact {
+            wh,
+            table,
+            full,
+            label,
+        } => {
+            let out = runtime(None)?.block_on(compact::compact(&wh, table, full))?;
+            let phase =
+                label.unwrap_or_else(|| if full { "compact-full" } else { "compact" }.into());
+            emit("strata", &phase, out);
+        }
+        Command::RawRewrite {
+            wh,
+            table,
+            out,
+            write_rows,
+            threads,
+        } => {
+            let engine = if threads == 2 {
+                "raw-parquet".to_string()
+            } else {
+                format!("raw-parquet-{threads}t")
+            };
+            let res = compact::raw_rewrite(&wh, table, &out, write_rows, threads)?;
+            emit(&engine, "rewrite", res);
+        }
+        Command::UpgradeWrite {
+            wh,
+            files,
+            file_mb,
+            rows_per_file,
+        } => {
+            let out = runtime(None)?.block_on(compact::upgrade_write(
+                &wh,
+                files,
+                file_mb,
+                rows_per_file,
+            ))?;
+            emit("strata", "upgrade-write", out);
+        }
+        Command::Stream {
+            wh,
+            commits,
+            rows_per_commit,
+            keys,
+            hot_keys,
+            new_fraction,
+            zipf,
+            layout,
+            buckets,
+            target_file_size,
+            options,
+        } => {
+            let cfg = compact::StreamConfig {
+                commits,
+                rows_per_commit,
+                keys,
+                hot_keys: hot_keys.unwrap_or(keys),
+                new_fraction,
+                zipf,
+                layout,
+                buckets,
+                target_file_size,
+                options,
+            };
+            let out = runtime(None)?.block_on(compact::stream(&wh, &cfg))?;
+            emit("strata", "wa", out);
         }
     }
     Ok(())

@@ -58,7 +58,7 @@ fn identifier() -> Result<Identifier> {
 /// A bijection of `0 .. n` onto itself that looks random: a 4-round Feistel network over the
 /// smallest even number of bits covering `n`, cycle-walking values `>= n` (at most 4× the
 /// domain, so a few steps on average).
-struct Permutation {
+pub(crate) struct Permutation {
     n: u64,
     half_bits: u32,
     mask: u64,
@@ -66,7 +66,7 @@ struct Permutation {
 }
 
 impl Permutation {
-    fn new(n: u64, seed: u64) -> Self {
+    pub(crate) fn new(n: u64, seed: u64) -> Self {
         let bits = (64 - n.max(4).saturating_sub(1).leading_zeros()).max(2);
         let half_bits = bits.div_ceil(2);
         let mut keys = [0u64; 4];
@@ -92,7 +92,7 @@ impl Permutation {
         (l << self.half_bits) | r
     }
 
-    fn apply(&self, i: u64) -> u64 {
+    pub(crate) fn apply(&self, i: u64) -> u64 {
         debug_assert!(i < self.n);
         let mut x = self.round(i);
         while x >= self.n {

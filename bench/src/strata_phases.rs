@@ -34,7 +34,7 @@ impl TableKind {
         }
     }
 
-    fn schema_json(self) -> &'static str {
+    pub fn schema_json(self) -> &'static str {
         match self {
             TableKind::Append => APPEND_SCHEMA_JSON,
             TableKind::Pk => PK_SCHEMA_JSON,
@@ -120,17 +120,35 @@ pub async fn commit_batches(
     Ok(result?)
 }
 
-/// Creates `bench.<table>` in `wh` and commits each generated commit file as one snapshot.
+/// `schema_json` with `options` (`key=value`) added to (or replacing) its table options.
+pub fn with_options(schema_json: &str, options: &[String]) -> Result<String> {
+    let mut v: serde_json::Value = serde_json::from_str(schema_json)?;
+    let opts = v
+        .get_mut("options")
+        .and_then(|o| o.as_object_mut())
+        .ok_or("the schema JSON has no \"options\" object")?;
+    for kv in options {
+        let (k, val) = kv
+            .split_once('=')
+            .ok_or_else(|| format!("table option {kv:?} is not key=value"))?;
+        opts.insert(k.trim().to_string(), json!(val.trim()));
+    }
+    Ok(v.to_string())
+}
+
+/// Creates `bench.<table>` in `wh` (with the extra table `options`, `key=value`) and commits
+/// each generated commit file as one snapshot.
 pub async fn write(
     wh: &Path,
     data: &Path,
     kind: TableKind,
+    options: &[String],
 ) -> Result<Map<String, serde_json::Value>> {
     let commits = load_commits(data)?; // not timed
     let rows: usize = commits.iter().map(|c| row_count(c)).sum();
     let cat = catalog(wh)?;
     let id = kind.identifier()?;
-    create_table(&cat, &id, kind.schema_json()).await?;
+    create_table(&cat, &id, &with_options(kind.schema_json(), options)?).await?;
 
     let cpu0 = cpu_time();
     let mut per_commit = Vec::new();
@@ -152,6 +170,9 @@ pub async fn write(
         json!(per_commit.iter().map(|d| secs(*d)).collect::<Vec<_>>()),
     );
     out.insert("cpu_s".into(), json!(secs(cpu)));
+    if !options.is_empty() {
+        out.insert("options".into(), json!(options));
+    }
     Ok(out)
 }
 
