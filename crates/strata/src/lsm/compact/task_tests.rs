@@ -3,10 +3,9 @@
 
 use std::sync::Mutex;
 
-use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::DataFileMeta;
 use strata_spec::types::TypeKind;
-use strata_spec::{DataType, Datum};
+use strata_spec::DataType;
 
 use super::*;
 
@@ -16,26 +15,8 @@ fn key() -> Vec<DataType> {
 
 fn file(name: &str, level: i32, min: i32, max: i32, size: i64) -> DataFileMeta {
     DataFileMeta {
-        file_name: name.into(),
-        file_size: size,
         row_count: (max - min + 1) as i64,
-        min_key: BinaryRow::from_datums(&[Some(Datum::Int(min))], &key()).unwrap(),
-        max_key: BinaryRow::from_datums(&[Some(Datum::Int(max))], &key()).unwrap(),
-        key_stats: strata_spec::stats::SimpleStats::empty(),
-        value_stats: strata_spec::stats::SimpleStats::empty(),
-        min_sequence_number: 0,
-        max_sequence_number: 0,
-        schema_id: 0,
-        level,
-        extra_files: Vec::new(),
-        creation_time: None,
-        delete_row_count: Some(0),
-        embedded_index: None,
-        file_source: None,
-        value_stats_cols: None,
-        external_path: None,
-        first_row_id: None,
-        write_cols: None,
+        ..crate::lsm::compact::picking_tests::file(name, level, size, (min, max), (0, 0))
     }
 }
 
