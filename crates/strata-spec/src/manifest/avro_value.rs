@@ -33,7 +33,7 @@ impl DecodeError {
         }
     }
 
-    fn at(mut self, segment: impl Into<String>) -> Self {
+    pub(crate) fn at(mut self, segment: impl Into<String>) -> Self {
         self.path.push(segment.into());
         self
     }
@@ -51,13 +51,15 @@ impl DecodeError {
     }
 }
 
-/// Named types of a schema, for resolving `Schema::Ref`.
-pub(crate) struct NamedTypes<'s> {
-    by_name: HashMap<String, &'s Schema>,
+/// Named types of a schema, for resolving `Schema::Ref` (owned, so a compiled schema can keep
+/// it next to the schema).
+#[derive(Debug)]
+pub(crate) struct NamedTypes {
+    by_name: HashMap<String, Schema>,
 }
 
-impl<'s> NamedTypes<'s> {
-    pub(crate) fn of(schema: &'s Schema) -> Self {
+impl NamedTypes {
+    pub(crate) fn of(schema: &Schema) -> Self {
         let mut named = NamedTypes {
             by_name: HashMap::new(),
         };
@@ -65,12 +67,14 @@ impl<'s> NamedTypes<'s> {
         named
     }
 
-    fn insert(&mut self, name: &Name, schema: &'s Schema) {
-        self.by_name.insert(name.fullname(None), schema);
-        self.by_name.entry(name.name.clone()).or_insert(schema);
+    fn insert(&mut self, name: &Name, schema: &Schema) {
+        self.by_name.insert(name.fullname(None), schema.clone());
+        self.by_name
+            .entry(name.name.clone())
+            .or_insert_with(|| schema.clone());
     }
 
-    fn collect(&mut self, schema: &'s Schema, depth: usize) {
+    fn collect(&mut self, schema: &Schema, depth: usize) {
         if depth > MAX_DEPTH {
             return;
         }
@@ -94,11 +98,10 @@ impl<'s> NamedTypes<'s> {
         }
     }
 
-    fn resolve(&self, name: &Name) -> Option<&'s Schema> {
+    pub(crate) fn resolve(&self, name: &Name) -> Option<&Schema> {
         self.by_name
             .get(&name.fullname(None))
             .or_else(|| self.by_name.get(&name.name))
-            .copied()
     }
 }
 
@@ -149,6 +152,11 @@ impl<'a> Cursor<'a> {
         self.pos
     }
 
+    /// Bytes `range` of the underlying buffer (positions as returned by [`Self::position`]).
+    pub(crate) fn slice(&self, range: std::ops::Range<usize>) -> &'a [u8] {
+        &self.buf[range]
+    }
+
     pub(crate) fn read_slice(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
         if n > self.remaining() {
             return Err(DecodeError::new(format!(
@@ -190,7 +198,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// A non-negative length that fits in the remaining bytes.
-    fn read_len(&mut self) -> Result<usize, DecodeError> {
+    pub(crate) fn read_len(&mut self) -> Result<usize, DecodeError> {
         let len = self.read_long()?;
         if len < 0 || len as u64 > self.remaining() as u64 {
             return Err(DecodeError::new(format!(
@@ -204,7 +212,7 @@ impl<'a> Cursor<'a> {
 
     /// Block item count of an array/map: handles the negative form (count + byte size) and
     /// bounds the count by the bytes left.
-    fn read_block_count(&mut self, item_min_size: usize) -> Result<usize, DecodeError> {
+    pub(crate) fn read_block_count(&mut self, item_min_size: usize) -> Result<usize, DecodeError> {
         let raw = self.read_long()?;
         let count = if raw < 0 {
             let _byte_size = self.read_long()?;
@@ -227,7 +235,7 @@ impl<'a> Cursor<'a> {
 pub(crate) fn decode_value(
     cursor: &mut Cursor<'_>,
     schema: &Schema,
-    named: &NamedTypes<'_>,
+    named: &NamedTypes,
 ) -> Result<Value, DecodeError> {
     decode(cursor, schema, named, 0)
 }
@@ -235,7 +243,7 @@ pub(crate) fn decode_value(
 fn decode(
     c: &mut Cursor<'_>,
     schema: &Schema,
-    named: &NamedTypes<'_>,
+    named: &NamedTypes,
     depth: usize,
 ) -> Result<Value, DecodeError> {
     if depth > MAX_DEPTH {
@@ -365,4 +373,117 @@ fn decode(
             decode(c, target, named, depth + 1)?
         }
     })
+}
+
+/// Skips one datum of `schema` at the cursor without building values: lengths and counts are
+/// checked like [`decode_value`] does, strings are not checked for UTF-8 (a later full decode
+/// of the same bytes does that).
+pub(crate) fn skip_value(
+    c: &mut Cursor<'_>,
+    schema: &Schema,
+    named: &NamedTypes,
+) -> Result<(), DecodeError> {
+    skip(c, schema, named, 0)
+}
+
+fn skip(
+    c: &mut Cursor<'_>,
+    schema: &Schema,
+    named: &NamedTypes,
+    depth: usize,
+) -> Result<(), DecodeError> {
+    if depth > MAX_DEPTH {
+        return Err(DecodeError::new(format!(
+            "nesting deeper than {MAX_DEPTH} levels"
+        )));
+    }
+    match schema {
+        Schema::Null => {}
+        Schema::Boolean => {
+            c.read_slice(1)?;
+        }
+        Schema::Int
+        | Schema::Date
+        | Schema::TimeMillis
+        | Schema::Long
+        | Schema::TimeMicros
+        | Schema::TimestampMillis
+        | Schema::TimestampMicros
+        | Schema::TimestampNanos
+        | Schema::LocalTimestampMillis
+        | Schema::LocalTimestampMicros
+        | Schema::LocalTimestampNanos
+        | Schema::Enum(_) => {
+            c.read_long()?;
+        }
+        Schema::Float => {
+            c.read_slice(4)?;
+        }
+        Schema::Double => {
+            c.read_slice(8)?;
+        }
+        Schema::Bytes | Schema::BigDecimal | Schema::String | Schema::Uuid => {
+            let n = c.read_len()?;
+            c.read_slice(n)?;
+        }
+        Schema::Fixed(f) => {
+            c.read_slice(f.size)?;
+        }
+        Schema::Duration => {
+            c.read_slice(12)?;
+        }
+        Schema::Decimal(d) => skip(c, &d.inner, named, depth + 1)?,
+        Schema::Union(u) => {
+            let idx = c.read_long()?;
+            let variants = u.variants();
+            let variant = usize::try_from(idx)
+                .ok()
+                .and_then(|i| variants.get(i))
+                .ok_or_else(|| {
+                    DecodeError::new(format!(
+                        "union branch {idx} outside the {} branches",
+                        variants.len()
+                    ))
+                })?;
+            skip(c, variant, named, depth + 1)?;
+        }
+        Schema::Array(a) => {
+            let min = min_encoded_size(&a.items);
+            loop {
+                let count = c.read_block_count(min)?;
+                if count == 0 {
+                    break;
+                }
+                for i in 0..count {
+                    skip(c, &a.items, named, depth + 1).map_err(|e| e.at(format!("[{i}]")))?;
+                }
+            }
+        }
+        Schema::Map(m) => {
+            let min = 1 + min_encoded_size(&m.types);
+            loop {
+                let count = c.read_block_count(min)?;
+                if count == 0 {
+                    break;
+                }
+                for _ in 0..count {
+                    let n = c.read_len()?;
+                    c.read_slice(n)?;
+                    skip(c, &m.types, named, depth + 1)?;
+                }
+            }
+        }
+        Schema::Record(r) => {
+            for f in &r.fields {
+                skip(c, &f.schema, named, depth + 1).map_err(|e| e.at(&f.name))?;
+            }
+        }
+        Schema::Ref { name } => {
+            let target = named.resolve(name).ok_or_else(|| {
+                DecodeError::new(format!("reference to unknown type {}", name.fullname(None)))
+            })?;
+            skip(c, target, named, depth + 1)?;
+        }
+    }
+    Ok(())
 }

@@ -51,47 +51,97 @@ impl ManifestEntry {
     }
 }
 
-/// Result of merging: live files and DELETEs without a matching ADD.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct MergedEntries {
-    /// Live ADD entries, in insertion order.
-    pub adds: Vec<ManifestEntry>,
-    /// DELETE entries whose ADD was not among the merged entries, in order.
-    pub orphan_deletes: Vec<ManifestEntry>,
+/// An entry the merger can apply: its kind and its file identity. Implemented by decoded
+/// [`ManifestEntry`]s and by the still-encoded entries of lazy decoding
+/// ([`super::lazy::RawEntry`]), so both follow exactly the same rules.
+pub trait MergeItem {
+    /// The identity; two entries refer to the same file iff their ids are equal.
+    type Id: std::hash::Hash + Eq;
+    fn merge_id(&self) -> Self::Id;
+    fn file_kind(&self) -> FileKind;
+    /// (file name, bucket, level) for error messages.
+    fn describe(&self) -> (&str, i32, i32);
 }
 
+impl MergeItem for ManifestEntry {
+    type Id = FileEntryIdentifier;
+    fn merge_id(&self) -> FileEntryIdentifier {
+        self.identifier()
+    }
+    fn file_kind(&self) -> FileKind {
+        self.kind
+    }
+    fn describe(&self) -> (&str, i32, i32) {
+        (&self.file.file_name, self.bucket, self.file.level)
+    }
+}
+
+/// Result of merging: live files and DELETEs without a matching ADD.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Merged<E> {
+    /// Live ADD entries, in insertion order.
+    pub adds: Vec<E>,
+    /// DELETE entries whose ADD was not among the merged entries, in order.
+    pub orphan_deletes: Vec<E>,
+}
+
+impl<E> Default for Merged<E> {
+    fn default() -> Self {
+        Merged {
+            adds: Vec::new(),
+            orphan_deletes: Vec::new(),
+        }
+    }
+}
+
+/// Merged decoded entries.
+pub type MergedEntries = Merged<ManifestEntry>;
+
 /// Incremental form of [`merge_entries`], for feeding manifests one at a time.
-#[derive(Default)]
-pub struct EntryMerger {
+pub struct GenericMerger<E: MergeItem> {
     /// Slot per inserted entry; `None` once removed.
-    slots: Vec<Option<ManifestEntry>>,
-    index: HashMap<FileEntryIdentifier, usize>,
+    slots: Vec<Option<E>>,
+    index: HashMap<E::Id, usize>,
     live: usize,
 }
 
-impl EntryMerger {
-    pub fn new() -> EntryMerger {
-        EntryMerger::default()
+/// The merger of decoded entries.
+pub type EntryMerger = GenericMerger<ManifestEntry>;
+
+impl<E: MergeItem> Default for GenericMerger<E> {
+    fn default() -> Self {
+        GenericMerger {
+            slots: Vec::new(),
+            index: HashMap::new(),
+            live: 0,
+        }
+    }
+}
+
+impl<E: MergeItem> GenericMerger<E> {
+    pub fn new() -> Self {
+        Self::default()
     }
 
     /// Applies one entry.
-    pub fn push(&mut self, entry: ManifestEntry) -> Result<()> {
-        let id = entry.identifier();
-        match entry.kind {
+    pub fn push(&mut self, entry: E) -> Result<()> {
+        let id = entry.merge_id();
+        match entry.file_kind() {
             FileKind::Add => {
                 if let Some(&slot) = self.index.get(&id) {
-                    let old = self.slots[slot]
-                        .as_ref()
-                        .map_or("an entry", |e| match e.kind {
-                            FileKind::Add => "an ADD",
-                            FileKind::Delete => "a DELETE",
-                        });
+                    let old =
+                        self.slots[slot]
+                            .as_ref()
+                            .map_or("an entry", |e| match e.file_kind() {
+                                FileKind::Add => "an ADD",
+                                FileKind::Delete => "a DELETE",
+                            });
+                    let (name, bucket, level) = entry.describe();
                     return Err(SpecError::invalid(
                         "manifest entries",
                         format!(
-                            "trying to add file {} (bucket {}, level {}) which is already \
-                             recorded by {old}",
-                            id.file_name, id.bucket, id.level
+                            "trying to add file {name} (bucket {bucket}, level {level}) which is \
+                             already recorded by {old}"
                         ),
                     ));
                 }
@@ -122,16 +172,16 @@ impl EntryMerger {
         let slots = std::mem::take(&mut self.slots);
         self.index.clear();
         for entry in slots.into_iter().flatten() {
-            self.index.insert(entry.identifier(), self.slots.len());
+            self.index.insert(entry.merge_id(), self.slots.len());
             self.slots.push(Some(entry));
         }
     }
 
     /// Live ADDs and orphan DELETEs.
-    pub fn finish(self) -> MergedEntries {
-        let mut out = MergedEntries::default();
+    pub fn finish(self) -> Merged<E> {
+        let mut out = Merged::default();
         for entry in self.slots.into_iter().flatten() {
-            match entry.kind {
+            match entry.file_kind() {
                 FileKind::Add => out.adds.push(entry),
                 FileKind::Delete => out.orphan_deletes.push(entry),
             }
@@ -142,8 +192,8 @@ impl EntryMerger {
 
 /// Merges entries in order into live ADDs plus orphan DELETEs (see the module docs).
 /// Adding a file identity twice is an error naming the file.
-pub fn merge_entries(entries: impl IntoIterator<Item = ManifestEntry>) -> Result<MergedEntries> {
-    let mut merger = EntryMerger::new();
+pub fn merge_entries<E: MergeItem>(entries: impl IntoIterator<Item = E>) -> Result<Merged<E>> {
+    let mut merger = GenericMerger::new();
     for entry in entries {
         merger.push(entry)?;
     }

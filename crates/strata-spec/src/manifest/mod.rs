@@ -11,6 +11,7 @@
 //! | `ocf` | the Avro object container (header, blocks, sync marker) |
 //! | `avro_value` | bounded Avro datum decoding into apache-avro `Value`s |
 //! | `wire` | by-name field access on decoded records, value builders for encoding |
+//! | [`lazy`] | `RawManifest`: entries kept encoded, routing fields read, survivors decoded |
 //! | [`merge`] | `merge_entries`: live files from ADD/DELETE entries |
 //! | [`summary`] | `ManifestStatsCollector`: the `ManifestFileMeta` of a manifest file |
 //!
@@ -25,6 +26,7 @@ mod codec;
 pub mod compression;
 mod entry_codec;
 mod index_codec;
+pub mod lazy;
 mod list_codec;
 pub mod merge;
 pub mod model;
@@ -40,6 +42,8 @@ mod tests;
 mod tests_compat;
 #[cfg(test)]
 mod tests_corrupt;
+#[cfg(test)]
+mod tests_lazy;
 
 pub use codec::{
     index_manifest_schema_json, manifest_entry_schema_json, manifest_list_schema_json,
@@ -47,8 +51,12 @@ pub use codec::{
 pub use compression::{ManifestCompression, DEFAULT_ZSTD_LEVEL};
 pub use entry_codec::{decode_manifest_entries, encode_manifest_entries, MANIFEST_ENTRY_VERSION};
 pub use index_codec::{decode_index_manifest, encode_index_manifest, INDEX_MANIFEST_VERSION};
+pub use lazy::{EntryHead, EntrySchema, IdentityExtras, RawEntry, RawManifest};
 pub use list_codec::{decode_manifest_list, encode_manifest_list, MANIFEST_LIST_VERSION};
-pub use merge::{merge_entries, EntryMerger, FileEntryIdentifier, MergedEntries};
+pub use merge::{
+    merge_entries, EntryMerger, FileEntryIdentifier, GenericMerger, MergeItem, Merged,
+    MergedEntries,
+};
 pub use model::{
     DataFileMeta, DeletionVectorMeta, FileKind, FileSource, GlobalIndexMeta, IndexFileMeta,
     IndexManifestEntry, ManifestEntry, ManifestFileMeta,

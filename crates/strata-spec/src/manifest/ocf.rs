@@ -13,11 +13,15 @@
 //! random), so the same entries always encode to the same bytes.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use apache_avro::schema::Schema;
 use apache_avro::types::Value;
 
-use super::avro_value::{decode_value, max_items, min_encoded_size, Cursor, NamedTypes};
+use super::avro_value::{
+    decode_value, max_items, min_encoded_size, Cursor, DecodeError, NamedTypes,
+};
 use super::compression::ManifestCompression;
 use crate::error::{Result, SpecError};
 
@@ -148,7 +152,7 @@ fn write_block(
 
 /// A parsed container: writer schema, codec and the undecoded blocks.
 pub(crate) struct OcfFile<'a> {
-    pub schema: Schema,
+    pub schema: Arc<CompiledSchema>,
     codec: apache_avro::Codec,
     sync: [u8; 16],
     body: &'a [u8],
@@ -203,7 +207,7 @@ pub(crate) fn parse_ocf(bytes: &[u8]) -> Result<OcfFile<'_>> {
     let schema_json = schema_json.ok_or_else(|| header_err("no avro.schema entry"))?;
     let schema_text = std::str::from_utf8(schema_json)
         .map_err(|e| header_err(format!("avro.schema is not UTF-8: {e}")))?;
-    let schema = parse_writer_schema(schema_text)?;
+    let schema = compiled_schema(schema_text)?;
     let codec_name = match codec_name {
         None => "null".to_string(),
         Some(b) => std::str::from_utf8(b)
@@ -227,6 +231,45 @@ pub(crate) fn parse_ocf(bytes: &[u8]) -> Result<OcfFile<'_>> {
         sync,
         body,
     })
+}
+
+/// A writer schema parsed once per process: the text, the schema, its named types and the
+/// smallest encoded datum size.
+#[derive(Debug)]
+pub(crate) struct CompiledSchema {
+    pub text: Arc<str>,
+    pub schema: Schema,
+    pub named: NamedTypes,
+    pub min_size: usize,
+}
+
+/// Most distinct writer schemas kept parsed (a table sees a handful: one per writer version).
+const MAX_INTERNED_SCHEMAS: usize = 256;
+
+/// The compiled form of a writer schema text. Every manifest of a table repeats the same
+/// schema text, and parsing it costs more than decoding a small manifest, so compiled schemas
+/// are interned by text.
+pub(crate) fn compiled_schema(text: &str) -> Result<Arc<CompiledSchema>> {
+    static INTERNED: OnceLock<Mutex<HashMap<Arc<str>, Arc<CompiledSchema>>>> = OnceLock::new();
+    let interned = INTERNED.get_or_init(|| Mutex::new(HashMap::new()));
+    // A poisoned lock only means another thread panicked while inserting; the map is still
+    // a valid cache.
+    if let Some(c) = interned.lock().unwrap_or_else(|p| p.into_inner()).get(text) {
+        return Ok(c.clone());
+    }
+    let schema = parse_writer_schema(text)?;
+    let compiled = Arc::new(CompiledSchema {
+        text: Arc::from(text),
+        named: NamedTypes::of(&schema),
+        min_size: min_encoded_size(&schema),
+        schema,
+    });
+    let mut map = interned.lock().unwrap_or_else(|p| p.into_inner());
+    if map.len() >= MAX_INTERNED_SCHEMAS {
+        map.clear();
+    }
+    map.insert(compiled.text.clone(), compiled.clone());
+    Ok(compiled)
 }
 
 /// Parses the writer schema of a file. apache-avro's parser panics (`unwrap`) on some invalid
@@ -320,22 +363,18 @@ fn check_snappy_block(block: &[u8]) -> std::result::Result<(), String> {
 }
 
 impl<'a> OcfFile<'a> {
-    /// Decodes every record in file order and hands it to `f` with its ordinal. Errors name
-    /// `what` (e.g. "manifest entry"), the ordinal and the field path.
-    pub(crate) fn for_each_record(
+    /// Hands each block's decompressed datums to `f` with the block number and record count,
+    /// in file order. Errors name `what` (e.g. "manifest entry") and the block.
+    pub(crate) fn for_each_block(
         &self,
         what: &str,
-        mut f: impl FnMut(usize, Value) -> Result<()>,
+        mut f: impl FnMut(usize, usize, &[u8]) -> Result<()>,
     ) -> Result<()> {
-        let named = NamedTypes::of(&self.schema);
-        let min_size = min_encoded_size(&self.schema);
         let mut c = Cursor::new(self.body);
-        let mut ordinal = 0usize;
         let mut block_no = 0usize;
         while c.remaining() > 0 {
-            let ctx = || format!("Avro block #{block_no} of {what} file");
             let avro_err = |message: String| SpecError::Avro {
-                context: ctx(),
+                context: format!("Avro block #{block_no} of {what} file"),
                 message,
             };
             let count = c.read_long().map_err(|e| avro_err(e.message))?;
@@ -366,37 +405,69 @@ impl<'a> OcfFile<'a> {
                     Cow::Owned(buf)
                 }
             };
-            let limit = max_items(data.len(), min_size);
+            let limit = max_items(data.len(), self.schema.min_size);
             if count as u64 > limit as u64 {
                 return Err(avro_err(format!(
                     "{count} records cannot fit in {} bytes",
                     data.len()
                 )));
             }
-            let mut rc = Cursor::new(&data);
-            for _ in 0..count {
-                let value = decode_value(&mut rc, &self.schema, &named).map_err(|e| {
-                    let path = e.path();
-                    SpecError::Avro {
-                        context: if path.is_empty() {
-                            format!("{what} #{ordinal}")
-                        } else {
-                            format!("{what} #{ordinal} field {path}")
-                        },
-                        message: e.message,
-                    }
-                })?;
-                f(ordinal, value)?;
-                ordinal += 1;
-            }
-            if rc.remaining() != 0 {
-                return Err(avro_err(format!(
-                    "{} bytes left after the block's {count} records",
-                    rc.remaining()
-                )));
-            }
+            f(block_no, count as usize, &data)?;
             block_no += 1;
         }
         Ok(())
     }
+
+    /// Decodes every record in file order and hands it to `f` with its ordinal. Errors name
+    /// `what` (e.g. "manifest entry"), the ordinal and the field path.
+    pub(crate) fn for_each_record(
+        &self,
+        what: &str,
+        mut f: impl FnMut(usize, Value) -> Result<()>,
+    ) -> Result<()> {
+        let compiled = &self.schema;
+        let mut ordinal = 0usize;
+        self.for_each_block(what, |block_no, count, data| {
+            let mut rc = Cursor::new(data);
+            for _ in 0..count {
+                let value = decode_value(&mut rc, &compiled.schema, &compiled.named)
+                    .map_err(|e| record_err(what, ordinal, e))?;
+                f(ordinal, value)?;
+                ordinal += 1;
+            }
+            check_block_consumed(what, block_no, count, &rc)
+        })
+    }
+}
+
+/// A decoding failure inside record `ordinal`, with the field path.
+pub(crate) fn record_err(what: &str, ordinal: usize, e: DecodeError) -> SpecError {
+    let path = e.path();
+    SpecError::Avro {
+        context: if path.is_empty() {
+            format!("{what} #{ordinal}")
+        } else {
+            format!("{what} #{ordinal} field {path}")
+        },
+        message: e.message,
+    }
+}
+
+/// A block must end exactly after its records.
+pub(crate) fn check_block_consumed(
+    what: &str,
+    block_no: usize,
+    count: usize,
+    rc: &Cursor<'_>,
+) -> Result<()> {
+    if rc.remaining() != 0 {
+        return Err(SpecError::Avro {
+            context: format!("Avro block #{block_no} of {what} file"),
+            message: format!(
+                "{} bytes left after the block's {count} records",
+                rc.remaining()
+            ),
+        });
+    }
+    Ok(())
 }

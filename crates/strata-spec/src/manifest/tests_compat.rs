@@ -117,6 +117,7 @@ fn reads_pypaimon_manifest_entries() {
             seq.1 = Value::Array(vec![Value::Long(4)]);
         }
         let bytes = write_with(&schema, vec![v.clone(), v]);
+        super::tests_lazy::assert_lazy_agrees(&bytes);
         assert_eq!(
             decode_manifest_entries(&bytes).unwrap(),
             vec![e.clone(), e.clone()]
@@ -156,6 +157,7 @@ fn reads_union_wrapped_top_level_and_nullable_stats() {
         file.iter_mut().find(|(n, _)| n == "_KEY_STATS").unwrap().1 = Value::Null;
     }
     let bytes = write_with(&schema, vec![entry_to_value(&e), v_no_stats]);
+    super::tests_lazy::assert_lazy_agrees(&bytes);
     assert_eq!(decode_manifest_entries(&bytes).unwrap(), vec![e, no_stats]);
 }
 
