@@ -252,6 +252,30 @@ impl CoreOptions {
         Ok(self.get_bool(WRITE_ONLY)?.unwrap_or(false))
     }
 
+    // ---- scan planning -------------------------------------------------------------------
+
+    /// `scan.manifest-entry-cache.max-snapshots` (default 0 = cache off): how many snapshots
+    /// of one bucket the live manifest entry cache keeps. Negative values are an error.
+    pub fn scan_manifest_entry_cache_max_snapshots(&self) -> Result<usize> {
+        let key = SCAN_MANIFEST_ENTRY_CACHE_MAX_SNAPSHOTS;
+        match self.get_i32(key)? {
+            None => Ok(0),
+            Some(n) if n >= 0 => Ok(n as usize),
+            Some(n) => Err(SpecError::invalid(
+                format!("table option `{key}`"),
+                format!("must be 0 (off) or a positive number of snapshots, got {n}"),
+            )),
+        }
+    }
+
+    /// `scan.manifest-entry.lazy-decode.enabled` (default true): evaluate partition and bucket
+    /// filters on encoded manifest entries and decode only the entries kept.
+    pub fn scan_manifest_entry_lazy_decode(&self) -> Result<bool> {
+        Ok(self
+            .get_bool(SCAN_MANIFEST_ENTRY_LAZY_DECODE_ENABLED)?
+            .unwrap_or(true))
+    }
+
     // ---- manifests, stats ----------------------------------------------------------------
 
     /// `manifest.compression` (default `zstd`).

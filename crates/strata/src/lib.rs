@@ -5,6 +5,7 @@
 //! | layer | module | what |
 //! |---|---|---|
 //! | on-disk spec | `strata_spec` (crate) | types, schema/snapshot JSON, BinaryRow, manifests — pure |
+//! | cache | [`cache`] | the shared [`cache::Cache`] (weight-bounded LRU built in) for metadata |
 //! | file I/O | [`io`] | [`io::FileIO`] over `object_store` (local FS default, in-memory for tests) |
 //! | formats | [`format`] | Parquet read/write with Paimon's column layout, Arrow ⇄ Paimon types, stats |
 //! | expressions | [`expr`] | predicates: binding, stats pruning, exact row filtering |
@@ -14,6 +15,7 @@
 //! | table ops | [`write`], [`commit`], [`scan`], [`read`] | write → commit → scan → read |
 //! | entry points | [`catalog`], [`table`] | filesystem catalog and the `Table` facade |
 
+pub mod cache;
 pub mod catalog;
 pub mod commit;
 pub mod error;

@@ -149,3 +149,8 @@ impl OptionEnum for BucketFunctionType {
         ("hive", BucketFunctionType::Hive),
     ];
 }
+
+/// paimon-cpp: snapshots kept per (table, branch, bucket) in the live manifest entry cache.
+pub const SCAN_MANIFEST_ENTRY_CACHE_MAX_SNAPSHOTS: &str = "scan.manifest-entry-cache.max-snapshots";
+/// paimon-cpp: evaluate partition/bucket filters on encoded manifest entries.
+pub const SCAN_MANIFEST_ENTRY_LAZY_DECODE_ENABLED: &str = "scan.manifest-entry.lazy-decode.enabled";

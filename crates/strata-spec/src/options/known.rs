@@ -271,6 +271,9 @@ pub const KNOWN_KEYS: &[&str] = &[
     "scan.file-creation-time-millis",
     "scan.ignore-corrupt-files",
     "scan.ignore-lost-files",
+    // paimon-cpp's snapshot live manifest entry cache and selective decoding (not in Java)
+    "scan.manifest-entry-cache.max-snapshots",
+    "scan.manifest-entry.lazy-decode.enabled",
     "scan.manifest.parallelism",
     "scan.max-splits-per-task",
     "scan.mode",

@@ -35,6 +35,8 @@ pub fn validate(options: &BTreeMap<String, String>, is_primary_key_table: bool) 
         ));
     }
     o.bucket_function_type()?;
+    o.scan_manifest_entry_cache_max_snapshots()?;
+    o.scan_manifest_entry_lazy_decode()?;
 
     let format = o.file_format();
     if !FILE_FORMATS.contains(&format.as_str()) {

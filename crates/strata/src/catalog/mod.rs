@@ -10,8 +10,11 @@ use strata_spec::schema::{Schema, TableSchema};
 
 pub use identifier::Identifier;
 
+use std::sync::Arc;
+
 use crate::io::{FileIO, StoreKind};
 use crate::meta::{SchemaManager, TablePaths};
+use crate::cache::Cache;
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -23,6 +26,7 @@ pub const DB_SUFFIX: &str = ".db";
 pub struct FileSystemCatalog {
     io: FileIO,
     warehouse: Path,
+    cache: Option<Arc<dyn Cache>>,
 }
 
 impl FileSystemCatalog {
@@ -33,7 +37,18 @@ impl FileSystemCatalog {
     }
 
     pub fn new(io: FileIO, warehouse: Path) -> Self {
-        FileSystemCatalog { io, warehouse }
+        FileSystemCatalog {
+            io,
+            warehouse,
+            cache: None,
+        }
+    }
+
+    /// Gives every table loaded from this catalog `cache` as its shared metadata cache
+    /// ([`crate::cache`]); clones of the catalog share it.
+    pub fn with_cache(mut self, cache: Arc<dyn Cache>) -> Self {
+        self.cache = Some(cache);
+        self
     }
 
     pub fn file_io(&self) -> &FileIO {
@@ -214,6 +229,10 @@ impl FileSystemCatalog {
         let Some(schema) = sm.latest().await? else {
             return Err(Error::TableNotFound(id.to_string()));
         };
-        Table::new(id.clone(), self.io.clone(), paths, sm, schema)
+        let table = Table::new(id.clone(), self.io.clone(), paths, sm, schema)?;
+        Ok(match &self.cache {
+            Some(c) => table.with_cache(c.clone()),
+            None => table,
+        })
     }
 }

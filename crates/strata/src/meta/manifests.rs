@@ -8,7 +8,7 @@ use std::sync::Arc;
 use futures::{stream, StreamExt, TryStreamExt};
 use strata_spec::manifest::{
     decode_manifest_entries, decode_manifest_list, encode_manifest_entries, encode_manifest_list,
-    ManifestCompression, ManifestEntry, ManifestFileMeta,
+    ManifestCompression, ManifestEntry, ManifestFileMeta, RawManifest,
 };
 use strata_spec::snapshot::Snapshot;
 use strata_spec::RowType;
@@ -78,6 +78,33 @@ impl ManifestStore {
                     let shown = io.display(&path);
                     tokio::task::spawn_blocking(move || {
                         decode_manifest_entries(&bytes).map_err(|e| Error::corrupt(shown, e))
+                    })
+                    .await
+                    .map_err(|e| Error::Unsupported(format!("manifest decode task failed: {e}")))?
+                }
+            })
+            .buffered(MANIFEST_READ_CONCURRENCY)
+            .try_collect()
+            .await
+    }
+
+    /// Manifests with their entries still encoded (lazy decoding, see
+    /// [`strata_spec::manifest::lazy`]), in the given order, fetched concurrently and indexed
+    /// on the blocking pool.
+    pub async fn read_raw_manifests(&self, metas: &[ManifestFileMeta]) -> Result<Vec<RawManifest>> {
+        let io = self.io.clone();
+        let paths = self.paths.clone();
+        let names: Vec<String> = metas.iter().map(|m| m.file_name.clone()).collect();
+        stream::iter(names)
+            .map(move |name| {
+                let io = io.clone();
+                let paths = paths.clone();
+                async move {
+                    let path = paths.manifest_file(&name);
+                    let bytes = io.get(&path).await?;
+                    let shown = io.display(&path);
+                    tokio::task::spawn_blocking(move || {
+                        RawManifest::parse(&bytes).map_err(|e| Error::corrupt(shown, e))
                     })
                     .await
                     .map_err(|e| Error::Unsupported(format!("manifest decode task failed: {e}")))?

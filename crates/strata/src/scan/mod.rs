@@ -1,27 +1,41 @@
 //! Scan planning: snapshot → manifest lists → manifests → live files → splits.
 //!
 //! Vocabulary (Paimon's): a [`TableScan`] produces a [`Plan`] of [`DataSplit`]s, one per
-//! (partition, bucket), each listing the live data files to read. Pruning happens at three
+//! (partition, bucket), each listing the live data files to read. Pruning happens at four
 //! levels, cheapest first, and is counted in [`ScanMetrics`]:
-//! 1. manifests whose partition statistics cannot match the partition predicate are not read;
-//! 2. entries whose partition values fail the partition predicate are dropped before merging;
-//! 3. live files whose value statistics cannot match the filter are dropped.
+//! 1. manifests whose partition statistics or bucket range cannot match are not read;
+//! 2. entries of other buckets and partitions are dropped while still encoded, before they
+//!    are decoded or merged (lazy decoding, `entries`); the bucket comes from
+//!    [`TableScan::with_bucket`] or from equalities on the bucket key (`bucket_select`);
+//! 3. a scan of one bucket can be served by the snapshot live manifest entry cache
+//!    (`live_cache`, [`crate::cache`]) without reading any manifest;
+//! 4. live files whose statistics cannot match the filter are dropped.
 //!
 //! Pruning is conservative: it never drops a file that may contain a matching row. Exact row
 //! filtering is the reader's job ([`crate::read`]).
 
+mod bucket_select;
+mod entries;
+mod live_cache;
 mod pk_splits;
 mod stats_pruning;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::time::Instant;
 
+use serde::Serialize;
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::{merge_entries, DataFileMeta, ManifestEntry, ManifestFileMeta};
 use strata_spec::snapshot::Snapshot;
 
+pub(crate) use bucket_select::select_buckets;
+use entries::{read_live_entries, CacheUse, EntrySelection};
+
+use crate::cache::Cache;
 use crate::expr::{BoundPredicate, Predicate};
 use crate::table::Table;
-use crate::Result;
+use crate::{Error, Result};
 
 /// Files of one (partition, bucket) to be read together.
 #[derive(Clone, Debug)]
@@ -42,17 +56,41 @@ impl DataSplit {
     }
 }
 
-/// Counters of what planning read and pruned.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Counters of what planning read, decoded and pruned. Serialized (camelCase) by
+/// `strata scan --metrics`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ScanMetrics {
+    /// The snapshot planned (`None` for a table without snapshots).
+    pub snapshot_id: Option<i64>,
+    /// `Some(true)` when the snapshot live manifest entry cache served the scan,
+    /// `Some(false)` when it was eligible but missed, `None` when not eligible (cache off or
+    /// not configured, or the scan does not resolve to one bucket).
+    pub cache_hit: Option<bool>,
+    /// Data manifests of the snapshot.
     pub manifests_total: usize,
+    /// Manifest files read by this scan (0 on a cache hit; Java's `lastScannedManifests`).
+    pub last_scanned_manifests: usize,
     pub manifests_skipped_by_partition: usize,
-    pub entries_read: usize,
+    pub manifests_skipped_by_bucket: usize,
+    /// Encoded manifest entries looked at (from manifests, or from the cached snapshot).
+    pub entries_inspected: usize,
+    /// Entries fully decoded into `ManifestEntry`/`DataFileMeta` (statistics and all).
+    pub entries_decoded: usize,
     pub entries_skipped_by_partition: usize,
+    pub entries_skipped_by_bucket: usize,
+    /// Live files after bucket and partition selection.
     pub live_files: usize,
     pub files_skipped_by_stats: usize,
     /// Level-0 files not read (first-row and deletion-vector tables, lsm-algorithms.md §6.3).
     pub files_skipped_by_level: usize,
+    /// Data files of the snapshot not in the plan (Java's `skippedTableFiles`: all data files
+    /// of the snapshot minus the planned ones).
+    pub skipped_files: u64,
+    pub splits: usize,
+    pub files: usize,
+    /// Wall time of planning, microseconds.
+    pub planning_micros: u64,
 }
 
 /// The result of planning.
@@ -64,20 +102,25 @@ pub struct Plan {
     pub metrics: ScanMetrics,
 }
 
-/// Builder of a scan over one snapshot.
+/// Builder of a scan over one snapshot (Paimon's `ScanMode.ALL`: every live file).
 #[derive(Clone, Debug)]
 pub struct TableScan {
     table: Table,
     snapshot_id: Option<i64>,
     filter: Option<Predicate>,
+    buckets: Option<BTreeSet<i32>>,
+    cache: Option<Arc<dyn Cache>>,
 }
 
 impl TableScan {
     pub(crate) fn new(table: Table) -> Self {
+        let cache = table.cache().cloned();
         TableScan {
             table,
             snapshot_id: None,
             filter: None,
+            buckets: None,
+            cache,
         }
     }
 
@@ -87,13 +130,34 @@ impl TableScan {
         self
     }
 
-    /// A filter used for partition and statistics pruning.
+    /// A filter used for partition, bucket and statistics pruning.
     pub fn with_filter(mut self, filter: Predicate) -> Self {
         self.filter = Some(filter);
         self
     }
 
+    /// Only bucket `bucket` (Java's `withBucket`). Combined with a bucket derived from the
+    /// filter, the scan covers their intersection.
+    pub fn with_bucket(mut self, bucket: i32) -> Self {
+        self.buckets = Some(BTreeSet::from([bucket]));
+        self
+    }
+
+    /// The cache for the snapshot live manifest entry cache (default: the table's, see
+    /// [`Table::with_cache`]). Used only when `scan.manifest-entry-cache.max-snapshots > 0`.
+    pub fn with_cache(mut self, cache: Arc<dyn Cache>) -> Self {
+        self.cache = Some(cache);
+        self
+    }
+
     pub async fn plan(&self) -> Result<Plan> {
+        let started = Instant::now();
+        let mut plan = self.plan_inner().await?;
+        plan.metrics.planning_micros = started.elapsed().as_micros() as u64;
+        Ok(plan)
+    }
+
+    async fn plan_inner(&self) -> Result<Plan> {
         let sm = self.table.snapshot_manager();
         let snapshot = match self.snapshot_id {
             Some(id) => Some(sm.snapshot(id).await?),
@@ -108,70 +172,83 @@ impl TableScan {
             Some(f) => Some(f.bind(&row_type, &self.table.identifier().to_string())?),
             None => None,
         };
-        let partition_filter = match &bound {
-            Some(b) => partition_predicate(&self.table, b),
-            None => None,
-        };
-
-        let mut metrics = ScanMetrics::default();
-        let metas = self
-            .table
-            .manifest_store()
-            .data_manifests(&snapshot)
-            .await?;
-        metrics.manifests_total = metas.len();
-        let partition_types = schema.partition_type().types();
-        let metas: Vec<ManifestFileMeta> = match &partition_filter {
-            Some(pf) => {
-                let mut kept = Vec::new();
-                for m in metas {
-                    let stats = m.partition_stats.to_columns(&partition_types)?;
-                    let rows = m.num_added_files + m.num_deleted_files;
-                    if pf.test_stats(rows, &stats) {
-                        kept.push(m);
-                    } else {
-                        metrics.manifests_skipped_by_partition += 1;
-                    }
-                }
-                kept
-            }
-            None => metas,
-        };
-        let mut entries = Vec::new();
-        for batch in self.table.manifest_store().read_manifests(&metas).await? {
-            metrics.entries_read += batch.len();
-            for e in batch {
-                if let Some(pf) = &partition_filter {
-                    let values = e.partition.to_datums(&partition_types)?;
-                    if pf.test_values(&values) != Some(true) {
-                        metrics.entries_skipped_by_partition += 1;
-                        continue;
-                    }
-                }
-                entries.push(e);
+        let mut buckets = self.buckets.clone();
+        if let Some(b) = &bound {
+            if let Some(derived) = select_buckets(&self.table, b)? {
+                buckets = Some(match buckets {
+                    Some(explicit) => explicit.intersection(&derived).copied().collect(),
+                    None => derived,
+                });
             }
         }
-        let live = merge_entries(entries)?.adds;
-        metrics.live_files = live.len();
-        if self.table.is_primary_key_table() {
-            let splits = pk_splits::plan_splits(
+        let selection = EntrySelection {
+            buckets,
+            partition: bound.as_ref().and_then(|b| partition_predicate(&self.table, b)),
+            partition_types: schema.partition_type().types(),
+        };
+        let opts = self.table.options();
+        let max_snapshots = opts
+            .scan_manifest_entry_cache_max_snapshots()
+            .map_err(option_error)?;
+        let lazy = opts.scan_manifest_entry_lazy_decode().map_err(option_error)?;
+        let cache = self.cache.clone().map(|cache| CacheUse {
+            cache,
+            max_snapshots,
+        });
+        let live = read_live_entries(&self.table, &snapshot, &selection, cache, lazy).await?;
+
+        let c = &live.counters;
+        let mut metrics = ScanMetrics {
+            snapshot_id: Some(snapshot.id),
+            cache_hit: live.cache_hit,
+            manifests_total: c.manifests_total,
+            last_scanned_manifests: if live.cache_hit == Some(true) {
+                0
+            } else {
+                c.manifests_read
+            },
+            manifests_skipped_by_partition: c.manifests_skipped_by_partition,
+            manifests_skipped_by_bucket: c.manifests_skipped_by_bucket,
+            entries_inspected: c.entries_inspected,
+            entries_decoded: c.entries_decoded,
+            entries_skipped_by_partition: c.entries_skipped_by_partition,
+            entries_skipped_by_bucket: c.entries_skipped_by_bucket,
+            live_files: live.entries.len(),
+            ..ScanMetrics::default()
+        };
+        let splits = if self.table.is_primary_key_table() {
+            pk_splits::plan_splits(
                 &self.table,
                 snapshot.id,
-                live,
+                live.entries,
                 bound.as_ref(),
                 &mut metrics,
             )
-            .await?;
-            return Ok(Plan {
-                snapshot: Some(snapshot),
-                splits,
-                metrics,
-            });
-        }
+            .await?
+        } else {
+            self.append_splits(snapshot.id, live.entries, bound.as_ref(), &mut metrics)
+                .await?
+        };
+        metrics.splits = splits.len();
+        metrics.files = splits.iter().map(|s| s.files.len()).sum();
+        metrics.skipped_files = live.table_files.saturating_sub(metrics.files as u64);
+        Ok(Plan {
+            snapshot: Some(snapshot),
+            splits,
+            metrics,
+        })
+    }
 
+    async fn append_splits(
+        &self,
+        snapshot_id: i64,
+        live: Vec<ManifestEntry>,
+        bound: Option<&BoundPredicate>,
+        metrics: &mut ScanMetrics,
+    ) -> Result<Vec<DataSplit>> {
         let mut groups: BTreeMap<(Vec<u8>, i32), DataSplit> = BTreeMap::new();
         for e in live {
-            if let Some(b) = &bound {
+            if let Some(b) = bound {
                 if !stats_pruning::may_match(&self.table, b, &e.file).await? {
                     metrics.files_skipped_by_stats += 1;
                     continue;
@@ -181,7 +258,7 @@ impl TableScan {
             groups
                 .entry(key)
                 .or_insert_with(|| DataSplit {
-                    snapshot_id: snapshot.id,
+                    snapshot_id,
                     partition: e.partition.clone(),
                     bucket: e.bucket,
                     total_buckets: e.total_buckets,
@@ -196,11 +273,17 @@ impl TableScan {
             s.files
                 .sort_by_key(|f| (f.min_sequence_number, f.file_name.clone()));
         }
-        Ok(Plan {
-            snapshot: Some(snapshot),
-            splits,
-            metrics,
-        })
+        Ok(splits)
+    }
+}
+
+fn option_error(e: strata_spec::SpecError) -> Error {
+    match e {
+        strata_spec::SpecError::Invalid { context, message } => Error::InvalidOption {
+            key: context,
+            message,
+        },
+        other => Error::Spec(other),
     }
 }
 

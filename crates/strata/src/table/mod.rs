@@ -18,6 +18,7 @@ use strata_spec::options::CoreOptions;
 use strata_spec::partition::PartitionComputer;
 use strata_spec::schema::TableSchema;
 
+use crate::cache::Cache;
 use crate::catalog::Identifier;
 use crate::commit::{OverwriteScope, TableCommit};
 use crate::io::FileIO;
@@ -31,6 +32,8 @@ use crate::{Error, Result};
 #[derive(Clone, Debug)]
 pub struct Table {
     inner: Arc<TableInner>,
+    /// The shared metadata cache scans of this table use (see [`crate::cache`]).
+    cache: Option<Arc<dyn Cache>>,
 }
 
 #[derive(Debug)]
@@ -80,7 +83,41 @@ impl Table {
                 options,
                 partition_computer,
             }),
+            cache: None,
         })
+    }
+
+    /// This table with `cache` as the shared metadata cache of its scans. Share one cache
+    /// between all tables of a process (e.g. with [`crate::catalog::FileSystemCatalog::with_cache`]).
+    pub fn with_cache(mut self, cache: Arc<dyn Cache>) -> Table {
+        self.cache = Some(cache);
+        self
+    }
+
+    /// This table with `options` overriding its schema's options for this handle only (Java's
+    /// `Table.copy(dynamicOptions)`): nothing is written. Keys and values are validated like
+    /// table options.
+    pub fn with_dynamic_options(
+        &self,
+        options: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Table> {
+        let mut schema = (**self.schema()).clone();
+        schema.options.extend(options);
+        validate_options(&schema)?;
+        let mut table = Table::new(
+            self.identifier().clone(),
+            self.file_io().clone(),
+            self.paths().clone(),
+            self.schema_manager().clone(),
+            Arc::new(schema),
+        )?;
+        table.cache = self.cache.clone();
+        Ok(table)
+    }
+
+    /// The shared metadata cache, if one is configured.
+    pub fn cache(&self) -> Option<&Arc<dyn Cache>> {
+        self.cache.as_ref()
     }
 
     pub fn identifier(&self) -> &Identifier {
@@ -224,12 +261,14 @@ impl Table {
             return Ok(self.clone());
         }
         let schema = self.schema_manager().schema(snapshot.schema_id).await?;
-        Table::new(
+        let mut table = Table::new(
             self.identifier().clone(),
             self.file_io().clone(),
             self.paths().clone(),
             self.schema_manager().clone(),
             schema,
-        )
+        )?;
+        table.cache = self.cache.clone();
+        Ok(table)
     }
 }

@@ -1,0 +1,436 @@
+//! The live manifest entries a scan needs: from manifests or from the snapshot live manifest
+//! entry cache, with partition and bucket selection before decoding (lazy decoding).
+//!
+//! Three paths, all returning the same entries for the same snapshot and selection:
+//!
+//! * **Cache hit** (`scan.manifest-entry-cache.max-snapshots > 0`, a cache configured, the scan
+//!   resolves to one bucket, and the cached value holds this snapshot with the same manifest
+//!   lists): no manifest list or manifest is read. The slot's encoded entries are selected by
+//!   partition and only the kept ones decoded.
+//! * **Cache miss**: the bucket's entries are read from the snapshot's manifests (manifests
+//!   whose bucket range excludes the bucket are not read), merged over every partition and
+//!   stored; then the partition selection and decoding run as on a hit.
+//! * **No cache**: manifests pruned by partition statistics and bucket range, entries selected
+//!   by bucket and partition while still encoded, merged, and the live ones decoded.
+//!
+//! With `scan.manifest-entry.lazy-decode.enabled = false` every inspected entry is decoded
+//! before the partition selection runs (the bucket of a cache rebuild is still selected
+//! first, since the rebuild stores only that bucket). Results are identical; only the work
+//! differs, which [`EntryCounters`] shows.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use strata_spec::binary_row::BinaryRow;
+use strata_spec::manifest::{
+    merge_entries, ManifestEntry, ManifestFileMeta, RawEntry, RawManifest,
+};
+use strata_spec::snapshot::Snapshot;
+use strata_spec::DataType;
+
+use super::live_cache::{self, fingerprint, LiveValue};
+use crate::cache::{Cache, CacheKey, CacheKind};
+use crate::expr::BoundPredicate;
+use crate::table::Table;
+use crate::{Error, Result};
+
+/// Branch name in cache keys (strata reads and writes the main branch).
+const BRANCH: &str = "main";
+
+/// Entries decoded on one thread before decoding is split across threads.
+const PARALLEL_DECODE_MIN: usize = 4096;
+
+/// Which entries a scan keeps, evaluated before decoding.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct EntrySelection {
+    pub buckets: Option<BTreeSet<i32>>,
+    /// Bound to the partition row type.
+    pub partition: Option<BoundPredicate>,
+    pub partition_types: Vec<DataType>,
+}
+
+impl EntrySelection {
+    fn bucket_ok(&self, bucket: i32) -> bool {
+        self.buckets.as_ref().is_none_or(|b| b.contains(&bucket))
+    }
+
+    /// The one bucket this selection is limited to, if any.
+    pub(crate) fn single_bucket(&self) -> Option<i32> {
+        match &self.buckets {
+            Some(b) if b.len() == 1 => b.first().copied(),
+            _ => None,
+        }
+    }
+
+    fn without_partition(&self) -> EntrySelection {
+        EntrySelection {
+            buckets: self.buckets.clone(),
+            partition: None,
+            partition_types: self.partition_types.clone(),
+        }
+    }
+
+    fn partition_values_ok(&self, partition: &BinaryRow) -> Result<bool> {
+        match &self.partition {
+            None => Ok(true),
+            Some(pf) => {
+                let values = partition.to_datums(&self.partition_types)?;
+                Ok(pf.test_values(&values) == Some(true))
+            }
+        }
+    }
+}
+
+/// Partition tests on encoded `_PARTITION` bytes, memoized: a bucket has far fewer distinct
+/// partitions than entries.
+struct PartitionTest<'s, 'a> {
+    sel: &'s EntrySelection,
+    memo: HashMap<&'a [u8], bool>,
+}
+
+impl<'s, 'a> PartitionTest<'s, 'a> {
+    fn new(sel: &'s EntrySelection) -> Self {
+        PartitionTest {
+            sel,
+            memo: HashMap::new(),
+        }
+    }
+
+    fn ok(&mut self, serialized: &'a [u8]) -> Result<bool> {
+        if self.sel.partition.is_none() {
+            return Ok(true);
+        }
+        if let Some(&ok) = self.memo.get(serialized) {
+            return Ok(ok);
+        }
+        let row = BinaryRow::from_serialized(serialized)?;
+        let ok = self.sel.partition_values_ok(&row)?;
+        self.memo.insert(serialized, ok);
+        Ok(ok)
+    }
+}
+
+/// What reading entries cost.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct EntryCounters {
+    pub manifests_total: usize,
+    pub manifests_read: usize,
+    pub manifests_skipped_by_partition: usize,
+    pub manifests_skipped_by_bucket: usize,
+    pub entries_inspected: usize,
+    pub entries_decoded: usize,
+    pub entries_skipped_by_partition: usize,
+    pub entries_skipped_by_bucket: usize,
+}
+
+/// The live entries of a scan plus how they were obtained.
+pub(crate) struct LiveEntries {
+    pub entries: Vec<ManifestEntry>,
+    /// Data files of the whole snapshot (Java's `allDataFiles`), for the skipped-files metric.
+    pub table_files: u64,
+    pub counters: EntryCounters,
+    /// `None` when the scan was not eligible for the cache.
+    pub cache_hit: Option<bool>,
+}
+
+/// The cache settings of one scan.
+pub(crate) struct CacheUse {
+    pub cache: Arc<dyn Cache>,
+    pub max_snapshots: usize,
+}
+
+fn cache_key(table: &Table, bucket: i32) -> CacheKey {
+    CacheKey::new(
+        CacheKind::SnapshotLiveManifest,
+        format!("{}\u{0}{BRANCH}\u{0}{bucket}", table.location()),
+    )
+}
+
+/// Reads the live entries of `snapshot` selected by `sel`.
+pub(crate) async fn read_live_entries(
+    table: &Table,
+    snapshot: &Snapshot,
+    sel: &EntrySelection,
+    cache: Option<CacheUse>,
+    lazy: bool,
+) -> Result<LiveEntries> {
+    if let (Some(c), Some(bucket)) = (cache, sel.single_bucket()) {
+        if c.max_snapshots > 0 {
+            return read_through_cache(table, snapshot, sel, c, bucket, lazy).await;
+        }
+    }
+    let mut counters = EntryCounters::default();
+    let (metas, table_files) = data_manifests(table, snapshot, sel, true, &mut counters).await?;
+    let sel = sel.clone();
+    let entries = if lazy {
+        let raws = table.manifest_store().read_raw_manifests(&metas).await?;
+        blocking(move || {
+            let mut c = counters;
+            let adds = select_and_merge(&raws, &sel, &mut c)?;
+            let entries = decode_all(&adds, |e| e.decode())?;
+            c.entries_decoded += entries.len();
+            Ok((entries, c))
+        })
+        .await?
+    } else {
+        let batches = table.manifest_store().read_manifests(&metas).await?;
+        blocking(move || {
+            let mut c = counters;
+            let mut kept = Vec::new();
+            for e in batches.into_iter().flatten() {
+                c.entries_inspected += 1;
+                c.entries_decoded += 1;
+                if !sel.bucket_ok(e.bucket) {
+                    c.entries_skipped_by_bucket += 1;
+                } else if !sel.partition_values_ok(&e.partition)? {
+                    c.entries_skipped_by_partition += 1;
+                } else {
+                    kept.push(e);
+                }
+            }
+            Ok((merge_entries(kept)?.adds, c))
+        })
+        .await?
+    };
+    let (entries, counters) = entries;
+    Ok(LiveEntries {
+        entries,
+        table_files,
+        counters,
+        cache_hit: None,
+    })
+}
+
+async fn read_through_cache(
+    table: &Table,
+    snapshot: &Snapshot,
+    sel: &EntrySelection,
+    c: CacheUse,
+    bucket: i32,
+    lazy: bool,
+) -> Result<LiveEntries> {
+    let key = cache_key(table, bucket);
+    let fp = fingerprint(snapshot);
+    let old: Option<Bytes> = c.cache.get(&key);
+    let hit = old.as_ref().is_some_and(|b| {
+        LiveValue::parse(b).is_some_and(|v| v.find(snapshot.id, &fp).is_some())
+    });
+    let sel = sel.clone();
+    if hit {
+        let bytes = old.expect("hit implies a cached value");
+        let id = snapshot.id;
+        let (entries, table_files, counters) = blocking(move || {
+            let mut counters = EntryCounters::default();
+            let value = LiveValue::parse(&bytes).ok_or_else(|| stale_value(&key))?;
+            let slot = value.find(id, &fp).ok_or_else(|| stale_value(&key))?;
+            let cached = value.entries(slot).ok_or_else(|| stale_value(&key))?;
+            let entries = select_cached(&cached, &sel, lazy, &mut counters)?;
+            Ok((entries, slot.table_files, counters))
+        })
+        .await?;
+        return Ok(LiveEntries {
+            entries,
+            table_files,
+            counters,
+            cache_hit: Some(true),
+        });
+    }
+
+    let mut counters = EntryCounters::default();
+    let bucket_only = sel.without_partition();
+    let (metas, table_files) =
+        data_manifests(table, snapshot, &bucket_only, false, &mut counters).await?;
+    let raws = table.manifest_store().read_raw_manifests(&metas).await?;
+    let snap = snapshot.clone();
+    let max = c.max_snapshots;
+    let (entries, value, counters) = blocking(move || {
+        let mut counters = counters;
+        let adds = select_and_merge(&raws, &bucket_only, &mut counters)?;
+        let old_value = old.as_deref().and_then(LiveValue::parse);
+        let value = live_cache::encode(old_value.as_ref(), &snap, table_files, &adds, max);
+        let mut test = PartitionTest::new(&sel);
+        let entries = if lazy {
+            let mut kept = Vec::new();
+            for e in &adds {
+                if test.ok(e.head.partition)? {
+                    kept.push(e);
+                } else {
+                    counters.entries_skipped_by_partition += 1;
+                }
+            }
+            decode_all(&kept, |e| e.decode())?
+        } else {
+            let all = decode_all(&adds, |e| e.decode())?;
+            counters.entries_decoded += all.len();
+            let mut kept = Vec::new();
+            for e in all {
+                if sel.partition_values_ok(&e.partition)? {
+                    kept.push(e);
+                } else {
+                    counters.entries_skipped_by_partition += 1;
+                }
+            }
+            kept
+        };
+        if lazy {
+            counters.entries_decoded += entries.len();
+        }
+        Ok((entries, value, counters))
+    })
+    .await?;
+    c.cache.put(key, value);
+    Ok(LiveEntries {
+        entries,
+        table_files,
+        counters,
+        cache_hit: Some(false),
+    })
+}
+
+fn stale_value(key: &CacheKey) -> Error {
+    Error::Invariant(format!(
+        "cached live manifest entries for {:?} changed while being read",
+        key.key
+    ))
+}
+
+/// The snapshot's data manifests, pruned by bucket range (and by partition statistics when
+/// `by_partition`), plus the snapshot's total data file count.
+async fn data_manifests(
+    table: &Table,
+    snapshot: &Snapshot,
+    sel: &EntrySelection,
+    by_partition: bool,
+    counters: &mut EntryCounters,
+) -> Result<(Vec<ManifestFileMeta>, u64)> {
+    let metas = table.manifest_store().data_manifests(snapshot).await?;
+    counters.manifests_total = metas.len();
+    let table_files = metas
+        .iter()
+        .map(|m| m.num_added_files - m.num_deleted_files)
+        .sum::<i64>()
+        .max(0) as u64;
+    let partition_types = &sel.partition_types;
+    let mut kept = Vec::with_capacity(metas.len());
+    for m in metas {
+        if let (Some(buckets), Some(lo), Some(hi)) = (&sel.buckets, m.min_bucket, m.max_bucket) {
+            if buckets.range(lo..=hi).next().is_none() {
+                counters.manifests_skipped_by_bucket += 1;
+                continue;
+            }
+        }
+        if let (true, Some(pf)) = (by_partition, &sel.partition) {
+            let stats = m.partition_stats.to_columns(partition_types)?;
+            if !pf.test_stats(m.num_added_files + m.num_deleted_files, &stats) {
+                counters.manifests_skipped_by_partition += 1;
+                continue;
+            }
+        }
+        kept.push(m);
+    }
+    counters.manifests_read = kept.len();
+    Ok((kept, table_files))
+}
+
+/// Selects encoded entries by bucket and partition and merges them; returns the live ADDs.
+fn select_and_merge<'a>(
+    raws: &'a [RawManifest],
+    sel: &EntrySelection,
+    counters: &mut EntryCounters,
+) -> Result<Vec<RawEntry<'a>>> {
+    let mut test = PartitionTest::new(sel);
+    let mut kept = Vec::new();
+    for raw in raws {
+        for e in raw.entries() {
+            counters.entries_inspected += 1;
+            if !sel.bucket_ok(e.head.bucket) {
+                counters.entries_skipped_by_bucket += 1;
+            } else if !test.ok(e.head.partition)? {
+                counters.entries_skipped_by_partition += 1;
+            } else {
+                kept.push(e);
+            }
+        }
+    }
+    Ok(merge_entries(kept)?.adds)
+}
+
+/// Selects cached entries by partition and decodes the kept ones (all of them first when
+/// lazy decoding is off).
+fn select_cached(
+    cached: &[live_cache::CachedEntry<'_>],
+    sel: &EntrySelection,
+    lazy: bool,
+    counters: &mut EntryCounters,
+) -> Result<Vec<ManifestEntry>> {
+    counters.entries_inspected += cached.len();
+    let decode = |e: &&live_cache::CachedEntry<'_>| e.schema.decode(e.datum, 0);
+    if !lazy {
+        let all = decode_all(&cached.iter().collect::<Vec<_>>(), decode)?;
+        counters.entries_decoded += all.len();
+        let mut kept = Vec::new();
+        for e in all {
+            if sel.partition_values_ok(&e.partition)? {
+                kept.push(e);
+            } else {
+                counters.entries_skipped_by_partition += 1;
+            }
+        }
+        return Ok(kept);
+    }
+    let mut test = PartitionTest::new(sel);
+    let mut kept = Vec::new();
+    for e in cached {
+        if test.ok(e.partition)? {
+            kept.push(e);
+        } else {
+            counters.entries_skipped_by_partition += 1;
+        }
+    }
+    let out = decode_all(&kept, decode)?;
+    counters.entries_decoded += out.len();
+    Ok(out)
+}
+
+/// Decodes `items` in order, on several threads when there are many.
+fn decode_all<T: Sync>(
+    items: &[T],
+    decode: impl Fn(&T) -> strata_spec::Result<ManifestEntry> + Sync,
+) -> Result<Vec<ManifestEntry>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    if items.len() < PARALLEL_DECODE_MIN || threads < 2 {
+        return Ok(items
+            .iter()
+            .map(&decode)
+            .collect::<strata_spec::Result<Vec<_>>>()?);
+    }
+    let chunk = items.len().div_ceil(threads);
+    let parts: Vec<strata_spec::Result<Vec<ManifestEntry>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| s.spawn(|| part.iter().map(&decode).collect()))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(strata_spec::SpecError::Unsupported(
+                        "manifest entry decoding thread panicked".into(),
+                    ))
+                })
+            })
+            .collect()
+    });
+    let mut out = Vec::with_capacity(items.len());
+    for p in parts {
+        out.extend(p?);
+    }
+    Ok(out)
+}
+
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| Error::Unsupported(format!("scan planning task failed: {e}")))?
+}
