@@ -12,9 +12,9 @@ pub use identifier::Identifier;
 
 use std::sync::Arc;
 
+use crate::cache::Cache;
 use crate::io::{FileIO, StoreKind};
 use crate::meta::{SchemaManager, TablePaths};
-use crate::cache::Cache;
 use crate::table::Table;
 use crate::{Error, Result};
 

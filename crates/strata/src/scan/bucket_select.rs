@@ -20,7 +20,10 @@ use crate::Result;
 const MAX_COMBINATIONS: usize = 1000;
 
 /// The buckets `filter` can match, or `None` when it does not pin the bucket key.
-pub(crate) fn select_buckets(table: &Table, filter: &BoundPredicate) -> Result<Option<BTreeSet<i32>>> {
+pub(crate) fn select_buckets(
+    table: &Table,
+    filter: &BoundPredicate,
+) -> Result<Option<BTreeSet<i32>>> {
     let opts = table.options();
     let num_buckets = opts.bucket()?;
     if num_buckets <= 0 || opts.bucket_function_type()? != BucketFunctionType::Default {

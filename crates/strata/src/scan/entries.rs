@@ -213,9 +213,9 @@ async fn read_through_cache(
     let key = cache_key(table, bucket);
     let fp = fingerprint(snapshot);
     let old: Option<Bytes> = c.cache.get(&key);
-    let hit = old.as_ref().is_some_and(|b| {
-        LiveValue::parse(b).is_some_and(|v| v.find(snapshot.id, &fp).is_some())
-    });
+    let hit = old
+        .as_ref()
+        .is_some_and(|b| LiveValue::parse(b).is_some_and(|v| v.find(snapshot.id, &fp).is_some()));
     let sel = sel.clone();
     if hit {
         let bytes = old.expect("hit implies a cached value");

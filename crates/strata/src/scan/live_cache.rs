@@ -201,9 +201,8 @@ pub(crate) fn encode(
         kept.drain(..kept.len() - keep);
     }
     let fp = fingerprint(snapshot);
-    let mut out = Vec::with_capacity(
-        64 + body.len() + kept.iter().map(|s| s.body.len() + 64).sum::<usize>(),
-    );
+    let mut out =
+        Vec::with_capacity(64 + body.len() + kept.iter().map(|s| s.body.len() + 64).sum::<usize>());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&(schemas.len() as u32).to_le_bytes());
     for s in &schemas {

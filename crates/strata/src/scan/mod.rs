@@ -183,14 +183,18 @@ impl TableScan {
         }
         let selection = EntrySelection {
             buckets,
-            partition: bound.as_ref().and_then(|b| partition_predicate(&self.table, b)),
+            partition: bound
+                .as_ref()
+                .and_then(|b| partition_predicate(&self.table, b)),
             partition_types: schema.partition_type().types(),
         };
         let opts = self.table.options();
         let max_snapshots = opts
             .scan_manifest_entry_cache_max_snapshots()
             .map_err(option_error)?;
-        let lazy = opts.scan_manifest_entry_lazy_decode().map_err(option_error)?;
+        let lazy = opts
+            .scan_manifest_entry_lazy_decode()
+            .map_err(option_error)?;
         let cache = self.cache.clone().map(|cache| CacheUse {
             cache,
             max_snapshots,
