@@ -6,6 +6,7 @@
 #   --interop-only   skip fmt/clippy/cargo test (still builds the strata binary)
 #   PYTEST_ARGS      passed to pytest, e.g. -k overwrite, -x, -m cli_read
 # Env:   PYTHON=python3.11   interpreter for the venv (CPython >= 3.11; default python3)
+#        CARGO_TARGET_DIR    honoured (the binary is taken from there)
 #        INTEROP_VENV=DIR    venv location (default .interop-venv at the repository root)
 #
 # Needs only a Rust toolchain (cargo with rustfmt and clippy) and CPython >= 3.11 with venv and
@@ -61,7 +62,9 @@ else
 fi
 step "${BUILD[*]}"
 "${BUILD[@]}" || die "building the strata binary failed"
-STRATA_BIN="$ROOT/target/debug/strata"
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+[[ "$TARGET_DIR" = /* ]] || TARGET_DIR="$ROOT/$TARGET_DIR"
+STRATA_BIN="$TARGET_DIR/debug/strata"
 [[ -x "$STRATA_BIN" ]] || die "no binary at $STRATA_BIN after the build"
 
 # -- Python venv with the pinned reference engines -------------------------------------------------
