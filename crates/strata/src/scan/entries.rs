@@ -288,6 +288,21 @@ async fn read_through_cache(
     })
 }
 
+/// Every live entry of the snapshot whose data manifests are `metas`: merged encoded, the
+/// live ones decoded.
+pub(crate) async fn all_live_entries(
+    table: &Table,
+    metas: &[ManifestFileMeta],
+) -> Result<Vec<ManifestEntry>> {
+    let raws = table.manifest_store().read_raw_manifests(metas).await?;
+    blocking(move || {
+        let mut counters = EntryCounters::default();
+        let adds = select_and_merge(&raws, &EntrySelection::default(), &mut counters)?;
+        decode_all(&adds, |e| e.decode())
+    })
+    .await
+}
+
 fn stale_value(key: &CacheKey) -> Error {
     Error::Invariant(format!(
         "cached live manifest entries for {:?} changed while being read",

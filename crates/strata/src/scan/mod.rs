@@ -26,7 +26,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 use strata_spec::binary_row::BinaryRow;
-use strata_spec::manifest::{merge_entries, DataFileMeta, ManifestEntry, ManifestFileMeta};
+use strata_spec::manifest::{DataFileMeta, ManifestEntry, ManifestFileMeta};
 use strata_spec::snapshot::Snapshot;
 
 pub(crate) use bucket_select::select_buckets;
@@ -308,12 +308,12 @@ fn partition_predicate(table: &Table, bound: &BoundPredicate) -> Option<BoundPre
 }
 
 /// Live entries of `snapshot` given its data manifests (used by overwrite commits and writers
-/// restoring sequence numbers).
+/// restoring sequence numbers). Entries are merged while still encoded, so files added and
+/// later deleted (compaction inputs) are never decoded.
 pub(crate) async fn live_entries(
     table: &Table,
     _snapshot: &Snapshot,
     metas: &[ManifestFileMeta],
 ) -> Result<Vec<ManifestEntry>> {
-    let batches = table.manifest_store().read_manifests(metas).await?;
-    Ok(merge_entries(batches.into_iter().flatten())?.adds)
+    entries::all_live_entries(table, metas).await
 }
