@@ -310,8 +310,15 @@ impl TableCommit {
             }
         }
         if kind == CommitKind::Compact {
+            // Conflicts are checked per partition (live files, level overlaps, bucket
+            // counts), so only the partitions the compaction touches are read.
+            let mut touched: Vec<BinaryRow> = adds.iter().map(|e| e.partition.clone()).collect();
+            touched.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+            touched.dedup();
             let base = match &latest {
-                Some(s) => crate::scan::live_entries(table, s, &base_metas).await?,
+                Some(_) => {
+                    crate::scan::live_entries_of_partitions(table, &base_metas, &touched).await?
+                }
                 None => Vec::new(),
             };
             conflicts::check_compact_conflicts(

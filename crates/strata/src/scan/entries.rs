@@ -18,7 +18,7 @@
 //! first, since the rebuild stores only that bucket). Results are identical; only the work
 //! differs, which [`EntryCounters`] shows.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -48,6 +48,9 @@ pub(crate) struct EntrySelection {
     /// Bound to the partition row type.
     pub partition: Option<BoundPredicate>,
     pub partition_types: Vec<DataType>,
+    /// Only these partitions (serialized `_PARTITION` bytes), for internal readers that know
+    /// exactly which partitions they touch.
+    pub partition_set: Option<HashSet<Vec<u8>>>,
 }
 
 impl EntrySelection {
@@ -68,10 +71,16 @@ impl EntrySelection {
             buckets: self.buckets.clone(),
             partition: None,
             partition_types: self.partition_types.clone(),
+            partition_set: None,
         }
     }
 
     fn partition_values_ok(&self, partition: &BinaryRow) -> Result<bool> {
+        if let Some(set) = &self.partition_set {
+            if !set.contains(&partition.to_serialized()) {
+                return Ok(false);
+            }
+        }
         match &self.partition {
             None => Ok(true),
             Some(pf) => {
@@ -98,6 +107,11 @@ impl<'s, 'a> PartitionTest<'s, 'a> {
     }
 
     fn ok(&mut self, serialized: &'a [u8]) -> Result<bool> {
+        if let Some(set) = &self.sel.partition_set {
+            if !set.contains(serialized) {
+                return Ok(false);
+            }
+        }
         if self.sel.partition.is_none() {
             return Ok(true);
         }
@@ -288,16 +302,21 @@ async fn read_through_cache(
     })
 }
 
-/// Every live entry of the snapshot whose data manifests are `metas`: merged encoded, the
-/// live ones decoded.
+/// The live entries of the snapshot whose data manifests are `metas` (only those of
+/// `partitions` when given): merged encoded, the live ones decoded.
 pub(crate) async fn all_live_entries(
     table: &Table,
     metas: &[ManifestFileMeta],
+    partitions: Option<&[BinaryRow]>,
 ) -> Result<Vec<ManifestEntry>> {
     let raws = table.manifest_store().read_raw_manifests(metas).await?;
+    let sel = EntrySelection {
+        partition_set: partitions.map(|ps| ps.iter().map(BinaryRow::to_serialized).collect()),
+        ..EntrySelection::default()
+    };
     blocking(move || {
         let mut counters = EntryCounters::default();
-        let adds = select_and_merge(&raws, &EntrySelection::default(), &mut counters)?;
+        let adds = select_and_merge(&raws, &sel, &mut counters)?;
         decode_all(&adds, |e| e.decode())
     })
     .await

@@ -187,6 +187,7 @@ impl TableScan {
                 .as_ref()
                 .and_then(|b| partition_predicate(&self.table, b)),
             partition_types: schema.partition_type().types(),
+            partition_set: None,
         };
         let opts = self.table.options();
         let max_snapshots = opts
@@ -315,5 +316,14 @@ pub(crate) async fn live_entries(
     _snapshot: &Snapshot,
     metas: &[ManifestFileMeta],
 ) -> Result<Vec<ManifestEntry>> {
-    entries::all_live_entries(table, metas).await
+    entries::all_live_entries(table, metas, None).await
+}
+
+/// Like [`live_entries`], only the entries of `partitions`.
+pub(crate) async fn live_entries_of_partitions(
+    table: &Table,
+    metas: &[ManifestFileMeta],
+    partitions: &[BinaryRow],
+) -> Result<Vec<ManifestEntry>> {
+    entries::all_live_entries(table, metas, Some(partitions)).await
 }
