@@ -18,6 +18,7 @@
 //! | `raw-rewrite --wh W --out O [--write-rows N] [--threads N]` | raw-parquet / rewrite | the table's live data files read + written back with arrow-rs, no merge (rewrite floor) |
 //! | `upgrade-write --wh W [--files F] [--file-mb M]` | strata / upgrade-write | F key-disjoint level-0 files of ≈ 0.9 × M MiB (`write-only`, `target-file-size = M mb`) |
 //! | `stream --wh W [--option k=v]...` | strata / wa | initial load + upsert commits with compaction; bytes ingested, rewritten, upgraded |
+//! | `scan-gen --wh W [--partitions P] [--buckets B] [--commits C]` | strata / scan-gen | the scan-planning table `bench.scan_t` (bench/scan.sh; see `scan_gen.rs`) |
 //!
 //! `--table` is `append` (default; `bench.append_t`, bucket -1) or `pk` (`bench.pk_t`, primary
 //! key `id`, bucket 1); `raw-scan`, `compact` and `raw-rewrite` default to `pk`. `write
@@ -33,6 +34,7 @@ mod common;
 mod compact;
 mod pk_mem;
 mod raw;
+mod scan_gen;
 mod strata_phases;
 
 use std::path::PathBuf;
@@ -201,6 +203,25 @@ enum Command {
         #[arg(long = "option")]
         options: Vec<String>,
     },
+    /// The scan-planning benchmark's table: a partitioned PK table, many small commits.
+    ScanGen {
+        #[arg(long)]
+        wh: PathBuf,
+        #[arg(long, default_value_t = 200)]
+        partitions: usize,
+        #[arg(long, default_value_t = 4)]
+        buckets: i32,
+        #[arg(long, default_value_t = 500)]
+        commits: usize,
+        /// Distinct partitions written by each commit (bench/scan.sh: ⌈0.26 × partitions⌉).
+        #[arg(long, default_value_t = 52)]
+        partitions_per_commit: usize,
+        /// Rows per touched partition per commit.
+        #[arg(long, default_value_t = 24)]
+        rows_per_partition: usize,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+    },
 }
 
 fn runtime(threads: Option<usize>) -> Result<tokio::runtime::Runtime> {
@@ -348,6 +369,26 @@ fn run(cli: Cli) -> Result<()> {
             };
             let out = runtime(None)?.block_on(compact::stream(&wh, &cfg))?;
             emit("strata", "wa", out);
+        }
+        Command::ScanGen {
+            wh,
+            partitions,
+            buckets,
+            commits,
+            partitions_per_commit,
+            rows_per_partition,
+            seed,
+        } => {
+            let cfg = scan_gen::GenConfig {
+                partitions,
+                buckets,
+                commits,
+                partitions_per_commit,
+                rows_per_partition,
+                seed,
+            };
+            let out = runtime(None)?.block_on(scan_gen::generate(&wh, &cfg))?;
+            emit("strata", "scan-gen", out);
         }
     }
     Ok(())

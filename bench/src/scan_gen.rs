@@ -1,0 +1,250 @@
+//! The table of the scan-planning benchmark (`bench/scan.sh`): `bench.scan_t`, a primary-key
+//! table partitioned by `dt` (`partitions` days from 2024-01-01) with `bucket = buckets` and
+//! `write-only = true`, written in `commits` commits through one long-lived `TableWrite`.
+//!
+//! Every commit writes `rows_per_partition` rows into each of `partitions_per_commit` distinct
+//! partitions drawn at random (`SmallRng::seed_from_u64(seed)`); the ids are uniform in
+//! `0 .. 1,000,000` per partition (updates and inserts mixed), so with the default 24 rows a
+//! touched partition gets a new level-0 file in every one of its 4 buckets with probability
+//! 1 − 4·(3/4)^24 ≈ 99.6%. `write-only` keeps compaction off, and strata does not merge
+//! manifests, so each commit adds one delta manifest of about `partitions_per_commit × buckets`
+//! ADD entries, and the latest snapshot's manifest lists name every one of them — the metadata of
+//! a busy table that has not been manifest-compacted.
+//!
+//! The phase prints one JSON line with the table's shape (entries, manifests, bytes) and
+//! `files_by_partition`: the files written per partition and bucket, from the commit messages,
+//! which `bench/scan_report.py` uses as the expected plan of a single-partition scan.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use arrow::array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow::datatypes::{DataType, Field, Schema};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde_json::{json, Map, Value};
+use strata::catalog::Identifier;
+
+use crate::common::{cpu_time, secs, BoxError, Result};
+use crate::strata_phases::{catalog, create_table, DATABASE};
+
+pub const TABLE: &str = "scan_t";
+/// The id space of each partition.
+const ID_SPACE: i64 = 1_000_000;
+
+/// The shape of the generated table.
+#[derive(Clone, Debug)]
+pub struct GenConfig {
+    pub partitions: usize,
+    pub buckets: i32,
+    pub commits: usize,
+    pub partitions_per_commit: usize,
+    pub rows_per_partition: usize,
+    pub seed: u64,
+}
+
+fn schema_json(buckets: i32) -> String {
+    format!(
+        r#"{{
+  "fields": [
+    {{"name": "dt", "type": "STRING NOT NULL"}},
+    {{"name": "id", "type": "BIGINT NOT NULL"}},
+    {{"name": "v", "type": "BIGINT"}},
+    {{"name": "s", "type": "STRING"}}
+  ],
+  "partitionKeys": ["dt"],
+  "primaryKeys": ["dt", "id"],
+  "options": {{"bucket": "{buckets}", "write-only": "true"}}
+}}"#
+    )
+}
+
+/// `YYYY-MM-DD` of `days` after 1970-01-01 (proleptic Gregorian; H. Hinnant's algorithm).
+fn civil_date(days: i64) -> String {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// The partition values: `count` consecutive days from 2024-01-01.
+pub fn partition_values(count: usize) -> Vec<String> {
+    const JAN_1_2024: i64 = 19_723; // days since 1970-01-01
+    (0..count as i64)
+        .map(|i| civil_date(JAN_1_2024 + i))
+        .collect()
+}
+
+/// The `scan-gen` phase: creates `bench.scan_t` in `wh` and writes `cfg.commits` commits.
+pub async fn generate(wh: &Path, cfg: &GenConfig) -> Result<Map<String, Value>> {
+    if cfg.partitions_per_commit > cfg.partitions || cfg.partitions == 0 {
+        return Err(format!(
+            "--partitions-per-commit ({}) must be between 1 and --partitions ({})",
+            cfg.partitions_per_commit, cfg.partitions
+        )
+        .into());
+    }
+    let cat = catalog(wh)?;
+    let id = Identifier::new(DATABASE, TABLE)?;
+    create_table(&cat, &id, &schema_json(cfg.buckets)).await?;
+    let table = cat.get_table(&id).await?;
+
+    let values = partition_values(cfg.partitions);
+    let arrow_schema = Arc::new(Schema::new(vec![
+        Field::new("dt", DataType::Utf8, false),
+        Field::new("id", DataType::Int64, false),
+        Field::new("v", DataType::Int64, true),
+        Field::new("s", DataType::Utf8, true),
+    ]));
+    let mut rng = SmallRng::seed_from_u64(cfg.seed);
+    let mut order: Vec<usize> = (0..cfg.partitions).collect();
+    // Files written per (partition text, bucket), from the commit messages.
+    let mut files: BTreeMap<String, BTreeMap<i32, u64>> = BTreeMap::new();
+    let mut entries = 0u64;
+    let mut rows = 0u64;
+    let mut last_snapshot = None;
+
+    let cpu0 = cpu_time();
+    let t0 = Instant::now();
+    let mut write = table.new_write()?;
+    let result = async {
+        for c in 0..cfg.commits {
+            // Partial Fisher–Yates: the first partitions_per_commit of `order` are the sample.
+            for i in 0..cfg.partitions_per_commit {
+                let j = rng.random_range(i..cfg.partitions);
+                order.swap(i, j);
+            }
+            let n = cfg.partitions_per_commit * cfg.rows_per_partition;
+            let mut dt = Vec::with_capacity(n);
+            let mut ids = Vec::with_capacity(n);
+            let mut v = Vec::with_capacity(n);
+            let mut s = Vec::with_capacity(n);
+            for &p in &order[..cfg.partitions_per_commit] {
+                for _ in 0..cfg.rows_per_partition {
+                    dt.push(values[p].as_str());
+                    ids.push(rng.random_range(0..ID_SPACE));
+                    v.push(rng.random_range(0..i64::MAX));
+                    s.push(format!("c{c:05}-{:08x}", rng.random::<u32>()));
+                }
+            }
+            let columns: Vec<ArrayRef> = vec![
+                Arc::new(StringArray::from(dt)),
+                Arc::new(Int64Array::from(ids)),
+                Arc::new(Int64Array::from(v)),
+                Arc::new(StringArray::from(s)),
+            ];
+            let batch = RecordBatch::try_new(arrow_schema.clone(), columns)?;
+            rows += n as u64;
+            write.write(&batch).await?;
+            let messages = write.prepare_commit().await?;
+            for m in &messages {
+                let k = m.new_files.len() as u64;
+                entries += k;
+                *files
+                    .entry(table.partition_text(&m.partition)?)
+                    .or_default()
+                    .entry(m.bucket)
+                    .or_default() += k;
+            }
+            last_snapshot = table.new_commit()?.commit(messages).await?;
+            if last_snapshot.is_none() {
+                return Err(format!("commit {c} produced no snapshot").into());
+            }
+            if (c + 1) % 50 == 0 || c + 1 == cfg.commits {
+                eprintln!(
+                    "scan-gen: {} / {} commits, {entries} entries, {:.1} s",
+                    c + 1,
+                    cfg.commits,
+                    t0.elapsed().as_secs_f64()
+                );
+            }
+        }
+        Ok::<_, BoxError>(())
+    }
+    .await;
+    if let Err(e) = result {
+        write.abort().await;
+        return Err(e);
+    }
+    drop(write);
+    let elapsed = t0.elapsed();
+    let cpu = cpu_time().saturating_sub(cpu0);
+
+    // The manifest directory: data manifests vs manifest lists.
+    let manifest_dir = wh
+        .join(format!("{DATABASE}.db"))
+        .join(TABLE)
+        .join("manifest");
+    let (mut manifests, mut manifest_bytes, mut lists, mut list_bytes) = (0u64, 0u64, 0u64, 0u64);
+    if let Ok(dir) = std::fs::read_dir(&manifest_dir) {
+        for e in dir.flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            let len = e.metadata().map(|m| m.len()).unwrap_or(0);
+            if name.starts_with("manifest-list-") {
+                lists += 1;
+                list_bytes += len;
+            } else if name.starts_with("manifest-") {
+                manifests += 1;
+                manifest_bytes += len;
+            }
+        }
+    }
+
+    let by_partition: Map<String, Value> = files
+        .into_iter()
+        .map(|(p, b)| {
+            let counts: Vec<u64> = (0..cfg.buckets)
+                .map(|i| b.get(&i).copied().unwrap_or(0))
+                .collect();
+            (p, json!(counts))
+        })
+        .collect();
+    let mut out = Map::new();
+    out.insert("seconds".into(), json!(secs(elapsed)));
+    out.insert("cpu_s".into(), json!(secs(cpu)));
+    out.insert("table".into(), json!(format!("{DATABASE}.{TABLE}")));
+    out.insert("location".into(), json!(table.location()));
+    out.insert("partition_column".into(), json!("dt"));
+    out.insert("partitions".into(), json!(cfg.partitions));
+    out.insert("buckets".into(), json!(cfg.buckets));
+    out.insert("commits".into(), json!(cfg.commits));
+    out.insert(
+        "partitions_per_commit".into(),
+        json!(cfg.partitions_per_commit),
+    );
+    out.insert("rows_per_partition".into(), json!(cfg.rows_per_partition));
+    out.insert("seed".into(), json!(cfg.seed));
+    out.insert("snapshot_id".into(), json!(last_snapshot));
+    out.insert("rows".into(), json!(rows));
+    out.insert("entries".into(), json!(entries));
+    out.insert("manifests".into(), json!(manifests));
+    out.insert("manifest_bytes".into(), json!(manifest_bytes));
+    out.insert("manifest_lists".into(), json!(lists));
+    out.insert("manifest_list_bytes".into(), json!(list_bytes));
+    out.insert("files_by_partition".into(), Value::Object(by_partition));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_date(0), "1970-01-01");
+        assert_eq!(civil_date(19_723), "2024-01-01");
+        assert_eq!(civil_date(19_723 + 59), "2024-02-29");
+        assert_eq!(civil_date(19_723 + 366), "2025-01-01");
+        let v = partition_values(200);
+        assert_eq!(v.len(), 200);
+        assert_eq!(v[199], "2024-07-18");
+    }
+}
