@@ -27,12 +27,14 @@ pub mod compression;
 mod entry_codec;
 mod index_codec;
 pub mod lazy;
+mod lazy_walk;
 mod list_codec;
 pub mod merge;
 pub mod model;
 mod ocf;
 pub mod summary;
 mod wire;
+mod zstd_block;
 
 #[cfg(test)]
 mod testkit;

@@ -12,7 +12,6 @@
 //! block to 64000 bytes or more. The sync marker is derived from the content (Java draws it at
 //! random), so the same entries always encode to the same bytes.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -23,6 +22,8 @@ use super::avro_value::{
     decode_value, max_items, min_encoded_size, Cursor, DecodeError, NamedTypes,
 };
 use super::compression::ManifestCompression;
+use super::lazy_walk::EntryProgram;
+use super::zstd_block::zstd_decompress_into;
 use crate::error::{Result, SpecError};
 
 const MAGIC: &[u8; 4] = b"Obj\x01";
@@ -241,6 +242,8 @@ pub(crate) struct CompiledSchema {
     pub schema: Schema,
     pub named: NamedTypes,
     pub min_size: usize,
+    /// The lazy-decoding walker, compiled on first use (manifest-entry schemas only).
+    pub entry_program: OnceLock<std::result::Result<EntryProgram, String>>,
 }
 
 /// Most distinct writer schemas kept parsed (a table sees a handful: one per writer version).
@@ -262,6 +265,7 @@ pub(crate) fn compiled_schema(text: &str) -> Result<Arc<CompiledSchema>> {
         text: Arc::from(text),
         named: NamedTypes::of(&schema),
         min_size: min_encoded_size(&schema),
+        entry_program: OnceLock::new(),
         schema,
     });
     let mut map = interned.lock().unwrap_or_else(|p| p.into_inner());
@@ -363,9 +367,9 @@ fn check_snappy_block(block: &[u8]) -> std::result::Result<(), String> {
 }
 
 impl<'a> OcfFile<'a> {
-    /// Hands each block's decompressed datums to `f` with the block number and record count,
-    /// in file order. Errors name `what` (e.g. "manifest entry") and the block.
-    pub(crate) fn for_each_block(
+    /// Hands each block's raw (still compressed) bytes to `f` with the block number and record
+    /// count, in file order, after checking the framing. Errors name `what` and the block.
+    fn for_each_raw_block(
         &self,
         what: &str,
         mut f: impl FnMut(usize, usize, &[u8]) -> Result<()>,
@@ -373,10 +377,7 @@ impl<'a> OcfFile<'a> {
         let mut c = Cursor::new(self.body);
         let mut block_no = 0usize;
         while c.remaining() > 0 {
-            let avro_err = |message: String| SpecError::Avro {
-                context: format!("Avro block #{block_no} of {what} file"),
-                message,
-            };
+            let avro_err = |message: String| block_err(what, block_no, message);
             let count = c.read_long().map_err(|e| avro_err(e.message))?;
             let size = c.read_long().map_err(|e| avro_err(e.message))?;
             if count < 0 || size < 0 || size as u64 > c.remaining() as u64 {
@@ -392,30 +393,88 @@ impl<'a> OcfFile<'a> {
             if marker != self.sync {
                 return Err(avro_err("sync marker does not match the header".into()));
             }
-            let data: Cow<'_, [u8]> = match self.codec {
-                apache_avro::Codec::Null => Cow::Borrowed(raw),
-                codec => {
-                    if matches!(codec, apache_avro::Codec::Snappy) {
-                        check_snappy_block(raw).map_err(avro_err)?;
-                    }
-                    let mut buf = raw.to_vec();
-                    codec
-                        .decompress(&mut buf)
-                        .map_err(|e| avro_err(format!("decompression failed: {e}")))?;
-                    Cow::Owned(buf)
-                }
-            };
-            let limit = max_items(data.len(), self.schema.min_size);
-            if count as u64 > limit as u64 {
-                return Err(avro_err(format!(
-                    "{count} records cannot fit in {} bytes",
-                    data.len()
-                )));
-            }
-            f(block_no, count as usize, &data)?;
+            f(block_no, count as usize, raw)?;
             block_no += 1;
         }
         Ok(())
+    }
+
+    /// Appends the decompressed bytes of block `block_no` (`count` records) to `out`.
+    fn decompress(
+        &self,
+        what: &str,
+        block_no: usize,
+        count: usize,
+        raw: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let avro_err = |message: String| block_err(what, block_no, message);
+        let start = out.len();
+        match self.codec {
+            apache_avro::Codec::Null => out.extend_from_slice(raw),
+            apache_avro::Codec::Zstandard(_) => zstd_decompress_into(raw, out)
+                .map_err(|m| avro_err(format!("decompression failed: {m}")))?,
+            codec => {
+                if matches!(codec, apache_avro::Codec::Snappy) {
+                    check_snappy_block(raw).map_err(avro_err)?;
+                }
+                let mut buf = raw.to_vec();
+                codec
+                    .decompress(&mut buf)
+                    .map_err(|e| avro_err(format!("decompression failed: {e}")))?;
+                out.extend_from_slice(&buf);
+            }
+        }
+        let len = out.len() - start;
+        if count as u64 > max_items(len, self.schema.min_size) as u64 {
+            return Err(avro_err(format!(
+                "{count} records cannot fit in {len} bytes"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Hands each block's decompressed datums to `f` with the block number and record count,
+    /// in file order. Errors name `what` (e.g. "manifest entry") and the block.
+    pub(crate) fn for_each_block(
+        &self,
+        what: &str,
+        mut f: impl FnMut(usize, usize, &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        let mut scratch = Vec::new();
+        self.for_each_raw_block(what, |block_no, count, raw| {
+            if matches!(self.codec, apache_avro::Codec::Null) {
+                let limit = max_items(raw.len(), self.schema.min_size);
+                if count as u64 > limit as u64 {
+                    return Err(block_err(
+                        what,
+                        block_no,
+                        format!("{count} records cannot fit in {} bytes", raw.len()),
+                    ));
+                }
+                return f(block_no, count, raw);
+            }
+            scratch.clear();
+            self.decompress(what, block_no, count, raw, &mut scratch)?;
+            f(block_no, count, &scratch)
+        })
+    }
+
+    /// Decompresses every block into `out`, back to back; returns each block's record count
+    /// and byte range in `out`.
+    pub(crate) fn decompress_all(
+        &self,
+        what: &str,
+        out: &mut Vec<u8>,
+    ) -> Result<Vec<(usize, usize, std::ops::Range<usize>)>> {
+        let mut blocks = Vec::new();
+        self.for_each_raw_block(what, |block_no, count, raw| {
+            let start = out.len();
+            self.decompress(what, block_no, count, raw, out)?;
+            blocks.push((block_no, count, start..out.len()));
+            Ok(())
+        })?;
+        Ok(blocks)
     }
 
     /// Decodes every record in file order and hands it to `f` with its ordinal. Errors name
@@ -437,6 +496,13 @@ impl<'a> OcfFile<'a> {
             }
             check_block_consumed(what, block_no, count, &rc)
         })
+    }
+}
+
+fn block_err(what: &str, block_no: usize, message: String) -> SpecError {
+    SpecError::Avro {
+        context: format!("Avro block #{block_no} of {what} file"),
+        message,
     }
 }
 

@@ -22,7 +22,7 @@ pub(super) fn assert_lazy_agrees(bytes: &[u8]) {
             assert_eq!(e.head.bucket, d.bucket);
             assert_eq!(e.head.total_buckets, d.total_buckets);
             assert_eq!(e.head.level, d.file.level);
-            assert_eq!(e.head.file_name, d.file.file_name);
+            assert_eq!(e.head.file_name, d.file.file_name.as_bytes());
             let extras = e.head.extras.as_deref().cloned().unwrap_or_default();
             assert_eq!(extras.extra_files, d.file.extra_files);
             assert_eq!(extras.embedded_index, d.file.embedded_index);
@@ -72,7 +72,8 @@ fn merge_of_raw_entries_matches_merge_of_decoded_entries() {
     assert_eq!(
         names(&merged_raw.adds, |e| format!(
             "{}@{}",
-            e.head.file_name, e.head.level
+            String::from_utf8_lossy(e.head.file_name),
+            e.head.level
         )),
         names(&merged.adds, |e| format!(
             "{}@{}",
@@ -80,7 +81,10 @@ fn merge_of_raw_entries_matches_merge_of_decoded_entries() {
         ))
     );
     assert_eq!(
-        names(&merged_raw.orphan_deletes, |e| e.head.file_name.to_string()),
+        names(&merged_raw.orphan_deletes, |e| String::from_utf8_lossy(
+            e.head.file_name
+        )
+        .into_owned()),
         names(&merged.orphan_deletes, |e| e.file.file_name.clone())
     );
     let decoded: Vec<ManifestEntry> = merged_raw

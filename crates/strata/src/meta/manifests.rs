@@ -21,6 +21,45 @@ use crate::{Error, Result};
 /// How many manifest files are fetched and decoded at once.
 const MANIFEST_READ_CONCURRENCY: usize = 8;
 
+/// How many manifest files are fetched at once by the lazy reader (decoding runs apart).
+const MANIFEST_FETCH_CONCURRENCY: usize = 16;
+
+/// Manifests indexed per thread before the work is split across threads.
+const PARALLEL_PARSE_MIN: usize = 8;
+
+/// Indexes fetched manifests in order, on several threads when there are many.
+fn parse_raw_parallel(fetched: &[(String, bytes::Bytes)]) -> Result<Vec<RawManifest>> {
+    let parse = |(shown, bytes): &(String, bytes::Bytes)| {
+        RawManifest::parse(bytes).map_err(|e| Error::corrupt(shown.clone(), e))
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    if fetched.len() < PARALLEL_PARSE_MIN * 2 || threads < 2 {
+        return fetched.iter().map(parse).collect();
+    }
+    let chunk = fetched.len().div_ceil(threads);
+    let parts: Vec<Result<Vec<RawManifest>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = fetched
+            .chunks(chunk)
+            .map(|part| s.spawn(move || part.iter().map(parse).collect()))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(Error::Unsupported(
+                        "manifest decoding thread panicked".into(),
+                    ))
+                })
+            })
+            .collect()
+    });
+    let mut out = Vec::with_capacity(fetched.len());
+    for p in parts {
+        out.extend(p?);
+    }
+    Ok(out)
+}
+
 /// Manifest I/O of one table.
 #[derive(Debug, Clone)]
 pub struct ManifestStore {
@@ -89,30 +128,29 @@ impl ManifestStore {
     }
 
     /// Manifests with their entries still encoded (lazy decoding, see
-    /// [`strata_spec::manifest::lazy`]), in the given order, fetched concurrently and indexed
-    /// on the blocking pool.
+    /// [`strata_spec::manifest::lazy`]), in the given order: fetched concurrently, then
+    /// indexed on one blocking task that splits the files across threads (one hand-off per
+    /// scan rather than per manifest).
     pub async fn read_raw_manifests(&self, metas: &[ManifestFileMeta]) -> Result<Vec<RawManifest>> {
         let io = self.io.clone();
         let paths = self.paths.clone();
         let names: Vec<String> = metas.iter().map(|m| m.file_name.clone()).collect();
-        stream::iter(names)
+        let fetched: Vec<(String, bytes::Bytes)> = stream::iter(names)
             .map(move |name| {
                 let io = io.clone();
                 let paths = paths.clone();
                 async move {
                     let path = paths.manifest_file(&name);
                     let bytes = io.get(&path).await?;
-                    let shown = io.display(&path);
-                    tokio::task::spawn_blocking(move || {
-                        RawManifest::parse(&bytes).map_err(|e| Error::corrupt(shown, e))
-                    })
-                    .await
-                    .map_err(|e| Error::Unsupported(format!("manifest decode task failed: {e}")))?
+                    Ok::<_, Error>((io.display(&path), bytes))
                 }
             })
-            .buffered(MANIFEST_READ_CONCURRENCY)
+            .buffered(MANIFEST_FETCH_CONCURRENCY)
             .try_collect()
+            .await?;
+        tokio::task::spawn_blocking(move || parse_raw_parallel(&fetched))
             .await
+            .map_err(|e| Error::Unsupported(format!("manifest decode task failed: {e}")))?
     }
 
     /// Writes `entries` as one new manifest file and returns its list entry.
