@@ -144,6 +144,13 @@ fn shifted(mut pos: HeadPos, by: usize) -> HeadPos {
     pos
 }
 
+/// Moves a head whose datum started at `from` (in the scratch buffer) to start at `to`.
+fn shifted_back(mut pos: HeadPos, from: usize, to: usize) -> HeadPos {
+    pos.partition = pos.partition.start - from + to..pos.partition.end - from + to;
+    pos.file_name = pos.file_name.start - from + to..pos.file_name.end - from + to;
+    pos
+}
+
 /// The compiled walker of a manifest-entry schema.
 fn program(schema: &CompiledSchema) -> Result<&EntryProgram> {
     schema
@@ -154,12 +161,31 @@ fn program(schema: &CompiledSchema) -> Result<&EntryProgram> {
 }
 
 /// A manifest file with its entries still encoded (see the module docs).
+/// Decides, from its head alone, whether an encoded entry is kept by
+/// [`RawManifest::parse_filtered`].
+pub trait EntryFilter {
+    fn keep(&mut self, head: &EntryHead<'_>) -> Result<bool>;
+}
+
+/// Keeps every entry.
+pub struct KeepAll;
+
+impl EntryFilter for KeepAll {
+    fn keep(&mut self, _: &EntryHead<'_>) -> Result<bool> {
+        Ok(true)
+    }
+}
+
+/// A manifest file with its entries still encoded (see the module docs).
 #[derive(Debug)]
 pub struct RawManifest {
     schema: EntrySchema,
-    /// Decompressed blocks, back to back; every datum lies inside one block.
+    /// The kept entries' datums, back to back.
     data: Vec<u8>,
-    entries: Vec<(HeadPos, Range<usize>)>,
+    /// Head positions and datum range in `data`, and the entry's ordinal in its file.
+    entries: Vec<(HeadPos, Range<usize>, usize)>,
+    /// Entries in the file, kept or not.
+    walked: usize,
 }
 
 impl RawManifest {
@@ -167,29 +193,65 @@ impl RawManifest {
     /// [`super::decode_manifest_entries`] on corrupt containers and on entries whose routing
     /// or identity fields are malformed.
     pub fn parse(bytes: &[u8]) -> Result<RawManifest> {
+        Self::parse_filtered(bytes, &mut KeepAll)
+    }
+
+    /// Like [`Self::parse`], keeping only the entries `filter` accepts: the others are walked
+    /// (to find the next entry) and dropped without being copied. The file is decompressed
+    /// into a per-thread buffer reused across files, so a scan over many manifests holds
+    /// only the kept entries.
+    pub fn parse_filtered(bytes: &[u8], filter: &mut dyn EntryFilter) -> Result<RawManifest> {
+        thread_local! {
+            static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
         let ocf = parse_ocf(bytes)?;
         let plan = program(&ocf.schema)?;
-        let mut data = Vec::new();
-        let blocks = ocf.decompress_all(WHAT, &mut data)?;
-        let mut entries = Vec::new();
-        for (block_no, count, range) in blocks {
-            let base = range.start;
-            let mut c = Cursor::new(&data[range]);
-            for _ in 0..count {
-                let ordinal = entries.len();
-                let start = c.position();
-                let head = plan
-                    .walk(&mut c)
-                    .map_err(|e| record_err(WHAT, ordinal, e))?;
-                entries.push((shifted(head, base), base + start..base + c.position()));
+        let schema = EntrySchema(ocf.schema.clone());
+        // Taken out of the cell so a filter may itself parse manifests without a re-borrow.
+        let mut scratch = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        scratch.clear();
+        let result = (|| {
+            let blocks = ocf.decompress_all(WHAT, &mut scratch)?;
+            let mut data = Vec::new();
+            let mut entries = Vec::new();
+            let mut walked = 0usize;
+            for (block_no, count, range) in blocks {
+                let base = range.start;
+                let mut c = Cursor::new(&scratch[range]);
+                for _ in 0..count {
+                    let ordinal = walked;
+                    walked += 1;
+                    let start = c.position();
+                    let head = plan
+                        .walk(&mut c)
+                        .map_err(|e| record_err(WHAT, ordinal, e))?;
+                    let datum = base + start..base + c.position();
+                    let head = shifted(head, base);
+                    if !filter.keep(&resolve(&head, &scratch))? {
+                        continue;
+                    }
+                    // Re-base the head's ranges from the scratch buffer onto `data`.
+                    let at = data.len();
+                    data.extend_from_slice(&scratch[datum.clone()]);
+                    let moved = shifted_back(head, datum.start, at);
+                    entries.push((moved, at..data.len(), ordinal));
+                }
+                check_block_consumed(WHAT, block_no, count, &c)?;
             }
-            check_block_consumed(WHAT, block_no, count, &c)?;
-        }
-        Ok(RawManifest {
-            schema: EntrySchema(ocf.schema.clone()),
-            data,
-            entries,
-        })
+            Ok(RawManifest {
+                schema,
+                data,
+                entries,
+                walked,
+            })
+        })();
+        SCRATCH.with(|s| *s.borrow_mut() = scratch);
+        result
+    }
+
+    /// Entries walked in the file, including the ones a filter dropped.
+    pub fn walked(&self) -> usize {
+        self.walked
     }
 
     pub fn len(&self) -> usize {
@@ -206,12 +268,12 @@ impl RawManifest {
 
     /// Entry `i` (file order).
     pub fn entry(&self, i: usize) -> RawEntry<'_> {
-        let (head, datum) = &self.entries[i];
+        let (head, datum, ordinal) = &self.entries[i];
         RawEntry {
             head: resolve(head, &self.data),
             datum: &self.data[datum.clone()],
             schema: &self.schema,
-            ordinal: i,
+            ordinal: *ordinal,
         }
     }
 

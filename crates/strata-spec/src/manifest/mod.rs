@@ -53,7 +53,9 @@ pub use codec::{
 pub use compression::{ManifestCompression, DEFAULT_ZSTD_LEVEL};
 pub use entry_codec::{decode_manifest_entries, encode_manifest_entries, MANIFEST_ENTRY_VERSION};
 pub use index_codec::{decode_index_manifest, encode_index_manifest, INDEX_MANIFEST_VERSION};
-pub use lazy::{EntryHead, EntrySchema, IdentityExtras, RawEntry, RawManifest};
+pub use lazy::{
+    EntryFilter, EntryHead, EntrySchema, IdentityExtras, KeepAll, RawEntry, RawManifest,
+};
 pub use list_codec::{decode_manifest_list, encode_manifest_list, MANIFEST_LIST_VERSION};
 pub use merge::{
     merge_entries, EntryMerger, FileEntryIdentifier, GenericMerger, MergeItem, Merged,

@@ -155,3 +155,43 @@ proptest! {
         assert_lazy_agrees(&bytes);
     }
 }
+
+struct OddBuckets(usize);
+
+impl super::lazy::EntryFilter for OddBuckets {
+    fn keep(&mut self, head: &super::lazy::EntryHead<'_>) -> crate::error::Result<bool> {
+        self.0 += 1;
+        Ok(head.bucket % 2 != 0)
+    }
+}
+
+#[test]
+fn filtered_parse_keeps_the_selected_entries_with_their_ordinals() {
+    let entries: Vec<ManifestEntry> = (0..50)
+        .map(|i| entry(FileKind::Add, i % 7, i % 4, &format!("f-{i}")))
+        .collect();
+    for codec in [
+        ManifestCompression::Null,
+        ManifestCompression::Zstandard { level: 1 },
+    ] {
+        let bytes = encode_manifest_entries(&entries, codec).unwrap();
+        let mut filter = OddBuckets(0);
+        let raw = RawManifest::parse_filtered(&bytes, &mut filter).unwrap();
+        assert_eq!((filter.0, raw.walked()), (50, 50));
+        let kept: Vec<(usize, ManifestEntry)> = raw
+            .entries()
+            .map(|e| (e.ordinal, e.decode().unwrap()))
+            .collect();
+        let want: Vec<(usize, ManifestEntry)> = entries
+            .iter()
+            .cloned()
+            .enumerate()
+            .filter(|(_, e)| e.bucket % 2 != 0)
+            .collect();
+        assert_eq!(kept, want);
+        for (e, (_, d)) in raw.entries().zip(&want) {
+            assert_eq!(e.head.partition, d.partition.to_serialized().as_slice());
+            assert_eq!(e.head.file_name, d.file.file_name.as_bytes());
+        }
+    }
+}

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use futures::{stream, StreamExt, TryStreamExt};
 use strata_spec::manifest::{
     decode_manifest_entries, decode_manifest_list, encode_manifest_entries, encode_manifest_list,
-    ManifestCompression, ManifestEntry, ManifestFileMeta, RawManifest,
+    EntryFilter, ManifestCompression, ManifestEntry, ManifestFileMeta, RawManifest,
 };
 use strata_spec::snapshot::Snapshot;
 use strata_spec::RowType;
@@ -27,20 +27,33 @@ const MANIFEST_FETCH_CONCURRENCY: usize = 16;
 /// Manifests indexed per thread before the work is split across threads.
 const PARALLEL_PARSE_MIN: usize = 8;
 
-/// Indexes fetched manifests in order, on several threads when there are many.
-fn parse_raw_parallel(fetched: &[(String, bytes::Bytes)]) -> Result<Vec<RawManifest>> {
-    let parse = |(shown, bytes): &(String, bytes::Bytes)| {
-        RawManifest::parse(bytes).map_err(|e| Error::corrupt(shown.clone(), e))
+/// Indexes fetched manifests in order (one filter per thread), on several threads when there
+/// are many. Returns the manifests and the filters (which may hold counters).
+fn parse_raw_parallel<F: EntryFilter + Send>(
+    fetched: &[(String, bytes::Bytes)],
+    make_filter: &(dyn Fn() -> F + Sync),
+) -> Result<(Vec<RawManifest>, Vec<F>)> {
+    let parse_all = |part: &[(String, bytes::Bytes)]| -> Result<(Vec<RawManifest>, F)> {
+        let mut filter = make_filter();
+        let mut out = Vec::with_capacity(part.len());
+        for (shown, bytes) in part {
+            out.push(
+                RawManifest::parse_filtered(bytes, &mut filter)
+                    .map_err(|e| Error::corrupt(shown.clone(), e))?,
+            );
+        }
+        Ok((out, filter))
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     if fetched.len() < PARALLEL_PARSE_MIN * 2 || threads < 2 {
-        return fetched.iter().map(parse).collect();
+        let (raws, filter) = parse_all(fetched)?;
+        return Ok((raws, vec![filter]));
     }
     let chunk = fetched.len().div_ceil(threads);
-    let parts: Vec<Result<Vec<RawManifest>>> = std::thread::scope(|s| {
+    let parts: Vec<Result<(Vec<RawManifest>, F)>> = std::thread::scope(|s| {
         let handles: Vec<_> = fetched
             .chunks(chunk)
-            .map(|part| s.spawn(move || part.iter().map(parse).collect()))
+            .map(|part| s.spawn(move || parse_all(part)))
             .collect();
         handles
             .into_iter()
@@ -54,10 +67,13 @@ fn parse_raw_parallel(fetched: &[(String, bytes::Bytes)]) -> Result<Vec<RawManif
             .collect()
     });
     let mut out = Vec::with_capacity(fetched.len());
+    let mut filters = Vec::with_capacity(parts.len());
     for p in parts {
-        out.extend(p?);
+        let (raws, filter) = p?;
+        out.extend(raws);
+        filters.push(filter);
     }
-    Ok(out)
+    Ok((out, filters))
 }
 
 /// Manifest I/O of one table.
@@ -131,7 +147,15 @@ impl ManifestStore {
     /// [`strata_spec::manifest::lazy`]), in the given order: fetched concurrently, then
     /// indexed on one blocking task that splits the files across threads (one hand-off per
     /// scan rather than per manifest).
-    pub async fn read_raw_manifests(&self, metas: &[ManifestFileMeta]) -> Result<Vec<RawManifest>> {
+    pub async fn read_raw_manifests<F, M>(
+        &self,
+        metas: &[ManifestFileMeta],
+        make_filter: M,
+    ) -> Result<(Vec<RawManifest>, Vec<F>)>
+    where
+        F: EntryFilter + Send + 'static,
+        M: Fn() -> F + Send + Sync + 'static,
+    {
         let io = self.io.clone();
         let paths = self.paths.clone();
         let names: Vec<String> = metas.iter().map(|m| m.file_name.clone()).collect();
@@ -148,7 +172,7 @@ impl ManifestStore {
             .buffered(MANIFEST_FETCH_CONCURRENCY)
             .try_collect()
             .await?;
-        tokio::task::spawn_blocking(move || parse_raw_parallel(&fetched))
+        tokio::task::spawn_blocking(move || parse_raw_parallel(&fetched, &make_filter))
             .await
             .map_err(|e| Error::Unsupported(format!("manifest decode task failed: {e}")))?
     }

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::{
-    merge_entries, ManifestEntry, ManifestFileMeta, RawEntry, RawManifest,
+    merge_entries, EntryFilter, EntryHead, ManifestEntry, ManifestFileMeta, RawManifest,
 };
 use strata_spec::snapshot::Snapshot;
 use strata_spec::DataType;
@@ -125,6 +125,87 @@ impl<'s, 'a> PartitionTest<'s, 'a> {
     }
 }
 
+/// The [`EntryFilter`] of one parsing thread: bucket and partition selection on encoded
+/// heads, memoizing partition verdicts, counting what it saw.
+struct Selector {
+    sel: Arc<EntrySelection>,
+    memo: HashMap<Vec<u8>, bool>,
+    inspected: usize,
+    skipped_by_bucket: usize,
+    skipped_by_partition: usize,
+}
+
+impl Selector {
+    fn new(sel: Arc<EntrySelection>) -> Self {
+        Selector {
+            sel,
+            memo: HashMap::new(),
+            inspected: 0,
+            skipped_by_bucket: 0,
+            skipped_by_partition: 0,
+        }
+    }
+
+    fn partition_ok(&mut self, serialized: &[u8]) -> strata_spec::Result<bool> {
+        if let Some(set) = &self.sel.partition_set {
+            if !set.contains(serialized) {
+                return Ok(false);
+            }
+        }
+        let Some(pf) = &self.sel.partition else {
+            return Ok(true);
+        };
+        if let Some(&ok) = self.memo.get(serialized) {
+            return Ok(ok);
+        }
+        let values =
+            BinaryRow::from_serialized(serialized)?.to_datums(&self.sel.partition_types)?;
+        let ok = pf.test_values(&values) == Some(true);
+        self.memo.insert(serialized.to_vec(), ok);
+        Ok(ok)
+    }
+
+    fn add_to(&self, c: &mut EntryCounters) {
+        c.entries_inspected += self.inspected;
+        c.entries_skipped_by_bucket += self.skipped_by_bucket;
+        c.entries_skipped_by_partition += self.skipped_by_partition;
+    }
+}
+
+impl EntryFilter for Selector {
+    fn keep(&mut self, head: &EntryHead<'_>) -> strata_spec::Result<bool> {
+        self.inspected += 1;
+        if !self.sel.bucket_ok(head.bucket) {
+            self.skipped_by_bucket += 1;
+            return Ok(false);
+        }
+        if !self.partition_ok(head.partition)? {
+            self.skipped_by_partition += 1;
+            return Ok(false);
+        }
+        Ok(true)
+    }
+}
+
+/// Reads `metas` lazily, keeping the entries `sel` selects, and merges them: the live ADDs
+/// with the manifests they borrow from.
+async fn read_selected(
+    table: &Table,
+    metas: &[ManifestFileMeta],
+    sel: &EntrySelection,
+    counters: &mut EntryCounters,
+) -> Result<Vec<RawManifest>> {
+    let shared = Arc::new(sel.clone());
+    let (raws, filters) = table
+        .manifest_store()
+        .read_raw_manifests(metas, move || Selector::new(shared.clone()))
+        .await?;
+    for f in &filters {
+        f.add_to(counters);
+    }
+    Ok(raws)
+}
+
 /// What reading entries cost.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct EntryCounters {
@@ -178,10 +259,11 @@ pub(crate) async fn read_live_entries(
     let (metas, table_files) = data_manifests(table, snapshot, sel, true, &mut counters).await?;
     let sel = sel.clone();
     let entries = if lazy {
-        let raws = table.manifest_store().read_raw_manifests(&metas).await?;
+        let mut counters = counters;
+        let raws = read_selected(table, &metas, &sel, &mut counters).await?;
         blocking(move || {
             let mut c = counters;
-            let adds = select_and_merge(&raws, &sel, &mut c)?;
+            let adds = merge_entries(raws.iter().flat_map(|r| r.entries()))?.adds;
             let entries = decode_all(&adds, |e| e.decode())?;
             c.entries_decoded += entries.len();
             Ok((entries, c))
@@ -255,12 +337,12 @@ async fn read_through_cache(
     let bucket_only = sel.without_partition();
     let (metas, table_files) =
         data_manifests(table, snapshot, &bucket_only, false, &mut counters).await?;
-    let raws = table.manifest_store().read_raw_manifests(&metas).await?;
+    let raws = read_selected(table, &metas, &bucket_only, &mut counters).await?;
     let snap = snapshot.clone();
     let max = c.max_snapshots;
     let (entries, value, counters) = blocking(move || {
         let mut counters = counters;
-        let adds = select_and_merge(&raws, &bucket_only, &mut counters)?;
+        let adds = merge_entries(raws.iter().flat_map(|r| r.entries()))?.adds;
         let old_value = old.as_deref().and_then(LiveValue::parse);
         let value = live_cache::encode(old_value.as_ref(), &snap, table_files, &adds, max);
         let mut test = PartitionTest::new(&sel);
@@ -309,14 +391,13 @@ pub(crate) async fn all_live_entries(
     metas: &[ManifestFileMeta],
     partitions: Option<&[BinaryRow]>,
 ) -> Result<Vec<ManifestEntry>> {
-    let raws = table.manifest_store().read_raw_manifests(metas).await?;
     let sel = EntrySelection {
         partition_set: partitions.map(|ps| ps.iter().map(BinaryRow::to_serialized).collect()),
         ..EntrySelection::default()
     };
+    let raws = read_selected(table, metas, &sel, &mut EntryCounters::default()).await?;
     blocking(move || {
-        let mut counters = EntryCounters::default();
-        let adds = select_and_merge(&raws, &sel, &mut counters)?;
+        let adds = merge_entries(raws.iter().flat_map(|r| r.entries()))?.adds;
         decode_all(&adds, |e| e.decode())
     })
     .await
@@ -365,29 +446,6 @@ async fn data_manifests(
     }
     counters.manifests_read = kept.len();
     Ok((kept, table_files))
-}
-
-/// Selects encoded entries by bucket and partition and merges them; returns the live ADDs.
-fn select_and_merge<'a>(
-    raws: &'a [RawManifest],
-    sel: &EntrySelection,
-    counters: &mut EntryCounters,
-) -> Result<Vec<RawEntry<'a>>> {
-    let mut test = PartitionTest::new(sel);
-    let mut kept = Vec::new();
-    for raw in raws {
-        for e in raw.entries() {
-            counters.entries_inspected += 1;
-            if !sel.bucket_ok(e.head.bucket) {
-                counters.entries_skipped_by_bucket += 1;
-            } else if !test.ok(e.head.partition)? {
-                counters.entries_skipped_by_partition += 1;
-            } else {
-                kept.push(e);
-            }
-        }
-    }
-    Ok(merge_entries(kept)?.adds)
 }
 
 /// Selects cached entries by partition and decodes the kept ones (all of them first when
