@@ -91,18 +91,44 @@ impl EntrySelection {
     }
 }
 
+/// A fast hasher for short byte keys (serialized partitions) in per-scan memo tables: the
+/// multiply-rotate word mix of rustc's FxHash. Not DoS-resistant, which does not matter for
+/// maps that live for one scan over the table's own metadata.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes(c.try_into().expect("chunks_exact(8) yields 8 bytes"));
+            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
+
 /// Partition tests on encoded `_PARTITION` bytes, memoized: a bucket has far fewer distinct
 /// partitions than entries.
 struct PartitionTest<'s, 'a> {
     sel: &'s EntrySelection,
-    memo: HashMap<&'a [u8], bool>,
+    memo: FastMap<&'a [u8], bool>,
 }
 
 impl<'s, 'a> PartitionTest<'s, 'a> {
     fn new(sel: &'s EntrySelection) -> Self {
         PartitionTest {
             sel,
-            memo: HashMap::new(),
+            memo: FastMap::default(),
         }
     }
 
@@ -129,7 +155,7 @@ impl<'s, 'a> PartitionTest<'s, 'a> {
 /// heads, memoizing partition verdicts, counting what it saw.
 struct Selector {
     sel: Arc<EntrySelection>,
-    memo: HashMap<Vec<u8>, bool>,
+    memo: FastMap<Vec<u8>, bool>,
     inspected: usize,
     skipped_by_bucket: usize,
     skipped_by_partition: usize,
@@ -139,7 +165,7 @@ impl Selector {
     fn new(sel: Arc<EntrySelection>) -> Self {
         Selector {
             sel,
-            memo: HashMap::new(),
+            memo: FastMap::default(),
             inspected: 0,
             skipped_by_bucket: 0,
             skipped_by_partition: 0,
@@ -321,7 +347,8 @@ async fn read_through_cache(
             let value = LiveValue::parse(&bytes).ok_or_else(|| stale_value(&key))?;
             let slot = value.find(id, &fp).ok_or_else(|| stale_value(&key))?;
             let cached = value.entries(slot).ok_or_else(|| stale_value(&key))?;
-            let entries = select_cached(&cached, &sel, lazy, &mut counters)?;
+            let entries = select_cached(cached, &sel, lazy, &mut counters)
+                .ok_or_else(|| stale_value(&key))??;
             Ok((entries, slot.table_files, counters))
         })
         .await?;
@@ -448,41 +475,64 @@ async fn data_manifests(
     Ok((kept, table_files))
 }
 
-/// Selects cached entries by partition and decodes the kept ones (all of them first when
-/// lazy decoding is off).
+/// Selects cached entries by partition (one verdict per distinct partition of the slot) and
+/// decodes the kept ones (all of them first when lazy decoding is off). `None` when the
+/// cached body is malformed.
 fn select_cached(
-    cached: &[live_cache::CachedEntry<'_>],
+    cached: live_cache::SlotEntries<'_, '_>,
     sel: &EntrySelection,
     lazy: bool,
     counters: &mut EntryCounters,
-) -> Result<Vec<ManifestEntry>> {
+) -> Option<Result<Vec<ManifestEntry>>> {
     counters.entries_inspected += cached.len();
-    let decode = |e: &&live_cache::CachedEntry<'_>| e.schema.decode(e.datum, 0);
+    let decode = |e: &live_cache::CachedEntry<'_>| e.schema.decode(e.datum, 0);
     if !lazy {
-        let all = decode_all(&cached.iter().collect::<Vec<_>>(), decode)?;
-        counters.entries_decoded += all.len();
-        let mut kept = Vec::new();
-        for e in all {
-            if sel.partition_values_ok(&e.partition)? {
-                kept.push(e);
-            } else {
-                counters.entries_skipped_by_partition += 1;
+        let mut all = Vec::with_capacity(cached.len());
+        let walked = cached.try_for_each(|_, e| {
+            all.push(e);
+            Ok::<(), Error>(())
+        })?;
+        let result = walked.and_then(|()| {
+            let decoded = decode_all(&all, decode)?;
+            counters.entries_decoded += decoded.len();
+            let mut kept = Vec::new();
+            for e in decoded {
+                if sel.partition_values_ok(&e.partition)? {
+                    kept.push(e);
+                } else {
+                    counters.entries_skipped_by_partition += 1;
+                }
             }
-        }
-        return Ok(kept);
+            Ok(kept)
+        });
+        return Some(result);
     }
-    let mut test = PartitionTest::new(sel);
+    let mut verdicts: Vec<Option<bool>> = vec![None; cached.partitions.len()];
     let mut kept = Vec::new();
-    for e in cached {
-        if test.ok(e.partition)? {
+    let mut skipped = 0usize;
+    let walked = cached.try_for_each(|partitions, e| {
+        let ok = match verdicts[e.partition] {
+            Some(ok) => ok,
+            None => {
+                let row = BinaryRow::from_serialized(partitions[e.partition])?;
+                let ok = sel.partition_values_ok(&row)?;
+                verdicts[e.partition] = Some(ok);
+                ok
+            }
+        };
+        if ok {
             kept.push(e);
         } else {
-            counters.entries_skipped_by_partition += 1;
+            skipped += 1;
         }
-    }
-    let out = decode_all(&kept, decode)?;
-    counters.entries_decoded += out.len();
-    Ok(out)
+        Ok::<(), Error>(())
+    })?;
+    counters.entries_skipped_by_partition += skipped;
+    Some(walked.and_then(|()| {
+        let out = decode_all(&kept, decode)?;
+        counters.entries_decoded += out.len();
+        Ok(out)
+    }))
 }
 
 /// Decodes `items` in order, on several threads when there are many.
