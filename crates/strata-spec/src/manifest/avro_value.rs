@@ -171,7 +171,30 @@ impl<'a> Cursor<'a> {
     }
 
     /// Zig-zag varint `long`.
+    #[inline]
     pub(crate) fn read_long(&mut self) -> Result<i64, DecodeError> {
+        // Most varints in manifests (kinds, buckets, levels, counts, lengths) are one byte.
+        if let Some(&b) = self.buf.get(self.pos) {
+            if b & 0x80 == 0 {
+                self.pos += 1;
+                return Ok(i64::from(b >> 1) ^ -i64::from(b & 1));
+            }
+        }
+        self.read_long_slow()
+    }
+
+    /// Moves past one varint without computing its value.
+    #[inline]
+    pub(crate) fn skip_varint(&mut self) -> Result<(), DecodeError> {
+        let rest = &self.buf[self.pos..];
+        if let Some(i) = rest.iter().take(10).position(|&b| b & 0x80 == 0) {
+            self.pos += i + 1;
+            return Ok(());
+        }
+        self.read_long_slow().map(|_| ())
+    }
+
+    fn read_long_slow(&mut self) -> Result<i64, DecodeError> {
         let mut value: u64 = 0;
         for i in 0..10 {
             let Some(&byte) = self.buf.get(self.pos) else {

@@ -107,6 +107,7 @@ fn branch<'o>(c: &mut Cursor<'_>, variants: &'o [Op]) -> Result<&'o Op, DecodeEr
 }
 
 impl Op {
+    #[inline]
     fn skip(&self, c: &mut Cursor<'_>) -> Result<(), DecodeError> {
         match self {
             Op::Null => {}
@@ -114,9 +115,7 @@ impl Op {
                 let n = if let Op::Fixed(n) = self { *n } else { 1 };
                 c.read_slice(n)?;
             }
-            Op::Varint => {
-                c.read_long()?;
-            }
+            Op::Varint => c.skip_varint()?,
             Op::Bytes => {
                 let n = c.read_len()?;
                 c.read_slice(n)?;
