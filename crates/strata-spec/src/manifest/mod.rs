@@ -8,18 +8,20 @@
 //! | [`compression`] | `ManifestCompression` from `manifest.compression` |
 //! | `entry_codec`, `list_codec`, `index_codec` | encode/decode of the three file kinds |
 //! | `codec` | Java's writer schemas (exact header text) and the shared encode/decode loop |
-//! | `ocf` | the Avro object container (header, blocks, sync marker) |
+//! | `ocf` | the Avro object container (header, blocks, sync marker); writer schemas interned |
+//! | `zstd_block` | zstandard blocks decompressed with a reused per-thread context |
 //! | `avro_value` | bounded Avro datum decoding into apache-avro `Value`s |
 //! | `wire` | by-name field access on decoded records, value builders for encoding |
 //! | [`lazy`] | `RawManifest`: entries kept encoded, routing fields read, survivors decoded |
+//! | `lazy_walk` | the walker behind `lazy`: a writer schema compiled into a skip/read program |
 //! | [`merge`] | `merge_entries`: live files from ADD/DELETE entries |
 //! | [`summary`] | `ManifestStatsCollector`: the `ManifestFileMeta` of a manifest file |
 //!
 //! Writing produces exactly Java's files (schema text, field order, `_VERSION`, unions
 //! `["null", T]`); reading resolves fields by name from the writer schema and accepts the
-//! variants written by Paimon ≤0.8, pypaimon and pypaimon-rust. Decoding goes through
-//! apache-avro `Value`s and is kept apart from the domain mapping, so a faster
-//! schema-specialised decoder can replace it without touching callers.
+//! variants written by Paimon ≤0.8, pypaimon and pypaimon-rust. Full decoding goes through
+//! apache-avro `Value`s and is kept apart from the domain mapping; scans avoid it for the
+//! entries they drop through lazy decoding (`lazy`), which accepts the same writer schemas.
 
 mod avro_value;
 mod codec;
