@@ -3,41 +3,11 @@
 //! JSON and text, its LSM levels printed and drawn as SVG, and the error messages for an
 //! unknown partition column or value, a bucket out of range and a missing snapshot.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
 
-use serde_json::Value;
-
-fn strata(warehouse: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_strata"))
-        .arg("--warehouse")
-        .arg(warehouse)
-        .args(args)
-        .output()
-        .expect("run strata")
-}
-
-fn ok(warehouse: &Path, args: &[&str]) -> String {
-    let out = strata(warehouse, args);
-    assert!(
-        out.status.success(),
-        "strata {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8 output")
-}
-
-fn fails(warehouse: &Path, args: &[&str]) -> String {
-    let out = strata(warehouse, args);
-    assert!(!out.status.success(), "strata {args:?} succeeded");
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn jsonl(text: &str) -> Vec<Value> {
-    text.lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect()
-}
+use common::{fails, jsonl, ok};
 
 /// A PK table `db.t` (partition dt, key (dt, id), 2 buckets) after two commits:
 /// ids 1..=40 in dt=a and dt=b, then ids 30..=60 in dt=a.

@@ -2,35 +2,12 @@
 //! the snapshot live manifest entry cache filled by the first of `--repeat` scans and serving
 //! the rest, lazy decoding counters, and errors for bad options.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
+use common::{jsonl, ok, strata};
 use serde_json::Value;
-
-fn strata(warehouse: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_strata"))
-        .arg("--warehouse")
-        .arg(warehouse)
-        .args(args)
-        .output()
-        .expect("run strata")
-}
-
-fn ok(warehouse: &Path, args: &[&str]) -> String {
-    let out = strata(warehouse, args);
-    assert!(
-        out.status.success(),
-        "strata {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8 output")
-}
-
-fn jsonl(text: &str) -> Vec<Value> {
-    text.lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect()
-}
 
 /// A PK table (partition dt, key (dt, id), 2 buckets), three commits over dt=a, b, c.
 fn table(dir: &Path) -> PathBuf {

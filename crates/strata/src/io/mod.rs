@@ -14,6 +14,8 @@
 //! * [`FileIO::list`] is recursive and unordered; [`FileIO::list_dir`] lists one level.
 //! * A missing directory lists as empty.
 
+pub(crate) mod parallel;
+
 use std::ops::Range;
 use std::sync::Arc;
 

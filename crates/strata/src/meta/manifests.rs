@@ -44,32 +44,10 @@ fn parse_raw_parallel<F: EntryFilter + Send>(
         }
         Ok((out, filter))
     };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    if fetched.len() < PARALLEL_PARSE_MIN * 2 || threads < 2 {
-        let (raws, filter) = parse_all(fetched)?;
-        return Ok((raws, vec![filter]));
-    }
-    let chunk = fetched.len().div_ceil(threads);
-    let parts: Vec<Result<(Vec<RawManifest>, F)>> = std::thread::scope(|s| {
-        let handles: Vec<_> = fetched
-            .chunks(chunk)
-            .map(|part| s.spawn(move || parse_all(part)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(Error::Unsupported(
-                        "manifest decoding thread panicked".into(),
-                    ))
-                })
-            })
-            .collect()
-    });
+    let parts = crate::io::parallel::map_chunks(fetched, PARALLEL_PARSE_MIN * 2, parse_all)?;
     let mut out = Vec::with_capacity(fetched.len());
     let mut filters = Vec::with_capacity(parts.len());
-    for p in parts {
-        let (raws, filter) = p?;
+    for (raws, filter) in parts {
         out.extend(raws);
         filters.push(filter);
     }

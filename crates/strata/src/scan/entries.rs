@@ -540,35 +540,13 @@ fn decode_all<T: Sync>(
     items: &[T],
     decode: impl Fn(&T) -> strata_spec::Result<ManifestEntry> + Sync,
 ) -> Result<Vec<ManifestEntry>> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    if items.len() < PARALLEL_DECODE_MIN || threads < 2 {
-        return Ok(items
+    let parts = crate::io::parallel::map_chunks(items, PARALLEL_DECODE_MIN, |part| {
+        Ok(part
             .iter()
             .map(&decode)
-            .collect::<strata_spec::Result<Vec<_>>>()?);
-    }
-    let chunk = items.len().div_ceil(threads);
-    let parts: Vec<strata_spec::Result<Vec<ManifestEntry>>> = std::thread::scope(|s| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| s.spawn(|| part.iter().map(&decode).collect()))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(strata_spec::SpecError::Unsupported(
-                        "manifest entry decoding thread panicked".into(),
-                    ))
-                })
-            })
-            .collect()
-    });
-    let mut out = Vec::with_capacity(items.len());
-    for p in parts {
-        out.extend(p?);
-    }
-    Ok(out)
+            .collect::<strata_spec::Result<Vec<_>>>()?)
+    })?;
+    Ok(parts.into_iter().flatten().collect())
 }
 
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
