@@ -128,31 +128,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             let stream = read.to_stream(plan.splits)?;
             output::write_stream(stream, schema, format, output.as_deref()).await
         }
-        Command::Scan {
-            table,
-            filter,
-            bucket,
-            snapshot,
-            repeat,
-            metrics,
-            options,
-            cache_size,
-        } => {
-            crate::commands_scan::run(
-                &catalog,
-                crate::commands_scan::ScanArgs {
-                    table,
-                    filter,
-                    bucket,
-                    snapshot,
-                    repeat,
-                    metrics,
-                    options,
-                    cache_size,
-                },
-            )
-            .await
-        }
+        Command::Scan(args) => crate::commands_scan::run(&catalog, args).await,
         Command::Snapshots { table } => {
             let t = catalog.get_table(&table.parse()?).await?;
             let mut out = std::io::stdout().lock();

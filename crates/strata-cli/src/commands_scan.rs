@@ -12,14 +12,32 @@ use strata_spec::options::units::parse_memory_size;
 
 use crate::commands::{msg, Result};
 
+/// Arguments of `strata scan`.
+#[derive(clap::Args, Debug)]
 pub struct ScanArgs {
+    /// DB.TABLE
     pub table: String,
+    /// SQL boolean expression used for partition, bucket and statistics pruning
+    #[arg(long = "where", value_name = "EXPR")]
     pub filter: Option<String>,
+    /// Only this bucket
+    #[arg(long)]
     pub bucket: Option<i32>,
+    /// Plan this snapshot id (default latest)
+    #[arg(long)]
     pub snapshot: Option<i64>,
+    /// Plan the same scan K times
+    #[arg(long, default_value_t = 1, value_name = "K")]
     pub repeat: usize,
+    /// Print one JSON object of scan metrics per scan instead of the splits
+    #[arg(long)]
     pub metrics: bool,
+    /// Table option for this command only, KEY=VALUE (repeatable), e.g.
+    /// -o scan.manifest-entry-cache.max-snapshots=3
+    #[arg(short = 'o', long = "option", value_name = "KEY=VALUE")]
     pub options: Vec<String>,
+    /// Capacity of the in-memory metadata cache (bytes; k/m/g suffixes allowed)
+    #[arg(long, default_value = "256m", value_name = "SIZE")]
     pub cache_size: String,
 }
 

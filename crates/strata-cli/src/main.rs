@@ -123,32 +123,7 @@ enum Command {
     /// All --repeat scans run in this process and share one in-memory cache, so with
     /// `-o scan.manifest-entry-cache.max-snapshots=N` the first scan fills the snapshot live
     /// manifest entry cache and the later ones are served from it.
-    Scan {
-        /// DB.TABLE
-        table: String,
-        /// SQL boolean expression used for partition, bucket and statistics pruning
-        #[arg(long = "where", value_name = "EXPR")]
-        filter: Option<String>,
-        /// Only this bucket
-        #[arg(long)]
-        bucket: Option<i32>,
-        /// Plan this snapshot id (default latest)
-        #[arg(long)]
-        snapshot: Option<i64>,
-        /// Plan the same scan K times
-        #[arg(long, default_value_t = 1, value_name = "K")]
-        repeat: usize,
-        /// Print one JSON object of scan metrics per scan instead of the splits
-        #[arg(long)]
-        metrics: bool,
-        /// Table option for this command only, KEY=VALUE (repeatable), e.g.
-        /// -o scan.manifest-entry-cache.max-snapshots=3
-        #[arg(short = 'o', long = "option", value_name = "KEY=VALUE")]
-        options: Vec<String>,
-        /// Capacity of the in-memory metadata cache (bytes; k/m/g suffixes allowed)
-        #[arg(long, default_value = "256m", value_name = "SIZE")]
-        cache_size: String,
-    },
+    Scan(commands_scan::ScanArgs),
     /// Snapshots of a table, one JSON object per line.
     Snapshots { table: String },
     /// Live data files of a snapshot (default latest), ordered by partition, bucket, level and
