@@ -12,6 +12,7 @@
 //! | [`parquet_reader`] | [`read_parquet`]: any writer's file as batches of the read schema |
 //! | [`evolve`] | schema evolution by field id while reading |
 //! | [`rowgroup_stats`] | footer statistics as Paimon column stats (row-group pruning) |
+//! | [`read_hints`] | selected MAP keys, MAP-key predicates and read counters passed to the reader |
 
 pub mod arrow_types;
 pub mod convert;
@@ -20,6 +21,7 @@ pub mod evolve;
 pub mod parallel_encoder;
 pub mod parquet_reader;
 pub mod parquet_writer;
+pub mod read_hints;
 pub mod rowgroup_stats;
 pub mod stats;
 pub mod stats_options;
@@ -34,6 +36,7 @@ pub use parquet_reader::{
     read_parquet, read_parquet_metadata, read_parquet_with, ParquetReadOptions, RowGroupFilter,
 };
 pub use parquet_writer::{ParquetCompression, ParquetFileInfo, ParquetWriteOptions, ParquetWriter};
+pub use read_hints::{MapKeyLeaf, MapKeyPredicate, ReadHints, ReadMetrics, ReadMetricsSnapshot};
 pub use rowgroup_stats::row_group_stats;
 pub use stats::StatsCollector;
 

@@ -41,6 +41,7 @@ use strata_spec::types::{DataField, DataType};
 
 use super::arrow_types::to_arrow_schema_of;
 use super::evolve::{evolve_array, find_by_name};
+use super::read_hints::{ReadHints, ReadMetrics};
 use crate::io::FileIO;
 use crate::{Error, Result};
 
@@ -78,6 +79,8 @@ pub struct ParquetReadOptions {
     pub metadata: Option<Arc<ParquetMetaData>>,
     /// Rows for which this returns false are not decoded beyond the filter columns.
     pub row_filter: Option<PushedRowFilter>,
+    /// Selected MAP keys, MAP-key pruning and read counters.
+    pub hints: ReadHints,
 }
 
 impl Default for ParquetReadOptions {
@@ -88,6 +91,7 @@ impl Default for ParquetReadOptions {
             row_group_filter: None,
             metadata: None,
             row_filter: None,
+            hints: ReadHints::default(),
         }
     }
 }
@@ -100,6 +104,7 @@ impl std::fmt::Debug for ParquetReadOptions {
             .field("row_group_filter", &self.row_group_filter.is_some())
             .field("metadata", &self.metadata.is_some())
             .field("row_filter", &self.row_filter.is_some())
+            .field("hints", &self.hints)
             .finish()
     }
 }
@@ -111,6 +116,16 @@ struct DataFileReader {
     path: Path,
     file_size: u64,
     metadata: Option<Arc<ParquetMetaData>>,
+    /// Counts the bytes fetched (`bytesRead`).
+    metrics: Option<Arc<ReadMetrics>>,
+}
+
+impl DataFileReader {
+    fn count(&self, n: u64) {
+        if let Some(m) = &self.metrics {
+            ReadMetrics::add(&m.bytes_read, n);
+        }
+    }
 }
 
 fn external(e: object_store::Error) -> ParquetError {
@@ -119,6 +134,7 @@ fn external(e: object_store::Error) -> ParquetError {
 
 impl AsyncFileReader for DataFileReader {
     fn get_bytes(&mut self, range: Range<u64>) -> BoxFuture<'_, parquet::errors::Result<Bytes>> {
+        self.count(range.end.saturating_sub(range.start));
         self.store
             .get_range(&self.path, range)
             .map_err(external)
@@ -129,6 +145,7 @@ impl AsyncFileReader for DataFileReader {
         &mut self,
         ranges: Vec<Range<u64>>,
     ) -> BoxFuture<'_, parquet::errors::Result<Vec<Bytes>>> {
+        self.count(ranges.iter().map(|r| r.end.saturating_sub(r.start)).sum());
         async move {
             self.store
                 .get_ranges(&self.path, &ranges)
@@ -162,6 +179,7 @@ async fn open(
     path: &Path,
     file_size: Option<u64>,
     metadata: Option<Arc<ParquetMetaData>>,
+    metrics: Option<Arc<ReadMetrics>>,
 ) -> Result<DataFileReader> {
     // The size is only needed to locate the footer; with the footer in hand, skip the HEAD.
     let file_size = match (file_size, &metadata) {
@@ -174,6 +192,7 @@ async fn open(
         path: path.clone(),
         file_size,
         metadata,
+        metrics,
     })
 }
 
@@ -183,7 +202,7 @@ pub async fn read_parquet_metadata(
     path: &Path,
     file_size: Option<u64>,
 ) -> Result<Arc<ParquetMetaData>> {
-    let mut reader = open(io, path, file_size, None).await?;
+    let mut reader = open(io, path, file_size, None, None).await?;
     reader
         .get_metadata(None)
         .await
@@ -227,7 +246,15 @@ pub async fn read_parquet_with(
 ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
     let display = io.display(path);
     let target_schema = to_arrow_schema_of(read_fields)?;
-    let reader = open(io, path, options.file_size, options.metadata.clone()).await?;
+    let metrics = options.hints.metrics.clone();
+    let reader = open(
+        io,
+        path,
+        options.file_size,
+        options.metadata.clone(),
+        metrics.clone(),
+    )
+    .await?;
     let parquet_err = |e| Error::parquet(display.clone(), e);
 
     let mut reader_for_meta = reader.clone();
@@ -265,6 +292,20 @@ pub async fn read_parquet_with(
             .collect(),
         None => (0..parquet_meta.num_row_groups()).collect(),
     };
+    if let Some(m) = &metrics {
+        let total = parquet_meta.num_row_groups() as u64;
+        let read = row_groups.len() as u64;
+        ReadMetrics::add(&m.row_groups_read, read);
+        ReadMetrics::add(&m.row_groups_skipped, total - read);
+        ReadMetrics::add(
+            if read == 0 {
+                &m.files_skipped
+            } else {
+                &m.files_read
+            },
+            1,
+        );
+    }
     if row_groups.is_empty() {
         return Ok(futures::stream::empty().boxed());
     }

@@ -1,0 +1,91 @@
+//! What a reader may tell the Parquet layer beyond "these fields": which MAP keys it needs,
+//! a conservative predicate on MAP keys, and counters of what was read.
+//!
+//! These hints let the format layer read less from files whose MAP columns are stored in the
+//! shared-shredding layout (PIP-43, [`super::map_shredding`]): a read that needs only
+//! `m['usage']` decodes the `__field_mapping` and the `__col_i` that can hold `usage`, not the
+//! whole map; a predicate `m['usage'] > 30` can skip a file whose field dictionary lacks
+//! `usage` and row groups whose `__col_i` statistics rule the value out. Files in the default
+//! layout ignore the hints except [`ReadHints::selected_map_keys`], which trims the decoded
+//! maps to the selected keys so both layouts return the same rows.
+//!
+//! The hints never change results: selection and pruning are conservative, and the exact
+//! answer always comes from evaluating the filter on reconstructed values.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use serde::Serialize;
+use strata_spec::Datum;
+
+use crate::expr::LeafOp;
+
+/// One leaf of a [`MapKeyPredicate`]: `map[key] op literals` on the MAP column with field id
+/// `field_id`. The literals are already of the map's value type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapKeyLeaf {
+    pub field_id: i32,
+    pub key: String,
+    pub op: LeafOp,
+    pub literals: Vec<Datum>,
+}
+
+/// A conservative predicate over MAP keys used only to skip files and row groups.
+/// `Unknown` stands for any part of the filter that is not about a MAP key (it may be true).
+#[derive(Clone, Debug, PartialEq)]
+pub enum MapKeyPredicate {
+    Leaf(MapKeyLeaf),
+    And(Vec<MapKeyPredicate>),
+    Or(Vec<MapKeyPredicate>),
+    Unknown,
+}
+
+/// Counters of one read (shared by every file the read touches; cheap atomics).
+#[derive(Debug, Default)]
+pub struct ReadMetrics {
+    pub files_read: AtomicU64,
+    pub files_skipped: AtomicU64,
+    pub row_groups_read: AtomicU64,
+    pub row_groups_skipped: AtomicU64,
+    pub bytes_read: AtomicU64,
+}
+
+/// A point-in-time copy of [`ReadMetrics`] (what `strata read --metrics` prints).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadMetricsSnapshot {
+    pub files_read: u64,
+    pub files_skipped: u64,
+    pub row_groups_read: u64,
+    pub row_groups_skipped: u64,
+    pub bytes_read: u64,
+}
+
+impl ReadMetrics {
+    pub fn add(counter: &AtomicU64, n: u64) {
+        counter.fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub fn snapshot(&self) -> ReadMetricsSnapshot {
+        ReadMetricsSnapshot {
+            files_read: self.files_read.load(Ordering::Relaxed),
+            files_skipped: self.files_skipped.load(Ordering::Relaxed),
+            row_groups_read: self.row_groups_read.load(Ordering::Relaxed),
+            row_groups_skipped: self.row_groups_skipped.load(Ordering::Relaxed),
+            bytes_read: self.bytes_read.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// Hints passed with [`super::ParquetReadOptions::hints`].
+#[derive(Clone, Debug, Default)]
+pub struct ReadHints {
+    /// MAP field id → the only keys the caller needs from that map. The decoded map then holds
+    /// at most these keys (present-with-NULL keys stay present).
+    pub selected_map_keys: HashMap<i32, Arc<[String]>>,
+    /// Skips files and row groups that cannot hold a row satisfying it.
+    pub map_key_predicate: Option<Arc<MapKeyPredicate>>,
+    /// Where to count files, row groups and bytes.
+    pub metrics: Option<Arc<ReadMetrics>>,
+}
