@@ -29,6 +29,7 @@ pub mod manifest;
 pub mod options;
 pub mod partition;
 pub mod schema;
+pub mod shredding;
 pub mod snapshot;
 pub mod stats;
 pub mod types;

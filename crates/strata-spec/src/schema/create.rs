@@ -337,6 +337,9 @@ fn check_column_options(table: &TableSchema) -> Result<()> {
         }
     }
 
+    // fields.<col>.map.* (validateMapStorageLayout).
+    crate::shredding::shredded_map_columns(&table.fields, &o)?;
+
     // sequence.field (validateSequenceField).
     let sequence = o.sequence_field();
     let mut seen = HashSet::new();
