@@ -11,6 +11,7 @@
 //! | [`parallel_encoder`] | Parquet column encoding on two threads (used by the writer) |
 //! | [`parquet_reader`] | [`read_parquet`]: any writer's file as batches of the read schema |
 //! | [`evolve`] | schema evolution by field id while reading |
+//! | [`map_shredding`] | PIP-43 shared-shredding MAP columns: conversion, footer metadata, reconstruction |
 //! | [`rowgroup_stats`] | footer statistics as Paimon column stats (row-group pruning) |
 //! | [`read_hints`] | selected MAP keys, MAP-key predicates and read counters passed to the reader |
 
@@ -18,6 +19,7 @@ pub mod arrow_types;
 pub mod convert;
 pub mod datum;
 pub mod evolve;
+pub mod map_shredding;
 pub mod parallel_encoder;
 pub mod parquet_reader;
 pub mod parquet_writer;

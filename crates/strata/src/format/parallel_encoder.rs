@@ -199,6 +199,11 @@ impl ParallelRowGroupEncoder {
         Ok(())
     }
 
+    /// Adds a footer key/value entry (written by [`Self::finish`]).
+    pub fn append_key_value_metadata(&mut self, kv: parquet::file::metadata::KeyValue) {
+        self.file.append_key_value_metadata(kv);
+    }
+
     /// Flushes the last row group and writes the footer.
     pub fn finish(&mut self) -> Result<ParquetMetaData, ParquetError> {
         self.flush_row_group()?;

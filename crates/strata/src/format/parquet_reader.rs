@@ -37,13 +37,16 @@ use parquet::errors::ParquetError;
 use parquet::file::metadata::{
     PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader, RowGroupMetaData,
 };
-use strata_spec::types::{DataField, DataType};
+use strata_spec::types::{DataField, DataType, TypeKind};
 
 use super::arrow_types::to_arrow_schema_of;
 use super::evolve::{evolve_array, find_by_name};
+use super::map_shredding::{file_shredding_meta, FileShreddingMeta, ShreddedRead};
 use super::read_hints::{ReadHints, ReadMetrics};
 use crate::io::FileIO;
 use crate::{Error, Result};
+use parquet::schema::types::SchemaDescriptor;
+use std::collections::HashMap;
 
 /// Decides from a row group's footer metadata whether it may hold matching rows
 /// (`false` skips it).
@@ -234,6 +237,63 @@ struct ColumnPlan {
     read_type: DataType,
     /// Column name in the projected file batch and the data type it was written with.
     source: Option<(String, DataType)>,
+    /// The column is a MAP stored shredded in this file: rebuild it from the struct.
+    shredded: Option<Arc<ShreddedRead>>,
+}
+
+/// What to decode: top-level columns, and for shredded MAP columns only some children.
+#[derive(Default)]
+struct Decode {
+    roots: Vec<usize>,
+    /// Root index → the children of its struct to decode (shredded MAP columns).
+    children: HashMap<usize, Vec<String>>,
+}
+
+impl Decode {
+    fn add(&mut self, root: usize, children: Option<&[String]>) {
+        let first = !self.roots.contains(&root);
+        if first {
+            self.roots.push(root);
+        }
+        match children {
+            // A plain use of the column decodes all of it.
+            None => {
+                self.children.remove(&root);
+            }
+            Some(c) => {
+                if first {
+                    self.children.insert(root, c.to_vec());
+                } else if let Some(have) = self.children.get_mut(&root) {
+                    for name in c {
+                        if !have.contains(name) {
+                            have.push(name.clone());
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn mask(&self, schema: &SchemaDescriptor) -> ProjectionMask {
+        if self.children.is_empty() {
+            return ProjectionMask::roots(schema, self.roots.iter().copied());
+        }
+        let leaves = (0..schema.num_columns()).filter(|&leaf| {
+            let root = schema.get_column_root_idx(leaf);
+            if !self.roots.contains(&root) {
+                return false;
+            }
+            match self.children.get(&root) {
+                None => true,
+                Some(children) => {
+                    let column = schema.column(leaf);
+                    let parts = column.path().parts();
+                    parts.len() > 1 && children.iter().any(|c| c == &parts[1])
+                }
+            }
+        });
+        ProjectionMask::leaves(schema, leaves)
+    }
 }
 
 /// [`read_parquet`] with a row-group filter, a known footer, and other options.
@@ -270,15 +330,18 @@ pub async fn read_parquet_with(
         .map_err(parquet_err)?;
     let file_schema = metadata.schema().clone();
 
-    // Plan each output column and the top-level file columns to decode.
-    let mut roots: Vec<usize> = Vec::new();
+    // Plan each output column and the file columns to decode.
+    let shredding = file_shredding_meta(metadata.metadata(), &display)?;
+    let mut decode = Decode::default();
     let plans = plan_columns(
         &file_schema,
         data_fields,
         read_fields,
         &target_schema,
-        &mut roots,
+        &mut decode,
         &display,
+        &shredding,
+        &options.hints,
     )?;
 
     let parquet_meta = metadata.metadata().clone();
@@ -309,25 +372,27 @@ pub async fn read_parquet_with(
     if row_groups.is_empty() {
         return Ok(futures::stream::empty().boxed());
     }
-    let mask = ProjectionMask::roots(metadata.parquet_schema(), roots);
+    let mask = decode.mask(metadata.parquet_schema());
     let mut builder = ParquetRecordBatchStreamBuilder::new_with_metadata(reader, metadata.clone())
         .with_projection(mask)
         .with_row_groups(row_groups)
         .with_batch_size(options.batch_size.max(1));
     if let Some(filter) = &options.row_filter {
         let filter_schema = to_arrow_schema_of(&filter.fields)?;
-        let mut filter_roots = Vec::new();
+        let mut filter_decode = Decode::default();
         let filter_plans = plan_columns(
             &file_schema,
             data_fields,
             &filter.fields,
             &filter_schema,
-            &mut filter_roots,
+            &mut filter_decode,
             &display,
+            &shredding,
+            &options.hints,
         )?;
-        if !filter_roots.is_empty() {
+        if !filter_decode.roots.is_empty() {
             let predicate = filter.predicate.clone();
-            let filter_mask = ProjectionMask::roots(metadata.parquet_schema(), filter_roots);
+            let filter_mask = filter_decode.mask(metadata.parquet_schema());
             let arrow_predicate = ArrowPredicateFn::new(filter_mask, move |batch: RecordBatch| {
                 let b = evolve_batch(&batch, &filter_plans, &filter_schema)
                     .map_err(|e| ArrowError::ExternalError(Box::new(e)))?;
@@ -352,15 +417,18 @@ pub async fn read_parquet_with(
     Ok(out.boxed())
 }
 
-/// Ties each read field to a file column (by field id, then name) and records the top-level
-/// file columns to decode in `roots`.
+/// Ties each read field to a file column (by field id, then name) and records the file
+/// columns to decode in `decode` (for shredded MAP columns, only the children needed).
+#[allow(clippy::too_many_arguments)]
 fn plan_columns(
     file_schema: &SchemaRef,
     data_fields: &[DataField],
     read_fields: &[DataField],
     target_schema: &SchemaRef,
-    roots: &mut Vec<usize>,
+    decode: &mut Decode,
     display: &str,
+    shredding: &FileShreddingMeta,
+    hints: &ReadHints,
 ) -> Result<Vec<ColumnPlan>> {
     let file_names = file_schema.fields().iter().map(|f| f.name().as_str());
     let mut plans = Vec::with_capacity(read_fields.len());
@@ -368,12 +436,24 @@ fn plan_columns(
         let source = data_fields.iter().find(|df| df.id == rf.id).and_then(|df| {
             find_by_name(file_names.clone(), &df.name).map(|i| (i, df.data_type.clone()))
         });
-        let source = source.map(|(i, dt)| {
-            if !roots.contains(&i) {
-                roots.push(i);
+        let mut shredded = None;
+        let source = match source {
+            Some((i, dt)) => {
+                let name = file_schema.field(i).name().clone();
+                match shredding.get(&name) {
+                    Some(meta) if matches!(rf.data_type.kind, TypeKind::Map { .. }) => {
+                        let selected = hints.selected_map_keys.get(&rf.id).map(|k| &k[..]);
+                        let plan = ShreddedRead::plan(&name, meta.clone(), &dt, selected)
+                            .map_err(|e| in_file(e, display))?;
+                        decode.add(i, Some(&plan.children));
+                        shredded = Some(Arc::new(plan));
+                    }
+                    _ => decode.add(i, None),
+                }
+                Some((name, dt))
             }
-            (file_schema.field(i).name().clone(), dt)
-        });
+            None => None,
+        };
         if source.is_none() && !rf.data_type.nullable {
             return Err(Error::SchemaMismatch {
                 column: rf.name.clone(),
@@ -388,9 +468,20 @@ fn plan_columns(
             target: target.clone(),
             read_type: rf.data_type.clone(),
             source,
+            shredded,
         });
     }
     Ok(plans)
+}
+
+fn in_file(e: Error, display: &str) -> Error {
+    match e {
+        Error::SchemaMismatch { column, message } => Error::SchemaMismatch {
+            column,
+            message: format!("reading {display}: {message}"),
+        },
+        other => other,
+    }
 }
 
 fn evolve_batch(
@@ -407,6 +498,14 @@ fn evolve_batch(
                 let i = schema.index_of(name).map_err(|e| {
                     Error::arrow(format!("projected column {name} missing from batch"), e)
                 })?;
+                if let Some(shredded) = &plan.shredded {
+                    columns.push(shredded.reconstruct(
+                        batch.column(i),
+                        &plan.read_type,
+                        &plan.target,
+                    )?);
+                    continue;
+                }
                 evolve_array(
                     batch.column(i),
                     data_type,

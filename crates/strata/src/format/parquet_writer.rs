@@ -8,7 +8,7 @@
 //!
 //! Settings follow `ParquetFileFormat`/`RowDataParquetBuilder` (format.md §7.3):
 //! message name `paimon_schema`, Parquet field ids = Paimon field ids, no `ARROW:schema`
-//! footer entry (Java writes none), compression from `file.compression` (default zstd level
+//! footer entry (Java writes one only for files with shredded MAP columns, and so does strata), compression from `file.compression` (default zstd level
 //! `file.compression.zstd-level` = 1; `parquet.compression` overrides), dictionary encoding on,
 //! writer version 1.0, 1 MiB pages of at most 20 000 rows, row groups of `file.block-size`
 //! (else `parquet.block.size`, else 128 MiB) of encoded data.
@@ -29,7 +29,15 @@ use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::properties::{WriterProperties, WriterVersion};
 
+use super::map_shredding::FileShredder;
+#[cfg(doc)]
+use super::map_shredding::MapShredding;
 use crate::io::FileIO;
+use parquet::arrow::encode_arrow_schema;
+use parquet::file::metadata::KeyValue;
+
+/// Footer key of the embedded Arrow schema (the carrier of `paimon.map.*` field metadata).
+pub const ARROW_SCHEMA_KEY: &str = "ARROW:schema";
 use crate::{Error, Result};
 
 /// Root message name of the Parquet schema, as Java writes it.
@@ -271,6 +279,8 @@ pub struct ParquetFileInfo {
     pub file_size: u64,
     pub row_count: u64,
     pub metadata: Arc<ParquetMetaData>,
+    /// The widest row of each shredded MAP column (see [`MapShredding::file_completed`]).
+    pub shredded_widths: Vec<usize>,
 }
 
 /// Writes one Parquet data file. Create with [`ParquetWriter::create`], feed batches with
@@ -291,6 +301,8 @@ pub struct ParquetWriter {
     row_group_bytes: usize,
     row_group_rows: Option<usize>,
     rows: u64,
+    /// Converts shredded MAP columns to their physical layout (PIP-43).
+    shredder: Option<FileShredder>,
 }
 
 impl std::fmt::Debug for ParquetWriter {
@@ -312,15 +324,32 @@ impl ParquetWriter {
         schema: SchemaRef,
         options: &ParquetWriteOptions,
     ) -> Result<Self> {
+        Self::create_with(io, path, schema, options, None)
+    }
+
+    /// [`Self::create`] for a file whose MAP columns `shredder` stores in the shared-shredding
+    /// layout: batches are given in the logical `schema` and converted before encoding; the
+    /// footer gets an `ARROW:schema` entry carrying the `paimon.map.*` metadata, as Java
+    /// writes it (and only for such files).
+    pub fn create_with(
+        io: &FileIO,
+        path: Path,
+        schema: SchemaRef,
+        options: &ParquetWriteOptions,
+        shredder: Option<FileShredder>,
+    ) -> Result<Self> {
         let display = io.display(&path);
+        let file_schema = shredder
+            .as_ref()
+            .map(|s| s.physical_schema().clone())
+            .unwrap_or_else(|| schema.clone());
         let writer_options = ArrowWriterOptions::new()
             .with_properties(options.writer_properties()?)
             .with_skip_arrow_metadata(true)
             .with_schema_root(PARQUET_SCHEMA_ROOT.to_string());
         let buffer = SharedBuffer::default();
-        let encoder =
-            ParallelRowGroupEncoder::try_new(buffer.clone(), schema.clone(), writer_options)
-                .map_err(|e| Error::parquet(&display, e))?;
+        let encoder = ParallelRowGroupEncoder::try_new(buffer.clone(), file_schema, writer_options)
+            .map_err(|e| Error::parquet(&display, e))?;
         let sink = BufWriter::new(io.store(), path.clone());
         Ok(ParquetWriter {
             io: io.clone(),
@@ -334,6 +363,7 @@ impl ParquetWriter {
             row_group_bytes: options.row_group_bytes.max(1),
             row_group_rows: options.row_group_rows.filter(|r| *r > 0),
             rows: 0,
+            shredder,
         })
     }
 
@@ -351,6 +381,14 @@ impl ParquetWriter {
     /// checked). Flushes a row group to storage when it reaches the row group size.
     pub async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         self.check_schema(batch)?;
+        let shredded;
+        let batch = match &mut self.shredder {
+            Some(s) => {
+                shredded = s.convert(batch)?;
+                &shredded
+            }
+            None => batch,
+        };
         // Row groups are cut between the slices given to the encoder, so a batch much
         // larger than a row group is fed in slices (zero-copy) to keep row groups — and the
         // memory they are buffered in — near the configured size.
@@ -447,6 +485,13 @@ impl ParquetWriter {
     /// partial object is removed.
     pub async fn close(mut self) -> Result<ParquetFileInfo> {
         let result = async {
+            if let Some(shredder) = &self.shredder {
+                let footer = shredder.footer_schema()?;
+                self.encoder.append_key_value_metadata(KeyValue::new(
+                    ARROW_SCHEMA_KEY.to_string(),
+                    encode_arrow_schema(&footer),
+                ));
+            }
             let metadata = self
                 .encoder
                 .finish()
@@ -474,6 +519,11 @@ impl ParquetWriter {
                 file_size: self.encoder.bytes_written() as u64,
                 row_count: self.rows,
                 metadata: Arc::new(metadata),
+                shredded_widths: self
+                    .shredder
+                    .as_ref()
+                    .map(FileShredder::max_row_widths)
+                    .unwrap_or_default(),
             }),
             Err(err) => {
                 let _ = self.abort().await;

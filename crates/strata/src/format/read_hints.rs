@@ -6,8 +6,8 @@
 //! `m['usage']` decodes the `__field_mapping` and the `__col_i` that can hold `usage`, not the
 //! whole map; a predicate `m['usage'] > 30` can skip a file whose field dictionary lacks
 //! `usage` and row groups whose `__col_i` statistics rule the value out. Files in the default
-//! layout ignore the hints except [`ReadHints::selected_map_keys`], which trims the decoded
-//! maps to the selected keys so both layouts return the same rows.
+//! layout ignore the key hints and return whole maps; callers extract keys themselves, so
+//! both layouts give the same answers.
 //!
 //! The hints never change results: selection and pruning are conservative, and the exact
 //! answer always comes from evaluating the filter on reconstructed values.
@@ -81,8 +81,9 @@ impl ReadMetrics {
 /// Hints passed with [`super::ParquetReadOptions::hints`].
 #[derive(Clone, Debug, Default)]
 pub struct ReadHints {
-    /// MAP field id → the only keys the caller needs from that map. The decoded map then holds
-    /// at most these keys (present-with-NULL keys stay present).
+    /// MAP field id → the only keys the caller needs from that map. A shredded file then
+    /// decodes only what can hold them and returns maps trimmed to them (present-with-NULL
+    /// keys stay present); a default-layout file returns whole maps.
     pub selected_map_keys: HashMap<i32, Arc<[String]>>,
     /// Skips files and row groups that cannot hold a row satisfying it.
     pub map_key_predicate: Option<Arc<MapKeyPredicate>>,

@@ -23,6 +23,7 @@ use strata_spec::{DataType, RowType};
 
 use super::kv_layout::{is_retract_byte, kind_column, seq_column, KvLayout};
 use crate::format::datum::datum_at;
+use crate::format::map_shredding::MapShredding;
 use crate::format::parquet_writer::{ParquetWriteOptions, ParquetWriter};
 use crate::format::stats::StatsCollector;
 use crate::format::stats_options::ValueStatsLayout;
@@ -46,6 +47,11 @@ pub struct KvWriterConfig {
     stats_cols: Option<(Vec<usize>, Vec<String>)>,
     stats_types: Vec<DataType>,
     key_types: Vec<DataType>,
+    /// The table's columns and options, for MAP shredding (`None`: nothing shredded).
+    shredding: Option<(
+        Vec<strata_spec::DataField>,
+        strata_spec::options::CoreOptions,
+    )>,
 }
 
 impl KvWriterConfig {
@@ -58,7 +64,15 @@ impl KvWriterConfig {
             .iter()
             .map(|f| f.data_type.clone())
             .collect();
+        let shredding = MapShredding::from_options(
+            &layout.schema,
+            &layout.value_fields,
+            &schema.fields,
+            &opts,
+        )?
+        .map(|_| (schema.fields.clone(), opts.clone()));
         Ok(Arc::new(KvWriterConfig {
+            shredding,
             schema_id: schema.id,
             target_file_size: opts.target_file_size(true)?,
             file_prefix: opts.data_file_prefix().to_string(),
@@ -101,6 +115,8 @@ pub struct RollingKvWriter {
     created: Vec<Path>,
     /// Records written by this rolling writer (across files).
     records: u64,
+    /// Shredded MAP columns and their K history across this writer's files.
+    shredding: Option<MapShredding>,
 }
 
 impl RollingKvWriter {
@@ -122,6 +138,7 @@ impl RollingKvWriter {
             finished: Vec::new(),
             created: Vec::new(),
             records: 0,
+            shredding: None,
         }
     }
 
@@ -171,8 +188,26 @@ impl RollingKvWriter {
             let name = namer.data_file(&self.config.file_prefix, "parquet");
             let path = (self.file_path)(&name);
             self.created.push(path.clone());
-            let writer =
-                ParquetWriter::create(&self.io, path, layout.schema.clone(), &self.config.parquet)?;
+            if let (Some((table_fields, options)), None) = (&self.config.shredding, &self.shredding)
+            {
+                self.shredding = MapShredding::from_options(
+                    &layout.schema,
+                    &layout.value_fields,
+                    table_fields,
+                    options,
+                )?;
+            }
+            let shredder = match &self.shredding {
+                Some(s) => Some(s.start_file(&layout.schema)?),
+                None => None,
+            };
+            let writer = ParquetWriter::create_with(
+                &self.io,
+                path,
+                layout.schema.clone(),
+                &self.config.parquet,
+                shredder,
+            )?;
             let key_row_type = RowType::new(layout.key_fields.clone());
             self.current = Some(OpenFile {
                 writer,
@@ -234,6 +269,9 @@ impl RollingKvWriter {
             .expect("a file is opened only to write a non-empty batch");
         let max_key = key_at(last, last.num_rows() - 1, &self.config.key_types)?;
         let info = file.writer.close().await?;
+        if let Some(s) = &mut self.shredding {
+            s.file_completed(&info.shredded_widths);
+        }
         let key_cols = file.key_stats.finish();
         let key_stats = SimpleStats::from_columns(&key_cols, &self.config.key_types)?;
         let all = file.value_stats.finish();

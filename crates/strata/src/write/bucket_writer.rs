@@ -15,6 +15,7 @@ use strata_spec::manifest::{DataFileMeta, FileSource};
 use strata_spec::stats::{SimpleStats, StatsMode};
 use strata_spec::{DataType, RowType};
 
+use crate::format::map_shredding::MapShredding;
 use crate::format::parquet_writer::{ParquetWriteOptions, ParquetWriter};
 use crate::format::stats::StatsCollector;
 use crate::lsm::kv_file_writer::local_now_millis;
@@ -37,6 +38,8 @@ pub(super) struct WriterConfig {
     stats_cols: Option<(Vec<usize>, Vec<String>)>,
     stats_types: Vec<DataType>,
     parquet: ParquetWriteOptions,
+    /// Whether some MAP column is shredded (each bucket writer then keeps its own K history).
+    shredding: bool,
 }
 
 impl WriterConfig {
@@ -45,8 +48,13 @@ impl WriterConfig {
         let row_type = schema.row_type();
         let opts = table.options();
         let stats = ValueStatsLayout::new(schema)?;
+        let arrow_schema = crate::format::arrow_types::to_arrow_schema(&row_type)?;
+        let shredding =
+            MapShredding::from_options(&arrow_schema, &row_type.fields, &row_type.fields, opts)?
+                .is_some();
         Ok(WriterConfig {
-            arrow_schema: crate::format::arrow_types::to_arrow_schema(&row_type)?,
+            shredding,
+            arrow_schema,
             row_type,
             schema_id: schema.id,
             target_file_size: opts.target_file_size(false)?,
@@ -79,6 +87,8 @@ pub(super) struct BucketWriter {
     /// Every file created (also after `prepare_commit`, so a failed commit can delete them).
     created: Vec<Path>,
     bytes_closed: u64,
+    /// Shredded MAP columns and their K history across this writer's files.
+    shredding: Option<MapShredding>,
 }
 
 impl BucketWriter {
@@ -101,6 +111,7 @@ impl BucketWriter {
             finished: Vec::new(),
             created: Vec::new(),
             bytes_closed: 0,
+            shredding: None,
         }
     }
 
@@ -121,11 +132,25 @@ impl BucketWriter {
                 .paths()
                 .data_file(&self.partition_dir, self.bucket, &name);
             self.created.push(path.clone());
-            let writer = ParquetWriter::create(
+            if self.config.shredding && self.shredding.is_none() {
+                let fields = &self.config.row_type.fields;
+                self.shredding = MapShredding::from_options(
+                    &self.config.arrow_schema,
+                    fields,
+                    fields,
+                    self.table.options(),
+                )?;
+            }
+            let shredder = match &self.shredding {
+                Some(s) => Some(s.start_file(&self.config.arrow_schema)?),
+                None => None,
+            };
+            let writer = ParquetWriter::create_with(
                 self.table.file_io(),
                 path.clone(),
                 self.config.arrow_schema.clone(),
                 &self.config.parquet,
+                shredder,
             )?;
             self.current = Some(OpenFile {
                 writer,
@@ -151,6 +176,9 @@ impl BucketWriter {
             return Ok(());
         };
         let info = file.writer.close().await?;
+        if let Some(s) = &mut self.shredding {
+            s.file_completed(&info.shredded_widths);
+        }
         self.bytes_closed += info.file_size;
         let all = file.stats.finish();
         let cols = match &self.config.stats_cols {

@@ -1,0 +1,26 @@
+//! PIP-43 shared-shredding of MAP columns in Parquet files: the Arrow side.
+//!
+//! The pure parts (options, dictionary, allocators, K, footer values) are in
+//! [`strata_spec::shredding`]; this module converts batches and reads files:
+//!
+//! | module | what |
+//! |---|---|
+//! | [`write`] | [`MapShredding`] per rolling writer (K history), [`FileShredder`] per file: logical `MapArray` → physical struct, footer metadata |
+//! | [`read`] | footer metadata from `ARROW:schema`, [`ShreddedRead`]: which children to decode for the whole map or selected keys, reconstruction |
+//!
+//! Physical layout of a column `m MAP<STRING, T>` with K columns (Parquet field ids as Java
+//! assigns them: the struct keeps `m`'s id, children 0..=K+1):
+//!
+//! ```text
+//! m STRUCT<
+//!   __field_mapping ARRAY<INT>        -- K ids per row, -1 = empty slot
+//!   __col_0 .. __col_{K-1} T          -- shared typed columns (nullable)
+//!   __overflow MAP<INT NOT NULL, T>   -- entries that found no column; NULL when none
+//! >
+//! ```
+
+pub mod read;
+pub mod write;
+
+pub use read::{file_shredding_meta, FileShreddingMeta, ShreddedRead};
+pub use write::{physical_field, FileShredder, MapShredding};

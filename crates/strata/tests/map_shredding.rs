@@ -1,0 +1,518 @@
+//! Shared-shredding MAP columns (PIP-43, issue 6) end to end on local warehouses: the bytes
+//! written (physical Parquet layout, footer metadata, K), reading back every layout, mixed
+//! layouts and K across files, selected-key reads, primary-key tables through compaction,
+//! and the errors.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use arrow_array::builder::{Float64Builder, MapBuilder, MapFieldNames, StringBuilder};
+use arrow_array::{Array, Float64Array, Int64Array, MapArray, RecordBatch, StringArray};
+use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
+use common::*;
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use proptest::prelude::*;
+use strata::format::map_shredding::file_shredding_meta;
+use strata::table::Table;
+
+type Row = (i64, Option<Vec<(String, Option<f64>)>>);
+
+fn batch(rows: &[Row]) -> RecordBatch {
+    let names = MapFieldNames {
+        entry: "key_value".into(),
+        key: "key".into(),
+        value: "value".into(),
+    };
+    let mut b = MapBuilder::new(Some(names), StringBuilder::new(), Float64Builder::new());
+    for (_, m) in rows {
+        match m {
+            None => b.append(false).unwrap(),
+            Some(entries) => {
+                for (k, v) in entries {
+                    b.keys().append_value(k);
+                    b.values().append_option(*v);
+                }
+                b.append(true).unwrap();
+            }
+        }
+    }
+    let map = b.finish();
+    let schema = Arc::new(ArrowSchema::new(vec![
+        Field::new("id", ArrowType::Int64, false),
+        Field::new("m", map.data_type().clone(), true),
+    ]));
+    RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(Int64Array::from(
+                rows.iter().map(|r| r.0).collect::<Vec<_>>(),
+            )),
+            Arc::new(map),
+        ],
+    )
+    .unwrap()
+}
+
+/// Every row as id → map entries in the order read.
+async fn read_rows(
+    t: &Table,
+    columns: Option<Vec<String>>,
+) -> BTreeMap<i64, Option<Vec<(String, Option<f64>)>>> {
+    let plan = t.new_scan().plan().await.unwrap();
+    let mut read = t.new_read();
+    if let Some(c) = columns {
+        read = read.with_projection(c);
+    }
+    let mut out = BTreeMap::new();
+    for b in read.to_batches(plan.splits).await.unwrap() {
+        let ids = b
+            .column_by_name("id")
+            .unwrap()
+            .as_any()
+            .downcast_ref::<Int64Array>()
+            .unwrap();
+        let maps = b
+            .column_by_name("m")
+            .unwrap()
+            .as_any()
+            .downcast_ref::<MapArray>()
+            .unwrap();
+        for r in 0..b.num_rows() {
+            let v = (!maps.is_null(r)).then(|| {
+                let e = maps.value(r);
+                let k = e.column(0).as_any().downcast_ref::<StringArray>().unwrap();
+                let v = e.column(1).as_any().downcast_ref::<Float64Array>().unwrap();
+                (0..e.len())
+                    .map(|i| (k.value(i).to_string(), (!v.is_null(i)).then(|| v.value(i))))
+                    .collect()
+            });
+            out.insert(ids.value(r), v);
+        }
+    }
+    out
+}
+
+fn sorted(m: &Option<Vec<(String, Option<f64>)>>) -> Option<Vec<(String, Option<f64>)>> {
+    m.as_ref().map(|e| {
+        let mut e = e.clone();
+        e.sort_by(|a, b| a.0.cmp(&b.0));
+        e
+    })
+}
+
+fn shredded_schema(extra: &str) -> String {
+    format!(
+        r#"{{"fields":[{{"name":"id","type":"BIGINT NOT NULL"}},
+        {{"name":"m","type":"MAP<STRING NOT NULL, DOUBLE>"}}],
+        "options":{{"fields.m.map.storage-layout":"shared-shredding"{extra}}}}}"#
+    )
+}
+
+/// (K, max row width, dictionary) of every data file, in file-name order.
+fn footers(dir: &std::path::Path) -> Vec<(usize, usize, BTreeMap<String, i32>)> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "parquet") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+        .iter()
+        .filter_map(|p| {
+            let r = SerializedFileReader::new(std::fs::File::open(p).unwrap()).unwrap();
+            let meta = file_shredding_meta(r.metadata(), "test").unwrap();
+            meta.get("m")
+                .map(|m| (m.num_columns, m.max_row_width, m.dictionary.clone()))
+        })
+        .collect()
+}
+
+fn e(pairs: &[(&str, Option<f64>)]) -> Option<Vec<(String, Option<f64>)>> {
+    Some(pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect())
+}
+
+#[tokio::test]
+async fn writes_paimon_layout_and_reads_back_in_column_order() {
+    let wh = Warehouse::new();
+    let t = wh
+        .create(
+            "db.t",
+            &shredded_schema(r#","fields.m.map.shared-shredding.max-columns":"3""#),
+        )
+        .await;
+    let rows: Vec<Row> = vec![
+        (
+            1,
+            e(&[("c", Some(1.0)), ("a", Some(2.0)), ("b", Some(3.0))]),
+        ),
+        (2, e(&[("a", None), ("b", Some(20.0))])),
+        (3, e(&[])),
+        (4, None),
+        (
+            5,
+            e(&[
+                ("d", Some(1.0)),
+                ("e", Some(2.0)),
+                ("f", Some(3.0)),
+                ("a", Some(9.0)),
+            ]),
+        ),
+    ];
+    t.write_batches([batch(&rows)], None).await.unwrap();
+    let got = read_rows(&t, None).await;
+    // lru, K = 3: the same placement pypaimon-rust 0.4.0 makes for these rows; keys come
+    // back in column order, then overflow.
+    assert_eq!(
+        got[&1],
+        e(&[("c", Some(1.0)), ("a", Some(2.0)), ("b", Some(3.0))])
+    );
+    assert_eq!(
+        got[&2],
+        e(&[("a", None), ("b", Some(20.0))]),
+        "NULL value kept"
+    );
+    assert_eq!(got[&3], e(&[]), "empty map stays empty");
+    assert_eq!(got[&4], None, "NULL map stays NULL");
+    assert_eq!(
+        got[&5],
+        e(&[
+            ("d", Some(1.0)),
+            ("a", Some(9.0)),
+            ("e", Some(2.0)),
+            ("f", Some(3.0))
+        ])
+    );
+    let f = footers(&wh.table_dir("db", "t"));
+    assert_eq!(f.len(), 1);
+    assert_eq!((f[0].0, f[0].1), (3, 4));
+    assert_eq!(
+        f[0].2
+            .iter()
+            .map(|(k, v)| (k.as_str(), *v))
+            .collect::<Vec<_>>(),
+        vec![("a", 1), ("b", 2), ("c", 0), ("d", 3), ("e", 4), ("f", 5)]
+    );
+    // The physical Parquet schema Java writes.
+    let file = std::fs::read_dir(wh.table_dir("db", "t").join("bucket-0"))
+        .unwrap()
+        .flatten()
+        .find(|e| e.path().extension().is_some_and(|x| x == "parquet"))
+        .unwrap()
+        .path();
+    let r = SerializedFileReader::new(std::fs::File::open(file).unwrap()).unwrap();
+    let leaves: Vec<String> = r
+        .metadata()
+        .file_metadata()
+        .schema_descr()
+        .columns()
+        .iter()
+        .map(|c| c.path().string())
+        .collect();
+    assert_eq!(
+        leaves,
+        vec![
+            "id",
+            "m.__field_mapping.list.element",
+            "m.__col_0",
+            "m.__col_1",
+            "m.__col_2",
+            "m.__overflow.key_value.key",
+            "m.__overflow.key_value.value",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn k_adapts_across_rolled_files_and_layouts_mix() {
+    let wh = Warehouse::new();
+    // Default layout first, then the same table written shredded through dynamic options.
+    let t = wh
+        .create(
+            "db.t",
+            r#"{"fields":[{"name":"id","type":"BIGINT NOT NULL"},
+            {"name":"m","type":"MAP<STRING NOT NULL, DOUBLE>"}],
+            "options":{"target-file-size":"1 kb","write-buffer-size":"1 mb"}}"#,
+        )
+        .await;
+    let row = |i: i64| -> Row {
+        let n = (i % 3 + 1) as usize;
+        (
+            i,
+            Some(
+                (0..n)
+                    .map(|j| (format!("k{}", (i as usize + j) % 7), Some(i as f64)))
+                    .collect(),
+            ),
+        )
+    };
+    let first: Vec<Row> = (0..50).map(row).collect();
+    t.write_batches([batch(&first)], None).await.unwrap();
+    let shredded = t
+        .with_dynamic_options([
+            (
+                "fields.m.map.storage-layout".to_string(),
+                "shared-shredding".to_string(),
+            ),
+            (
+                "fields.m.map.shared-shredding.max-columns".to_string(),
+                "8".to_string(),
+            ),
+        ])
+        .unwrap();
+    let second: Vec<Row> = (50..2000).map(row).collect();
+    for chunk in second.chunks(100) {
+        // Several batches so the 1 kb target rolls files inside one writer.
+        shredded.write_batches([batch(chunk)], None).await.unwrap();
+    }
+    let mut w = shredded.new_write().unwrap();
+    for chunk in second.chunks(50) {
+        w.write(&batch(chunk)).await.unwrap();
+    }
+    let msgs = w.prepare_commit().await.unwrap();
+    shredded.new_commit().unwrap().commit(msgs).await.unwrap();
+
+    let ks: Vec<usize> = footers(&wh.table_dir("db", "t"))
+        .iter()
+        .map(|f| f.0)
+        .collect();
+    assert!(
+        ks.contains(&8),
+        "a writer's first file uses max-columns: {ks:?}"
+    );
+    assert!(
+        ks.contains(&3),
+        "later files adapt to the widest rows (3): {ks:?}"
+    );
+
+    let got = read_rows(&t, None).await;
+    assert_eq!(got.len(), 2000);
+    for i in 0..2000 {
+        assert_eq!(sorted(&got[&i]), sorted(&row(i).1), "row {i}");
+    }
+}
+
+#[tokio::test]
+async fn policies_and_compressions_round_trip() {
+    for (policy, compression) in [("plain", "zstd"), ("sequential", "lz4"), ("lru", "none")] {
+        let wh = Warehouse::new();
+        let t = wh
+            .create(
+                "db.t",
+                &shredded_schema(&format!(
+                    r#","fields.m.map.shared-shredding.max-columns":"2",
+                    "fields.m.map.shared-shredding.column-placement-policy":"{policy}",
+                    "file.compression":"{compression}""#
+                )),
+            )
+            .await;
+        let rows: Vec<Row> = (0..300)
+            .map(|i| {
+                let n = (i % 5) as usize;
+                (
+                    i,
+                    Some(
+                        (0..n)
+                            .map(|j| (format!("key{}", (i as usize * 7 + j) % 11), Some(j as f64)))
+                            .collect(),
+                    ),
+                )
+            })
+            .collect();
+        t.write_batches([batch(&rows)], None).await.unwrap();
+        let got = read_rows(&t, None).await;
+        for (id, m) in &rows {
+            assert_eq!(
+                sorted(&got[id]),
+                sorted(m),
+                "{policy}/{compression} row {id}"
+            );
+        }
+        let f = footers(&wh.table_dir("db", "t"));
+        assert_eq!(f[0].0, 2);
+    }
+}
+
+#[tokio::test]
+async fn primary_key_table_shreds_values_through_compaction() {
+    let wh = Warehouse::new();
+    let t = wh
+        .create(
+            "db.t",
+            r#"{"fields":[{"name":"id","type":"BIGINT NOT NULL"},
+            {"name":"m","type":"MAP<STRING NOT NULL, DOUBLE>"}],"primaryKeys":["id"],
+            "options":{"bucket":"1","fields.m.map.storage-layout":"shared-shredding",
+            "fields.m.map.shared-shredding.max-columns":"2"}}"#,
+        )
+        .await;
+    let v1: Vec<Row> = (0..100)
+        .map(|i| {
+            (
+                i,
+                e(&[("a", Some(i as f64)), ("b", None), ("c", Some(1.0))]),
+            )
+        })
+        .collect();
+    let v2: Vec<Row> = (50..150)
+        .map(|i| (i, e(&[("z", Some(-(i as f64)))])))
+        .collect();
+    t.write_batches([batch(&v1)], None).await.unwrap();
+    t.write_batches([batch(&v2)], None).await.unwrap();
+    let check = |got: &BTreeMap<i64, Option<Vec<(String, Option<f64>)>>>| {
+        assert_eq!(got.len(), 150);
+        for i in 0..150i64 {
+            let want = if i >= 50 {
+                v2[(i - 50) as usize].1.clone()
+            } else {
+                v1[i as usize].1.clone()
+            };
+            assert_eq!(sorted(&got[&i]), sorted(&want), "id {i}");
+        }
+    };
+    check(&read_rows(&t, None).await);
+    let mut w = t.new_write().unwrap();
+    w.compact(&|_, _| true, true).await.unwrap();
+    let msgs = w.prepare_commit().await.unwrap();
+    t.new_commit().unwrap().commit(msgs).await.unwrap();
+    check(&read_rows(&t, None).await);
+    assert!(
+        footers(&wh.table_dir("db", "t")).len() >= 3,
+        "compaction rewrote shredded"
+    );
+}
+
+#[tokio::test]
+async fn bad_options_and_duplicate_keys_are_clear_errors() {
+    let wh = Warehouse::new();
+    let cases = [
+        (
+            r#"{"fields":[{"name":"m","type":"MAP<STRING, DOUBLE>"}],
+            "options":{"fields.m.map.storage-layout":"shared-shredding"}}"#,
+            "nullable",
+        ),
+        (
+            r#"{"fields":[{"name":"m","type":"MAP<INT NOT NULL, DOUBLE>"}],
+            "options":{"fields.m.map.storage-layout":"shared-shredding"}}"#,
+            "MAP<STRING NOT NULL, T>",
+        ),
+        (
+            r#"{"fields":[{"name":"m","type":"INT"}],
+            "options":{"fields.m.map.storage-layout":"shared-shredding"}}"#,
+            "only to MAP columns",
+        ),
+        (
+            r#"{"fields":[{"name":"m","type":"MAP<STRING NOT NULL, DOUBLE>"}],
+            "options":{"fields.m.map.storage-layout":"columnar"}}"#,
+            "shared-shredding",
+        ),
+        (
+            r#"{"fields":[{"name":"m","type":"MAP<STRING NOT NULL, DOUBLE>"}],
+            "options":{"fields.m.map.storage-layout":"shared-shredding",
+            "fields.m.map.shared-shredding.max-columns":"0"}}"#,
+            "max-columns",
+        ),
+        (
+            r#"{"fields":[{"name":"m","type":"MAP<STRING NOT NULL, DOUBLE>"}],
+            "options":{"fields.m.map.storage-layout":"shared-shredding",
+            "fields.m.map.shared-shredding.column-placement-policy":"random"}}"#,
+            "plain, sequential, lru",
+        ),
+        (
+            r#"{"fields":[{"name":"m","type":"MAP<STRING NOT NULL, DOUBLE>"}],
+            "options":{"fields.m.map.storage-layout":"shared-shredding",
+            "file.compression":"snappy"}}"#,
+            "none, lz4 or zstd",
+        ),
+        (
+            r#"{"fields":[{"name":"m","type":"MAP<STRING NOT NULL, DOUBLE>"}],
+            "options":{"fields.x.map.storage-layout":"shared-shredding"}}"#,
+            "does not exist",
+        ),
+    ];
+    for (json, want) in cases {
+        let schema = strata_spec::schema::Schema::from_json(json).unwrap();
+        let err = wh
+            .catalog
+            .create_table(&"db.bad".parse().unwrap(), &schema, false)
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(want), "{json}: {err}");
+    }
+    let t = wh.create("db.t", &shredded_schema("")).await;
+    let err = t
+        .write_batches(
+            [batch(&[(1, e(&[("a", Some(1.0)), ("a", Some(2.0))]))])],
+            None,
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("more than once") && err.contains("\"a\""),
+        "{err}"
+    );
+    assert!(t.snapshot_manager().latest_id().await.unwrap().is_none());
+}
+
+fn arb_rows() -> impl Strategy<Value = Vec<Row>> {
+    let entry = (
+        0usize..12,
+        proptest::option::weighted(0.9, -100.0f64..100.0),
+    );
+    let map = proptest::option::weighted(
+        0.9,
+        proptest::collection::btree_map(
+            0usize..12,
+            proptest::option::weighted(0.9, -100.0f64..100.0),
+            0..8,
+        ),
+    );
+    let _ = entry;
+    proptest::collection::vec(map, 1..60).prop_map(|maps| {
+        maps.into_iter()
+            .enumerate()
+            .map(|(i, m)| {
+                (
+                    i as i64,
+                    m.map(|m| m.into_iter().map(|(k, v)| (format!("k{k}"), v)).collect()),
+                )
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+    /// Any rows, any K and policy: the shredded table reads exactly what the default-layout
+    /// table reads (same keys, values, NULLs; order aside).
+    #[test]
+    fn shredded_reads_equal_default_layout(rows in arb_rows(), k in 1usize..6, policy in 0usize..3) {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let wh = Warehouse::new();
+            let policy = ["plain", "sequential", "lru"][policy];
+            let s = wh.create("db.s", &shredded_schema(&format!(
+                r#","fields.m.map.shared-shredding.max-columns":"{k}",
+                "fields.m.map.shared-shredding.column-placement-policy":"{policy}""#))).await;
+            let d = wh.create("db.d", r#"{"fields":[{"name":"id","type":"BIGINT NOT NULL"},
+                {"name":"m","type":"MAP<STRING NOT NULL, DOUBLE>"}]}"#).await;
+            s.write_batches([batch(&rows)], None).await.unwrap();
+            d.write_batches([batch(&rows)], None).await.unwrap();
+            let (a, b) = (read_rows(&s, None).await, read_rows(&d, None).await);
+            prop_assert_eq!(a.len(), b.len());
+            for (id, m) in &b {
+                prop_assert_eq!(sorted(&a[id]), sorted(m));
+            }
+            Ok(())
+        })?;
+    }
+}
