@@ -5,11 +5,10 @@ use std::io::Write;
 use serde_json::{json, Value};
 use strata::catalog::{FileSystemCatalog, Identifier};
 use strata::commit::OverwriteScope;
-use strata::expr::parse_sql_predicate;
 use strata::table::Table;
 use strata_spec::schema::Schema;
 
-use crate::{input, output, Cli, Command};
+use crate::{input, Cli, Command};
 
 /// Errors of the CLI: library errors and plain messages.
 #[derive(Debug, thiserror::Error)]
@@ -88,46 +87,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Read {
-            table,
-            columns,
-            filter,
-            snapshot,
-            limit,
-            format,
-            output,
-        } => {
-            let mut t = catalog.get_table(&table.parse()?).await?;
-            if let Some(id) = snapshot {
-                // Time travel reads with the schema the snapshot was committed with.
-                t = t.at_snapshot(id).await?;
-            }
-            let predicate = match &filter {
-                Some(text) => Some(parse_sql_predicate(text)?),
-                None => None,
-            };
-            let mut scan = t.new_scan();
-            if let Some(id) = snapshot {
-                scan = scan.with_snapshot(id);
-            }
-            if let Some(p) = &predicate {
-                scan = scan.with_filter(p.clone());
-            }
-            let plan = scan.plan().await?;
-            let mut read = t.new_read();
-            if let Some(cols) = columns {
-                read = read.with_projection(cols);
-            }
-            if let Some(p) = predicate {
-                read = read.with_filter(p);
-            }
-            if let Some(n) = limit {
-                read = read.with_limit(n);
-            }
-            let schema = read.output_schema()?;
-            let stream = read.to_stream(plan.splits)?;
-            output::write_stream(stream, schema, format, output.as_deref()).await
-        }
+        Command::Read(args) => crate::commands_read::run(&catalog, args).await,
         Command::Scan(args) => crate::commands_scan::run(&catalog, args).await,
         Command::Snapshots { table } => {
             let t = catalog.get_table(&table.parse()?).await?;

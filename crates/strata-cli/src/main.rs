@@ -10,6 +10,7 @@ mod commands_compact;
 mod commands_demo;
 mod commands_demo_pk;
 mod commands_levels;
+mod commands_read;
 mod commands_scan;
 mod input;
 mod json_values;
@@ -96,29 +97,9 @@ enum Command {
         #[arg(long)]
         metrics: bool,
     },
-    /// Read rows.
-    Read {
-        /// DB.TABLE
-        table: String,
-        /// Comma-separated columns to output
-        #[arg(long, value_delimiter = ',')]
-        columns: Option<Vec<String>>,
-        /// SQL boolean expression, e.g. "dt = '2024-01-01' AND id < 10"
-        #[arg(long = "where", value_name = "EXPR")]
-        filter: Option<String>,
-        /// Time travel to this snapshot id
-        #[arg(long)]
-        snapshot: Option<i64>,
-        /// Output at most N rows
-        #[arg(long)]
-        limit: Option<usize>,
-        /// Output format
-        #[arg(long, value_enum, default_value_t = output::Format::Table)]
-        format: output::Format,
-        /// Write to this file instead of stdout
-        #[arg(long)]
-        output: Option<PathBuf>,
-    },
+    /// Read rows. --columns and --where accept MAP keys as m['key']; --metrics prints one
+    /// JSON line of read counters to stderr after the rows.
+    Read(commands_read::ReadArgs),
     /// Plan a scan (no data is read): one JSON object per split, or per scan with --metrics.
     /// All --repeat scans run in this process and share one in-memory cache, so with
     /// `-o scan.manifest-entry-cache.max-snapshots=N` the first scan fills the snapshot live

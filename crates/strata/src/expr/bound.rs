@@ -15,9 +15,10 @@
 
 use std::fmt;
 
-use strata_spec::{DataType, Datum, RowType};
+use strata_spec::{DataField, DataType, Datum, RowType};
 
 use super::literal::coerce;
+use super::map_key::{resolve_column, resolve_map_key, MapKeyColumn};
 use super::predicate::{sql_literal, write_joined, write_leaf, LeafOp, LeafPredicate, Predicate};
 use crate::error::{Error, Result};
 
@@ -47,27 +48,172 @@ impl Predicate {
     /// Resolves column names against `row_type` and converts literals to the column types.
     /// `table` is only used in error messages.
     pub fn bind(&self, row_type: &RowType, table: &str) -> Result<BoundPredicate> {
-        let bound = bind_node(self, false, row_type, table)?;
-        Ok(simplify(bound))
+        let scope = Scope {
+            row_type,
+            keys: &[],
+            table,
+        };
+        Ok(simplify(bind_node(self, false, &scope)?))
+    }
+
+    /// Binds like [`Self::bind`], where a leaf may also reference a MAP key access
+    /// `m['k']` ([`super::map_key`]). Key accesses are bound to virtual fields placed after
+    /// `row_type`'s fields: `keys[j]` is field `row_type.fields.len() + j`. `keys` may arrive
+    /// with entries (e.g. a projection's key accesses, resolved against the same row type);
+    /// new key accesses are appended in order of first appearance.
+    pub fn bind_with_map_keys(
+        &self,
+        row_type: &RowType,
+        table: &str,
+        keys: &mut Vec<MapKeyColumn>,
+    ) -> Result<BoundPredicate> {
+        let mut error = None;
+        self.visit_leaf_columns(&mut |column| {
+            if error.is_some() {
+                return;
+            }
+            match resolve_map_key(row_type, column, table) {
+                Ok(Some(k)) => {
+                    if !keys.iter().any(|x| x.is(k.map_field.id, &k.key)) {
+                        keys.push(k);
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => error = Some(e),
+            }
+        });
+        if let Some(e) = error {
+            return Err(e);
+        }
+        let scope = Scope {
+            row_type,
+            keys,
+            table,
+        };
+        Ok(simplify(bind_node(self, false, &scope)?))
+    }
+
+    /// Binds for pruning only (scans): like [`Self::bind_with_map_keys`], then every test of
+    /// a key access `m['k']` is weakened to `m IS NOT NULL` (every test but `IS NULL` is
+    /// false on a NULL map) or dropped (`IS NULL`), as in
+    /// [`BoundPredicate::extract_for_columns`]. The result is implied by the filter and reads
+    /// only `row_type`'s fields; `None`: nothing is left.
+    pub fn bind_for_pruning(
+        &self,
+        row_type: &RowType,
+        table: &str,
+    ) -> Result<Option<BoundPredicate>> {
+        let mut keys = Vec::new();
+        let bound = self.bind_with_map_keys(row_type, table, &mut keys)?;
+        if keys.is_empty() {
+            return Ok(Some(bound));
+        }
+        let n = row_type.fields.len();
+        let weakened = weaken_map_keys(bound, n, &|j| {
+            let id = keys.get(j)?.map_field.id;
+            let i = row_type.fields.iter().position(|f| f.id == id)?;
+            Some((i, &row_type.fields[i]))
+        });
+        let real: Vec<usize> = (0..n).collect();
+        Ok(weakened.extract_for_columns(&real))
+    }
+
+    fn visit_leaf_columns(&self, f: &mut impl FnMut(&str)) {
+        match self {
+            Predicate::Leaf(l) => f(&l.column),
+            Predicate::And(c) | Predicate::Or(c) => c.iter().for_each(|c| c.visit_leaf_columns(f)),
+            Predicate::Not(inner) => inner.visit_leaf_columns(f),
+            Predicate::AlwaysTrue | Predicate::AlwaysFalse => {}
+        }
     }
 }
 
-fn bind_node(
-    p: &Predicate,
-    negated: bool,
-    row_type: &RowType,
-    table: &str,
-) -> Result<BoundPredicate> {
+/// Replaces leaves on key columns (index `n + j`) by `map IS NOT NULL` on the map of key `j`
+/// (`map_of(j)`), except `IS NULL` leaves, left for the caller to drop.
+fn weaken_map_keys<'a>(
+    p: BoundPredicate,
+    n: usize,
+    map_of: &dyn Fn(usize) -> Option<(usize, &'a DataField)>,
+) -> BoundPredicate {
+    match p {
+        BoundPredicate::Leaf(l) if l.index >= n && l.op != LeafOp::IsNull => {
+            match map_of(l.index - n) {
+                Some((index, f)) => BoundPredicate::Leaf(BoundLeafPredicate {
+                    index,
+                    name: f.name.clone(),
+                    data_type: f.data_type.clone(),
+                    op: LeafOp::IsNotNull,
+                }),
+                None => BoundPredicate::Leaf(l),
+            }
+        }
+        BoundPredicate::And(c) => BoundPredicate::And(
+            c.into_iter()
+                .map(|c| weaken_map_keys(c, n, map_of))
+                .collect(),
+        ),
+        BoundPredicate::Or(c) => BoundPredicate::Or(
+            c.into_iter()
+                .map(|c| weaken_map_keys(c, n, map_of))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+/// What leaf column names resolve against: the row type's fields, then key accesses.
+struct Scope<'a> {
+    row_type: &'a RowType,
+    keys: &'a [MapKeyColumn],
+    table: &'a str,
+}
+
+impl Scope<'_> {
+    /// The index and field a leaf column name refers to.
+    fn resolve(&self, name: &str) -> Result<(usize, &DataField)> {
+        if let Some(i) = resolve_column(self.row_type, name) {
+            return Ok((i, &self.row_type.fields[i]));
+        }
+        let not_found = || Error::ColumnNotFound {
+            table: self.table.to_string(),
+            column: name.to_string(),
+            available: self
+                .row_type
+                .fields
+                .iter()
+                .map(|f| f.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
+        let Some(k) = resolve_map_key(self.row_type, name, self.table)? else {
+            return Err(not_found());
+        };
+        if self.keys.is_empty() {
+            return Err(Error::InvalidArgument(format!(
+                "{name} is a MAP key access, which is only available where key columns are \
+                 derived (table reads; Predicate::bind_with_map_keys)"
+            )));
+        }
+        let j = self
+            .keys
+            .iter()
+            .position(|x| x.is(k.map_field.id, &k.key))
+            .ok_or_else(not_found)?;
+        Ok((self.row_type.fields.len() + j, &self.keys[j].field))
+    }
+}
+
+fn bind_node(p: &Predicate, negated: bool, scope: &Scope) -> Result<BoundPredicate> {
     Ok(match p {
         Predicate::AlwaysTrue if !negated => BoundPredicate::AlwaysTrue,
         Predicate::AlwaysTrue => BoundPredicate::AlwaysFalse,
         Predicate::AlwaysFalse if !negated => BoundPredicate::AlwaysFalse,
         Predicate::AlwaysFalse => BoundPredicate::AlwaysTrue,
-        Predicate::Not(inner) => bind_node(inner, !negated, row_type, table)?,
+        Predicate::Not(inner) => bind_node(inner, !negated, scope)?,
         Predicate::And(children) | Predicate::Or(children) => {
             let bound = children
                 .iter()
-                .map(|c| bind_node(c, negated, row_type, table))
+                .map(|c| bind_node(c, negated, scope))
                 .collect::<Result<Vec<_>>>()?;
             // NOT (a AND b) = NOT a OR NOT b, and the converse.
             if matches!(p, Predicate::And(_)) != negated {
@@ -82,44 +228,13 @@ fn bind_node(
             } else {
                 leaf.op.clone()
             };
-            bind_leaf(leaf, op, row_type, table)?
+            bind_leaf(leaf, op, scope)?
         }
     })
 }
 
-/// Finds a field by exact name, else by a case-insensitive name when exactly one matches.
-fn resolve(row_type: &RowType, name: &str) -> Option<usize> {
-    if let Some(i) = row_type.index_of(name) {
-        return Some(i);
-    }
-    let mut found = row_type
-        .fields
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.name.eq_ignore_ascii_case(name));
-    match (found.next(), found.next()) {
-        (Some((i, _)), None) => Some(i),
-        _ => None,
-    }
-}
-
-fn bind_leaf(
-    leaf: &LeafPredicate,
-    op: LeafOp,
-    row_type: &RowType,
-    table: &str,
-) -> Result<BoundPredicate> {
-    let index = resolve(row_type, &leaf.column).ok_or_else(|| Error::ColumnNotFound {
-        table: table.to_string(),
-        column: leaf.column.clone(),
-        available: row_type
-            .fields
-            .iter()
-            .map(|f| f.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
-    })?;
-    let field = &row_type.fields[index];
+fn bind_leaf(leaf: &LeafPredicate, op: LeafOp, scope: &Scope) -> Result<BoundPredicate> {
+    let (index, field) = scope.resolve(&leaf.column)?;
     let ty = &field.data_type;
     let convert = |lit: &Datum| -> Result<Datum> {
         if ty.is_nested() || matches!(ty.kind, strata_spec::TypeKind::Blob) {

@@ -11,7 +11,9 @@
 //!    become field indexes, literals are converted to the column types (`literal.rs`), `NOT` is
 //!    pushed into the leaves. Re-target with [`BoundPredicate::project`] /
 //!    [`BoundPredicate::remap`]; derive a partition predicate with
-//!    [`BoundPredicate::extract_for_columns`] / `project`.
+//!    [`BoundPredicate::extract_for_columns`] / `project`. A leaf may test a MAP key access
+//!    `m['k']` ([`map_key`]); [`Predicate::bind_with_map_keys`] binds those to virtual fields
+//!    after the row type's fields, [`Predicate::bind_for_pruning`] drops them (scans).
 //! 3. **Prune** with statistics ([`BoundPredicate::test_stats`], [`stats`], conservative) or
 //!    exact values such as partition values ([`BoundPredicate::test_values`], SQL
 //!    three-valued).
@@ -29,6 +31,7 @@
 pub mod bound;
 pub mod eval;
 mod literal;
+pub mod map_key;
 pub mod predicate;
 mod scalar;
 pub mod sql;
@@ -39,5 +42,6 @@ mod tests;
 
 pub use bound::{BoundLeafPredicate, BoundPredicate};
 pub use eval::filter_batch;
+pub use map_key::{MapKeyColumn, MapKeyRef};
 pub use predicate::{sql_literal, LeafOp, LeafPredicate, Predicate};
 pub use sql::parse_sql_predicate;

@@ -303,7 +303,11 @@ fn timestamp_text(millis: i64, nanos: i32) -> String {
 
 /// Writes `column <op> literal` for one leaf; shared by bound and unbound predicates.
 pub(crate) fn write_leaf(f: &mut fmt::Formatter<'_>, column: &str, op: &LeafOp) -> fmt::Result {
-    write_ident(f, column)?;
+    // A key access in canonical form is written as is (`m['k']`), any other name as an ident.
+    match super::map_key::MapKeyRef::parse(column) {
+        Some(r) if r.name() == column => f.write_str(column)?,
+        _ => write_ident(f, column)?,
+    }
     let list = |f: &mut fmt::Formatter<'_>, l: &[Datum]| -> fmt::Result {
         f.write_str("(")?;
         for (i, d) in l.iter().enumerate() {

@@ -9,10 +9,14 @@
 //! * literals: integers, decimals (`1.5`, `1e3`, exact), `'strings'`, `TRUE`/`FALSE`,
 //!   `X'hex'`, `DATE '2024-01-01'`, `TIME '12:00:00'`, `TIMESTAMP '2024-01-01 12:00:00'`,
 //!   `TIMESTAMP WITH TIME ZONE '...+02:00'`; `NULL` only in `IS [NOT] NULL`;
-//! * identifiers bare or quoted (`"My Col"`, `` `x` ``).
+//! * identifiers bare or quoted (`"My Col"`, `` `x` ``);
+//! * MAP key access `m['key']` / `"My Map"['key']` wherever a column is accepted: the leaf's
+//!   column is the canonical text `m['key']` ([`MapKeyRef::name`], bound by
+//!   [`Predicate::bind_with_map_keys`]).
 
 use sqlparser::ast::{
-    BinaryOperator, DataType as SqlType, Expr, InTarget, TimezoneInfo, UnaryOperator, Value,
+    AccessExpr, BinaryOperator, DataType as SqlType, Expr, InTarget, Subscript, TimezoneInfo,
+    UnaryOperator, Value,
 };
 use sqlparser::dialect::GenericDialect;
 use sqlparser::parser::Parser;
@@ -22,6 +26,7 @@ use strata_spec::Datum;
 use super::literal::{
     negate_number, parse_date, parse_number, parse_time, parse_timestamp, parse_timestamp_ltz,
 };
+use super::map_key::MapKeyRef;
 use super::predicate::{LeafOp, LeafPredicate, Predicate};
 use crate::error::{Error, Result};
 
@@ -160,7 +165,7 @@ fn convert(e: &Expr) -> Result<Predicate, Reject> {
         Expr::Like { .. } => Err(format!(
             "LIKE supports only 'prefix%' (no ANY, no ESCAPE), got `{e}`"
         )),
-        Expr::Identifier(_) | Expr::CompoundIdentifier(_) => {
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::CompoundFieldAccess { .. } => {
             Ok(leaf(column(e)?, LeafOp::Equal(Datum::Boolean(true))))
         }
         Expr::Value(v) => match &v.value {
@@ -203,6 +208,9 @@ fn operand(e: &Expr) -> Result<Operand, Reject> {
     match e {
         Expr::Nested(inner) => operand(inner),
         Expr::Identifier(id) => Ok(Operand::Column(id.value.clone())),
+        Expr::CompoundFieldAccess { root, access_chain } => {
+            map_key_access(e, root, access_chain).map(Operand::Column)
+        }
         Expr::CompoundIdentifier(parts) => Err(format!(
             "qualified name `{e}` is not supported (nested fields cannot be filtered; \
              quote a column name containing dots, like \"{}\")",
@@ -213,6 +221,26 @@ fn operand(e: &Expr) -> Result<Operand, Reject> {
                 .join(".")
         )),
         _ => literal(e).map(Operand::Literal),
+    }
+}
+
+/// `m['k']` (a subscript of a column with a string literal) as the key-access column text
+/// [`MapKeyRef::name`].
+fn map_key_access(whole: &Expr, root: &Expr, chain: &[AccessExpr]) -> Result<String, Reject> {
+    let bad = || {
+        format!(
+            "`{whole}` is not supported; MAP key access is written column['key'] \
+             (one string literal key)"
+        )
+    };
+    let (Expr::Identifier(column), [AccessExpr::Subscript(Subscript::Index { index })]) =
+        (root, chain)
+    else {
+        return Err(bad());
+    };
+    match literal(index) {
+        Ok(Some(Datum::String(key))) => Ok(MapKeyRef::new(column.value.clone(), key).name()),
+        _ => Err(bad()),
     }
 }
 

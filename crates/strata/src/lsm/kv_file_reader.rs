@@ -19,6 +19,7 @@ use strata_spec::manifest::DataFileMeta;
 
 use super::kv_layout::KvLayout;
 use crate::format::parquet_reader::{read_parquet_with, ParquetReadOptions, PushedRowFilter};
+use crate::format::{ReadHints, ReadMetrics};
 use crate::io::FileIO;
 use crate::meta::SchemaManager;
 use crate::Result;
@@ -30,6 +31,8 @@ pub struct KvFileReader {
     schemas: SchemaManager,
     layout: Arc<KvLayout>,
     batch_size: usize,
+    /// Where the Parquet reader counts files, row groups and bytes.
+    metrics: Option<Arc<ReadMetrics>>,
 }
 
 impl KvFileReader {
@@ -44,7 +47,14 @@ impl KvFileReader {
             schemas,
             layout,
             batch_size,
+            metrics: None,
         }
+    }
+
+    /// Counts what this reader reads into `metrics`.
+    pub fn with_metrics(mut self, metrics: Option<Arc<ReadMetrics>>) -> Self {
+        self.metrics = metrics;
+        self
     }
 
     pub fn layout(&self) -> &Arc<KvLayout> {
@@ -83,6 +93,10 @@ impl KvFileReader {
             file_size: Some(file.file_size as u64),
             batch_size: self.batch_size,
             row_filter,
+            hints: ReadHints {
+                metrics: self.metrics.clone(),
+                ..Default::default()
+            },
             ..Default::default()
         };
         let stream = read_parquet_with(&self.io, path, &fields.data, &fields.read, options).await?;

@@ -10,8 +10,10 @@
 //!
 //! Only the columns needed are decoded: the output and filter columns, the primary keys and
 //! `sequence.field` columns — or every column when the merge engine needs whole rows
-//! (partial-update, aggregation). The filter runs after the merge: applying a value filter
-//! before it could hide the newest version of a key and resurrect an older one.
+//! (partial-update, aggregation). MAP columns are read whole (no selected keys: merge engines
+//! need whole values); MAP key columns are derived after the merge. The filter runs after the
+//! merge: applying a value filter before it could hide the newest version of a key and
+//! resurrect an older one.
 
 use std::sync::Arc;
 
@@ -46,13 +48,11 @@ pub(super) struct KvReadContext {
     pub table: Table,
     pub layout: Arc<KvLayout>,
     pub merge: Arc<dyn MergeFunction>,
-    /// Filter bound to the layout's value fields.
-    pub bound: Option<BoundPredicate>,
-    /// The part of `bound` on primary-key columns (safe to push below a merge).
+    /// The filter and projection over the layout's value fields (then MAP key columns,
+    /// derived after the merge).
+    pub plan: Arc<super::plan::ReadPlan>,
+    /// The part of the filter on primary-key columns (safe to push below a merge).
     pub key_bound: Option<BoundPredicate>,
-    /// Output columns as indices into the layout's value fields.
-    pub output: Vec<usize>,
-    pub out_schema: arrow_schema::SchemaRef,
     pub batch_size: usize,
     /// Deletion vectors (tables with `deletion-vectors.enabled`).
     pub dv: Option<Arc<super::deletion_vectors::DvCache>>,
@@ -221,14 +221,15 @@ impl KvReadContext {
         // Overlapping runs only take key predicates (a value predicate could hide the newest
         // version of a key and let an older one win).
         let pushed = if push_all {
-            &self.bound
+            &self.plan.bound
         } else {
             &self.key_bound
         };
         let row_filter = pushed.as_ref().filter(|_| dv.is_none()).and_then(|b| {
-            // Bound over the value fields, which sit after the two system columns.
+            // Bound over the value fields (then key columns), which sit after the two system
+            // columns.
             let shifted = b.remap(|i| Some(i + 2)).ok()?;
-            pushed_filter(&shifted, &fields.read)
+            pushed_filter(&shifted, &fields.read, &self.plan.keys)
         });
         let mut stream = self.files.read(&path, file, &fields, row_filter).await?;
         let mut position = 0u64;
@@ -246,20 +247,10 @@ impl KvReadContext {
         Ok(())
     }
 
-    /// Filters merged rows (value columns only) and projects them to the output columns.
+    /// Filters merged rows (value columns only) and projects them to the output columns
+    /// (deriving MAP key columns).
     fn finish(&self, values: RecordBatch) -> Result<RecordBatch> {
-        let values = match &self.bound {
-            Some(b) => crate::expr::filter_batch(&values, b)?,
-            None => values,
-        };
-        let cols = self
-            .output
-            .iter()
-            .map(|i| values.column(*i).clone())
-            .collect();
-        let options =
-            arrow_array::RecordBatchOptions::new().with_row_count(Some(values.num_rows()));
-        RecordBatch::try_new_with_options(self.out_schema.clone(), cols, &options)
-            .map_err(|e| Error::arrow("projecting merged rows", e))
+        let n = values.num_rows();
+        self.plan.finish(values.columns().to_vec(), n)
     }
 }

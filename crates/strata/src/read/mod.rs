@@ -6,12 +6,22 @@
 //! or dropped — by strata or any other engine — read correctly. The filter is applied
 //! exactly (SQL semantics) after decoding; the projection is applied last.
 //!
+//! MAP key access: a projection item or filter column `m['k']` (a `MAP<STRING, T>` column `m`,
+//! key `k`) is a derived column of type `T` (nullable), NULL when the map is NULL or lacks the
+//! key ([`plan`], [`map_keys`]). A map needed only through key accesses is read with
+//! `selected_map_keys` so the format layer may read only what holds those keys (the
+//! shared-shredding layout), and the filter's MAP-key part is passed as a pruning hint. Merge
+//! reads of primary-key tables read whole maps (merge engines need whole values) and derive
+//! the key columns after merging. [`TableRead::with_metrics`] collects read counters.
+//!
 //! Files are decoded concurrently: a bounded number of files ahead of the consumer are read
 //! by spawned tasks into small bounded channels, so memory stays bounded by
 //! `READ_AHEAD_FILES × CHANNEL_BATCHES` batches while both cores decode.
 
 pub mod deletion_vectors;
 mod kv_read;
+mod map_keys;
+mod plan;
 
 use std::sync::Arc;
 
@@ -21,14 +31,14 @@ use futures::stream::{self, BoxStream};
 use futures::StreamExt;
 use object_store::path::Path;
 use strata_spec::manifest::DataFileMeta;
-use strata_spec::{DataField, RowType};
+use strata_spec::DataField;
 
 use crate::expr::{BoundPredicate, Predicate};
-use crate::format::arrow_types::to_arrow_schema;
 use crate::format::parquet_reader::{ParquetReadOptions, PushedRowFilter};
+use crate::format::{ReadHints, ReadMetrics};
 use crate::scan::DataSplit;
 use crate::table::Table;
-use crate::{Error, Result};
+use crate::Result;
 
 /// Files decoded ahead of the consumer.
 const READ_AHEAD_FILES: usize = 2;
@@ -45,6 +55,7 @@ pub struct TableRead {
     filter: Option<Predicate>,
     limit: Option<usize>,
     batch_size: usize,
+    metrics: Option<Arc<ReadMetrics>>,
 }
 
 impl TableRead {
@@ -55,15 +66,20 @@ impl TableRead {
             filter: None,
             limit: None,
             batch_size: DEFAULT_BATCH_SIZE,
+            metrics: None,
         }
     }
 
-    /// Output only these columns, in this order.
+    /// Output only these columns, in this order. An item is a column name (exact), or a MAP
+    /// key access `col['key']` / `"col"['key']` on a `MAP<STRING, T>` column (see
+    /// [`crate::expr::MapKeyRef`]; build the text with `MapKeyRef::new(col, key).name()`),
+    /// output as a nullable `T` column named `col['key']` (canonical form,
+    /// `MapKeyRef::name`). A column whose name is exactly the text wins over a key access.
     pub fn with_projection(mut self, columns: Vec<String>) -> Self {
         self.projection = Some(columns);
         self
     }
-    /// Keep only rows satisfying `filter` (exact).
+    /// Keep only rows satisfying `filter` (exact). Leaves may test key accesses `m['k']`.
     pub fn with_filter(mut self, filter: Predicate) -> Self {
         self.filter = Some(filter);
         self
@@ -77,38 +93,31 @@ impl TableRead {
         self.batch_size = n.max(1);
         self
     }
+    /// Count files, row groups and bytes read by this read's streams into `metrics`
+    /// (append files, raw-convertible splits and merge reads alike).
+    pub fn with_metrics(mut self, metrics: Arc<ReadMetrics>) -> Self {
+        self.metrics = Some(metrics);
+        self
+    }
 
-    /// Fields output, in order.
+    fn resolve(&self) -> Result<plan::Resolved> {
+        plan::Resolved::new(
+            &self.table,
+            self.projection.as_deref(),
+            self.filter.as_ref(),
+        )
+    }
+
+    /// Fields output, in order. Key columns have the id
+    /// [`crate::expr::map_key::MAP_KEY_FIELD_ID`] (they are not table columns).
     pub fn output_fields(&self) -> Result<Vec<DataField>> {
-        let schema = self.table.schema();
-        match &self.projection {
-            None => Ok(schema.fields.clone()),
-            Some(cols) => cols
-                .iter()
-                .map(|c| {
-                    schema
-                        .fields
-                        .iter()
-                        .find(|f| &f.name == c)
-                        .cloned()
-                        .ok_or_else(|| Error::ColumnNotFound {
-                            table: self.table.identifier().to_string(),
-                            column: c.clone(),
-                            available: schema
-                                .fields
-                                .iter()
-                                .map(|f| f.name.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", "),
-                        })
-                })
-                .collect(),
-        }
+        Ok(self.resolve()?.output_fields())
     }
 
     /// Arrow schema of the output batches.
     pub fn output_schema(&self) -> Result<SchemaRef> {
-        to_arrow_schema(&RowType::new(self.output_fields()?))
+        let resolved = self.resolve()?;
+        Ok(resolved.plan(resolved.wanted.clone())?.out_schema)
     }
 
     /// Streams the rows of `splits` as Arrow batches.
@@ -116,30 +125,18 @@ impl TableRead {
         &self,
         splits: Vec<DataSplit>,
     ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
-        let output = self.output_fields()?;
-        let n_out = output.len();
-        // Read the output columns plus any column the filter needs.
-        let mut read_fields = output.clone();
-        let mut bound: Option<BoundPredicate> = None;
-        if let Some(f) = &self.filter {
-            let table_name = self.table.identifier().to_string();
-            // Bind once against the table to validate names, then against the read row type.
-            let full = f.bind(&self.table.schema().row_type(), &table_name)?;
-            for idx in full.referenced_columns() {
-                let field = &self.table.schema().fields[idx];
-                if !read_fields.iter().any(|r| r.id == field.id) {
-                    read_fields.push(field.clone());
-                }
-            }
-            bound = Some(f.bind(&RowType::new(read_fields.clone()), &table_name)?);
-        }
-        let out_schema = to_arrow_schema(&RowType::new(output))?;
+        let resolved = self.resolve()?;
+        let plan = resolved.plan(resolved.wanted.clone())?;
+        let hints = ReadHints {
+            selected_map_keys: resolved.selected_map_keys(),
+            map_key_predicate: plan.map_key_predicate().map(Arc::new),
+            metrics: self.metrics.clone(),
+        };
         let ctx = Arc::new(FileReadContext {
             table: self.table.clone(),
-            read_fields,
-            bound,
-            n_out,
-            out_schema,
+            pushed: plan.pushed_filter(),
+            plan,
+            hints,
             batch_size: self.batch_size,
             dv: self
                 .table
@@ -152,7 +149,7 @@ impl TableRead {
         for split in splits {
             if !split.raw_convertible && self.table.is_primary_key_table() {
                 if kv_ctx.is_none() {
-                    kv_ctx = Some(Arc::new(self.kv_context()?));
+                    kv_ctx = Some(Arc::new(self.kv_context(&resolved)?));
                 }
                 jobs.push(ReadJob::Merge(split));
                 continue;
@@ -203,26 +200,18 @@ impl TableRead {
     }
 
     /// The merge-read context of a primary-key table for this read's projection and filter.
-    fn kv_context(&self) -> Result<kv_read::KvReadContext> {
+    fn kv_context(&self, resolved: &plan::Resolved) -> Result<kv_read::KvReadContext> {
         let schema = self.table.schema();
-        let table_name = self.table.identifier().to_string();
         let merge = crate::lsm::merge::create_merge_function(schema)?;
-        let output = self.output_fields()?;
-        let mut wanted = output.clone();
-        if let Some(f) = &self.filter {
-            let full = f.bind(&schema.row_type(), &table_name)?;
-            for idx in full.referenced_columns() {
-                wanted.push(schema.fields[idx].clone());
-            }
-        }
-        let value_fields =
-            kv_read::KvReadContext::value_fields(&self.table, &wanted, merge.needs_values());
+        let value_fields = kv_read::KvReadContext::value_fields(
+            &self.table,
+            &resolved.wanted,
+            merge.needs_values(),
+        );
         let layout = crate::lsm::kv_layout::KvLayout::with_values(schema, value_fields.clone())?;
-        let bound = match &self.filter {
-            Some(f) => Some(f.bind(&RowType::new(value_fields.clone()), &table_name)?),
-            None => None,
-        };
-        let key_bound = bound.as_ref().and_then(|b| {
+        // Whole maps (no selected keys): merge engines need whole values.
+        let plan = resolved.plan(value_fields.clone())?;
+        let key_bound = plan.bound.as_ref().and_then(|b| {
             let pk: Vec<usize> = schema
                 .trimmed_primary_keys()
                 .iter()
@@ -230,29 +219,19 @@ impl TableRead {
                 .collect();
             b.extract_for_columns(&pk)
         });
-        let out_idx = output
-            .iter()
-            .map(|o| {
-                value_fields
-                    .iter()
-                    .position(|v| v.id == o.id)
-                    .expect("value fields include every output field")
-            })
-            .collect();
         Ok(kv_read::KvReadContext {
             files: crate::lsm::kv_file_reader::KvFileReader::new(
                 self.table.file_io().clone(),
                 self.table.schema_manager().clone(),
                 layout.clone(),
                 self.batch_size,
-            ),
+            )
+            .with_metrics(self.metrics.clone()),
             table: self.table.clone(),
             layout,
             merge,
-            bound,
             key_bound,
-            output: out_idx,
-            out_schema: to_arrow_schema(&RowType::new(output))?,
+            plan: Arc::new(plan),
             batch_size: self.batch_size,
             dv: self
                 .table
@@ -289,10 +268,12 @@ struct FileJob {
 
 struct FileReadContext {
     table: Table,
-    read_fields: Vec<DataField>,
-    bound: Option<BoundPredicate>,
-    n_out: usize,
-    out_schema: SchemaRef,
+    /// Fields decoded, key columns, filter, projection.
+    plan: plan::ReadPlan,
+    /// `plan`'s filter pushed into decoding.
+    pushed: Option<PushedRowFilter>,
+    /// Selected MAP keys, MAP-key predicate, metrics.
+    hints: ReadHints,
     batch_size: usize,
     /// Deletion vectors (tables with `deletion-vectors.enabled`).
     dv: Option<Arc<deletion_vectors::DvCache>>,
@@ -333,18 +314,16 @@ impl FileReadContext {
             // Row positions must stay intact for a deletion vector.
             row_filter: match dv {
                 Some(_) => None,
-                None => self
-                    .bound
-                    .as_ref()
-                    .and_then(|b| pushed_filter(b, &self.read_fields)),
+                None => self.pushed.clone(),
             },
+            hints: self.hints.clone(),
             ..Default::default()
         };
         let mut stream = crate::format::parquet_reader::read_parquet_with(
             self.table.file_io(),
             &path,
             &data_schema.fields,
-            &self.read_fields,
+            &self.plan.read_fields,
             options,
         )
         .await?;
@@ -356,16 +335,10 @@ impl FileReadContext {
                 batch = deletion_vectors::apply(batch, position, dv)?;
                 position += n;
             }
-            if let Some(b) = &self.bound {
-                batch = crate::expr::filter_batch(&batch, b)?;
-            }
+            let n = batch.num_rows();
+            let batch = self.plan.finish(batch.columns().to_vec(), n)?;
             if batch.num_rows() == 0 {
                 continue;
-            }
-            if batch.num_columns() != self.n_out {
-                let cols = batch.columns()[..self.n_out].to_vec();
-                batch = RecordBatch::try_new(self.out_schema.clone(), cols)
-                    .map_err(|e| Error::arrow("projecting read batch", e))?;
             }
             if tx.send(Ok(batch)).await.is_err() {
                 // Consumer went away (limit reached or dropped): stop reading.
@@ -376,21 +349,15 @@ impl FileReadContext {
     }
 }
 
-/// `bound` (over `fields`) as a filter pushed into Parquet decoding: the referenced fields
-/// are decoded first and the rest only for matching rows.
+/// `bound` (over `fields`, then the key columns `keys`) as a filter pushed into Parquet
+/// decoding: the referenced fields (and the maps of referenced key columns) are decoded
+/// first and the rest only for matching rows.
 pub(crate) fn pushed_filter(
     bound: &BoundPredicate,
     fields: &[DataField],
+    keys: &[crate::expr::MapKeyColumn],
 ) -> Option<PushedRowFilter> {
-    let referenced = bound.referenced_columns();
-    if referenced.is_empty() {
-        return None;
-    }
-    let projected = bound.project(&referenced)?;
-    Some(PushedRowFilter {
-        fields: referenced.iter().map(|i| fields[*i].clone()).collect(),
-        predicate: Arc::new(move |batch| projected.evaluate(batch)),
-    })
+    map_keys::pushed_filter(bound, fields, keys)
 }
 
 /// A manifest's `_EXTERNAL_PATH` (a full URI or absolute path) as a store path.

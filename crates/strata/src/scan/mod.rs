@@ -168,8 +168,9 @@ impl TableScan {
         };
         let schema = self.table.schema();
         let row_type = schema.row_type();
+        // MAP key tests (`m['k'] > 1`) prune as `m IS NOT NULL` (`Predicate::bind_for_pruning`).
         let bound = match &self.filter {
-            Some(f) => Some(f.bind(&row_type, &self.table.identifier().to_string())?),
+            Some(f) => f.bind_for_pruning(&row_type, &self.table.identifier().to_string())?,
             None => None,
         };
         let mut buckets = self.buckets.clone();
