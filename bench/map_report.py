@@ -614,6 +614,9 @@ def render(res, problems, notes):
     w(f'* ≥ 5x faster query (lru vs default): {verdict(ratio(d_net, med(lru.get("query_s", []))), 5, True)}')
     w(f'* write ≤ 1.5x default (lru): {verdict(ratio(med(lru.get("write_s", [])), dw), 1.5, False)}')
     w(f'* full read ≤ 1.5x default (lru): {verdict(ratio(med(lru.get("full_s", [])), df_), 1.5, False)}')
+    if lru.get('footers') and not lru.get('shredded_files'):
+        w('* (caveat: no lru data file is in the shared-shredding layout in this run — these ratios '
+          'compare the default layout with itself)')
     w('')
     if problems:
         w('### Problems in this run')

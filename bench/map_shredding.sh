@@ -119,7 +119,10 @@ layout_options() { # the map-gen --option arguments of a layout
 }
 for l in $LAYOUTS; do layout_options "$l" >/dev/null; done
 
-COMMIT_ID="$(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --quiet HEAD -- crates bench/src || echo '+dirty')"
+# STRATA_COMMIT overrides (e.g. when running from an exported tree without .git)
+COMMIT_ID="${STRATA_COMMIT:-$( (cd "$ROOT" && git rev-parse --short HEAD \
+    && { git diff --quiet HEAD -- crates bench/src || echo '+dirty'; }) 2>/dev/null | tr -d '\n' || true)}"
+COMMIT_ID="${COMMIT_ID:-unknown}"
 "$PY" - "$RUN_DIR/meta.json" <<EOF
 import json, sys
 json.dump({"rows": $ROWS, "runs": $RUNS, "commits": $COMMITS, "partitions": $PARTITIONS,
@@ -154,7 +157,7 @@ note() { # note NAME: one progress line (last stdout / stderr JSON line)
     printf '  %-22s %6.3f s  %s\n' "$1" "$(awk '{print $1 / 1e9}' "$RUN_DIR/$1.time")" "$line" >&2
 }
 fail() { # fail NAME: report a failed step (first error line), remember it
-    printf '  %-22s FAILED: %s\n' "$1" "$(grep -v '^\s*$' "$RUN_DIR/$1.err" "$RUN_DIR/$1.out" 2>/dev/null | grep -iv '^command exited' | head -n 1 | cut -c1-200)" >&2
+    printf '  %-22s FAILED: %s\n' "$1" "$(grep -hv '^\s*$' "$RUN_DIR/$1.err" "$RUN_DIR/$1.out" 2>/dev/null | grep -iv '^command exited' | head -n 1 | cut -c1-200)" >&2
     FAILED=1
 }
 

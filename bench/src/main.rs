@@ -19,6 +19,8 @@
 //! | `upgrade-write --wh W [--files F] [--file-mb M]` | strata / upgrade-write | F key-disjoint level-0 files of ≈ 0.9 × M MiB (`write-only`, `target-file-size = M mb`) |
 //! | `stream --wh W [--option k=v]...` | strata / wa | initial load + upsert commits with compaction; bytes ingested, rewritten, upgraded |
 //! | `scan-gen --wh W [--partitions P] [--buckets B] [--commits C]` | strata / scan-gen | the scan-planning table `bench.scan_t` (bench/scan.sh; see `scan_gen.rs`) |
+//! | `map-gen --wh W [--rows N] [--option k=v]...` | strata / map-gen | the MAP shredding table `bench.map_t`, C commits (bench/map_shredding.sh; see `map_gen.rs`) |
+//! | `map-read --wh W [--columns id,metrics] [--where EXPR]` | strata / map-read | plan + read of those columns of `bench.map_t` into memory |
 //!
 //! `--table` is `append` (default; `bench.append_t`, bucket -1) or `pk` (`bench.pk_t`, primary
 //! key `id`, bucket 1); `raw-scan`, `compact` and `raw-rewrite` default to `pk`. `write
@@ -32,6 +34,7 @@
 
 mod common;
 mod compact;
+mod map_gen;
 mod pk_mem;
 mod raw;
 mod scan_gen;
@@ -222,6 +225,48 @@ enum Command {
         #[arg(long, default_value_t = 42)]
         seed: u64,
     },
+    /// The MAP shared-shredding benchmark's table (bench/map_shredding.sh; see map_gen.rs).
+    MapGen {
+        #[arg(long)]
+        wh: PathBuf,
+        #[arg(long, default_value = map_gen::TABLE)]
+        table: String,
+        #[arg(long, default_value_t = 1_000_000)]
+        rows: u64,
+        #[arg(long, default_value_t = 4)]
+        commits: usize,
+        #[arg(long, default_value_t = 4)]
+        partitions: usize,
+        /// Distinct keys, `usage` included.
+        #[arg(long, default_value_t = 5_000)]
+        keys: u64,
+        /// Entries per row are uniform in 1..=max-keys.
+        #[arg(long, default_value_t = 20)]
+        max_keys: usize,
+        /// Fraction of rows holding the key `usage`.
+        #[arg(long, default_value_t = 0.3)]
+        usage_fraction: f64,
+        /// Zipf exponent of the other keys' popularity.
+        #[arg(long, default_value_t = 1.1)]
+        zipf: f64,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// Extra table option `key=value` (repeatable), e.g. the map storage layout.
+        #[arg(long = "option")]
+        options: Vec<String>,
+    },
+    /// Plan and read columns of the MAP benchmark table into memory; digests of the maps.
+    MapRead {
+        #[arg(long)]
+        wh: PathBuf,
+        #[arg(long, default_value = map_gen::TABLE)]
+        table: String,
+        #[arg(long, value_delimiter = ',', default_value = "id,metrics")]
+        columns: Vec<String>,
+        /// SQL filter on the scan and the read, e.g. "metrics['usage'] > 30".
+        #[arg(long = "where")]
+        filter: Option<String>,
+    },
 }
 
 fn runtime(threads: Option<usize>) -> Result<tokio::runtime::Runtime> {
@@ -389,6 +434,43 @@ fn run(cli: Cli) -> Result<()> {
             };
             let out = runtime(None)?.block_on(scan_gen::generate(&wh, &cfg))?;
             emit("strata", "scan-gen", out);
+        }
+        Command::MapGen {
+            wh,
+            table,
+            rows,
+            commits,
+            partitions,
+            keys,
+            max_keys,
+            usage_fraction,
+            zipf,
+            seed,
+            options,
+        } => {
+            let cfg = map_gen::MapGenConfig {
+                rows,
+                commits,
+                partitions,
+                keys,
+                max_keys,
+                usage_fraction,
+                zipf,
+                seed,
+                options,
+            };
+            let out = runtime(None)?.block_on(map_gen::generate(&wh, &table, &cfg))?;
+            emit("strata", "map-gen", out);
+        }
+        Command::MapRead {
+            wh,
+            table,
+            columns,
+            filter,
+        } => {
+            let out =
+                runtime(None)?.block_on(map_gen::read(&wh, &table, &columns, filter.as_deref()))?;
+            emit("strata", "map-read", out);
         }
     }
     Ok(())
