@@ -242,7 +242,11 @@ impl LruState {
 mod tests {
     use super::*;
 
-    fn run(policy: PlacementPolicy, k: usize, rows: &[&[i32]]) -> (Vec<Vec<i32>>, Vec<Vec<i32>>, ColumnAllocator) {
+    fn run(
+        policy: PlacementPolicy,
+        k: usize,
+        rows: &[&[i32]],
+    ) -> (Vec<Vec<i32>>, Vec<Vec<i32>>, ColumnAllocator) {
         let mut a = ColumnAllocator::new(k, policy);
         let mut out = RowAllocation::default();
         let (mut cols, mut over) = (Vec::new(), Vec::new());
@@ -267,7 +271,10 @@ mod tests {
             3,
             &[&[0, 1, 2], &[0, 1], &[3, 4, 5], &[0, 3, 4, 5]],
         );
-        assert_eq!(cols, vec![vec![0, 1, 2], vec![0, 1, -1], vec![4, 5, 3], vec![4, 5, 3]]);
+        assert_eq!(
+            cols,
+            vec![vec![0, 1, 2], vec![0, 1, -1], vec![4, 5, 3], vec![4, 5, 3]]
+        );
         assert_eq!(over, vec![vec![], vec![], vec![], vec![0]]);
         assert_eq!(a.stats().max_row_width, 4);
         assert_eq!(a.stats().overflow, BTreeSet::from([0]));

@@ -51,6 +51,9 @@ mod tests {
         assert_eq!(d.get_or_assign("c"), 0);
         assert_eq!(d.get_or_assign("b"), 2);
         let sorted: Vec<_> = d.to_sorted().into_iter().collect();
-        assert_eq!(sorted, vec![("a".into(), 1), ("b".into(), 2), ("c".into(), 0)]);
+        assert_eq!(
+            sorted,
+            vec![("a".into(), 1), ("b".into(), 2), ("c".into(), 0)]
+        );
     }
 }

@@ -128,7 +128,9 @@ impl MapShreddingFileMeta {
                 .map_err(|_| bad(format!("{key} is not an integer: {v:?}")))
         };
         if get(STORAGE_LAYOUT_KEY) != Some(SHARED_SHREDDING) {
-            return Err(bad(format!("{STORAGE_LAYOUT_KEY} is not {SHARED_SHREDDING}")));
+            return Err(bad(format!(
+                "{STORAGE_LAYOUT_KEY} is not {SHARED_SHREDDING}"
+            )));
         }
         let version = int(VERSION_KEY)?;
         if version != VERSION as i64 {
@@ -164,7 +166,9 @@ impl MapShreddingFileMeta {
         }
         let max_row_width = int(MAX_ROW_WIDTH_KEY)?;
         if max_row_width < 0 {
-            return Err(bad(format!("{MAX_ROW_WIDTH_KEY} {max_row_width} is negative")));
+            return Err(bad(format!(
+                "{MAX_ROW_WIDTH_KEY} {max_row_width} is negative"
+            )));
         }
         let packed = latin1_bytes(required(FIELD_DICT_KEY)?)?;
         let json = decompress(&packed, original, compression)?;
@@ -246,8 +250,11 @@ fn compress(data: &[u8], compression: DictCompression) -> Result<Vec<u8>> {
 fn decompress(data: &[u8], original: usize, compression: DictCompression) -> Result<Vec<u8>> {
     match compression {
         DictCompression::None => Ok(data.to_vec()),
-        DictCompression::Zstd => zstd::bulk::decompress(data, original)
-            .map_err(|e| bad(format!("the zstd field dictionary does not decompress: {e}"))),
+        DictCompression::Zstd => zstd::bulk::decompress(data, original).map_err(|e| {
+            bad(format!(
+                "the zstd field dictionary does not decompress: {e}"
+            ))
+        }),
         DictCompression::Lz4 => {
             let header = |at: usize| -> Result<usize> {
                 let b: [u8; 4] = data

@@ -203,7 +203,9 @@ pub fn shredded_map_columns(
         if format != "parquet" && format != "orc" {
             return Err(invalid(
                 &layout_key,
-                format!("shared-shredding needs parquet or orc data files, file.format is {format}"),
+                format!(
+                    "shared-shredding needs parquet or orc data files, file.format is {format}"
+                ),
             ));
         }
         dictionary_compression(options.file_compression()).map_err(|_| {
@@ -225,14 +227,11 @@ pub fn shredded_map_columns(
         });
     }
     if !out.is_empty() {
-        if let Some(f) = fields
-            .iter()
-            .find(|f| {
-                contains_kind(&f.data_type, &|k| {
-                    matches!(k, TypeKind::Variant | TypeKind::Multiset(_))
-                })
+        if let Some(f) = fields.iter().find(|f| {
+            contains_kind(&f.data_type, &|k| {
+                matches!(k, TypeKind::Variant | TypeKind::Multiset(_))
             })
-        {
+        }) {
             return Err(invalid(
                 &option_key(&out[0].name, STORAGE_LAYOUT_SUFFIX),
                 format!(

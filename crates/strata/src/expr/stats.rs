@@ -24,12 +24,27 @@ impl BoundPredicate {
     /// row. `stats[i]` describes field `i` of the bound row type; a missing entry means unknown.
     /// `row_count` < 0 means unknown (e.g. partition stats of a manifest).
     pub fn test_stats(&self, row_count: i64, stats: &[ColumnStats]) -> bool {
+        self.test_stats_nan_free(row_count, stats, false)
+    }
+
+    /// [`Self::test_stats`] for statistics known to cover columns without NaN (e.g. a Parquet
+    /// chunk whose `nan_count` is 0): the float maximum can then be trusted.
+    pub fn test_stats_nan_free(
+        &self,
+        row_count: i64,
+        stats: &[ColumnStats],
+        nan_free: bool,
+    ) -> bool {
         match self {
             BoundPredicate::AlwaysTrue => true,
             BoundPredicate::AlwaysFalse => false,
-            BoundPredicate::Leaf(l) => test_leaf_stats(l, row_count, stats.get(l.index)),
-            BoundPredicate::And(c) => c.iter().all(|c| c.test_stats(row_count, stats)),
-            BoundPredicate::Or(c) => c.iter().any(|c| c.test_stats(row_count, stats)),
+            BoundPredicate::Leaf(l) => test_leaf_stats(l, row_count, stats.get(l.index), nan_free),
+            BoundPredicate::And(c) => c
+                .iter()
+                .all(|c| c.test_stats_nan_free(row_count, stats, nan_free)),
+            BoundPredicate::Or(c) => c
+                .iter()
+                .any(|c| c.test_stats_nan_free(row_count, stats, nan_free)),
         }
     }
 }
@@ -47,7 +62,12 @@ fn is_nan(d: &Datum) -> bool {
     }
 }
 
-fn test_leaf_stats(leaf: &BoundLeafPredicate, row_count: i64, stats: Option<&ColumnStats>) -> bool {
+fn test_leaf_stats(
+    leaf: &BoundLeafPredicate,
+    row_count: i64,
+    stats: Option<&ColumnStats>,
+    nan_free: bool,
+) -> bool {
     use Ordering::*;
     let Some(stats) = stats else {
         return true;
@@ -64,10 +84,11 @@ fn test_leaf_stats(leaf: &BoundLeafPredicate, row_count: i64, stats: Option<&Col
         return false;
     }
     let (min, max) = (stats.min.as_ref(), stats.max.as_ref());
-    let float = matches!(
-        leaf.data_type.kind,
-        strata_spec::TypeKind::Float | strata_spec::TypeKind::Double
-    );
+    let float = !nan_free
+        && matches!(
+            leaf.data_type.kind,
+            strata_spec::TypeKind::Float | strata_spec::TypeKind::Double
+        );
     // A value v can be in [min, max]; the upper bound is not trusted for NaN on floats.
     let may_equal = |v: &Datum| {
         let above_min = cmp(min, v) != Some(Greater);

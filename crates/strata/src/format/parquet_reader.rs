@@ -41,7 +41,9 @@ use strata_spec::types::{DataField, DataType, TypeKind};
 
 use super::arrow_types::to_arrow_schema_of;
 use super::evolve::{evolve_array, find_by_name};
-use super::map_shredding::{file_shredding_meta, FileShreddingMeta, ShreddedRead};
+use super::map_shredding::{
+    file_shredding_meta, row_groups_may_match, FileShreddingMeta, ShreddedRead,
+};
 use super::read_hints::{ReadHints, ReadMetrics};
 use crate::io::FileIO;
 use crate::{Error, Result};
@@ -354,6 +356,19 @@ pub async fn read_parquet_with(
             .map(|(i, _)| i)
             .collect(),
         None => (0..parquet_meta.num_row_groups()).collect(),
+    };
+    let row_groups = match &options.hints.map_key_predicate {
+        Some(predicate) if !shredding.is_empty() => {
+            let names: Vec<&str> = file_schema
+                .fields()
+                .iter()
+                .map(|f| f.name().as_str())
+                .collect();
+            let may =
+                row_groups_may_match(predicate, &parquet_meta, data_fields, &names, &shredding);
+            row_groups.into_iter().filter(|&i| may[i]).collect()
+        }
+        _ => row_groups,
     };
     if let Some(m) = &metrics {
         let total = parquet_meta.num_row_groups() as u64;

@@ -6,6 +6,7 @@
 //! | module | what |
 //! |---|---|
 //! | [`write`] | [`MapShredding`] per rolling writer (K history), [`FileShredder`] per file: logical `MapArray` → physical struct, footer metadata |
+//! | [`prune`] | `m['k'] OP c` → file and row-group skipping from the dictionary and `__col_i` statistics |
 //! | [`read`] | footer metadata from `ARROW:schema`, [`ShreddedRead`]: which children to decode for the whole map or selected keys, reconstruction |
 //!
 //! Physical layout of a column `m MAP<STRING, T>` with K columns (Parquet field ids as Java
@@ -19,8 +20,10 @@
 //! >
 //! ```
 
+pub mod prune;
 pub mod read;
 pub mod write;
 
+pub use prune::row_groups_may_match;
 pub use read::{file_shredding_meta, FileShreddingMeta, ShreddedRead};
 pub use write::{physical_field, FileShredder, MapShredding};

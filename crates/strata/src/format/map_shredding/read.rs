@@ -300,7 +300,7 @@ impl ShreddedRead {
                     b - a
                 )));
             }
-            for c in 0..k {
+            for (c, &src) in source_of_column.iter().enumerate() {
                 if mapping_values.is_null(a + c) {
                     return Err(self.bad(format!("row {row} has a NULL __field_mapping slot")));
                 }
@@ -308,7 +308,6 @@ impl ShreddedRead {
                 if !wanted(id) {
                     continue;
                 }
-                let src = source_of_column[c];
                 if src < 0 {
                     return Err(self.bad(format!(
                         "row {row} stores field {id} in __col_{c}, which the footer's \
