@@ -273,30 +273,56 @@ async fn k_adapts_across_rolled_files_and_layouts_mix() {
         // Several batches so the 1 kb target rolls files inside one writer.
         shredded.write_batches([batch(chunk)], None).await.unwrap();
     }
-    let mut w = shredded.new_write().unwrap();
-    for chunk in second.chunks(50) {
-        w.write(&batch(chunk)).await.unwrap();
-    }
-    let msgs = w.prepare_commit().await.unwrap();
-    shredded.new_commit().unwrap().commit(msgs).await.unwrap();
-
+    // Each commit's writer sizes its first file from its first rows (widths 1..=3 → K = 3).
     let ks: Vec<usize> = footers(&wh.table_dir("db", "t"))
         .iter()
         .map(|f| f.0)
         .collect();
+    assert!(!ks.is_empty() && ks.iter().all(|&k| k == 3), "{ks:?}");
+
+    // One writer: narrow rows first (K = 1 from the sample), then rows of width 5 roll into
+    // files whose K follows the reported widths (capped at max-columns = 8).
+    let wide = |i: i64| -> Row {
+        (
+            i,
+            Some(
+                (0..5)
+                    .map(|j| (format!("w{}", (i as usize + j) % 9), Some(j as f64)))
+                    .collect(),
+            ),
+        )
+    };
+    let narrow: Vec<Row> = (2000..2100)
+        .map(|i| (i, e(&[("solo", Some(i as f64))])))
+        .collect();
+    let wides: Vec<Row> = (2100..3000).map(wide).collect();
+    let before = footers(&wh.table_dir("db", "t")).len();
+    let mut w = shredded.new_write().unwrap();
+    w.write(&batch(&narrow)).await.unwrap();
+    for chunk in wides.chunks(50) {
+        w.write(&batch(chunk)).await.unwrap();
+    }
+    let msgs = w.prepare_commit().await.unwrap();
+    shredded.new_commit().unwrap().commit(msgs).await.unwrap();
+    let all = footers(&wh.table_dir("db", "t"));
+    assert!(all.len() > before + 2, "the writer rolled files");
+    let ks: Vec<usize> = all.iter().map(|f| f.0).collect();
     assert!(
-        ks.contains(&8),
-        "a writer's first file uses max-columns: {ks:?}"
+        ks.contains(&1),
+        "first file sized from its first rows: {ks:?}"
     );
     assert!(
-        ks.contains(&3),
-        "later files adapt to the widest rows (3): {ks:?}"
+        ks.contains(&5),
+        "later files adapt to the reported widths: {ks:?}"
     );
 
     let got = read_rows(&t, None).await;
-    assert_eq!(got.len(), 2000);
+    assert_eq!(got.len(), 3000);
     for i in 0..2000 {
         assert_eq!(sorted(&got[&i]), sorted(&row(i).1), "row {i}");
+    }
+    for r in narrow.iter().chain(&wides) {
+        assert_eq!(sorted(&got[&r.0]), sorted(&r.1), "row {}", r.0);
     }
 }
 

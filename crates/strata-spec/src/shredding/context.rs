@@ -30,20 +30,28 @@ impl ShreddingContext {
         }
     }
 
-    /// K for the next file.
+    /// K for the next file (Java's rule: `max-columns` for the first file).
     pub fn next_k(&self) -> usize {
         if self.widths.is_empty() {
             return self.max_columns;
         }
         let mut sorted: Vec<usize> = self.widths.iter().copied().collect();
-        sorted.sort_unstable();
-        let n = sorted.len();
-        let rank = ((0.90 * n as f64).ceil() as usize).clamp(1, n);
-        let p90 = sorted[rank - 1];
-        let max = sorted[n - 1];
-        let close = max - p90 <= 4 || max <= (p90 as f64 * 1.25).ceil() as usize;
-        let width = if close { max } else { p90 };
-        width.clamp(1, self.max_columns)
+        adaptive_width(&mut sorted).clamp(1, self.max_columns)
+    }
+
+    /// K for the next file when the rows it starts with are known: with no history yet, the
+    /// same rule over those rows' widths instead of `max-columns`.
+    ///
+    /// This is strata's one departure from Java: a batch job writes one file per bucket and
+    /// commit, each from a fresh writer, so under Java's rule every such file would have
+    /// K = `max-columns` (256 by default) and carry 256 mapping slots per row. Sizing the first
+    /// file from its first rows gives it the K later files would converge to; wider rows later
+    /// in the file overflow, which any reader handles.
+    pub fn next_k_with_sample(&self, row_widths: &mut [usize]) -> usize {
+        if !self.widths.is_empty() || row_widths.is_empty() {
+            return self.next_k();
+        }
+        adaptive_width(row_widths).clamp(1, self.max_columns)
     }
 
     /// Records the widest row of a file that was written successfully.
@@ -52,6 +60,22 @@ impl ShreddingContext {
             self.widths.pop_front();
         }
         self.widths.push_back(max_row_width);
+    }
+}
+
+/// P90 of `widths` (rank ⌈0.9·n⌉), or the maximum when it is within 4 or 25 % of it.
+/// `widths` must be non-empty; it is sorted in place.
+fn adaptive_width(widths: &mut [usize]) -> usize {
+    widths.sort_unstable();
+    let n = widths.len();
+    let rank = ((0.90 * n as f64).ceil() as usize).clamp(1, n);
+    let p90 = widths[rank - 1];
+    let max = widths[n - 1];
+    let close = max - p90 <= 4 || max <= (p90 as f64 * 1.25).ceil() as usize;
+    if close {
+        max
+    } else {
+        p90
     }
 }
 
@@ -84,6 +108,28 @@ mod tests {
         w[19] = 130;
         assert_eq!(after(2000, &w), 100);
         assert_eq!(after(10, &[0]), 1, "at least one column");
+    }
+
+    #[test]
+    fn first_file_sized_from_its_first_rows() {
+        let c = ShreddingContext::new(256);
+        let mut rows: Vec<usize> = (1..=20).cycle().take(1000).collect();
+        assert_eq!(c.next_k_with_sample(&mut rows), 20);
+        let mut rows = vec![2; 99];
+        rows.push(200);
+        assert_eq!(
+            c.next_k_with_sample(&mut rows),
+            2,
+            "a rare wide row overflows"
+        );
+        assert_eq!(c.next_k_with_sample(&mut []), 256);
+        let mut c = c;
+        c.file_completed(7);
+        assert_eq!(
+            c.next_k_with_sample(&mut [1, 1]),
+            7,
+            "history wins once there is one"
+        );
     }
 
     #[test]

@@ -198,7 +198,7 @@ impl RollingKvWriter {
                 )?;
             }
             let shredder = match &self.shredding {
-                Some(s) => Some(s.start_file(&layout.schema)?),
+                Some(s) => Some(s.start_file(&layout.schema, Some(batch))?),
                 None => None,
             };
             let writer = ParquetWriter::create_with(

@@ -142,7 +142,7 @@ impl BucketWriter {
                 )?;
             }
             let shredder = match &self.shredding {
-                Some(s) => Some(s.start_file(&self.config.arrow_schema)?),
+                Some(s) => Some(s.start_file(&self.config.arrow_schema, Some(batch))?),
                 None => None,
             };
             let writer = ParquetWriter::create_with(

@@ -98,12 +98,27 @@ impl MapShredding {
         Self::new(schema, fields, &shredded, compression)
     }
 
-    /// A shredder for the next file of the writer whose logical schema is `logical`.
-    pub fn start_file(&self, logical: &SchemaRef) -> Result<FileShredder> {
+    /// A shredder for the next file of the writer whose logical schema is `logical`; `first`
+    /// is the batch the file starts with, which sizes K when the writer has no history yet
+    /// ([`ShreddingContext::next_k_with_sample`]).
+    pub fn start_file(
+        &self,
+        logical: &SchemaRef,
+        first: Option<&RecordBatch>,
+    ) -> Result<FileShredder> {
         let mut physical: Vec<FieldRef> = logical.fields().iter().cloned().collect();
         let mut columns = Vec::with_capacity(self.columns.len());
         for c in &self.columns {
-            let k = c.context.next_k();
+            let mut widths: Vec<usize> = first
+                .and_then(|b| b.column(c.position).as_any().downcast_ref::<MapArray>())
+                .map(|m| {
+                    (0..m.len())
+                        .filter(|&r| m.is_valid(r))
+                        .map(|r| m.value_length(r) as usize)
+                        .collect()
+                })
+                .unwrap_or_default();
+            let k = c.context.next_k_with_sample(&mut widths);
             let physical_field = physical_field(&c.field, k)?;
             let arrow = Arc::new(to_arrow_field(&physical_field)?);
             let ArrowType::Struct(children) = arrow.data_type().clone() else {
