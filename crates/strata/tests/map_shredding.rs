@@ -17,7 +17,9 @@ use proptest::prelude::*;
 use strata::format::map_shredding::file_shredding_meta;
 use strata::table::Table;
 
-type Row = (i64, Option<Vec<(String, Option<f64>)>>);
+type Entries = Option<Vec<(String, Option<f64>)>>;
+type Row = (i64, Entries);
+type Rows = BTreeMap<i64, Entries>;
 
 fn batch(rows: &[Row]) -> RecordBatch {
     let names = MapFieldNames {
@@ -56,10 +58,7 @@ fn batch(rows: &[Row]) -> RecordBatch {
 }
 
 /// Every row as id → map entries in the order read.
-async fn read_rows(
-    t: &Table,
-    columns: Option<Vec<String>>,
-) -> BTreeMap<i64, Option<Vec<(String, Option<f64>)>>> {
+async fn read_rows(t: &Table, columns: Option<Vec<String>>) -> Rows {
     let plan = t.new_scan().plan().await.unwrap();
     let mut read = t.new_read();
     if let Some(c) = columns {
@@ -94,7 +93,7 @@ async fn read_rows(
     out
 }
 
-fn sorted(m: &Option<Vec<(String, Option<f64>)>>) -> Option<Vec<(String, Option<f64>)>> {
+fn sorted(m: &Entries) -> Entries {
     m.as_ref().map(|e| {
         let mut e = e.clone();
         e.sort_by(|a, b| a.0.cmp(&b.0));
@@ -136,7 +135,7 @@ fn footers(dir: &std::path::Path) -> Vec<(usize, usize, BTreeMap<String, i32>)> 
         .collect()
 }
 
-fn e(pairs: &[(&str, Option<f64>)]) -> Option<Vec<(String, Option<f64>)>> {
+fn e(pairs: &[(&str, Option<f64>)]) -> Entries {
     Some(pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect())
 }
 
@@ -392,7 +391,7 @@ async fn primary_key_table_shreds_values_through_compaction() {
         .collect();
     t.write_batches([batch(&v1)], None).await.unwrap();
     t.write_batches([batch(&v2)], None).await.unwrap();
-    let check = |got: &BTreeMap<i64, Option<Vec<(String, Option<f64>)>>>| {
+    let check = |got: &Rows| {
         assert_eq!(got.len(), 150);
         for i in 0..150i64 {
             let want = if i >= 50 {
