@@ -53,6 +53,7 @@ pub fn column_index(name: &str) -> Option<usize> {
 /// Decoded-size bounds that keep a corrupt footer from allocating without limit.
 const MAX_DICT_BYTES: usize = 64 * 1024 * 1024;
 const MAX_NUM_COLUMNS: usize = 16 * 1024;
+const MAX_FIELD_ID: usize = 16 * 1024 * 1024;
 
 /// How the field dictionary is compressed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,6 +182,15 @@ impl MapShreddingFileMeta {
         }
         let dictionary: BTreeMap<String, i32> = serde_json::from_slice(&json)
             .map_err(|e| bad(format!("{FIELD_DICT_KEY} is not a JSON object of ids: {e}")))?;
+        // Ids index per-file tables; writers assign them densely from 0.
+        if let Some((name, id)) = dictionary
+            .iter()
+            .find(|(_, &id)| id < 0 || id as usize > MAX_FIELD_ID)
+        {
+            return Err(bad(format!(
+                "{FIELD_DICT_KEY} gives key {name:?} the id {id}, outside 0..={MAX_FIELD_ID}"
+            )));
+        }
         let raw_columns: BTreeMap<String, Vec<i64>> =
             serde_json::from_str(required(FIELD_COLUMNS_KEY)?)
                 .map_err(|e| bad(format!("{FIELD_COLUMNS_KEY} is malformed: {e}")))?;
@@ -349,6 +359,17 @@ mod tests {
         assert!(with(FIELD_DICT_KEY, Some("\u{0100}")).contains("ISO-8859-1"));
         assert!(with(FIELD_COLUMNS_KEY, Some(r#"{"0":[7]}"#)).contains("column 7"));
         assert!(with(OVERFLOW_SET_KEY, Some("[")).contains("malformed"));
+        let bad_id = r#"{"a":-1}"#;
+        let kv_bad: Vec<(String, String)> = kv
+            .iter()
+            .map(|(k, v)| match k.as_str() {
+                FIELD_DICT_COMPRESSION_KEY => (k.clone(), "none".into()),
+                FIELD_DICT_KEY => (k.clone(), bad_id.into()),
+                FIELD_DICT_ORIGINAL_SIZE_KEY => (k.clone(), bad_id.len().to_string()),
+                _ => (k.clone(), v.clone()),
+            })
+            .collect();
+        assert!(decode(&kv_bad).unwrap_err().to_string().contains("outside"));
         assert!(with(FIELD_DICT_COMPRESSION_KEY, Some("snappy")).contains("none, lz4 or zstd"));
     }
 

@@ -92,6 +92,15 @@ pub fn file_shredding_meta(meta: &ParquetMetaData, display: &str) -> Result<File
     Ok(out)
 }
 
+/// Size of a table indexed by field id (ids are validated non-negative and bounded when the
+/// footer is parsed; writers assign them densely, but a sparse dictionary must not lose keys).
+fn id_slots(meta: &MapShreddingFileMeta) -> usize {
+    meta.dictionary
+        .values()
+        .max()
+        .map_or(0, |&m| m as usize + 1)
+}
+
 /// How one shredded column of one file is read.
 #[derive(Debug)]
 pub struct ShreddedRead {
@@ -136,7 +145,7 @@ impl ShreddedRead {
                 None
             }
             Some(keys) => {
-                let mut wanted = vec![false; meta.dictionary.len()];
+                let mut wanted = vec![false; id_slots(&meta)];
                 for key in keys {
                     let Some(&id) = meta.dictionary.get(key) else {
                         continue;
@@ -264,7 +273,7 @@ impl ShreddedRead {
         }
 
         let names: Vec<Option<&str>> = {
-            let mut v = vec![None; self.meta.dictionary.len()];
+            let mut v = vec![None; id_slots(&self.meta)];
             for (name, &id) in &self.meta.dictionary {
                 if id >= 0 && (id as usize) < v.len() {
                     v[id as usize] = Some(name.as_str());
