@@ -47,11 +47,9 @@ pub struct KvWriterConfig {
     stats_cols: Option<(Vec<usize>, Vec<String>)>,
     stats_types: Vec<DataType>,
     key_types: Vec<DataType>,
-    /// The table's columns and options, for MAP shredding (`None`: nothing shredded).
-    shredding: Option<(
-        Vec<strata_spec::DataField>,
-        strata_spec::options::CoreOptions,
-    )>,
+    /// The shredded MAP value columns (`None`: none); each rolling writer clones it and keeps
+    /// its own K history.
+    shredding: Option<MapShredding>,
 }
 
 impl KvWriterConfig {
@@ -69,8 +67,7 @@ impl KvWriterConfig {
             &layout.value_fields,
             &schema.fields,
             &opts,
-        )?
-        .map(|_| (schema.fields.clone(), opts.clone()));
+        )?;
         Ok(Arc::new(KvWriterConfig {
             shredding,
             schema_id: schema.id,
@@ -129,6 +126,7 @@ impl RollingKvWriter {
         source: FileSource,
     ) -> Self {
         RollingKvWriter {
+            shredding: config.shredding.clone(),
             io,
             config,
             file_path,
@@ -138,7 +136,6 @@ impl RollingKvWriter {
             finished: Vec::new(),
             created: Vec::new(),
             records: 0,
-            shredding: None,
         }
     }
 
@@ -188,15 +185,6 @@ impl RollingKvWriter {
             let name = namer.data_file(&self.config.file_prefix, "parquet");
             let path = (self.file_path)(&name);
             self.created.push(path.clone());
-            if let (Some((table_fields, options)), None) = (&self.config.shredding, &self.shredding)
-            {
-                self.shredding = MapShredding::from_options(
-                    &layout.schema,
-                    &layout.value_fields,
-                    table_fields,
-                    options,
-                )?;
-            }
             let shredder = match &self.shredding {
                 Some(s) => Some(s.start_file(&layout.schema, Some(batch))?),
                 None => None,

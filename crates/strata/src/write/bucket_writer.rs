@@ -38,8 +38,9 @@ pub(super) struct WriterConfig {
     stats_cols: Option<(Vec<usize>, Vec<String>)>,
     stats_types: Vec<DataType>,
     parquet: ParquetWriteOptions,
-    /// Whether some MAP column is shredded (each bucket writer then keeps its own K history).
-    shredding: bool,
+    /// The shredded MAP columns (`None`: none); each bucket writer clones it and keeps its own
+    /// K history.
+    shredding: Option<MapShredding>,
 }
 
 impl WriterConfig {
@@ -50,8 +51,7 @@ impl WriterConfig {
         let stats = ValueStatsLayout::new(schema)?;
         let arrow_schema = crate::format::arrow_types::to_arrow_schema(&row_type)?;
         let shredding =
-            MapShredding::from_options(&arrow_schema, &row_type.fields, &row_type.fields, opts)?
-                .is_some();
+            MapShredding::from_options(&arrow_schema, &row_type.fields, &row_type.fields, opts)?;
         Ok(WriterConfig {
             shredding,
             arrow_schema,
@@ -101,8 +101,8 @@ impl BucketWriter {
         next_seq: i64,
     ) -> Self {
         BucketWriter {
+            shredding: config.shredding.clone(),
             table,
-            config,
             partition_dir,
             bucket,
             namer: FileNamer::new(),
@@ -111,7 +111,7 @@ impl BucketWriter {
             finished: Vec::new(),
             created: Vec::new(),
             bytes_closed: 0,
-            shredding: None,
+            config,
         }
     }
 
@@ -132,15 +132,6 @@ impl BucketWriter {
                 .paths()
                 .data_file(&self.partition_dir, self.bucket, &name);
             self.created.push(path.clone());
-            if self.config.shredding && self.shredding.is_none() {
-                let fields = &self.config.row_type.fields;
-                self.shredding = MapShredding::from_options(
-                    &self.config.arrow_schema,
-                    fields,
-                    fields,
-                    self.table.options(),
-                )?;
-            }
             let shredder = match &self.shredding {
                 Some(s) => Some(s.start_file(&self.config.arrow_schema, Some(batch))?),
                 None => None,

@@ -27,13 +27,15 @@ use super::super::evolve::evolve_array;
 use crate::{Error, Result};
 
 /// The shredded MAP columns of one rolling writer and their K history.
-#[derive(Debug)]
+/// Cloning gives a fresh writer the same columns; the K histories then evolve separately
+/// (build one per writer configuration, clone it per rolling writer).
+#[derive(Clone, Debug)]
 pub struct MapShredding {
     columns: Vec<WriterColumn>,
     compression: DictCompression,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct WriterColumn {
     /// Position in the writer's (logical) Arrow schema.
     position: usize,
