@@ -140,3 +140,59 @@ def test_strata_key_access_on_foreign_shredded_table(wh, strata):
     got = strata.read_arrow("db.q", columns=["id"], where="m['k1'] > 1000 OR m['k4'] IS NULL")
     expected = sorted(i for i, (a, b) in want.items() if (a is not None and a > 1000) or b is None)
     assert sorted(got.column("id").to_pylist()) == expected
+
+
+def skewed_rows(lo: int, hi: int) -> pa.Table:
+    """``cpu`` in every row, ``usage`` in half (some present with NULL), and one to three keys of
+    a 300-key tail: strata gives cpu and usage dedicated columns and overflows the tail."""
+    maps = []
+    for i in range(lo, hi):
+        m = [("cpu", float(i % 100))]
+        if (i * 2654435761) % 7 < 4:
+            m.append(("usage", None if i % 97 == 0 else i / 10))
+        for j in range(1 + i % 3):
+            k = f"t{(i * 131 + j * 17) % 300}"
+            if all(k != e[0] for e in m):
+                m.append((k, float(j)))
+        maps.append(m)
+    return pa.table({"id": pa.array(range(lo, hi), pa.int64()), "m": pa.array(maps, MAP_T)},
+                    schema=SCHEMA)
+
+
+def test_dedicated_columns_read_by_all_engines(wh, strata, tmp_path):
+    """strata's dedicated columns (frequent keys alone in their column, the tail in
+    ``__overflow``) are plain shared-shredding files to the other engines: pypaimon-rust and
+    pypaimon read every row, and accept the table with strata's extra option; pypaimon-rust's
+    own files (Java placement) in the same table read back in strata, keys included."""
+    options = {"fields.m.map.storage-layout": "shared-shredding",
+               "fields.m.map.shared-shredding.max-dedicated-columns": "16"}
+    strata.create_table("db.d", schema_json(options))
+    first = skewed_rows(0, 3000)
+    strata.write("db.d", [write_input(tmp_path, first, "in.parquet")])
+    [meta] = footers(wh, "db.d")
+    assert meta["paimon.map.shared-shredding.num-columns"] == b"2"
+    import json
+    columns = json.loads(meta["paimon.map.shared-shredding.field-columns"])
+    assert sorted(columns.values()) == [[0], [1]], columns
+    assert len(json.loads(meta["paimon.map.shared-shredding.overflow-set"])) == 300
+    expected = canonical_lines(first)
+    for reader in engines.READERS:
+        assert_same_rows(canonical_lines(engines.read(reader, wh, "db.d")), expected, f"{reader} read")
+    assert ordered(strata.read_arrow("db.d")) == ordered(engines.read("pypaimon-rust", wh, "db.d"))
+
+    second = skewed_rows(3000, 3600)
+    engines.write_rust(wh, "db.d", second)
+    both = pa.concat_tables([first, second])
+    expected = canonical_lines(both)
+    assert_same_rows(canonical_lines(strata.read_arrow("db.d")), expected, "strata read")
+    for reader in engines.READERS:
+        assert_same_rows(canonical_lines(engines.read(reader, wh, "db.d")), expected, f"{reader} read")
+    want = {}
+    for r in both.to_pylist():
+        m = dict(r["m"])
+        want[r["id"]] = (m.get("usage"), m.get("t7"))
+    got = strata.read_arrow("db.d", columns=["id", "m['usage']", "m['t7']"])
+    assert {r["id"]: (r["m['usage']"], r["m['t7']"]) for r in got.to_pylist()} == want
+    got = strata.read_arrow("db.d", columns=["id"], where="m['usage'] > 250")
+    assert sorted(got.column("id").to_pylist()) == sorted(
+        i for i, (u, _) in want.items() if u is not None and u > 250)

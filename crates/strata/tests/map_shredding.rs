@@ -4,140 +4,17 @@
 //! and the errors.
 
 mod common;
+#[path = "common/maps.rs"]
+mod maps;
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use arrow_array::builder::{Float64Builder, MapBuilder, MapFieldNames, StringBuilder};
-use arrow_array::{Array, Float64Array, Int64Array, MapArray, RecordBatch, StringArray};
-use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
+use arrow_array::{Array, Int64Array};
 use common::*;
+use maps::*;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use proptest::prelude::*;
-use strata::format::map_shredding::file_shredding_meta;
 use strata::table::Table;
-
-type Entries = Option<Vec<(String, Option<f64>)>>;
-type Row = (i64, Entries);
-type Rows = BTreeMap<i64, Entries>;
-
-fn batch(rows: &[Row]) -> RecordBatch {
-    let names = MapFieldNames {
-        entry: "key_value".into(),
-        key: "key".into(),
-        value: "value".into(),
-    };
-    let mut b = MapBuilder::new(Some(names), StringBuilder::new(), Float64Builder::new());
-    for (_, m) in rows {
-        match m {
-            None => b.append(false).unwrap(),
-            Some(entries) => {
-                for (k, v) in entries {
-                    b.keys().append_value(k);
-                    b.values().append_option(*v);
-                }
-                b.append(true).unwrap();
-            }
-        }
-    }
-    let map = b.finish();
-    let schema = Arc::new(ArrowSchema::new(vec![
-        Field::new("id", ArrowType::Int64, false),
-        Field::new("m", map.data_type().clone(), true),
-    ]));
-    RecordBatch::try_new(
-        schema,
-        vec![
-            Arc::new(Int64Array::from(
-                rows.iter().map(|r| r.0).collect::<Vec<_>>(),
-            )),
-            Arc::new(map),
-        ],
-    )
-    .unwrap()
-}
-
-/// Every row as id → map entries in the order read.
-async fn read_rows(t: &Table, columns: Option<Vec<String>>) -> Rows {
-    let plan = t.new_scan().plan().await.unwrap();
-    let mut read = t.new_read();
-    if let Some(c) = columns {
-        read = read.with_projection(c);
-    }
-    let mut out = BTreeMap::new();
-    for b in read.to_batches(plan.splits).await.unwrap() {
-        let ids = b
-            .column_by_name("id")
-            .unwrap()
-            .as_any()
-            .downcast_ref::<Int64Array>()
-            .unwrap();
-        let maps = b
-            .column_by_name("m")
-            .unwrap()
-            .as_any()
-            .downcast_ref::<MapArray>()
-            .unwrap();
-        for r in 0..b.num_rows() {
-            let v = (!maps.is_null(r)).then(|| {
-                let e = maps.value(r);
-                let k = e.column(0).as_any().downcast_ref::<StringArray>().unwrap();
-                let v = e.column(1).as_any().downcast_ref::<Float64Array>().unwrap();
-                (0..e.len())
-                    .map(|i| (k.value(i).to_string(), (!v.is_null(i)).then(|| v.value(i))))
-                    .collect()
-            });
-            out.insert(ids.value(r), v);
-        }
-    }
-    out
-}
-
-fn sorted(m: &Entries) -> Entries {
-    m.as_ref().map(|e| {
-        let mut e = e.clone();
-        e.sort_by(|a, b| a.0.cmp(&b.0));
-        e
-    })
-}
-
-fn shredded_schema(extra: &str) -> String {
-    format!(
-        r#"{{"fields":[{{"name":"id","type":"BIGINT NOT NULL"}},
-        {{"name":"m","type":"MAP<STRING NOT NULL, DOUBLE>"}}],
-        "options":{{"fields.m.map.storage-layout":"shared-shredding"{extra}}}}}"#
-    )
-}
-
-/// (K, max row width, dictionary) of every data file, in file-name order.
-fn footers(dir: &std::path::Path) -> Vec<(usize, usize, BTreeMap<String, i32>)> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "parquet") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    files
-        .iter()
-        .filter_map(|p| {
-            let r = SerializedFileReader::new(std::fs::File::open(p).unwrap()).unwrap();
-            let meta = file_shredding_meta(r.metadata(), "test").unwrap();
-            meta.get("m")
-                .map(|m| (m.num_columns, m.max_row_width, m.dictionary.clone()))
-        })
-        .collect()
-}
-
-fn e(pairs: &[(&str, Option<f64>)]) -> Entries {
-    Some(pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect())
-}
 
 #[tokio::test]
 async fn writes_paimon_layout_and_reads_back_in_column_order() {
@@ -265,6 +142,11 @@ async fn k_adapts_across_rolled_files_and_layouts_mix() {
                 "fields.m.map.shared-shredding.max-columns".to_string(),
                 "8".to_string(),
             ),
+            // Java's placement and K rule (strata's dedicated columns: tests/map_dedicated.rs).
+            (
+                "fields.m.map.shared-shredding.max-dedicated-columns".to_string(),
+                "0".to_string(),
+            ),
         ])
         .unwrap();
     let second: Vec<Row> = (50..2000).map(row).collect();
@@ -334,6 +216,7 @@ async fn policies_and_compressions_round_trip() {
                 "db.t",
                 &shredded_schema(&format!(
                     r#","fields.m.map.shared-shredding.max-columns":"2",
+                    "fields.m.map.shared-shredding.max-dedicated-columns":"0",
                     "fields.m.map.shared-shredding.column-placement-policy":"{policy}",
                     "file.compression":"{compression}""#
                 )),

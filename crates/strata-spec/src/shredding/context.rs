@@ -9,24 +9,62 @@
 //! ship, so strata's files get the same K as theirs for the same data. A rare very wide row
 //! then overflows instead of widening every row of the next file; a workload whose rows are
 //! all about as wide still gets a K that holds them all. Failed files never report.
+//!
+//! strata departs from this in two documented ways: a writer's first file is sized from the
+//! rows it starts with instead of `max-columns` ([`ShreddingContext::next_k_with_sample`]),
+//! and a file may give frequent keys dedicated columns ([`super::plan`]); the history then
+//! holds the widths of what the *shared* columns had to hold, which is the widest row when a
+//! file has no dedicated columns, so with dedicated columns off K follows Java's rule.
 
 use std::collections::VecDeque;
 
+use super::options::PlacementPolicy;
+use super::plan::{plan_from_sample, FilePlan, KeySample};
+
 /// Reports remembered.
 pub const WINDOW: usize = 20;
+
+/// What a file that closed successfully reports for one shredded column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileReport {
+    /// Most entries of one row outside the dedicated columns (the widest row when there were
+    /// none): what the shared columns had to hold.
+    pub max_shared_width: usize,
+    /// The file's plan.
+    pub plan: FilePlan,
+}
 
 /// The K history of one shredded column of one writer.
 #[derive(Clone, Debug)]
 pub struct ShreddingContext {
     max_columns: usize,
+    /// `max-dedicated-columns` (0: Java's placement, no dedicated columns).
+    max_dedicated: usize,
+    policy: PlacementPolicy,
     widths: VecDeque<usize>,
+    /// The plan of the last completed file.
+    last_plan: Option<FilePlan>,
 }
 
 impl ShreddingContext {
+    /// A context without dedicated columns: every file is planned as Java does.
     pub fn new(max_columns: usize) -> Self {
+        Self::with_dedicated(max_columns, 0, PlacementPolicy::Lru)
+    }
+
+    /// A context that plans files with up to `max_dedicated` dedicated columns, the shared
+    /// ones placed by `policy` ([`super::plan`]).
+    pub fn with_dedicated(
+        max_columns: usize,
+        max_dedicated: usize,
+        policy: PlacementPolicy,
+    ) -> Self {
         ShreddingContext {
             max_columns: max_columns.max(1),
+            max_dedicated,
+            policy,
             widths: VecDeque::with_capacity(WINDOW),
+            last_plan: None,
         }
     }
 
@@ -42,11 +80,11 @@ impl ShreddingContext {
     /// K for the next file when the rows it starts with are known: with no history yet, the
     /// same rule over those rows' widths instead of `max-columns`.
     ///
-    /// This is strata's one departure from Java: a batch job writes one file per bucket and
-    /// commit, each from a fresh writer, so under Java's rule every such file would have
-    /// K = `max-columns` (256 by default) and carry 256 mapping slots per row. Sizing the first
-    /// file from its first rows gives it the K later files would converge to; wider rows later
-    /// in the file overflow, which any reader handles.
+    /// This is strata's departure from Java for the first file: a batch job writes one file
+    /// per bucket and commit, each from a fresh writer, so under Java's rule every such file
+    /// would have K = `max-columns` (256 by default) and carry 256 mapping slots per row.
+    /// Sizing the first file from its first rows gives it the K later files would converge
+    /// to; wider rows later in the file overflow, which any reader handles.
     pub fn next_k_with_sample(&self, row_widths: &mut [usize]) -> usize {
         if !self.widths.is_empty() || row_widths.is_empty() {
             return self.next_k();
@@ -54,12 +92,47 @@ impl ShreddingContext {
         adaptive_width(row_widths).clamp(1, self.max_columns)
     }
 
-    /// Records the widest row of a file that was written successfully.
-    pub fn file_completed(&mut self, max_row_width: usize) {
+    /// The columns of the next file, which starts with the rows of `sample` (`None`: not
+    /// known).
+    ///
+    /// * Dedicated columns off (`max-dedicated-columns` = 0): Java's K
+    ///   ([`Self::next_k_with_sample`]), every column shared.
+    /// * Otherwise, with a sample of at least [`super::plan::MIN_SAMPLE_ROWS`] rows, the plan
+    ///   of [`plan_from_sample`] (the file's own rows beat the history); with a smaller one,
+    ///   the plan of the last completed file; with none of either, Java's K.
+    pub fn plan_file(&self, sample: Option<&KeySample>) -> FilePlan {
+        if self.max_dedicated > 0 {
+            let planned = sample.and_then(|s| {
+                plan_from_sample(s, self.max_columns, self.max_dedicated, self.policy)
+            });
+            if let Some(plan) = planned.or_else(|| self.last_plan.clone()) {
+                return plan;
+            }
+        }
+        let mut widths: Vec<usize> = sample.map(KeySample::row_widths).unwrap_or_default();
+        FilePlan {
+            num_columns: self.next_k_with_sample(&mut widths),
+            dedicated: Vec::new(),
+        }
+    }
+
+    /// Records a file that was written successfully.
+    pub fn file_completed(&mut self, report: &FileReport) {
         if self.widths.len() == WINDOW {
             self.widths.pop_front();
         }
-        self.widths.push_back(max_row_width);
+        self.widths.push_back(report.max_shared_width);
+        self.last_plan = Some(report.plan.clone());
+    }
+}
+
+/// Java's closeness rule: the maximum when it is within 4 or 25 % of P90, else P90.
+pub(crate) fn close_or_p90(p90: usize, max: usize) -> usize {
+    let close = max - p90 <= 4 || max <= (p90 as f64 * 1.25).ceil() as usize;
+    if close {
+        max
+    } else {
+        p90
     }
 }
 
@@ -69,14 +142,7 @@ fn adaptive_width(widths: &mut [usize]) -> usize {
     widths.sort_unstable();
     let n = widths.len();
     let rank = ((0.90 * n as f64).ceil() as usize).clamp(1, n);
-    let p90 = widths[rank - 1];
-    let max = widths[n - 1];
-    let close = max - p90 <= 4 || max <= (p90 as f64 * 1.25).ceil() as usize;
-    if close {
-        max
-    } else {
-        p90
-    }
+    close_or_p90(widths[rank - 1], widths[n - 1])
 }
 
 #[cfg(test)]
@@ -86,7 +152,13 @@ mod tests {
     fn after(max: usize, widths: &[usize]) -> usize {
         let mut c = ShreddingContext::new(max);
         for &w in widths {
-            c.file_completed(w);
+            c.file_completed(&FileReport {
+                max_shared_width: w,
+                plan: FilePlan {
+                    num_columns: w,
+                    dedicated: vec![],
+                },
+            });
         }
         c.next_k()
     }
@@ -124,12 +196,59 @@ mod tests {
         );
         assert_eq!(c.next_k_with_sample(&mut []), 256);
         let mut c = c;
-        c.file_completed(7);
+        c.file_completed(&report(
+            7,
+            FilePlan {
+                num_columns: 7,
+                dedicated: vec![],
+            },
+        ));
         assert_eq!(
             c.next_k_with_sample(&mut [1, 1]),
             7,
             "history wins once there is one"
         );
+    }
+
+    fn report(width: usize, plan: FilePlan) -> FileReport {
+        FileReport {
+            max_shared_width: width,
+            plan,
+        }
+    }
+
+    #[test]
+    fn small_samples_reuse_the_last_plan() {
+        let mut c = ShreddingContext::with_dedicated(256, 32, PlacementPolicy::Lru);
+        let mut big = KeySample::new();
+        for r in 0..400 {
+            let other = format!("k{r}");
+            big.push_row(["usage", other.as_str()]);
+        }
+        let plan = c.plan_file(Some(&big));
+        assert_eq!(plan.dedicated, vec!["usage".to_string()]);
+        assert_eq!(
+            plan.num_columns, 2,
+            "the unique keys never repeat: one shared column"
+        );
+        // Without history, a small sample sizes K alone and nothing is dedicated.
+        let mut small = KeySample::new();
+        small.push_row(["a", "b", "c"]);
+        let java = FilePlan {
+            num_columns: 3,
+            dedicated: vec![],
+        };
+        assert_eq!(c.plan_file(Some(&small)), java);
+        c.file_completed(&report(4, plan.clone()));
+        assert_eq!(c.plan_file(Some(&small)), plan);
+        assert_eq!(c.plan_file(None), plan);
+        // Dedicated columns off: Java's rule, whatever the sample.
+        let mut java = ShreddingContext::new(256);
+        assert_eq!(java.plan_file(Some(&big)).dedicated, Vec::<String>::new());
+        assert_eq!(java.plan_file(Some(&big)).num_columns, 2);
+        assert_eq!(java.plan_file(None).num_columns, 256);
+        java.file_completed(&report(9, plan));
+        assert_eq!(java.plan_file(Some(&big)).num_columns, 9, "history wins");
     }
 
     #[test]

@@ -17,12 +17,17 @@ impl FieldDict {
 
     /// The id of `key`, assigning the next one if it is new.
     pub fn get_or_assign(&mut self, key: &str) -> i32 {
+        self.lookup(key).0
+    }
+
+    /// The id of `key` and whether it was assigned just now.
+    pub fn lookup(&mut self, key: &str) -> (i32, bool) {
         if let Some(&id) = self.ids.get(key) {
-            return id;
+            return (id, false);
         }
         let id = self.ids.len() as i32;
         self.ids.insert(key.into(), id);
-        id
+        (id, true)
     }
 
     pub fn len(&self) -> usize {

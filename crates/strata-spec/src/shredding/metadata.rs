@@ -180,8 +180,11 @@ impl MapShreddingFileMeta {
                 json.len()
             )));
         }
-        let dictionary: BTreeMap<String, i32> = serde_json::from_slice(&json)
+        // Parsed into a list and bulk-built: inserting thousands of keys one by one into the
+        // map costs more than the rest of the footer.
+        let entries: Entries<String, i32> = serde_json::from_slice(&json)
             .map_err(|e| bad(format!("{FIELD_DICT_KEY} is not a JSON object of ids: {e}")))?;
+        let dictionary: BTreeMap<String, i32> = entries.0.into_iter().collect();
         // Ids index per-file tables; writers assign them densely from 0.
         if let Some((name, id)) = dictionary
             .iter()
@@ -191,11 +194,11 @@ impl MapShreddingFileMeta {
                 "{FIELD_DICT_KEY} gives key {name:?} the id {id}, outside 0..={MAX_FIELD_ID}"
             )));
         }
-        let raw_columns: BTreeMap<String, Vec<i64>> =
+        let raw_columns: Entries<String, Vec<i64>> =
             serde_json::from_str(required(FIELD_COLUMNS_KEY)?)
                 .map_err(|e| bad(format!("{FIELD_COLUMNS_KEY} is malformed: {e}")))?;
-        let mut field_columns = BTreeMap::new();
-        for (id, cols) in raw_columns {
+        let mut field_columns = Vec::with_capacity(raw_columns.0.len());
+        for (id, cols) in raw_columns.0 {
             let id: i32 = id
                 .parse()
                 .map_err(|_| bad(format!("{FIELD_COLUMNS_KEY} has a bad field id {id:?}")))?;
@@ -209,10 +212,12 @@ impl MapShreddingFileMeta {
                 }
                 out.push(c as u32);
             }
-            field_columns.insert(id, out);
+            field_columns.push((id, out));
         }
-        let overflow: BTreeSet<i32> = serde_json::from_str(required(OVERFLOW_SET_KEY)?)
+        let field_columns: BTreeMap<i32, Vec<u32>> = field_columns.into_iter().collect();
+        let overflow: Vec<i32> = serde_json::from_str(required(OVERFLOW_SET_KEY)?)
             .map_err(|e| bad(format!("{OVERFLOW_SET_KEY} is malformed: {e}")))?;
+        let overflow: BTreeSet<i32> = overflow.into_iter().collect();
         Ok(MapShreddingFileMeta {
             dictionary,
             field_columns,
@@ -223,22 +228,68 @@ impl MapShreddingFileMeta {
     }
 }
 
+/// A JSON object's members in document order (a later duplicate wins once collected into a
+/// map, as with serde's own map parsing).
+struct Entries<K, V>(Vec<(K, V)>);
+
+impl<'de, K: serde::Deserialize<'de>, V: serde::Deserialize<'de>> serde::Deserialize<'de>
+    for Entries<K, V>
+{
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Visit<K, V>(std::marker::PhantomData<(K, V)>);
+        impl<'de, K: serde::Deserialize<'de>, V: serde::Deserialize<'de>> serde::de::Visitor<'de>
+            for Visit<K, V>
+        {
+            type Value = Entries<K, V>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                let mut out = Vec::with_capacity(map.size_hint().unwrap_or(0));
+                while let Some(entry) = map.next_entry()? {
+                    out.push(entry);
+                }
+                Ok(Entries(out))
+            }
+        }
+        d.deserialize_map(Visit(std::marker::PhantomData))
+    }
+}
+
 /// Bytes as a string of the chars U+0000..U+00FF (Java's ISO-8859-1 `new String`).
 fn latin1_string(bytes: &[u8]) -> String {
     bytes.iter().map(|&b| b as char).collect()
 }
 
 fn latin1_bytes(s: &str) -> Result<Vec<u8>> {
-    s.chars()
-        .map(|c| {
-            u8::try_from(c as u32).map_err(|_| {
-                bad(format!(
-                    "{FIELD_DICT_KEY} holds U+{:04X}, which is not an ISO-8859-1 byte",
-                    c as u32
-                ))
-            })
-        })
-        .collect()
+    // Straight from the UTF-8 bytes: U+0000..U+007F are one byte, U+0080..U+00FF are
+    // 0xC2/0xC3 and one continuation byte; anything else is not ISO-8859-1.
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            x @ 0..=0x7F => {
+                out.push(x);
+                i += 1;
+            }
+            lead @ (0xC2 | 0xC3) => {
+                // A valid &str has the continuation byte.
+                out.push(((lead & 0x03) << 6) | (b[i + 1] & 0x3F));
+                i += 2;
+            }
+            _ => {
+                let c = s[i..].chars().next().map_or(0, |c| c as u32);
+                return Err(bad(format!(
+                    "{FIELD_DICT_KEY} holds U+{c:04X}, which is not an ISO-8859-1 byte"
+                )));
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn compress(data: &[u8], compression: DictCompression) -> Result<Vec<u8>> {
@@ -307,6 +358,14 @@ mod tests {
     fn decode(kv: &[(String, String)]) -> Result<MapShreddingFileMeta> {
         let m: HashMap<&str, &str> = kv.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         MapShreddingFileMeta::from_key_values(|k| m.get(k).copied())
+    }
+
+    #[test]
+    fn latin1_round_trips_every_byte() {
+        let all: Vec<u8> = (0..=255).collect();
+        assert_eq!(latin1_bytes(&latin1_string(&all)).unwrap(), all);
+        let err = latin1_bytes("ab\u{0100}").unwrap_err().to_string();
+        assert!(err.contains("U+0100"), "{err}");
     }
 
     #[test]

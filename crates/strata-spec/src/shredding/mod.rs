@@ -13,6 +13,7 @@
 //! | [`dict`] | the per-file field dictionary (first-seen ids) |
 //! | [`allocator`] | plain / sequential / lru column placement and the file statistics |
 //! | [`context`] | K across a writer's files (P90 of recent widths with a closeness rule) |
+//! | [`plan`] | a file's K and the frequent keys given dedicated columns (strata extension) |
 //! | [`metadata`] | the `paimon.map.*` footer values, with the dictionary compressed |
 //!
 //! The Arrow conversion and the Parquet footer embedding live in `strata::format`.
@@ -22,12 +23,14 @@ pub mod context;
 pub mod dict;
 pub mod metadata;
 pub mod options;
+pub mod plan;
 
 pub use allocator::{AllocationStats, ColumnAllocator, RowAllocation};
-pub use context::ShreddingContext;
+pub use context::{FileReport, ShreddingContext};
 pub use dict::FieldDict;
 pub use metadata::{DictCompression, MapShreddingFileMeta};
 pub use options::{
     dictionary_compression, is_string_key_map, shredded_map_columns, MapStorageLayout,
     PlacementPolicy, ShreddedMapColumn,
 };
+pub use plan::{FilePlan, KeySample};

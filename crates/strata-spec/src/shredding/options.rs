@@ -12,6 +12,9 @@ pub const STORAGE_LAYOUT_SUFFIX: &str = "map.storage-layout";
 pub const MAX_COLUMNS_SUFFIX: &str = "map.shared-shredding.max-columns";
 /// Suffix of `fields.<col>.map.shared-shredding.column-placement-policy`.
 pub const PLACEMENT_POLICY_SUFFIX: &str = "map.shared-shredding.column-placement-policy";
+/// Suffix of `fields.<col>.map.shared-shredding.max-dedicated-columns` (a strata extension:
+/// Java and pypaimon ignore it and place keys their own way; see [`super::plan`]).
+pub const MAX_DEDICATED_SUFFIX: &str = "map.shared-shredding.max-dedicated-columns";
 /// Default K_max (`max-columns`).
 pub const DEFAULT_MAX_COLUMNS: usize = 256;
 /// Upper bound strata accepts for `max-columns` (readers cap a file's K at 16 Ki).
@@ -68,6 +71,8 @@ pub struct ShreddedMapColumn {
     /// K_max.
     pub max_columns: usize,
     pub policy: PlacementPolicy,
+    /// Most columns a file may dedicate to single frequent keys (0: none, Java's placement).
+    pub max_dedicated: usize,
 }
 
 fn option_key(column: &str, suffix: &str) -> String {
@@ -111,6 +116,7 @@ pub fn shredded_map_columns(
             STORAGE_LAYOUT_SUFFIX,
             MAX_COLUMNS_SUFFIX,
             PLACEMENT_POLICY_SUFFIX,
+            MAX_DEDICATED_SUFFIX,
         ]
         .contains(&suffix)
         {
@@ -118,7 +124,7 @@ pub fn shredded_map_columns(
                 key,
                 format!(
                     "unknown MAP layout option `{suffix}` (expected {STORAGE_LAYOUT_SUFFIX}, \
-                     {MAX_COLUMNS_SUFFIX} or {PLACEMENT_POLICY_SUFFIX})"
+                     {MAX_COLUMNS_SUFFIX}, {PLACEMENT_POLICY_SUFFIX} or {MAX_DEDICATED_SUFFIX})"
                 ),
             ));
         }
@@ -151,6 +157,22 @@ pub fn shredded_map_columns(
                     return Err(invalid(
                         &max_key,
                         format!("`{v}` is not an int between 1 and {MAX_MAX_COLUMNS}"),
+                    ))
+                }
+            },
+        };
+        let dedicated_key = option_key(&field.name, MAX_DEDICATED_SUFFIX);
+        let max_dedicated = match options.get(&dedicated_key) {
+            None => super::plan::DEFAULT_MAX_DEDICATED,
+            Some(v) => match v.trim().parse::<i64>() {
+                Ok(n) if n >= 0 && n as usize <= MAX_MAX_COLUMNS => n as usize,
+                _ => {
+                    return Err(invalid(
+                        &dedicated_key,
+                        format!(
+                            "`{v}` is not an int between 0 (no dedicated columns) and \
+                             {MAX_MAX_COLUMNS}"
+                        ),
                     ))
                 }
             },
@@ -224,6 +246,7 @@ pub fn shredded_map_columns(
             field_id: field.id,
             max_columns,
             policy,
+            max_dedicated,
         });
     }
     if !out.is_empty() {
@@ -235,7 +258,8 @@ pub fn shredded_map_columns(
             return Err(invalid(
                 &option_key(&out[0].name, STORAGE_LAYOUT_SUFFIX),
                 format!(
-                    "MAP shared-shredding cannot be used with VARIANT or MULTISET fields                      (column `{}`)",
+                    "MAP shared-shredding cannot be used with VARIANT or MULTISET fields \
+                     (column `{}`)",
                     f.name
                 ),
             ));

@@ -460,7 +460,10 @@ fn plan_columns(
                         let selected = hints.selected_map_keys.get(&rf.id).map(|k| &k[..]);
                         let plan = ShreddedRead::plan(&name, meta.clone(), &dt, selected)
                             .map_err(|e| in_file(e, display))?;
-                        decode.add(i, Some(&plan.children));
+                        // No selected key in this file: nothing of the column is decoded.
+                        if !plan.children.is_empty() {
+                            decode.add(i, Some(&plan.children));
+                        }
                         shredded = Some(Arc::new(plan));
                     }
                     _ => decode.add(i, None),
@@ -509,6 +512,15 @@ fn evolve_batch(
     let mut columns = Vec::with_capacity(plans.len());
     for plan in plans {
         let column = match &plan.source {
+            Some(_)
+                if plan
+                    .shredded
+                    .as_ref()
+                    .is_some_and(|s| s.children.is_empty()) =>
+            {
+                let shredded = plan.shredded.as_ref().expect("checked in the guard");
+                shredded.empty_maps(rows, &plan.target)?
+            }
             Some((name, data_type)) => {
                 let i = schema.index_of(name).map_err(|e| {
                     Error::arrow(format!("projected column {name} missing from batch"), e)

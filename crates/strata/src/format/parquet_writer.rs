@@ -279,8 +279,9 @@ pub struct ParquetFileInfo {
     pub file_size: u64,
     pub row_count: u64,
     pub metadata: Arc<ParquetMetaData>,
-    /// The widest row of each shredded MAP column (see [`MapShredding::file_completed`]).
-    pub shredded_widths: Vec<usize>,
+    /// What each shredded MAP column reports to the writer's history (see
+    /// [`MapShredding::file_completed`]).
+    pub shredded: Vec<strata_spec::shredding::FileReport>,
 }
 
 /// Writes one Parquet data file. Create with [`ParquetWriter::create`], feed batches with
@@ -519,10 +520,10 @@ impl ParquetWriter {
                 file_size: self.encoder.bytes_written() as u64,
                 row_count: self.rows,
                 metadata: Arc::new(metadata),
-                shredded_widths: self
+                shredded: self
                     .shredder
                     .as_ref()
-                    .map(FileShredder::max_row_widths)
+                    .map(FileShredder::reports)
                     .unwrap_or_default(),
             }),
             Err(err) => {

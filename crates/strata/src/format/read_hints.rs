@@ -81,9 +81,11 @@ impl ReadMetrics {
 /// Hints passed with [`super::ParquetReadOptions::hints`].
 #[derive(Clone, Debug, Default)]
 pub struct ReadHints {
-    /// MAP field id → the only keys the caller needs from that map. A shredded file then
-    /// decodes only what can hold them and returns maps trimmed to them (present-with-NULL
-    /// keys stay present); a default-layout file returns whole maps.
+    /// MAP field id → the only keys the caller needs from that map, which it reads only
+    /// through key access (`m['k']`). A shredded file then decodes only what can hold them
+    /// and returns maps trimmed to them; a key present with a NULL value may be left out
+    /// (reading it from its exclusive column cannot tell it from an absent key, and `m['k']`
+    /// is NULL either way). A default-layout file returns whole maps.
     pub selected_map_keys: HashMap<i32, Arc<[String]>>,
     /// Skips files and row groups that cannot hold a row satisfying it.
     pub map_key_predicate: Option<Arc<MapKeyPredicate>>,

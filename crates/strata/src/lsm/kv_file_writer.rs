@@ -258,7 +258,7 @@ impl RollingKvWriter {
         let max_key = key_at(last, last.num_rows() - 1, &self.config.key_types)?;
         let info = file.writer.close().await?;
         if let Some(s) = &mut self.shredding {
-            s.file_completed(&info.shredded_widths);
+            s.file_completed(&info.shredded);
         }
         let key_cols = file.key_stats.finish();
         let key_stats = SimpleStats::from_columns(&key_cols, &self.config.key_types)?;

@@ -267,7 +267,15 @@ impl ReadPlan {
 
     /// The filter pushed into Parquet decoding (key columns derived inside it).
     pub fn pushed_filter(&self) -> Option<PushedRowFilter> {
-        pushed_filter(self.bound.as_ref()?, &self.read_fields, &self.keys)
+        let pushed = pushed_filter(self.bound.as_ref()?, &self.read_fields, &self.keys)?;
+        // When the filter needs every column the read decodes, late materialization would
+        // decode them all twice (once for the filter, again for the rows it keeps): filter
+        // after decoding instead (`finish` applies the exact predicate either way).
+        let covered = self
+            .read_fields
+            .iter()
+            .all(|f| pushed.fields.iter().any(|p| p.id == f.id));
+        (!covered).then_some(pushed)
     }
 
     /// The MAP-key predicate hint of the filter.

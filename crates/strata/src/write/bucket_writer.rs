@@ -168,7 +168,7 @@ impl BucketWriter {
         };
         let info = file.writer.close().await?;
         if let Some(s) = &mut self.shredding {
-            s.file_completed(&info.shredded_widths);
+            s.file_completed(&info.shredded);
         }
         self.bytes_closed += info.file_size;
         let all = file.stats.finish();

@@ -17,9 +17,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow::buffer::{OffsetBuffer, ScalarBuffer};
+use arrow::buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_array::{
-    new_empty_array, Array, ArrayRef, Int32Array, ListArray, MapArray, StringArray, StructArray,
+    new_empty_array, Array, ArrayRef, BooleanArray, Int32Array, ListArray, MapArray, StringArray,
+    StructArray,
 };
 use arrow_schema::{DataType as ArrowType, FieldRef};
 use base64::Engine;
@@ -105,10 +106,16 @@ fn id_slots(meta: &MapShreddingFileMeta) -> usize {
 #[derive(Debug)]
 pub struct ShreddedRead {
     pub meta: Arc<MapShreddingFileMeta>,
-    /// Field id → wanted, indexed by id (`None`: every key).
-    wanted: Option<Vec<bool>>,
-    /// Physical children to decode, by name.
+    /// Physical children to decode, by name. Empty when none of the selected keys is in the
+    /// file: nothing is decoded and every row reads as an empty map.
     pub children: Vec<String>,
+    /// Key names of the wanted field ids, back to back (`name_range` indexes them).
+    name_bytes: Vec<u8>,
+    /// Field id → the byte range of its name in `name_bytes`, or `None` when not wanted.
+    name_range: Vec<Option<(u32, u32)>>,
+    /// Selected keys read from their exclusive columns alone (no `__field_mapping`): the
+    /// columns, ascending, each with the field id it holds.
+    values_only: Option<Vec<(usize, i32)>>,
     /// Name of the column, for errors.
     column: String,
     /// The value type the file was written with.
@@ -118,6 +125,13 @@ pub struct ShreddedRead {
 impl ShreddedRead {
     /// Plans reading column `column` (written with map type `file_type`) for `selected` keys
     /// (`None`: the whole map).
+    ///
+    /// Selected keys whose every column holds no other key and that never overflowed (a
+    /// dedicated column, or any file where placement happened to keep the key apart) are read
+    /// from those columns alone, without `__field_mapping`: a non-NULL value there is that
+    /// key's. Such a read cannot tell a key present with a NULL value from an absent one, so
+    /// the returned maps omit both; that is the contract of selected keys, which are read only
+    /// through key access (`m['k']` is NULL either way).
     pub fn plan(
         column: &str,
         meta: Arc<MapShreddingFileMeta>,
@@ -132,9 +146,12 @@ impl ShreddedRead {
                 ),
             });
         };
+        let slots = id_slots(&meta);
         let mut columns = vec![false; meta.num_columns];
         let mut overflow = false;
-        let wanted = match selected {
+        let mut wanted = vec![selected.is_none(); slots];
+        let mut values_only = None;
+        match selected {
             None => {
                 for cols in meta.field_columns.values() {
                     for &c in cols {
@@ -142,26 +159,53 @@ impl ShreddedRead {
                     }
                 }
                 overflow = !meta.overflow.is_empty();
-                None
             }
             Some(keys) => {
-                let mut wanted = vec![false; id_slots(&meta)];
+                // Distinct keys per column, to find the columns only one key used.
+                let mut owners = vec![0u32; meta.num_columns];
+                for cols in meta.field_columns.values() {
+                    for &c in cols {
+                        owners[c as usize] += 1;
+                    }
+                }
+                let mut exclusive = Vec::new();
+                let mut all_exclusive = true;
                 for key in keys {
                     let Some(&id) = meta.dictionary.get(key) else {
                         continue;
                     };
-                    if id >= 0 && (id as usize) < wanted.len() {
+                    if id >= 0 && (id as usize) < slots {
                         wanted[id as usize] = true;
                     }
-                    for &c in meta.field_columns.get(&id).into_iter().flatten() {
+                    let cols = meta.field_columns.get(&id).map_or(&[][..], |c| &c[..]);
+                    for &c in cols {
                         columns[c as usize] = true;
+                        exclusive.push((c as usize, id));
                     }
-                    overflow |= meta.overflow.contains(&id);
+                    let over = meta.overflow.contains(&id);
+                    overflow |= over;
+                    all_exclusive &= !over && cols.iter().all(|&c| owners[c as usize] == 1);
                 }
-                Some(wanted)
+                if all_exclusive {
+                    exclusive.sort_unstable();
+                    exclusive.dedup();
+                    values_only = Some(exclusive);
+                }
             }
-        };
-        let mut children = vec![FIELD_MAPPING.to_string()];
+        }
+        let mut name_bytes = Vec::new();
+        let mut name_range = vec![None; slots];
+        for (name, &id) in &meta.dictionary {
+            if id >= 0 && (id as usize) < slots && wanted[id as usize] {
+                let start = name_bytes.len() as u32;
+                name_bytes.extend_from_slice(name.as_bytes());
+                name_range[id as usize] = Some((start, name_bytes.len() as u32));
+            }
+        }
+        let mut children = Vec::new();
+        if values_only.is_none() {
+            children.push(FIELD_MAPPING.to_string());
+        }
         children.extend(
             columns
                 .iter()
@@ -174,11 +218,24 @@ impl ShreddedRead {
         }
         Ok(ShreddedRead {
             meta,
-            wanted,
             children,
+            name_bytes,
+            name_range,
+            values_only,
             column: column.to_string(),
             file_value_type: (**value).clone(),
         })
+    }
+
+    /// Average length of the wanted key names (sizes the rebuilt key buffers).
+    fn avg_name_len(&self) -> usize {
+        let wanted = self.name_range.iter().flatten().count().max(1);
+        self.name_bytes.len().div_ceil(wanted)
+    }
+
+    /// Whether the selected keys are read from their exclusive columns alone.
+    pub fn is_values_only(&self) -> bool {
+        self.values_only.is_some()
     }
 
     fn bad(&self, message: impl Into<String>) -> Error {
@@ -186,6 +243,34 @@ impl ShreddedRead {
             column: self.column.clone(),
             message: message.into(),
         }
+    }
+
+    /// `rows` empty maps: the read of a file holding none of the selected keys.
+    pub fn empty_maps(&self, rows: usize, target: &FieldRef) -> Result<ArrayRef> {
+        let ArrowType::Map(entries_field, _) = target.data_type() else {
+            return Err(self.bad(format!("read type {} is not a MAP", target.data_type())));
+        };
+        let ArrowType::Struct(entry_fields) = entries_field.data_type() else {
+            return Err(self.bad("MAP entries are not a struct"));
+        };
+        let entries = StructArray::try_new(
+            entry_fields.clone(),
+            entry_fields
+                .iter()
+                .map(|f| new_empty_array(f.data_type()))
+                .collect(),
+            None,
+        )
+        .map_err(|e| Error::arrow(format!("empty MAP column {}", self.column), e))?;
+        let map = MapArray::try_new(
+            entries_field.clone(),
+            OffsetBuffer::new_zeroed(rows),
+            entries,
+            None,
+            false,
+        )
+        .map_err(|e| Error::arrow(format!("empty MAP column {}", self.column), e))?;
+        Ok(Arc::new(map))
     }
 
     /// Rebuilds the logical MAP (typed as `target`, read as `read_type`) from the decoded
@@ -220,16 +305,6 @@ impl ShreddedRead {
         let value_target = &entry_fields[1];
         let mut read_value = (**read_value).clone();
         read_value.nullable = true;
-
-        let mapping = s
-            .column_by_name(FIELD_MAPPING)
-            .and_then(|a| a.as_any().downcast_ref::<ListArray>())
-            .ok_or_else(|| self.bad("the file has no __field_mapping list"))?;
-        let mapping_values = mapping
-            .values()
-            .as_any()
-            .downcast_ref::<Int32Array>()
-            .ok_or_else(|| self.bad("__field_mapping is not a list of INT"))?;
         let k = self.meta.num_columns;
 
         // Value sources: the decoded __col_i (indexed by column) and the overflow values.
@@ -272,87 +347,164 @@ impl ShreddedRead {
             }
         }
 
-        let names: Vec<Option<&str>> = {
-            let mut v = vec![None; id_slots(&self.meta)];
-            for (name, &id) in &self.meta.dictionary {
-                if id >= 0 && (id as usize) < v.len() {
-                    v[id as usize] = Some(name.as_str());
-                }
-            }
-            v
-        };
-        let wanted = |id: i32| -> bool {
-            id >= 0
-                && (id as usize) < names.len()
-                && names[id as usize].is_some()
-                && self.wanted.as_ref().is_none_or(|w| w[id as usize])
-        };
-
         let rows = s.len();
-        let mut offsets: Vec<i32> = Vec::with_capacity(rows + 1);
-        offsets.push(0);
-        let mut keys: Vec<&str> = Vec::new();
-        let mut picks: Vec<(usize, usize)> = Vec::new();
-        let moff = mapping.value_offsets();
-        for row in 0..rows {
-            if s.is_null(row) {
-                offsets.push(keys.len() as i32);
-                continue;
+        if let Some([(c, id)]) = self.values_only.as_deref() {
+            let src = source_of_column[*c];
+            if src < 0 {
+                return Err(self.bad(format!("{} was not decoded", column_name(*c))));
             }
-            if mapping.is_null(row) {
-                return Err(self.bad(format!("row {row} has no __field_mapping")));
-            }
-            let (a, b) = (moff[row] as usize, moff[row + 1] as usize);
-            if b - a != k {
-                return Err(self.bad(format!(
-                    "Shared-shredding field mapping size {} does not match metadata num columns {k}",
-                    b - a
-                )));
-            }
-            for (c, &src) in source_of_column.iter().enumerate() {
-                if mapping_values.is_null(a + c) {
-                    return Err(self.bad(format!("row {row} has a NULL __field_mapping slot")));
-                }
-                let id = mapping_values.value(a + c);
-                if !wanted(id) {
-                    continue;
-                }
+            return self.single_key(s, &sources[src as usize], *id, entries_field, entry_fields);
+        }
+        let mut out = EntryBuilder::new(rows, &self.name_bytes, self.avg_name_len());
+        if let Some(columns) = &self.values_only {
+            // Exclusive columns: a non-NULL value is its key's.
+            let mut cols = Vec::with_capacity(columns.len());
+            for &(c, id) in columns {
+                let src = source_of_column[c];
                 if src < 0 {
-                    return Err(self.bad(format!(
-                        "row {row} stores field {id} in __col_{c}, which the footer's \
-                         field-columns does not list"
-                    )));
+                    return Err(self.bad(format!("{} was not decoded", column_name(c))));
                 }
-                keys.push(names[id as usize].expect("wanted ids have names"));
-                picks.push((src as usize, row));
+                let array = &sources[src as usize];
+                cols.push((array.logical_nulls(), src as usize, id));
+                out.reserve(array.len() - array.null_count());
             }
-            if let Some((map, okeys, src)) = overflow {
-                if !map.is_null(row) {
-                    let o = map.value_offsets();
-                    for e in o[row] as usize..o[row + 1] as usize {
-                        let id = okeys.value(e);
-                        if wanted(id) {
-                            keys.push(names[id as usize].expect("wanted ids have names"));
-                            picks.push((src, e));
+            let struct_nulls = s.logical_nulls();
+            for row in 0..rows {
+                if struct_nulls.as_ref().is_none_or(|n| n.is_valid(row)) {
+                    for (nulls, src, id) in &cols {
+                        if nulls.as_ref().is_none_or(|n| n.is_valid(row)) {
+                            out.push(self.name_range[*id as usize], *src, row);
                         }
                     }
                 }
+                out.end_row();
             }
-            offsets.push(keys.len() as i32);
-        }
-        let values = if sources.is_empty() || picks.is_empty() {
-            new_empty_array(value_target.data_type())
         } else {
-            let refs: Vec<&dyn Array> = sources.iter().map(|a| a.as_ref()).collect();
-            arrow_select::interleave::interleave(&refs, &picks)
-                .map_err(|e| Error::arrow(format!("rebuilding MAP column {}", self.column), e))?
+            let mapping = s
+                .column_by_name(FIELD_MAPPING)
+                .and_then(|a| a.as_any().downcast_ref::<ListArray>())
+                .ok_or_else(|| self.bad("the file has no __field_mapping list"))?;
+            let mapping_values = mapping
+                .values()
+                .as_any()
+                .downcast_ref::<Int32Array>()
+                .ok_or_else(|| self.bad("__field_mapping is not a list of INT"))?;
+            let ids = mapping_values.values();
+            let check_nulls = mapping_values.null_count() > 0;
+            let slots =
+                &ids[mapping.value_offsets()[0] as usize..mapping.value_offsets()[rows] as usize];
+            out.reserve(
+                slots.iter().filter(|&&id| id >= 0).count()
+                    + overflow.map_or(0, |(m, _, _)| m.values().len()),
+            );
+            let moff = mapping.value_offsets();
+            let name_of = |id: i32| -> Option<(u32, u32)> {
+                self.name_range
+                    .get(usize::try_from(id).ok()?)
+                    .copied()
+                    .flatten()
+            };
+            for row in 0..rows {
+                if s.is_null(row) {
+                    out.end_row();
+                    continue;
+                }
+                if mapping.is_null(row) {
+                    return Err(self.bad(format!("row {row} has no __field_mapping")));
+                }
+                let (a, b) = (moff[row] as usize, moff[row + 1] as usize);
+                if b - a != k {
+                    return Err(self.bad(format!(
+                        "Shared-shredding field mapping size {} does not match metadata num \
+                         columns {k}",
+                        b - a
+                    )));
+                }
+                if check_nulls && mapping_values.slice(a, k).null_count() > 0 {
+                    return Err(self.bad(format!("row {row} has a NULL __field_mapping slot")));
+                }
+                for (c, &id) in ids[a..b].iter().enumerate() {
+                    if id < 0 {
+                        continue;
+                    }
+                    let Some(name) = name_of(id) else { continue };
+                    let src = source_of_column[c];
+                    if src < 0 {
+                        return Err(self.bad(format!(
+                            "row {row} stores field {id} in __col_{c}, which the footer's \
+                             field-columns does not list"
+                        )));
+                    }
+                    out.push(Some(name), src as usize, row);
+                }
+                if let Some((map, okeys, src)) = overflow {
+                    if map.is_valid(row) {
+                        let o = map.value_offsets();
+                        for e in o[row] as usize..o[row + 1] as usize {
+                            if let Some(name) = name_of(okeys.value(e)) {
+                                out.push(Some(name), src, e);
+                            }
+                        }
+                    }
+                }
+                out.end_row();
+            }
+        }
+        out.finish(
+            &sources,
+            entries_field,
+            entry_fields,
+            s.nulls().cloned(),
+            &self.column,
+        )
+    }
+}
+
+impl ShreddedRead {
+    /// The maps of one selected key stored in one exclusive column: an entry wherever the
+    /// struct and the column are non-NULL (vectorised: a validity AND, a filter, and the key
+    /// name repeated).
+    fn single_key(
+        &self,
+        s: &StructArray,
+        column: &ArrayRef,
+        id: i32,
+        entries_field: &FieldRef,
+        entry_fields: &arrow_schema::Fields,
+    ) -> Result<ArrayRef> {
+        let err = |e| Error::arrow(format!("rebuilding MAP column {}", self.column), e);
+        let rows = s.len();
+        let present =
+            NullBuffer::union(s.logical_nulls().as_ref(), column.logical_nulls().as_ref())
+                .unwrap_or_else(|| NullBuffer::new_valid(rows));
+        let mut offsets = Vec::with_capacity(rows + 1);
+        let mut n = 0i32;
+        offsets.push(0);
+        for bit in present.inner().iter() {
+            n += i32::from(bit);
+            offsets.push(n);
+        }
+        let values = arrow_select::filter::filter(
+            column.as_ref(),
+            &BooleanArray::new(present.inner().clone(), None),
+        )
+        .map_err(err)?;
+        let name = match self.name_range[id as usize] {
+            Some((a, b)) => &self.name_bytes[a as usize..b as usize],
+            None => &[][..],
         };
-        let entries = StructArray::try_new(
-            entry_fields.clone(),
-            vec![Arc::new(StringArray::from(keys)), values],
+        let count = n as usize;
+        let key_offsets: Vec<i32> = (0..=count).map(|i| (i * name.len()) as i32).collect();
+        // The name is a dictionary `String`'s bytes, so the repeats are valid UTF-8.
+        let keys = StringArray::try_new(
+            OffsetBuffer::new(ScalarBuffer::from(key_offsets)),
+            name.repeat(count).into(),
             None,
         )
-        .map_err(|e| Error::arrow(format!("rebuilding MAP column {}", self.column), e))?;
+        .map_err(err)?;
+        let entries =
+            StructArray::try_new(entry_fields.clone(), vec![Arc::new(keys), values], None)
+                .map_err(err)?;
         let map = MapArray::try_new(
             entries_field.clone(),
             OffsetBuffer::new(ScalarBuffer::from(offsets)),
@@ -360,7 +512,92 @@ impl ShreddedRead {
             s.nulls().cloned(),
             false,
         )
-        .map_err(|e| Error::arrow(format!("rebuilding MAP column {}", self.column), e))?;
+        .map_err(err)?;
+        Ok(Arc::new(map))
+    }
+}
+
+/// The entries of reconstructed maps: key bytes copied from the names, values picked from
+/// the sources.
+struct EntryBuilder<'a> {
+    names: &'a [u8],
+    avg_name: usize,
+    key_bytes: Vec<u8>,
+    key_offsets: Vec<i32>,
+    picks: Vec<(usize, usize)>,
+    offsets: Vec<i32>,
+}
+
+impl<'a> EntryBuilder<'a> {
+    fn new(rows: usize, names: &'a [u8], avg_name: usize) -> Self {
+        let mut offsets = Vec::with_capacity(rows + 1);
+        offsets.push(0);
+        EntryBuilder {
+            names,
+            avg_name,
+            key_bytes: Vec::new(),
+            key_offsets: vec![0],
+            picks: Vec::new(),
+            offsets,
+        }
+    }
+
+    /// Room for about `entries` more entries.
+    fn reserve(&mut self, entries: usize) {
+        self.key_bytes.reserve(entries * self.avg_name);
+        self.key_offsets.reserve(entries);
+        self.picks.reserve(entries);
+    }
+
+    /// An entry whose key is `name` (a range of the names; `None` is never passed for a
+    /// wanted key) and whose value is element `index` of source `src`.
+    #[inline]
+    fn push(&mut self, name: Option<(u32, u32)>, src: usize, index: usize) {
+        let Some((a, b)) = name else { return };
+        self.key_bytes
+            .extend_from_slice(&self.names[a as usize..b as usize]);
+        self.key_offsets.push(self.key_bytes.len() as i32);
+        self.picks.push((src, index));
+    }
+
+    fn end_row(&mut self) {
+        self.offsets.push(self.picks.len() as i32);
+    }
+
+    fn finish(
+        self,
+        sources: &[ArrayRef],
+        entries_field: &FieldRef,
+        entry_fields: &arrow_schema::Fields,
+        nulls: Option<NullBuffer>,
+        column: &str,
+    ) -> Result<ArrayRef> {
+        let err = |e| Error::arrow(format!("rebuilding MAP column {column}"), e);
+        let values = if sources.is_empty() || self.picks.is_empty() {
+            new_empty_array(entry_fields[1].data_type())
+        } else {
+            let refs: Vec<&dyn Array> = sources.iter().map(|a| a.as_ref()).collect();
+            arrow_select::interleave::interleave(&refs, &self.picks).map_err(err)?
+        };
+        // Names come from the dictionary's `String`s, so every key is valid UTF-8 and the
+        // offsets are monotonic.
+        let keys = StringArray::try_new(
+            OffsetBuffer::new(ScalarBuffer::from(self.key_offsets)),
+            self.key_bytes.into(),
+            None,
+        )
+        .map_err(err)?;
+        let entries =
+            StructArray::try_new(entry_fields.clone(), vec![Arc::new(keys), values], None)
+                .map_err(err)?;
+        let map = MapArray::try_new(
+            entries_field.clone(),
+            OffsetBuffer::new(ScalarBuffer::from(self.offsets)),
+            entries,
+            nulls,
+            false,
+        )
+        .map_err(err)?;
         Ok(Arc::new(map))
     }
 }

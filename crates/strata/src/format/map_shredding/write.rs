@@ -4,21 +4,33 @@
 //! history ([`ShreddingContext`]); for every new file it hands out a [`FileShredder`] whose
 //! dictionary and allocator are fresh (ids and column sets are per file). The shredder turns
 //! each logical batch into the physical one the Parquet writer encodes, and at close gives
-//! the `paimon.map.*` metadata for the file's `ARROW:schema` footer entry and the widest
-//! row seen, which the writer reports back only once the file closed successfully.
+//! the `paimon.map.*` metadata for the file's `ARROW:schema` footer entry and a
+//! [`FileReport`] (widest shared row, dedicated keys), which the writer reports back only once
+//! the file closed successfully.
+//!
+//! A file's K and its dedicated keys ([`strata_spec::shredding::plan`]) come from the first
+//! [`MAX_SAMPLE_ROWS`] rows of the batch the file starts with.
+//!
+//! Conversion is one pass over the entries (dictionary id, duplicate check, allocation) that
+//! fills the mapping ints and, per physical column, a gather index and a validity bit per row;
+//! each `__col_i` is then one `take` of the map's values.
 
 use std::sync::Arc;
 
 use arrow::buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_array::builder::BooleanBufferBuilder;
 use arrow_array::{
     new_null_array, Array, ArrayRef, Int32Array, ListArray, MapArray, RecordBatch, StringArray,
     StructArray, UInt32Array,
 };
 use arrow_schema::{DataType as ArrowType, Field, FieldRef, Schema, SchemaRef};
+use std::collections::HashMap;
+
 use strata_spec::shredding::{
     metadata::{column_name, FIELD_MAPPING, OVERFLOW},
-    AllocationStats, ColumnAllocator, DictCompression, FieldDict, MapShreddingFileMeta,
-    PlacementPolicy, RowAllocation, ShreddedMapColumn, ShreddingContext,
+    plan::MAX_SAMPLE_ROWS,
+    AllocationStats, ColumnAllocator, DictCompression, FieldDict, FilePlan, FileReport, KeySample,
+    MapShreddingFileMeta, PlacementPolicy, RowAllocation, ShreddedMapColumn, ShreddingContext,
 };
 use strata_spec::types::{DataField, DataType, TypeKind};
 
@@ -69,7 +81,7 @@ impl MapShredding {
                 position,
                 field: field.clone(),
                 policy: c.policy,
-                context: ShreddingContext::new(c.max_columns),
+                context: ShreddingContext::with_dedicated(c.max_columns, c.max_dedicated, c.policy),
             });
         }
         Ok((!columns.is_empty()).then_some(MapShredding {
@@ -101,8 +113,8 @@ impl MapShredding {
     }
 
     /// A shredder for the next file of the writer whose logical schema is `logical`; `first`
-    /// is the batch the file starts with, which sizes K when the writer has no history yet
-    /// ([`ShreddingContext::next_k_with_sample`]).
+    /// is the batch the file starts with, whose first rows size K and choose the dedicated
+    /// keys ([`ShreddingContext::plan_file`]).
     pub fn start_file(
         &self,
         logical: &SchemaRef,
@@ -111,16 +123,11 @@ impl MapShredding {
         let mut physical: Vec<FieldRef> = logical.fields().iter().cloned().collect();
         let mut columns = Vec::with_capacity(self.columns.len());
         for c in &self.columns {
-            let mut widths: Vec<usize> = first
+            let sample = first
                 .and_then(|b| b.column(c.position).as_any().downcast_ref::<MapArray>())
-                .map(|m| {
-                    (0..m.len())
-                        .filter(|&r| m.is_valid(r))
-                        .map(|r| m.value_length(r) as usize)
-                        .collect()
-                })
-                .unwrap_or_default();
-            let k = c.context.next_k_with_sample(&mut widths);
+                .and_then(sample_keys);
+            let plan = c.context.plan_file(sample.as_ref());
+            let k = plan.num_columns;
             let physical_field = physical_field(&c.field, k)?;
             let arrow = Arc::new(to_arrow_field(&physical_field)?);
             let ArrowType::Struct(children) = arrow.data_type().clone() else {
@@ -136,7 +143,14 @@ impl MapShredding {
                 value_type: (**value).clone(),
                 children,
                 dict: FieldDict::new(),
-                allocator: ColumnAllocator::new(k, c.policy),
+                allocator: ColumnAllocator::with_dedicated(k, plan.dedicated.len(), c.policy),
+                dedicated_columns: plan
+                    .dedicated
+                    .iter()
+                    .enumerate()
+                    .map(|(i, key)| (key.as_str().into(), i))
+                    .collect(),
+                plan,
                 seen: Vec::new(),
                 stamp: 0,
             });
@@ -151,13 +165,29 @@ impl MapShredding {
         })
     }
 
-    /// Records the widest rows of a file that closed successfully (as returned by
-    /// [`FileShredder::max_row_widths`], same order).
-    pub fn file_completed(&mut self, widths: &[usize]) {
-        for (c, &w) in self.columns.iter_mut().zip(widths) {
-            c.context.file_completed(w);
+    /// Records a file that closed successfully (reports as returned by
+    /// [`FileShredder::reports`], same order).
+    pub fn file_completed(&mut self, reports: &[FileReport]) {
+        for (c, r) in self.columns.iter_mut().zip(reports) {
+            c.context.file_completed(r);
         }
     }
+}
+
+/// The keys of the first [`MAX_SAMPLE_ROWS`] non-NULL maps of `map` (`None`: none, or keys
+/// that are not strings, which conversion then reports).
+fn sample_keys(map: &MapArray) -> Option<KeySample> {
+    let keys = map.keys().as_any().downcast_ref::<StringArray>()?;
+    let offsets = map.value_offsets();
+    let mut sample = KeySample::new();
+    for row in (0..map.len()).filter(|&r| map.is_valid(r)) {
+        if sample.rows() == MAX_SAMPLE_ROWS {
+            break;
+        }
+        let (a, b) = (offsets[row] as usize, offsets[row + 1] as usize);
+        sample.push_row((a..b).filter(|&j| keys.is_valid(j)).map(|j| keys.value(j)));
+    }
+    (sample.rows() > 0).then_some(sample)
 }
 
 /// The physical field of a shredded MAP column with `k` columns: Java's
@@ -215,6 +245,9 @@ struct FileColumn {
     children: arrow_schema::Fields,
     dict: FieldDict,
     allocator: ColumnAllocator,
+    /// The file's plan (`plan.dedicated[i]` owns `__col_i`) and the dedicated columns by key.
+    plan: FilePlan,
+    dedicated_columns: HashMap<Box<str>, usize>,
     /// Per field id, the row stamp it was last seen in (duplicate-key check).
     seen: Vec<u64>,
     stamp: u64,
@@ -253,11 +286,15 @@ impl FileShredder {
         ))
     }
 
-    /// The widest row of each shredded column so far (in [`MapShredding`]'s order).
-    pub fn max_row_widths(&self) -> Vec<usize> {
+    /// What each shredded column of the file reports to its writer's history once the file
+    /// closed successfully (in [`MapShredding`]'s order).
+    pub fn reports(&self) -> Vec<FileReport> {
         self.columns
             .iter()
-            .map(|c| c.allocator.stats().max_row_width)
+            .map(|c| FileReport {
+                max_shared_width: c.allocator.stats().max_shared_width,
+                plan: c.plan.clone(),
+            })
             .collect()
     }
 }
@@ -268,6 +305,7 @@ impl FileColumn {
             field_columns,
             overflow,
             max_row_width,
+            ..
         } = self.allocator.stats();
         MapShreddingFileMeta {
             dictionary: self.dict.to_sorted(),
@@ -307,24 +345,28 @@ impl FileColumn {
         let mut mapping: Vec<i32> = Vec::with_capacity(rows * k);
         let mut mapping_offsets: Vec<i32> = Vec::with_capacity(rows + 1);
         mapping_offsets.push(0);
-        let mut col_indices: Vec<Vec<Option<u32>>> = vec![Vec::with_capacity(rows); k];
+        // Per column: the entry gathered into each row (0 when empty) and whether there is one.
+        let mut col_index: Vec<Vec<u32>> = (0..k).map(|_| vec![0u32; rows]).collect();
+        let mut col_valid: Vec<BooleanBufferBuilder> = (0..k)
+            .map(|_| {
+                let mut b = BooleanBufferBuilder::new(rows);
+                b.append_n(rows, false);
+                b
+            })
+            .collect();
         let mut col_used = vec![false; k];
         let mut over_keys: Vec<i32> = Vec::new();
         let mut over_values: Vec<u32> = Vec::new();
         let mut over_offsets: Vec<i32> = Vec::with_capacity(rows + 1);
         over_offsets.push(0);
-        let mut over_valid: Vec<bool> = Vec::with_capacity(rows);
+        let mut over_valid = BooleanBufferBuilder::new(rows);
         let mut ids: Vec<i32> = Vec::new();
         let mut alloc = RowAllocation::default();
-        let mut total_over = 0i32;
         for row in 0..rows {
             if map.is_null(row) {
                 mapping_offsets.push(mapping.len() as i32);
-                for c in col_indices.iter_mut() {
-                    c.push(None);
-                }
-                over_offsets.push(total_over);
-                over_valid.push(false);
+                over_offsets.push(over_keys.len() as i32);
+                over_valid.append(false);
                 continue;
             }
             let (start, end) = (offsets[row] as usize, offsets[row + 1] as usize);
@@ -337,18 +379,21 @@ impl FileColumn {
                         message: "shared-shredding MAP keys cannot be NULL".into(),
                     });
                 }
-                let id = self.dict.get_or_assign(keys.value(j));
+                let key = keys.value(j);
+                let (id, new) = self.dict.lookup(key);
                 let slot = id as usize;
-                if self.seen.len() <= slot {
-                    self.seen.resize(slot + 1, 0);
+                if new {
+                    if let Some(&c) = self.dedicated_columns.get(key) {
+                        self.allocator.dedicate(id, c);
+                    }
+                    self.seen.push(0);
                 }
                 if self.seen[slot] == self.stamp {
                     return Err(Error::SchemaMismatch {
                         column: name,
                         message: format!(
-                            "row {row} has the key {:?} more than once; a MAP holds each key \
-                             once",
-                            keys.value(j)
+                            "row {row} has the key {key:?} more than once; a MAP holds each key \
+                             once"
                         ),
                     });
                 }
@@ -359,11 +404,11 @@ impl FileColumn {
             for (c, &pos) in alloc.columns.iter().enumerate() {
                 if pos >= 0 {
                     mapping.push(ids[pos as usize]);
-                    col_indices[c].push(Some((start + pos as usize) as u32));
+                    col_index[c][row] = (start + pos as usize) as u32;
+                    col_valid[c].set_bit(row, true);
                     col_used[c] = true;
                 } else {
                     mapping.push(-1);
-                    col_indices[c].push(None);
                 }
             }
             mapping_offsets.push(mapping.len() as i32);
@@ -371,9 +416,8 @@ impl FileColumn {
                 over_keys.push(ids[pos]);
                 over_values.push((start + pos) as u32);
             }
-            total_over += alloc.overflow.len() as i32;
-            over_offsets.push(total_over);
-            over_valid.push(!alloc.overflow.is_empty());
+            over_offsets.push(over_keys.len() as i32);
+            over_valid.append(!alloc.overflow.is_empty());
         }
 
         let validity = map.nulls().cloned();
@@ -391,10 +435,11 @@ impl FileColumn {
             )
             .map_err(|e| Error::arrow(format!("building {name}.__field_mapping"), e))?,
         ));
-        for (c, indices) in col_indices.into_iter().enumerate() {
+        for (c, (index, mut valid)) in col_index.into_iter().zip(col_valid).enumerate() {
             let target = &self.children[c + 1];
             let column = if col_used[c] {
-                let taken = arrow_select::take::take(values, &UInt32Array::from(indices), None)
+                let indices = UInt32Array::new(index.into(), Some(NullBuffer::new(valid.finish())));
+                let taken = arrow_select::take::take(values, &indices, None)
                     .map_err(|e| Error::arrow(format!("gathering {name}.__col_{c}"), e))?;
                 self.retype(taken, target)?
             } else {
@@ -423,7 +468,7 @@ impl FileColumn {
                 entries.clone(),
                 OffsetBuffer::new(ScalarBuffer::from(over_offsets)),
                 entries_array,
-                Some(NullBuffer::from(over_valid)),
+                Some(NullBuffer::new(over_valid.finish())),
                 *sorted,
             )
             .map_err(|e| Error::arrow(format!("building {name}.__overflow"), e))?,
