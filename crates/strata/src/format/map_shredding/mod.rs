@@ -8,6 +8,7 @@
 //! | [`write`] | [`MapShredding`] per rolling writer (K history), [`FileShredder`] per file: logical `MapArray` → physical struct, footer metadata |
 //! | [`prune`] | `m['k'] OP c` → file and row-group skipping from the dictionary and `__col_i` statistics |
 //! | [`read`] | footer metadata from `ARROW:schema`, [`ShreddedRead`]: which children to decode for the whole map or selected keys, reconstruction |
+//! | `rebuild` | the rebuilt `MapArray`: entries collected while rows are walked, primitive values copied on the spot, keys from the names |
 //!
 //! Physical layout of a column `m MAP<STRING, T>` with K columns (Parquet field ids as Java
 //! assigns them: the struct keeps `m`'s id, children 0..=K+1):
@@ -22,6 +23,7 @@
 
 pub mod prune;
 pub mod read;
+mod rebuild;
 pub mod write;
 
 pub use prune::row_groups_may_match;

@@ -31,6 +31,7 @@ use strata_spec::types::{DataType, TypeKind};
 
 use super::super::evolve::evolve_array;
 use super::super::parquet_writer::ARROW_SCHEMA_KEY;
+use super::rebuild::{finish_maps, EntryBuilder, Picks, Primitive, ValueSink, NOT_WANTED};
 use crate::{Error, Result};
 
 /// Shredding metadata of a file's top-level columns, by column name.
@@ -109,10 +110,10 @@ pub struct ShreddedRead {
     /// Physical children to decode, by name. Empty when none of the selected keys is in the
     /// file: nothing is decoded and every row reads as an empty map.
     pub children: Vec<String>,
-    /// Key names of the wanted field ids, back to back (`name_range` indexes them).
-    name_bytes: Vec<u8>,
-    /// Field id → the byte range of its name in `name_bytes`, or `None` when not wanted.
-    name_range: Vec<Option<(u32, u32)>>,
+    /// The names of the wanted field ids (`name_index` points into it).
+    names: StringArray,
+    /// Field id → its name's index in `names`, or [`NOT_WANTED`].
+    name_index: Vec<u32>,
     /// Selected keys read from their exclusive columns alone (no `__field_mapping`): the
     /// columns, ascending, each with the field id it holds.
     values_only: Option<Vec<(usize, i32)>>,
@@ -193,15 +194,15 @@ impl ShreddedRead {
                 }
             }
         }
-        let mut name_bytes = Vec::new();
-        let mut name_range = vec![None; slots];
+        let mut names = Vec::new();
+        let mut name_index = vec![NOT_WANTED; slots];
         for (name, &id) in &meta.dictionary {
             if id >= 0 && (id as usize) < slots && wanted[id as usize] {
-                let start = name_bytes.len() as u32;
-                name_bytes.extend_from_slice(name.as_bytes());
-                name_range[id as usize] = Some((start, name_bytes.len() as u32));
+                name_index[id as usize] = names.len() as u32;
+                names.push(name.as_str());
             }
         }
+        let names = StringArray::from(names);
         let mut children = Vec::new();
         if values_only.is_none() {
             children.push(FIELD_MAPPING.to_string());
@@ -219,18 +220,12 @@ impl ShreddedRead {
         Ok(ShreddedRead {
             meta,
             children,
-            name_bytes,
-            name_range,
+            names,
+            name_index,
             values_only,
             column: column.to_string(),
             file_value_type: (**value).clone(),
         })
-    }
-
-    /// Average length of the wanted key names (sizes the rebuilt key buffers).
-    fn avg_name_len(&self) -> usize {
-        let wanted = self.name_range.iter().flatten().count().max(1);
-        self.name_bytes.len().div_ceil(wanted)
     }
 
     /// Whether the selected keys are read from their exclusive columns alone.
@@ -347,7 +342,6 @@ impl ShreddedRead {
             }
         }
 
-        let rows = s.len();
         if let Some([(c, id)]) = self.values_only.as_deref() {
             let src = source_of_column[*c];
             if src < 0 {
@@ -355,7 +349,59 @@ impl ShreddedRead {
             }
             return self.single_key(s, &sources[src as usize], *id, entries_field, entry_fields);
         }
-        let mut out = EntryBuilder::new(rows, &self.name_bytes, self.avg_name_len());
+        let value_type = value_target.data_type();
+        let finish = |names: Vec<u32>, offsets: Vec<i32>, values: ArrayRef| {
+            finish_maps(
+                &self.names,
+                names,
+                offsets,
+                values,
+                entries_field,
+                entry_fields,
+                s.nulls().cloned(),
+                &self.column,
+            )
+        };
+        // Primitive values of one type are gathered as the rows are walked; others are
+        // picked afterwards.
+        if !sources.is_empty() && sources.iter().all(|a| a.data_type() == value_type) {
+            macro_rules! typed {
+                ($t:ty) => {{
+                    let out = self.walk(
+                        s,
+                        &source_of_column,
+                        overflow,
+                        Primitive::<$t>::new(&sources),
+                    )?;
+                    let (names, offsets, sink) = out.into_parts();
+                    return finish(names, offsets, sink.finish());
+                }};
+            }
+            arrow_array::downcast_primitive! {
+                value_type => (typed),
+                _ => {}
+            }
+        }
+        let out = self.walk(s, &source_of_column, overflow, Picks::default())?;
+        let (names, offsets, sink) = out.into_parts();
+        let values = sink
+            .finish(&sources, value_type)
+            .map_err(|e| Error::arrow(format!("rebuilding MAP column {}", self.column), e))?;
+        finish(names, offsets, values)
+    }
+
+    /// Walks the rows of the physical struct `s`: every entry of every row (in column
+    /// order, then the row's overflow entries) goes into the returned builder.
+    fn walk<V: ValueSink>(
+        &self,
+        s: &StructArray,
+        source_of_column: &[i32],
+        overflow: Option<(&MapArray, &Int32Array, usize)>,
+        sink: V,
+    ) -> Result<EntryBuilder<V>> {
+        let rows = s.len();
+        let k = self.meta.num_columns;
+        let mut out = EntryBuilder::new(rows, sink);
         if let Some(columns) = &self.values_only {
             // Exclusive columns: a non-NULL value is its key's.
             let mut cols = Vec::with_capacity(columns.len());
@@ -364,7 +410,9 @@ impl ShreddedRead {
                 if src < 0 {
                     return Err(self.bad(format!("{} was not decoded", column_name(c))));
                 }
-                let array = &sources[src as usize];
+                let array = s
+                    .column_by_name(&column_name(c))
+                    .ok_or_else(|| self.bad(format!("{} was not decoded", column_name(c))))?;
                 cols.push((array.logical_nulls(), src as usize, id));
                 out.reserve(array.len() - array.null_count());
             }
@@ -373,7 +421,7 @@ impl ShreddedRead {
                 if struct_nulls.as_ref().is_none_or(|n| n.is_valid(row)) {
                     for (nulls, src, id) in &cols {
                         if nulls.as_ref().is_none_or(|n| n.is_valid(row)) {
-                            out.push(self.name_range[*id as usize], *src, row);
+                            out.push(self.name_index[*id as usize], *src, row);
                         }
                     }
                 }
@@ -398,18 +446,22 @@ impl ShreddedRead {
                     + overflow.map_or(0, |(m, _, _)| m.values().len()),
             );
             let moff = mapping.value_offsets();
-            let name_of = |id: i32| -> Option<(u32, u32)> {
-                self.name_range
-                    .get(usize::try_from(id).ok()?)
+            let name_of = |id: i32| -> u32 {
+                usize::try_from(id)
+                    .ok()
+                    .and_then(|i| self.name_index.get(i))
                     .copied()
-                    .flatten()
+                    .unwrap_or(NOT_WANTED)
             };
+            let (struct_nulls, mapping_nulls) = (s.logical_nulls(), mapping.logical_nulls());
+            let over_offsets = overflow.map(|(m, _, _)| m.value_offsets());
+            let over_nulls = overflow.and_then(|(m, _, _)| m.logical_nulls());
             for row in 0..rows {
-                if s.is_null(row) {
+                if struct_nulls.as_ref().is_some_and(|n| n.is_null(row)) {
                     out.end_row();
                     continue;
                 }
-                if mapping.is_null(row) {
+                if mapping_nulls.as_ref().is_some_and(|n| n.is_null(row)) {
                     return Err(self.bad(format!("row {row} has no __field_mapping")));
                 }
                 let (a, b) = (moff[row] as usize, moff[row + 1] as usize);
@@ -427,7 +479,10 @@ impl ShreddedRead {
                     if id < 0 {
                         continue;
                     }
-                    let Some(name) = name_of(id) else { continue };
+                    let name = name_of(id);
+                    if name == NOT_WANTED {
+                        continue;
+                    }
                     let src = source_of_column[c];
                     if src < 0 {
                         return Err(self.bad(format!(
@@ -435,14 +490,19 @@ impl ShreddedRead {
                              field-columns does not list"
                         )));
                     }
-                    out.push(Some(name), src as usize, row);
+                    out.push(name, src as usize, row);
                 }
-                if let Some((map, okeys, src)) = overflow {
-                    if map.is_valid(row) {
-                        let o = map.value_offsets();
-                        for e in o[row] as usize..o[row + 1] as usize {
-                            if let Some(name) = name_of(okeys.value(e)) {
-                                out.push(Some(name), src, e);
+                if let (Some((_, okeys, src)), Some(o)) = (overflow, over_offsets) {
+                    if over_nulls.as_ref().is_none_or(|n| n.is_valid(row)) {
+                        let (a, b) = (o[row] as usize, o[row + 1] as usize);
+                        // The row's overflow entries are contiguous: taken as a run unless
+                        // some are not wanted.
+                        if !out.push_run(&okeys.values()[a..b], &name_of, src, a) {
+                            for (e, &id) in okeys.values()[a..b].iter().enumerate() {
+                                let name = name_of(id);
+                                if name != NOT_WANTED {
+                                    out.push(name, src, a + e);
+                                }
                             }
                         }
                     }
@@ -450,13 +510,7 @@ impl ShreddedRead {
                 out.end_row();
             }
         }
-        out.finish(
-            &sources,
-            entries_field,
-            entry_fields,
-            s.nulls().cloned(),
-            &self.column,
-        )
+        Ok(out)
     }
 }
 
@@ -489,9 +543,9 @@ impl ShreddedRead {
             &BooleanArray::new(present.inner().clone(), None),
         )
         .map_err(err)?;
-        let name = match self.name_range[id as usize] {
-            Some((a, b)) => &self.name_bytes[a as usize..b as usize],
-            None => &[][..],
+        let name = match self.name_index[id as usize] {
+            NOT_WANTED => &[][..],
+            i => self.names.value(i as usize).as_bytes(),
         };
         let count = n as usize;
         let key_offsets: Vec<i32> = (0..=count).map(|i| (i * name.len()) as i32).collect();
@@ -510,91 +564,6 @@ impl ShreddedRead {
             OffsetBuffer::new(ScalarBuffer::from(offsets)),
             entries,
             s.nulls().cloned(),
-            false,
-        )
-        .map_err(err)?;
-        Ok(Arc::new(map))
-    }
-}
-
-/// The entries of reconstructed maps: key bytes copied from the names, values picked from
-/// the sources.
-struct EntryBuilder<'a> {
-    names: &'a [u8],
-    avg_name: usize,
-    key_bytes: Vec<u8>,
-    key_offsets: Vec<i32>,
-    picks: Vec<(usize, usize)>,
-    offsets: Vec<i32>,
-}
-
-impl<'a> EntryBuilder<'a> {
-    fn new(rows: usize, names: &'a [u8], avg_name: usize) -> Self {
-        let mut offsets = Vec::with_capacity(rows + 1);
-        offsets.push(0);
-        EntryBuilder {
-            names,
-            avg_name,
-            key_bytes: Vec::new(),
-            key_offsets: vec![0],
-            picks: Vec::new(),
-            offsets,
-        }
-    }
-
-    /// Room for about `entries` more entries.
-    fn reserve(&mut self, entries: usize) {
-        self.key_bytes.reserve(entries * self.avg_name);
-        self.key_offsets.reserve(entries);
-        self.picks.reserve(entries);
-    }
-
-    /// An entry whose key is `name` (a range of the names; `None` is never passed for a
-    /// wanted key) and whose value is element `index` of source `src`.
-    #[inline]
-    fn push(&mut self, name: Option<(u32, u32)>, src: usize, index: usize) {
-        let Some((a, b)) = name else { return };
-        self.key_bytes
-            .extend_from_slice(&self.names[a as usize..b as usize]);
-        self.key_offsets.push(self.key_bytes.len() as i32);
-        self.picks.push((src, index));
-    }
-
-    fn end_row(&mut self) {
-        self.offsets.push(self.picks.len() as i32);
-    }
-
-    fn finish(
-        self,
-        sources: &[ArrayRef],
-        entries_field: &FieldRef,
-        entry_fields: &arrow_schema::Fields,
-        nulls: Option<NullBuffer>,
-        column: &str,
-    ) -> Result<ArrayRef> {
-        let err = |e| Error::arrow(format!("rebuilding MAP column {column}"), e);
-        let values = if sources.is_empty() || self.picks.is_empty() {
-            new_empty_array(entry_fields[1].data_type())
-        } else {
-            let refs: Vec<&dyn Array> = sources.iter().map(|a| a.as_ref()).collect();
-            arrow_select::interleave::interleave(&refs, &self.picks).map_err(err)?
-        };
-        // Names come from the dictionary's `String`s, so every key is valid UTF-8 and the
-        // offsets are monotonic.
-        let keys = StringArray::try_new(
-            OffsetBuffer::new(ScalarBuffer::from(self.key_offsets)),
-            self.key_bytes.into(),
-            None,
-        )
-        .map_err(err)?;
-        let entries =
-            StructArray::try_new(entry_fields.clone(), vec![Arc::new(keys), values], None)
-                .map_err(err)?;
-        let map = MapArray::try_new(
-            entries_field.clone(),
-            OffsetBuffer::new(ScalarBuffer::from(self.offsets)),
-            entries,
-            nulls,
             false,
         )
         .map_err(err)?;

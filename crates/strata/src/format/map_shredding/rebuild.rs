@@ -1,0 +1,319 @@
+//! The output side of rebuilding logical maps from shredded columns: per entry the index of
+//! its key's name and where its value is, collected while the rows are walked
+//! ([`super::read`]), then turned into a `MapArray`.
+//!
+//! Values of a primitive type are copied as they are found ([`Primitive`]: a typed push and a
+//! validity bit), which costs a few instructions per entry; other types record (source,
+//! element) pairs and are gathered once with `interleave` ([`Picks`]). Keys are built from
+//! the few distinct names in one pass, without a per-entry allocation or `take`.
+
+use std::sync::Arc;
+
+use arrow::buffer::{BooleanBuffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_array::cast::AsArray;
+use arrow_array::types::ArrowPrimitiveType;
+use arrow_array::{
+    new_empty_array, Array, ArrayRef, MapArray, PrimitiveArray, StringArray, StructArray,
+};
+use arrow_schema::{ArrowError, DataType as ArrowType, FieldRef, Fields};
+
+use crate::{Error, Result};
+
+/// The name index of a field id that is not read.
+pub(super) const NOT_WANTED: u32 = u32::MAX;
+
+/// Where the values of the rebuilt entries go.
+pub(super) trait ValueSink {
+    fn reserve(&mut self, entries: usize);
+    /// The entry's value is element `index` of source `src`.
+    fn push(&mut self, src: usize, index: usize);
+
+    /// The entries' values are elements `start..start + len` of source `src`.
+    fn push_run(&mut self, src: usize, start: usize, len: usize) {
+        for i in start..start + len {
+            self.push(src, i);
+        }
+    }
+}
+
+/// (source, element) of every value, gathered at the end.
+#[derive(Default)]
+pub(super) struct Picks(Vec<(usize, usize)>);
+
+impl ValueSink for Picks {
+    fn reserve(&mut self, entries: usize) {
+        self.0.reserve(entries);
+    }
+
+    #[inline]
+    fn push(&mut self, src: usize, index: usize) {
+        self.0.push((src, index));
+    }
+}
+
+impl Picks {
+    pub(super) fn finish(
+        self,
+        sources: &[ArrayRef],
+        value_type: &ArrowType,
+    ) -> std::result::Result<ArrayRef, ArrowError> {
+        if sources.is_empty() || self.0.is_empty() {
+            return Ok(new_empty_array(value_type));
+        }
+        let refs: Vec<&dyn Array> = sources.iter().map(|a| a.as_ref()).collect();
+        arrow_select::interleave::interleave(&refs, &self.0)
+    }
+}
+
+/// Primitive values copied as they are pushed.
+pub(super) struct Primitive<'a, T: ArrowPrimitiveType> {
+    data_type: ArrowType,
+    values: Vec<&'a [T::Native]>,
+    nulls: Vec<Option<&'a NullBuffer>>,
+    out: Vec<T::Native>,
+    /// Validity, 64 entries a word (only when a source has NULLs).
+    valid: Option<BitWriter>,
+}
+
+impl<'a, T: ArrowPrimitiveType> Primitive<'a, T> {
+    /// Sources must all be `PrimitiveArray<T>` (the caller checked their type).
+    pub(super) fn new(sources: &'a [ArrayRef]) -> Self {
+        let typed = || sources.iter().map(|a| a.as_primitive::<T>());
+        Primitive {
+            data_type: sources[0].data_type().clone(),
+            values: typed().map(|t| t.values().as_ref()).collect(),
+            nulls: typed().map(|t| t.nulls()).collect(),
+            out: Vec::new(),
+            valid: typed().any(|t| t.null_count() > 0).then(BitWriter::default),
+        }
+    }
+
+    pub(super) fn finish(self) -> ArrayRef {
+        let len = self.out.len();
+        let nulls = self.valid.map(|v| NullBuffer::new(v.finish(len)));
+        // Same type as the sources (a timestamp keeps its zone, a decimal its precision).
+        Arc::new(PrimitiveArray::<T>::new(self.out.into(), nulls).with_data_type(self.data_type))
+    }
+}
+
+impl<T: ArrowPrimitiveType> ValueSink for Primitive<'_, T> {
+    fn reserve(&mut self, entries: usize) {
+        self.out.reserve(entries);
+    }
+
+    fn push_run(&mut self, src: usize, start: usize, len: usize) {
+        self.copy_run(src, start, len);
+    }
+
+    #[inline(always)]
+    fn push(&mut self, src: usize, index: usize) {
+        self.out.push(self.values[src][index]);
+        if let Some(v) = &mut self.valid {
+            v.push(match self.nulls[src] {
+                None => true,
+                Some(n) => n.is_valid(index),
+            });
+        }
+    }
+}
+
+impl<T: ArrowPrimitiveType> Primitive<'_, T> {
+    fn copy_run(&mut self, src: usize, start: usize, len: usize) {
+        self.out
+            .extend_from_slice(&self.values[src][start..start + len]);
+        if let Some(v) = &mut self.valid {
+            match self.nulls[src] {
+                None => (0..len).for_each(|_| v.push(true)),
+                Some(n) => (start..start + len).for_each(|i| v.push(n.is_valid(i))),
+            }
+        }
+    }
+}
+
+/// Appends bits a word at a time.
+#[derive(Default)]
+pub(super) struct BitWriter {
+    words: Vec<u64>,
+    word: u64,
+    bit: u32,
+}
+
+impl BitWriter {
+    #[inline(always)]
+    fn push(&mut self, on: bool) {
+        self.word |= u64::from(on) << self.bit;
+        self.bit += 1;
+        if self.bit == 64 {
+            self.words.push(self.word);
+            self.word = 0;
+            self.bit = 0;
+        }
+    }
+
+    fn finish(mut self, len: usize) -> BooleanBuffer {
+        if self.bit > 0 {
+            self.words.push(self.word);
+        }
+        BooleanBuffer::new(ScalarBuffer::<u64>::from(self.words).into_inner(), 0, len)
+    }
+}
+
+/// The entries of the rebuilt maps of one batch.
+pub(super) struct EntryBuilder<V> {
+    names: Vec<u32>,
+    sink: V,
+    offsets: Vec<i32>,
+}
+
+impl<V: ValueSink> EntryBuilder<V> {
+    pub(super) fn new(rows: usize, sink: V) -> Self {
+        let mut offsets = Vec::with_capacity(rows + 1);
+        offsets.push(0);
+        EntryBuilder {
+            names: Vec::new(),
+            sink,
+            offsets,
+        }
+    }
+
+    /// Room for `entries` more entries.
+    pub(super) fn reserve(&mut self, entries: usize) {
+        self.names.reserve(entries);
+        self.sink.reserve(entries);
+    }
+
+    /// An entry whose key is name `name` and whose value is element `index` of source `src`.
+    #[inline(always)]
+    pub(super) fn push(&mut self, name: u32, src: usize, index: usize) {
+        self.names.push(name);
+        self.sink.push(src, index);
+    }
+
+    /// The entries of field ids `ids` whose values are elements `start..` of source `src`,
+    /// if every id is wanted by `name_of` (`false`, and nothing pushed, otherwise).
+    pub(super) fn push_run(
+        &mut self,
+        ids: &[i32],
+        name_of: &impl Fn(i32) -> u32,
+        src: usize,
+        start: usize,
+    ) -> bool {
+        let before = self.names.len();
+        self.names.extend(ids.iter().map(|&id| name_of(id)));
+        if self.names[before..].contains(&NOT_WANTED) {
+            self.names.truncate(before);
+            return false;
+        }
+        self.sink.push_run(src, start, ids.len());
+        true
+    }
+
+    pub(super) fn end_row(&mut self) {
+        self.offsets.push(self.names.len() as i32);
+    }
+
+    /// (name index per entry, row offsets, values).
+    pub(super) fn into_parts(self) -> (Vec<u32>, Vec<i32>, V) {
+        (self.names, self.offsets, self.sink)
+    }
+}
+
+/// The `MapArray` of rebuilt rows: keys from `names` (by `key_names`), `values`, row
+/// `offsets` and the rows' `nulls`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn finish_maps(
+    names: &StringArray,
+    key_names: Vec<u32>,
+    offsets: Vec<i32>,
+    values: ArrayRef,
+    entries_field: &FieldRef,
+    entry_fields: &Fields,
+    nulls: Option<NullBuffer>,
+    column: &str,
+) -> Result<ArrayRef> {
+    let err = |e| Error::arrow(format!("rebuilding MAP column {column}"), e);
+    let keys = repeat_names(names, &key_names).map_err(err)?;
+    let entries = StructArray::try_new(entry_fields.clone(), vec![Arc::new(keys), values], None)
+        .map_err(err)?;
+    let map = MapArray::try_new(
+        entries_field.clone(),
+        OffsetBuffer::new(ScalarBuffer::from(offsets)),
+        entries,
+        nulls,
+        false,
+    )
+    .map_err(err)?;
+    Ok(Arc::new(map))
+}
+
+/// `names[idx[0]], names[idx[1]], …` as a string array. Names up to 16 bytes are copied as
+/// fixed 16-byte chunks into a buffer with 16 bytes of slack (no per-entry `memcpy` call).
+fn repeat_names(names: &StringArray, idx: &[u32]) -> std::result::Result<StringArray, ArrowError> {
+    const CHUNK: usize = 16;
+    let lens: Vec<usize> = (0..names.len()).map(|i| names.value(i).len()).collect();
+    if lens.iter().any(|&l| l > CHUNK) {
+        let taken =
+            arrow_select::take::take(names, &arrow_array::UInt32Array::from(idx.to_vec()), None)?;
+        return Ok(taken.as_string::<i32>().clone());
+    }
+    let padded: Vec<[u8; CHUNK]> = (0..names.len())
+        .map(|i| {
+            let mut p = [0u8; CHUNK];
+            p[..lens[i]].copy_from_slice(names.value(i).as_bytes());
+            p
+        })
+        .collect();
+    let mut offsets = Vec::with_capacity(idx.len() + 1);
+    offsets.push(0i32);
+    let mut total = 0usize;
+    for &i in idx {
+        total += lens[i as usize];
+        offsets.push(i32::try_from(total).map_err(|_| {
+            ArrowError::ComputeError("rebuilt MAP keys exceed 2 GiB in one batch".into())
+        })?);
+    }
+    let mut bytes = vec![0u8; total + CHUNK];
+    let mut at = 0;
+    for &i in idx {
+        let dst: &mut [u8; CHUNK] = (&mut bytes[at..at + CHUNK])
+            .try_into()
+            .expect("a CHUNK-long range is a CHUNK-long slice");
+        *dst = padded[i as usize];
+        at += lens[i as usize];
+    }
+    bytes.truncate(total);
+    // The bytes are whole names from a StringArray, so they are valid UTF-8 (checked anyway).
+    StringArray::try_new(
+        OffsetBuffer::new(ScalarBuffer::from(offsets)),
+        bytes.into(),
+        None,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_repeat_short_and_long() {
+        let names = StringArray::from(vec!["a", "usage", "ünïcödé", ""]);
+        let got = repeat_names(&names, &[1, 0, 2, 3, 1]).unwrap();
+        let got: Vec<&str> = got.iter().flatten().collect();
+        assert_eq!(got, ["usage", "a", "ünïcödé", "", "usage"]);
+        let long = StringArray::from(vec!["a-key-longer-than-sixteen-bytes", "b"]);
+        let got = repeat_names(&long, &[0, 1, 0]).unwrap();
+        assert_eq!(got.value(2), "a-key-longer-than-sixteen-bytes");
+        assert_eq!(got.value(1), "b");
+    }
+
+    #[test]
+    fn bit_writer_packs_words() {
+        let mut w = BitWriter::default();
+        let bits: Vec<bool> = (0..130).map(|i| i % 3 == 0).collect();
+        for &b in &bits {
+            w.push(b);
+        }
+        let buf = w.finish(bits.len());
+        assert_eq!(buf.iter().collect::<Vec<_>>(), bits);
+    }
+}
