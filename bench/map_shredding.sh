@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
-# The MAP shared-shredding benchmark (issue 6, PIP-43): the same rows written in four layouts —
-# `default` and shared-shredding with column-placement-policy `lru` (Paimon's default), `plain`
-# and `sequential` — then, per layout, the benchmark query, a full-map read and the write, with
-# pypaimon-rust 0.4.0 running the same query on the same tables in the same run.
+# The MAP shared-shredding benchmark (issue 6, PIP-43): the same rows written in five layouts —
+# `default` and shared-shredding with column-placement-policy `lru` (Paimon's default), `lru-java`
+# (lru with `max-dedicated-columns` = 0), `plain` and `sequential` — then, per layout, the
+# benchmark query, a full-map read and the write, with pypaimon-rust 0.4.0 running the same query
+# on the same tables in the same run.
+#
+# `lru`, `plain` and `sequential` keep strata's default placement: the strata-only option
+# fields.metrics.map.shared-shredding.max-dedicated-columns (default 32) gives frequent keys
+# (in >= 20% of the sampled rows) a column of their own (`__col_0..__col_{D-1}`) and sends a
+# churning tail of keys to `__overflow`. `lru-java` sets it to 0: Java's / pypaimon-rust's
+# placement (no dedicated columns, every column shared, K by Java's rule), for comparison.
 #
 #   bash bench/map_shredding.sh [--rows N] [--runs R] [--commits C] [--partitions P]
-#                               [--layouts "default lru plain sequential"] [--max-columns K]
+#                               [--layouts "default lru lru-java plain sequential"] [--max-columns K]
 #                               [--keep]
 #   QUICK=1 bash bench/map_shredding.sh      # smoke run: 50,000 rows, 3 runs
 #   (defaults: 1,000,000 rows, 3 runs, 4 commits, 4 partitions; --max-columns sets
@@ -22,9 +29,10 @@
 # Steps, every measurement in its own process, R rounds with the layouts interleaved so all see
 # the same machine load:
 #   write   strata-bench map-gen into a fresh warehouse (write time = the C commits only)
-#   footers per data file of the last write: size, row groups, the Parquet footer's
+#   footers per data file of the last write: size, row groups, the Parquet footer's size and
 #           `paimon.map.*` field metadata of `metrics` (ARROW:schema) — K = num-columns,
-#           max-row-width — and the compressed bytes of the column chunks the query needs
+#           max-row-width, exclusive (dedicated) columns, overflow keys — and the compressed
+#           bytes of the column chunks the query needs
 #   base    `strata schema bench.map_t`: process start + catalog/table open (the baseline)
 #   query   `strata read bench.map_t --columns "metrics['usage']" --where
 #           "metrics['usage'] > 30" --metrics --format jsonl` (wall time; --metrics JSON on stderr)
@@ -32,7 +40,7 @@
 #           --where "metrics['usage'] > 30" (plan + read timed, no process start or output)
 #   full    strata-bench map-read: plan + read of `id, metrics` in process
 #   peer    bench/map_peer.py query: pypaimon-rust reads `metrics` and filters in pyarrow
-#           (default and lru tables); `map_peer.py full` once on every layout as a
+#           (default, lru and lru-java tables); `map_peer.py full` once on every layout as a
 #           reconstruction check
 # Finally bench/map_report.py prints the Markdown section for BENCHMARKS.md ("MAP
 # shared-shredding") and writes bench/results/map-latest.json. A layout strata rejects, or a
@@ -44,7 +52,7 @@ ROWS=1000000
 RUNS=3
 COMMITS=4
 PARTITIONS=4
-LAYOUTS="default lru plain sequential"
+LAYOUTS="default lru lru-java plain sequential"
 MAX_COLUMNS=""
 KEEP=0
 if [ "${QUICK:-0}" = 1 ]; then
@@ -108,9 +116,12 @@ layout_options() { # the map-gen --option arguments of a layout
     local prefix=fields.metrics.map
     case "$1" in
         default) ;;
-        lru|plain|sequential)
+        lru|plain|sequential|lru-java)
             echo "--option $prefix.storage-layout=shared-shredding"
-            echo "--option $prefix.shared-shredding.column-placement-policy=$1"
+            echo "--option $prefix.shared-shredding.column-placement-policy=${1%-java}"
+            if [ "$1" = lru-java ]; then # Java's placement: no dedicated columns
+                echo "--option $prefix.shared-shredding.max-dedicated-columns=0"
+            fi
             if [ -n "$MAX_COLUMNS" ]; then
                 echo "--option $prefix.shared-shredding.max-columns=$MAX_COLUMNS"
             fi ;;
@@ -189,7 +200,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 ks = sorted({(f.get('num_columns'), f.get('max_row_width')) for f in d['files']})
 print(f"  {sys.argv[2]:<11} {len(d['files'])} files, {d['data_bytes']:,} data bytes, "
-      f"{d['table_bytes']:,} table bytes; (K, max-row-width): {ks}")
+      f"{d.get('footer_bytes', 0):,} footer bytes, {d['table_bytes']:,} table bytes; "
+      f"(K, max-row-width): {ks}")
 EOF
     else
         echo "  footers $l FAILED (see $LOG)" >&2
@@ -220,7 +232,7 @@ for r in $(seq 1 "$RUNS"); do
             fail "full-$l.r$r"
         fi
         case "$l" in
-            default|lru)
+            default|lru|lru-java)
                 if timed "peer-query-$l.r$r" timeout 1800 "$PY" "$ROOT/bench/map_peer.py" query \
                     --wh "$wh" --table "$TABLE" --key "$KEY" --threshold "$THRESHOLD"; then
                     note "peer-query-$l.r$r"

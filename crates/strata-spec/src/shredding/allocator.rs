@@ -18,7 +18,8 @@
 //! column and no other key ever does, so the column holds exactly that key's values (tight
 //! statistics, and a reader can take the key from that one column without `__field_mapping`).
 //! The policy places the row's other entries into the shared columns D..K-1 as above. With
-//! D = 0 every policy is exactly Java's.
+//! D = 0 every policy is exactly Java's. When every column is dedicated, the other entries
+//! overflow in row order.
 //!
 //! Every allocator also accumulates the file's statistics written to the footer: the columns
 //! each field id ever occupied, the ids that ever overflowed, and the widest row.
@@ -255,6 +256,14 @@ impl ColumnAllocator {
         }
         self.stats.max_shared_width = self.stats.max_shared_width.max(self.order.len());
         let first = self.dedicated;
+        if first == self.k {
+            // No shared column: the other keys overflow in row order, whatever the policy.
+            for &(id, pos) in &self.order {
+                out.overflow.push(pos);
+                self.stats.record_overflow(id);
+            }
+            return;
+        }
         match self.policy {
             PlacementPolicy::Plain => self.place_in_order(first, out),
             PlacementPolicy::Sequential => {
@@ -293,14 +302,6 @@ impl LruState {
         stats: &mut AllocationStats,
     ) {
         let shared = self.owner.len() - first_shared;
-        if shared == 0 {
-            // Every column is dedicated: the others overflow, ascending.
-            for &(id, pos) in sorted {
-                out.overflow.push(pos);
-                stats.record_overflow(id);
-            }
-            return;
-        }
         self.row_stamp += 1;
         let stamp = self.row_stamp;
         self.row_columns.clear();

@@ -127,10 +127,10 @@ fn all_columns_dedicated_sends_other_keys_to_overflow() {
     let mut a = ColumnAllocator::with_dedicated(2, 2, PlacementPolicy::Lru);
     a.dedicate(0, 0);
     a.dedicate(1, 1);
-    let (cols, over, a) = run_with(a, &[&[1, 0], &[2, 1]]);
-    assert_eq!(cols, vec![vec![0, 1], vec![-1, 1]]);
-    assert_eq!(over, vec![vec![], vec![2]]);
-    assert_eq!(a.stats().overflow, BTreeSet::from([2]));
+    let (cols, over, a) = run_with(a, &[&[1, 0], &[2, 1], &[5, 3, 0, 4]]);
+    assert_eq!(cols, vec![vec![0, 1], vec![-1, 1], vec![0, -1]]);
+    assert_eq!(over, vec![vec![], vec![2], vec![5, 3, 4]], "row order");
+    assert_eq!(a.stats().overflow, BTreeSet::from([2, 3, 4, 5]));
 }
 
 /// Java's `LruMapSharedShreddingColumnAllocator`, transcribed literally (O(K) per miss):
