@@ -158,8 +158,16 @@ def describe_file(path, key):
         else:
             cols = field_cols.get(str(key_id), [])
             rec['key_columns'] = cols
-            need = rec['field_mapping_bytes'] + sum(part(f'__col_{i}') for i in cols)
-            if overflow is not None and key_id in overflow:
+            overflowed = overflow is not None and key_id in overflow
+            # strata reads a key from its columns alone (no __field_mapping) when no other key
+            # ever used them and the key never overflowed.
+            shared = any(c in other for k, other in field_cols.items() if k != str(key_id)
+                         for c in cols)
+            rec['key_exclusive'] = not shared and not overflowed
+            need = sum(part(f'__col_{i}') for i in cols)
+            if not rec['key_exclusive']:
+                need += rec['field_mapping_bytes']
+            if overflowed:
                 need += rec['overflow_bytes']
                 rec['key_overflowed'] = True
             rec['query_bytes'] = need
@@ -521,7 +529,10 @@ def render(res, problems, notes):
       f'--columns "{meta["columns"]}" --where "{meta["where"]}"` (plan + read through the library, '
       'timed inside the process; the ratios use it when measured, else "− startup"). bytesRead and the '
       'pruning counters are `--metrics`\'s; "bytes the key needs" is the sum of the compressed column '
-      'chunks holding the key according to the footers (all of `metrics` for the default layout).')
+      'chunks holding the key according to the footers — its `__col_i`, `__field_mapping` unless those '
+      'columns hold no other key and the key never overflowed, `__overflow` if it did; all of `metrics` '
+      'for the default layout — without the Parquet footers, which every read also fetches (bytesRead '
+      'counts them; their sizes are in "File sizes and K").')
     w('')
     w('| layout | wall s | − startup s | in process s | bytesRead | files read / skipped | '
       'row groups read / skipped | bytes the key needs (footer) | rows | default ÷ layout: bytesRead | '

@@ -341,6 +341,47 @@ async fn primary_key_tables_dedicate_through_updates_and_compaction() {
     }
 }
 
+#[tokio::test]
+async fn primary_key_spills_and_rolled_files_keep_every_map() {
+    let wh = Warehouse::new();
+    // A 64 kb buffer spills sorted runs to disk many times; 32 kb files roll.
+    let t = wh
+        .create(
+            "db.t",
+            r#"{"fields":[{"name":"id","type":"BIGINT NOT NULL"},
+            {"name":"m","type":"MAP<STRING NOT NULL, DOUBLE>"}],
+            "primaryKeys":["id"],
+            "options":{"bucket":"1","write-buffer-size":"64kb","target-file-size":"32kb",
+            "fields.m.map.storage-layout":"shared-shredding"}}"#,
+        )
+        .await;
+    let mut w = t.new_write().unwrap();
+    let mut model: BTreeMap<i64, Entries> = BTreeMap::new();
+    for round in 0..8 {
+        // Each round updates a shifted window of ids.
+        let data = rows(round * 300, 1200);
+        model.extend(data.iter().cloned());
+        w.write(&batch(&data)).await.unwrap();
+    }
+    let msgs = w.prepare_commit().await.unwrap();
+    let files: usize = msgs.iter().map(|m| m.new_files.len()).sum();
+    assert!(files > 1, "the 32 kb target rolls files, got {files}");
+    t.new_commit().unwrap().commit(msgs).await.unwrap();
+    let got = read_rows(&t, None).await;
+    assert_eq!(got.len(), model.len());
+    for (id, m) in &model {
+        assert_eq!(sorted(&got[id]), sorted(m), "row {id}");
+    }
+    let metas = file_metas(&wh.table_dir("db", "t"));
+    assert!(metas.len() > 1);
+    assert!(
+        metas
+            .iter()
+            .any(|m| placement(m, "cpu") == (vec![0], true, false)),
+        "files planned from a large enough first batch dedicate cpu"
+    );
+}
+
 /// Rows over a small skewed key universe: key `k{j}` is present with probability about
 /// 1 / (j + 1), so some keys are dedicated, some share columns or overflow.
 fn arb_skewed_rows() -> impl Strategy<Value = Vec<Row>> {

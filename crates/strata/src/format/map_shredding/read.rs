@@ -497,7 +497,7 @@ impl ShreddedRead {
                         let (a, b) = (o[row] as usize, o[row + 1] as usize);
                         // The row's overflow entries are contiguous: taken as a run unless
                         // some are not wanted.
-                        if !out.push_run(&okeys.values()[a..b], &name_of, src, a) {
+                        if !out.push_run(&okeys.values()[a..b], &self.name_index, src, a) {
                             for (e, &id) in okeys.values()[a..b].iter().enumerate() {
                                 let name = name_of(id);
                                 if name != NOT_WANTED {

@@ -71,7 +71,7 @@ pub(super) struct Primitive<'a, T: ArrowPrimitiveType> {
     values: Vec<&'a [T::Native]>,
     nulls: Vec<Option<&'a NullBuffer>>,
     out: Vec<T::Native>,
-    /// Validity, 64 entries a word (only when a source has NULLs).
+    /// Validity (only when a source has NULLs).
     valid: Option<BitWriter>,
 }
 
@@ -130,7 +130,8 @@ impl<T: ArrowPrimitiveType> Primitive<'_, T> {
     }
 }
 
-/// Appends bits a word at a time.
+/// Appends bits a word at a time (a few instructions a bit, where `BooleanBufferBuilder`
+/// re-checks its capacity for each).
 #[derive(Default)]
 pub(super) struct BitWriter {
     words: Vec<u64>,
@@ -194,13 +195,23 @@ impl<V: ValueSink> EntryBuilder<V> {
     pub(super) fn push_run(
         &mut self,
         ids: &[i32],
-        name_of: &impl Fn(i32) -> u32,
+        name_index: &[u32],
         src: usize,
         start: usize,
     ) -> bool {
         let before = self.names.len();
-        self.names.extend(ids.iter().map(|&id| name_of(id)));
-        if self.names[before..].contains(&NOT_WANTED) {
+        let mut all = true;
+        self.names.reserve(ids.len());
+        for &id in ids {
+            // A negative id reads as a huge index: not wanted.
+            let name = name_index
+                .get(id as u32 as usize)
+                .copied()
+                .unwrap_or(NOT_WANTED);
+            all &= name != NOT_WANTED;
+            self.names.push(name);
+        }
+        if !all {
             self.names.truncate(before);
             return false;
         }
@@ -246,8 +257,9 @@ pub(super) fn finish_maps(
     Ok(Arc::new(map))
 }
 
-/// `names[idx[0]], names[idx[1]], …` as a string array. Names up to 16 bytes are copied as
-/// fixed 16-byte chunks into a buffer with 16 bytes of slack (no per-entry `memcpy` call).
+/// `names[idx[0]], names[idx[1]], …` as a string array, in one pass: names up to 16 bytes are
+/// appended as fixed 16-byte chunks and the buffer cut back to the name (no per-entry `memcpy`
+/// call); longer names go through `take`.
 fn repeat_names(names: &StringArray, idx: &[u32]) -> std::result::Result<StringArray, ArrowError> {
     const CHUNK: usize = 16;
     let lens: Vec<usize> = (0..names.len()).map(|i| names.value(i).len()).collect();
@@ -265,29 +277,25 @@ fn repeat_names(names: &StringArray, idx: &[u32]) -> std::result::Result<StringA
         .collect();
     let mut offsets = Vec::with_capacity(idx.len() + 1);
     offsets.push(0i32);
-    let mut total = 0usize;
+    let mut bytes: Vec<u8> = Vec::with_capacity(idx.len() * CHUNK);
     for &i in idx {
-        total += lens[i as usize];
-        offsets.push(i32::try_from(total).map_err(|_| {
+        let i = i as usize;
+        let at = bytes.len();
+        bytes.extend_from_slice(&padded[i]);
+        bytes.truncate(at + lens[i]);
+        offsets.push(i32::try_from(bytes.len()).map_err(|_| {
             ArrowError::ComputeError("rebuilt MAP keys exceed 2 GiB in one batch".into())
         })?);
     }
-    let mut bytes = vec![0u8; total + CHUNK];
-    let mut at = 0;
-    for &i in idx {
-        let dst: &mut [u8; CHUNK] = (&mut bytes[at..at + CHUNK])
-            .try_into()
-            .expect("a CHUNK-long range is a CHUNK-long slice");
-        *dst = padded[i as usize];
-        at += lens[i as usize];
-    }
-    bytes.truncate(total);
-    // The bytes are whole names from a StringArray, so they are valid UTF-8 (checked anyway).
-    StringArray::try_new(
-        OffsetBuffer::new(ScalarBuffer::from(offsets)),
-        bytes.into(),
-        None,
-    )
+    // SAFETY: `offsets` start at 0, never decrease and end at `bytes.len()`; every range
+    // between two offsets is a whole value of the StringArray `names`, hence valid UTF-8.
+    Ok(unsafe {
+        StringArray::new_unchecked(
+            OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)),
+            bytes.into(),
+            None,
+        )
+    })
 }
 
 #[cfg(test)]
