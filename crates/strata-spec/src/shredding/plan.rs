@@ -30,9 +30,8 @@
 //! handles; strata's reader takes such a key from its column alone. A sample smaller than
 //! [`MIN_SAMPLE_ROWS`] rows is not trusted for frequencies.
 
-use std::collections::HashMap;
-
 use super::allocator::{ColumnAllocator, RowAllocation};
+use super::dict::KeyInterner;
 use super::options::PlacementPolicy;
 
 /// Smallest share of sampled rows a key must appear in to get a dedicated column.
@@ -50,8 +49,7 @@ pub const MAX_CHURN: f64 = 0.05;
 /// The keys of the rows a file starts with (non-NULL maps only).
 #[derive(Clone, Debug, Default)]
 pub struct KeySample {
-    ids: HashMap<Box<str>, u32, foldhash::fast::RandomState>,
-    names: Vec<Box<str>>,
+    keys: KeyInterner,
     /// Row `r`'s keys are `entries[offsets[r]..offsets[r + 1]]`.
     entries: Vec<u32>,
     offsets: Vec<usize>,
@@ -68,15 +66,7 @@ impl KeySample {
     /// Adds one row with the given keys.
     pub fn push_row<'a>(&mut self, keys: impl IntoIterator<Item = &'a str>) {
         for key in keys {
-            let id = match self.ids.get(key) {
-                Some(&id) => id,
-                None => {
-                    let id = self.names.len() as u32;
-                    self.ids.insert(key.into(), id);
-                    self.names.push(key.into());
-                    id
-                }
-            };
+            let id = self.keys.intern(key).0;
             self.entries.push(id);
         }
         self.offsets.push(self.entries.len());
@@ -161,21 +151,21 @@ pub fn plan_from_sample(
     let k0 = WidthHistogram::of(widths.iter().copied()).adaptive();
 
     // Dedicated keys: most frequent first, ties by name.
-    let mut count = vec![0usize; sample.names.len()];
+    let mut count = vec![0usize; sample.keys.names().len()];
     for &id in &sample.entries {
         count[id as usize] += 1;
     }
     let min_rows = ((DEDICATED_MIN_FREQUENCY * n as f64).ceil() as usize).max(1);
-    let mut dedicated: Vec<u32> = (0..sample.names.len() as u32)
+    let mut dedicated: Vec<u32> = (0..sample.keys.names().len() as u32)
         .filter(|&id| count[id as usize] >= min_rows)
         .collect();
     dedicated.sort_by(|&a, &b| {
         count[b as usize]
             .cmp(&count[a as usize])
-            .then_with(|| sample.names[a as usize].cmp(&sample.names[b as usize]))
+            .then_with(|| sample.keys.names()[a as usize].cmp(&sample.keys.names()[b as usize]))
     });
     dedicated.truncate(max_dedicated.min(k0).min(max_columns));
-    let mut column_of = vec![-1i32; sample.names.len()];
+    let mut column_of = vec![-1i32; sample.keys.names().len()];
     for (c, &id) in dedicated.iter().enumerate() {
         column_of[id as usize] = c as i32;
     }
@@ -196,7 +186,7 @@ pub fn plan_from_sample(
         num_columns: (d + shared).max(1),
         dedicated: dedicated
             .iter()
-            .map(|&id| sample.names[id as usize].to_string())
+            .map(|&id| sample.keys.names()[id as usize].to_string())
             .collect(),
     })
 }
@@ -217,7 +207,7 @@ fn churn(
             allocator.dedicate(id as i32, c as usize);
         }
     }
-    let mut last = vec![u32::MAX; sample.names.len()];
+    let mut last = vec![u32::MAX; sample.keys.names().len()];
     let (mut repeats, mut moves) = (0usize, 0usize);
     let mut out = RowAllocation::default();
     let mut ids: Vec<i32> = Vec::new();
