@@ -39,7 +39,7 @@ pub struct ReadArgs {
     #[arg(long)]
     pub output: Option<PathBuf>,
     /// After the rows, print one JSON line to stderr: filesRead, filesSkipped, rowGroupsRead,
-    /// rowGroupsSkipped, bytesRead, rowsOutput, scanSkippedFiles
+    /// rowGroupsSkipped, pageRowsSkipped, bytesRead, rowsOutput, scanSkippedFiles
     #[arg(long)]
     pub metrics: bool,
 }

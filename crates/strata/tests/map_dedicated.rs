@@ -382,6 +382,73 @@ async fn primary_key_spills_and_rolled_files_keep_every_map() {
     );
 }
 
+#[tokio::test]
+async fn key_predicates_skip_pages_of_dedicated_columns() {
+    use strata::expr::parse_sql_predicate;
+    let wh = Warehouse::new();
+    let t = wh
+        .create(
+            "db.t",
+            &shredded_schema(r#","parquet.page.row.count.limit":"500""#),
+        )
+        .await;
+    // usage grows with the row, so each page of its dedicated column covers a narrow range.
+    let data: Vec<Row> = (0..10_000)
+        .map(|i| {
+            let mut m = vec![("cpu".to_string(), Some((i % 7) as f64))];
+            m.push(("usage".into(), Some(i as f64)));
+            if i % 3 == 0 {
+                m.push((format!("t{}", i % 400), Some(1.0)));
+            }
+            (i, Some(m))
+        })
+        .collect();
+    t.write_batches([batch(&data)], None).await.unwrap();
+    let query = |filter: &'static str| {
+        let t = t.clone();
+        async move {
+            let metrics = Arc::new(ReadMetrics::default());
+            let p = parse_sql_predicate(filter).unwrap();
+            let plan = t.new_scan().with_filter(p.clone()).plan().await.unwrap();
+            let read = t
+                .new_read()
+                .with_projection(vec!["id".into(), "m['usage']".into()])
+                .with_filter(p)
+                .with_metrics(metrics.clone());
+            let mut ids = Vec::new();
+            for b in read.to_batches(plan.splits).await.unwrap() {
+                let c = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+                ids.extend((0..c.len()).map(|i| c.value(i)));
+            }
+            ids.sort();
+            (ids, metrics.snapshot())
+        }
+    };
+    let (ids, m) = query("m['usage'] >= 9500").await;
+    assert_eq!(ids, (9500..10_000).collect::<Vec<_>>());
+    assert!(m.page_rows_skipped >= 8000, "{m:?}");
+    let (ids, m) = query("m['usage'] < 100 OR m['usage'] BETWEEN 5000 AND 5010").await;
+    let want: Vec<i64> = (0..100).chain(5000..=5010).collect();
+    assert_eq!(ids, want);
+    assert!(m.page_rows_skipped >= 7000, "two pages kept: {m:?}");
+    let (ids, m) = query("m['usage'] >= 9500 AND m['cpu'] = 3").await;
+    assert_eq!(
+        ids,
+        (9500..10_000).filter(|i| i % 7 == 3).collect::<Vec<_>>()
+    );
+    assert!(m.page_rows_skipped >= 8000, "{m:?}");
+    // A tail key overflowed, IS NULL matches anywhere: nothing to skip, results exact.
+    let (ids, m) = query("m['t3'] = 1 OR m['usage'] >= 9500").await;
+    assert_eq!(m.page_rows_skipped, 0, "{m:?}");
+    let want: Vec<i64> = (0..10_000)
+        .filter(|i| (i % 3 == 0 && i % 400 == 3) || *i >= 9500)
+        .collect();
+    assert_eq!(ids, want);
+    let (ids, m) = query("m['usage'] IS NULL").await;
+    assert!(ids.is_empty());
+    assert_eq!(m.page_rows_skipped, 0, "{m:?}");
+}
+
 /// Rows over a small skewed key universe: key `k{j}` is present with probability about
 /// 1 / (j + 1), so some keys are dedicated, some share columns or overflow.
 fn arb_skewed_rows() -> impl Strategy<Value = Vec<Row>> {

@@ -42,7 +42,7 @@ use strata_spec::types::{DataField, DataType, TypeKind};
 use super::arrow_types::to_arrow_schema_of;
 use super::evolve::{evolve_array, find_by_name};
 use super::map_shredding::{
-    file_shredding_meta, row_groups_may_match, FileShreddingMeta, ShreddedRead,
+    file_shredding_meta, page_selection, row_groups_may_match, FileShreddingMeta, ShreddedRead,
 };
 use super::read_hints::{ReadHints, ReadMetrics};
 use crate::io::FileIO;
@@ -169,8 +169,10 @@ impl AsyncFileReader for DataFileReader {
                 return Ok(m.clone());
             }
             let file_size = self.file_size;
+            // The reader options carry the page index policy: without it no column or offset
+            // index is loaded and row filters cannot skip pages.
             let metadata = ParquetMetaDataReader::new()
-                .with_metadata_options(options.map(|o| o.metadata_options().clone()))
+                .with_arrow_reader_options(options)
                 .load_and_finish(self, file_size)
                 .await?;
             Ok(Arc::new(metadata))
@@ -322,11 +324,13 @@ pub async fn read_parquet_with(
     let mut reader_for_meta = reader.clone();
     let arrow_options = ArrowReaderOptions::new()
         .with_skip_arrow_metadata(true)
-        .with_page_index_policy(if options.row_filter.is_some() {
-            PageIndexPolicy::Optional
-        } else {
-            PageIndexPolicy::Skip
-        });
+        .with_page_index_policy(
+            if options.row_filter.is_some() || options.hints.map_key_predicate.is_some() {
+                PageIndexPolicy::Optional
+            } else {
+                PageIndexPolicy::Skip
+            },
+        );
     let metadata = ArrowReaderMetadata::load_async(&mut reader_for_meta, arrow_options)
         .await
         .map_err(parquet_err)?;
@@ -357,18 +361,30 @@ pub async fn read_parquet_with(
             .collect(),
         None => (0..parquet_meta.num_row_groups()).collect(),
     };
-    let row_groups = match &options.hints.map_key_predicate {
+    let names: Vec<&str> = file_schema
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
+    let row_groups: Vec<usize> = match &options.hints.map_key_predicate {
         Some(predicate) if !shredding.is_empty() => {
-            let names: Vec<&str> = file_schema
-                .fields()
-                .iter()
-                .map(|f| f.name().as_str())
-                .collect();
             let may =
                 row_groups_may_match(predicate, &parquet_meta, data_fields, &names, &shredding);
             row_groups.into_iter().filter(|&i| may[i]).collect()
         }
         _ => row_groups,
+    };
+    // Within them, the pages of the key's columns that cannot match.
+    let selection = match &options.hints.map_key_predicate {
+        Some(predicate) if !shredding.is_empty() && !row_groups.is_empty() => page_selection(
+            predicate,
+            &parquet_meta,
+            &row_groups,
+            data_fields,
+            &names,
+            &shredding,
+        ),
+        _ => None,
     };
     if let Some(m) = &metrics {
         let total = parquet_meta.num_row_groups() as u64;
@@ -384,7 +400,14 @@ pub async fn read_parquet_with(
             1,
         );
     }
-    if row_groups.is_empty() {
+    if let (Some(m), Some(sel)) = (&metrics, &selection) {
+        let total: u64 = row_groups
+            .iter()
+            .map(|&i| parquet_meta.row_group(i).num_rows() as u64)
+            .sum();
+        ReadMetrics::add(&m.page_rows_skipped, total - sel.row_count() as u64);
+    }
+    if row_groups.is_empty() || selection.as_ref().is_some_and(|s| s.row_count() == 0) {
         return Ok(futures::stream::empty().boxed());
     }
     let mask = decode.mask(metadata.parquet_schema());
@@ -392,6 +415,9 @@ pub async fn read_parquet_with(
         .with_projection(mask)
         .with_row_groups(row_groups)
         .with_batch_size(options.batch_size.max(1));
+    if let Some(selection) = selection {
+        builder = builder.with_row_selection(selection);
+    }
     if let Some(filter) = &options.row_filter {
         let filter_schema = to_arrow_schema_of(&filter.fields)?;
         let mut filter_decode = Decode::default();

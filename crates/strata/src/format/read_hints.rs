@@ -48,6 +48,8 @@ pub struct ReadMetrics {
     pub files_skipped: AtomicU64,
     pub row_groups_read: AtomicU64,
     pub row_groups_skipped: AtomicU64,
+    /// Rows of the row groups read that the page index let the reader skip.
+    pub page_rows_skipped: AtomicU64,
     pub bytes_read: AtomicU64,
 }
 
@@ -59,6 +61,7 @@ pub struct ReadMetricsSnapshot {
     pub files_skipped: u64,
     pub row_groups_read: u64,
     pub row_groups_skipped: u64,
+    pub page_rows_skipped: u64,
     pub bytes_read: u64,
 }
 
@@ -73,6 +76,7 @@ impl ReadMetrics {
             files_skipped: self.files_skipped.load(Ordering::Relaxed),
             row_groups_read: self.row_groups_read.load(Ordering::Relaxed),
             row_groups_skipped: self.row_groups_skipped.load(Ordering::Relaxed),
+            page_rows_skipped: self.page_rows_skipped.load(Ordering::Relaxed),
             bytes_read: self.bytes_read.load(Ordering::Relaxed),
         }
     }

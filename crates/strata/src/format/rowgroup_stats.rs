@@ -13,6 +13,7 @@
 use arrow_schema::TimeUnit;
 use parquet::basic::{ConvertedType, LogicalType, TimeUnit as ParquetTimeUnit};
 use parquet::file::metadata::{ColumnChunkMetaData, RowGroupMetaData};
+use parquet::file::page_index::column_index::{ColumnIndex, ColumnIndexMetaData};
 use parquet::file::statistics::Statistics;
 use strata_spec::stats::ColumnStats;
 use strata_spec::types::{DataField, DataType, TypeKind};
@@ -57,6 +58,73 @@ pub fn column_stats(chunk: &ColumnChunkMetaData, data_type: &DataType) -> Column
     };
     let null_count = stats.null_count_opt().map(|n| n as i64);
     let (min, max) = match min_max(chunk, stats, data_type) {
+        Some((lo, hi)) => (Some(lo), Some(hi)),
+        None => (None, None),
+    };
+    ColumnStats {
+        min,
+        max,
+        null_count,
+    }
+}
+
+/// Statistics of page `page` of a column chunk from its column index (`None` when the index
+/// has no usable bounds for it), read as Paimon type `data_type` like [`column_stats`].
+pub fn page_stats(
+    chunk: &ColumnChunkMetaData,
+    index: &ColumnIndexMetaData,
+    page: usize,
+    data_type: &DataType,
+) -> ColumnStats {
+    use ColumnIndexMetaData as I;
+    let nulls = |i: &ColumnIndex| i.null_count(page).and_then(|n| u64::try_from(n).ok());
+    let stats = match index {
+        I::BOOLEAN(i) => Statistics::boolean(
+            i.min_value(page).copied(),
+            i.max_value(page).copied(),
+            None,
+            nulls(i),
+            false,
+        ),
+        I::INT32(i) => Statistics::int32(
+            i.min_value(page).copied(),
+            i.max_value(page).copied(),
+            None,
+            nulls(i),
+            false,
+        ),
+        I::INT64(i) => Statistics::int64(
+            i.min_value(page).copied(),
+            i.max_value(page).copied(),
+            None,
+            nulls(i),
+            false,
+        ),
+        I::FLOAT(i) => Statistics::float(
+            i.min_value(page).copied(),
+            i.max_value(page).copied(),
+            None,
+            nulls(i),
+            false,
+        ),
+        I::DOUBLE(i) => Statistics::double(
+            i.min_value(page).copied(),
+            i.max_value(page).copied(),
+            None,
+            nulls(i),
+            false,
+        ),
+        I::BYTE_ARRAY(i) => Statistics::byte_array(
+            i.min_value(page).map(|b| b.to_vec().into()),
+            i.max_value(page).map(|b| b.to_vec().into()),
+            None,
+            nulls(i),
+            false,
+        ),
+        I::INT96(_) | I::FIXED_LEN_BYTE_ARRAY(_) => return ColumnStats::default(),
+    };
+    let null_count = stats.null_count_opt().map(|n| n as i64);
+    let (min, max) = match min_max(chunk, &stats, data_type) {
         Some((lo, hi)) => (Some(lo), Some(hi)),
         None => (None, None),
     };

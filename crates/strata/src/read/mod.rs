@@ -165,30 +165,32 @@ impl TableRead {
                 })));
             }
         }
+        // The file task is spawned when `buffered` pulls the job, not when its future is
+        // first polled: `flatten` polls `buffered` only between streams, so a lazily spawned
+        // task would start only after the file before it was drained (files decoded one at a
+        // time).
         let stream = stream::iter(jobs)
             .map(move |job| {
-                let ctx = ctx.clone();
-                let kv_ctx = kv_ctx.clone();
-                async move {
-                    match job {
-                        ReadJob::File(job) => {
-                            let (tx, rx) = tokio::sync::mpsc::channel(CHANNEL_BATCHES);
-                            tokio::spawn(async move {
-                                if let Err(e) = ctx.read_file(&job, &tx).await {
-                                    let _ = tx.send(Err(e)).await;
-                                }
-                            });
-                            receiver_stream(rx)
-                        }
-                        ReadJob::Merge(split) => {
-                            let kv = kv_ctx.expect("created for every merge job");
-                            match kv.split_stream(split) {
-                                Ok(s) => s,
-                                Err(e) => stream::once(async move { Err(e) }).boxed(),
+                let stream = match job {
+                    ReadJob::File(job) => {
+                        let ctx = ctx.clone();
+                        let (tx, rx) = tokio::sync::mpsc::channel(CHANNEL_BATCHES);
+                        tokio::spawn(async move {
+                            if let Err(e) = ctx.read_file(&job, &tx).await {
+                                let _ = tx.send(Err(e)).await;
                             }
+                        });
+                        receiver_stream(rx)
+                    }
+                    ReadJob::Merge(split) => {
+                        let kv = kv_ctx.clone().expect("created for every merge job");
+                        match kv.split_stream(split) {
+                            Ok(s) => s,
+                            Err(e) => stream::once(async move { Err(e) }).boxed(),
                         }
                     }
-                }
+                };
+                futures::future::ready(stream)
             })
             .buffered(READ_AHEAD_FILES)
             .flatten();

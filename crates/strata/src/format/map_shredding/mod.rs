@@ -7,6 +7,7 @@
 //! |---|---|
 //! | [`write`] | [`MapShredding`] per rolling writer (K history), [`FileShredder`] per file: logical `MapArray` → physical struct, footer metadata |
 //! | [`prune`] | `m['k'] OP c` → file and row-group skipping from the dictionary and `__col_i` statistics |
+//! | [`pages`] | the same test on each page of the key's columns (page index) → the rows to decode |
 //! | [`read`] | footer metadata from `ARROW:schema`, [`ShreddedRead`]: which children to decode for the whole map or selected keys, reconstruction |
 //! | `rebuild` | the rebuilt `MapArray`: entries collected while rows are walked, primitive values copied on the spot, keys from the names |
 //!
@@ -21,11 +22,13 @@
 //! >
 //! ```
 
+pub mod pages;
 pub mod prune;
 pub mod read;
 mod rebuild;
 pub mod write;
 
+pub use pages::page_selection;
 pub use prune::row_groups_may_match;
 pub use read::{file_shredding_meta, FileShreddingMeta, ShreddedRead};
 pub use write::{physical_field, FileShredder, MapShredding};
