@@ -182,9 +182,20 @@ impl MapShreddingFileMeta {
         }
         // Parsed into a list and bulk-built: inserting thousands of keys one by one into the
         // map costs more than the rest of the footer.
-        let entries: Entries<String, i32> = serde_json::from_slice(&json)
-            .map_err(|e| bad(format!("{FIELD_DICT_KEY} is not a JSON object of ids: {e}")))?;
-        let dictionary: BTreeMap<String, i32> = entries.0.into_iter().collect();
+        let fast = super::json_fast::string_to_int(&json).and_then(|m| {
+            m.into_iter()
+                .map(|(k, id)| Some((k, i32::try_from(id).ok()?)))
+                .collect::<Option<Vec<_>>>()
+        });
+        let entries = match fast {
+            Some(e) => e,
+            None => {
+                serde_json::from_slice::<Entries<String, i32>>(&json)
+                    .map_err(|e| bad(format!("{FIELD_DICT_KEY} is not a JSON object of ids: {e}")))?
+                    .0
+            }
+        };
+        let dictionary: BTreeMap<String, i32> = entries.into_iter().collect();
         // Ids index per-file tables; writers assign them densely from 0.
         if let Some((name, id)) = dictionary
             .iter()
@@ -194,11 +205,17 @@ impl MapShreddingFileMeta {
                 "{FIELD_DICT_KEY} gives key {name:?} the id {id}, outside 0..={MAX_FIELD_ID}"
             )));
         }
-        let raw_columns: Entries<String, Vec<i64>> =
-            serde_json::from_str(required(FIELD_COLUMNS_KEY)?)
-                .map_err(|e| bad(format!("{FIELD_COLUMNS_KEY} is malformed: {e}")))?;
-        let mut field_columns = Vec::with_capacity(raw_columns.0.len());
-        for (id, cols) in raw_columns.0 {
+        let columns_text = required(FIELD_COLUMNS_KEY)?;
+        let raw_columns = match super::json_fast::string_to_int_list(columns_text) {
+            Some(c) => c,
+            None => {
+                serde_json::from_str::<Entries<String, Vec<i64>>>(columns_text)
+                    .map_err(|e| bad(format!("{FIELD_COLUMNS_KEY} is malformed: {e}")))?
+                    .0
+            }
+        };
+        let mut field_columns = Vec::with_capacity(raw_columns.len());
+        for (id, cols) in raw_columns {
             let id: i32 = id
                 .parse()
                 .map_err(|_| bad(format!("{FIELD_COLUMNS_KEY} has a bad field id {id:?}")))?;
@@ -215,8 +232,17 @@ impl MapShreddingFileMeta {
             field_columns.push((id, out));
         }
         let field_columns: BTreeMap<i32, Vec<u32>> = field_columns.into_iter().collect();
-        let overflow: Vec<i32> = serde_json::from_str(required(OVERFLOW_SET_KEY)?)
-            .map_err(|e| bad(format!("{OVERFLOW_SET_KEY} is malformed: {e}")))?;
+        let overflow_text = required(OVERFLOW_SET_KEY)?;
+        let fast = super::json_fast::int_list(overflow_text).and_then(|l| {
+            l.into_iter()
+                .map(|id| i32::try_from(id).ok())
+                .collect::<Option<Vec<_>>>()
+        });
+        let overflow = match fast {
+            Some(o) => o,
+            None => serde_json::from_str::<Vec<i32>>(overflow_text)
+                .map_err(|e| bad(format!("{OVERFLOW_SET_KEY} is malformed: {e}")))?,
+        };
         let overflow: BTreeSet<i32> = overflow.into_iter().collect();
         Ok(MapShreddingFileMeta {
             dictionary,

@@ -15,12 +15,14 @@
 //! | [`context`] | K across a writer's files (P90 of recent widths with a closeness rule) |
 //! | [`plan`] | a file's K and the frequent keys given dedicated columns (strata extension) |
 //! | [`metadata`] | the `paimon.map.*` footer values, with the dictionary compressed |
+//! | `json_fast` | fast paths for the footer's JSON values (serde_json behind them) |
 //!
 //! The Arrow conversion and the Parquet footer embedding live in `strata::format`.
 
 pub mod allocator;
 pub mod context;
 pub mod dict;
+mod json_fast;
 pub mod metadata;
 pub mod options;
 pub mod plan;
