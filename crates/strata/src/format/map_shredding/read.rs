@@ -31,7 +31,9 @@ use strata_spec::types::{DataType, TypeKind};
 
 use super::super::evolve::evolve_array;
 use super::super::parquet_writer::ARROW_SCHEMA_KEY;
-use super::rebuild::{finish_maps, EntryBuilder, Picks, Primitive, ValueSink, NOT_WANTED};
+use super::rebuild::{
+    finish_maps, EntryBuilder, KeyNames, Picks, Primitive, ValueSink, NOT_WANTED,
+};
 use crate::{Error, Result};
 
 /// Shredding metadata of a file's top-level columns, by column name.
@@ -111,7 +113,7 @@ pub struct ShreddedRead {
     /// file: nothing is decoded and every row reads as an empty map.
     pub children: Vec<String>,
     /// The names of the wanted field ids (`name_index` points into it).
-    names: StringArray,
+    names: KeyNames,
     /// Field id → its name's index in `names`, or [`NOT_WANTED`].
     name_index: Vec<u32>,
     /// Selected keys read from their exclusive columns alone (no `__field_mapping`): the
@@ -202,7 +204,7 @@ impl ShreddedRead {
                 names.push(name.as_str());
             }
         }
-        let names = StringArray::from(names);
+        let names = KeyNames::new(StringArray::from(names));
         let mut children = Vec::new();
         if values_only.is_none() {
             children.push(FIELD_MAPPING.to_string());
@@ -545,7 +547,7 @@ impl ShreddedRead {
         .map_err(err)?;
         let name = match self.name_index[id as usize] {
             NOT_WANTED => &[][..],
-            i => self.names.value(i as usize).as_bytes(),
+            i => self.names.get(i as usize).as_bytes(),
         };
         let count = n as usize;
         let key_offsets: Vec<i32> = (0..=count).map(|i| (i * name.len()) as i32).collect();

@@ -233,7 +233,7 @@ impl<V: ValueSink> EntryBuilder<V> {
 /// `offsets` and the rows' `nulls`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn finish_maps(
-    names: &StringArray,
+    names: &KeyNames,
     key_names: Vec<u32>,
     offsets: Vec<i32>,
     values: ArrayRef,
@@ -243,7 +243,7 @@ pub(super) fn finish_maps(
     column: &str,
 ) -> Result<ArrayRef> {
     let err = |e| Error::arrow(format!("rebuilding MAP column {column}"), e);
-    let keys = repeat_names(names, &key_names).map_err(err)?;
+    let keys = names.repeat(&key_names).map_err(err)?;
     let entries = StructArray::try_new(entry_fields.clone(), vec![Arc::new(keys), values], None)
         .map_err(err)?;
     let map = MapArray::try_new(
@@ -257,45 +257,74 @@ pub(super) fn finish_maps(
     Ok(Arc::new(map))
 }
 
-/// `names[idx[0]], names[idx[1]], …` as a string array, in one pass: names up to 16 bytes are
-/// appended as fixed 16-byte chunks and the buffer cut back to the name (no per-entry `memcpy`
-/// call); longer names go through `take`.
-fn repeat_names(names: &StringArray, idx: &[u32]) -> std::result::Result<StringArray, ArrowError> {
-    const CHUNK: usize = 16;
-    let lens: Vec<usize> = (0..names.len()).map(|i| names.value(i).len()).collect();
-    if lens.iter().any(|&l| l > CHUNK) {
-        let taken =
-            arrow_select::take::take(names, &arrow_array::UInt32Array::from(idx.to_vec()), None)?;
-        return Ok(taken.as_string::<i32>().clone());
+/// The names of the keys a read rebuilds, prepared once per file: names up to 16 bytes are
+/// kept as zero-padded 16-byte chunks, so each rebuilt key is one fixed-size copy (no
+/// per-entry `memcpy` call); with any longer name keys are taken with `take`.
+#[derive(Debug)]
+pub(super) struct KeyNames {
+    names: StringArray,
+    lens: Vec<usize>,
+    padded: Option<Vec<[u8; CHUNK]>>,
+}
+
+const CHUNK: usize = 16;
+
+impl KeyNames {
+    pub(super) fn new(names: StringArray) -> Self {
+        let lens: Vec<usize> = (0..names.len()).map(|i| names.value(i).len()).collect();
+        let padded = lens.iter().all(|&l| l <= CHUNK).then(|| {
+            (0..names.len())
+                .map(|i| {
+                    let mut p = [0u8; CHUNK];
+                    p[..lens[i]].copy_from_slice(names.value(i).as_bytes());
+                    p
+                })
+                .collect()
+        });
+        KeyNames {
+            names,
+            lens,
+            padded,
+        }
     }
-    let padded: Vec<[u8; CHUNK]> = (0..names.len())
-        .map(|i| {
-            let mut p = [0u8; CHUNK];
-            p[..lens[i]].copy_from_slice(names.value(i).as_bytes());
-            p
+
+    /// Name `i` (`i` < the number of names).
+    pub(super) fn get(&self, i: usize) -> &str {
+        self.names.value(i)
+    }
+
+    /// `names[idx[0]], names[idx[1]], …` as a string array, in one pass.
+    fn repeat(&self, idx: &[u32]) -> std::result::Result<StringArray, ArrowError> {
+        let Some(padded) = &self.padded else {
+            let taken = arrow_select::take::take(
+                &self.names,
+                &arrow_array::UInt32Array::from(idx.to_vec()),
+                None,
+            )?;
+            return Ok(taken.as_string::<i32>().clone());
+        };
+        let mut offsets = Vec::with_capacity(idx.len() + 1);
+        offsets.push(0i32);
+        let mut bytes: Vec<u8> = Vec::with_capacity(idx.len() * CHUNK);
+        for &i in idx {
+            let i = i as usize;
+            let at = bytes.len();
+            bytes.extend_from_slice(&padded[i]);
+            bytes.truncate(at + self.lens[i]);
+            offsets.push(i32::try_from(bytes.len()).map_err(|_| {
+                ArrowError::ComputeError("rebuilt MAP keys exceed 2 GiB in one batch".into())
+            })?);
+        }
+        // SAFETY: `offsets` start at 0, never decrease and end at `bytes.len()`; every range
+        // between two offsets is a whole value of the StringArray `names`, hence valid UTF-8.
+        Ok(unsafe {
+            StringArray::new_unchecked(
+                OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)),
+                bytes.into(),
+                None,
+            )
         })
-        .collect();
-    let mut offsets = Vec::with_capacity(idx.len() + 1);
-    offsets.push(0i32);
-    let mut bytes: Vec<u8> = Vec::with_capacity(idx.len() * CHUNK);
-    for &i in idx {
-        let i = i as usize;
-        let at = bytes.len();
-        bytes.extend_from_slice(&padded[i]);
-        bytes.truncate(at + lens[i]);
-        offsets.push(i32::try_from(bytes.len()).map_err(|_| {
-            ArrowError::ComputeError("rebuilt MAP keys exceed 2 GiB in one batch".into())
-        })?);
     }
-    // SAFETY: `offsets` start at 0, never decrease and end at `bytes.len()`; every range
-    // between two offsets is a whole value of the StringArray `names`, hence valid UTF-8.
-    Ok(unsafe {
-        StringArray::new_unchecked(
-            OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)),
-            bytes.into(),
-            None,
-        )
-    })
 }
 
 #[cfg(test)]
@@ -304,12 +333,15 @@ mod tests {
 
     #[test]
     fn names_repeat_short_and_long() {
-        let names = StringArray::from(vec!["a", "usage", "ünïcödé", ""]);
-        let got = repeat_names(&names, &[1, 0, 2, 3, 1]).unwrap();
+        let names = KeyNames::new(StringArray::from(vec!["a", "usage", "ünïcödé", ""]));
+        let got = names.repeat(&[1, 0, 2, 3, 1]).unwrap();
         let got: Vec<&str> = got.iter().flatten().collect();
         assert_eq!(got, ["usage", "a", "ünïcödé", "", "usage"]);
-        let long = StringArray::from(vec!["a-key-longer-than-sixteen-bytes", "b"]);
-        let got = repeat_names(&long, &[0, 1, 0]).unwrap();
+        let long = KeyNames::new(StringArray::from(vec![
+            "a-key-longer-than-sixteen-bytes",
+            "b",
+        ]));
+        let got = long.repeat(&[0, 1, 0]).unwrap();
         assert_eq!(got.value(2), "a-key-longer-than-sixteen-bytes");
         assert_eq!(got.value(1), "b");
     }
