@@ -99,57 +99,78 @@ impl ParallelRowGroupEncoder {
     }
 
     /// Encodes `batch` into the open row group.
+    ///
+    /// Work is split by *leaf* column, not by field: a nested field (a MAP's keys and values,
+    /// a shredded MAP's mapping, columns and overflow) is most of a batch's encoding cost on
+    /// its own, and its leaves encode independently.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<(), ParquetError> {
         if self.writers.is_none() {
             self.writers = Some(self.factory.create_column_writers(self.row_group_index)?);
         }
         let writers = self.writers.as_mut().expect("created just above");
         let schema = &self.schema;
-        // Two groups of fields of about equal Arrow size (a proxy for encoding cost): the
-        // largest fields first, each to the lighter group.
-        let mut order: Vec<usize> = (0..schema.fields().len()).collect();
-        let sizes: Vec<usize> = (0..schema.fields().len())
-            .map(|f| batch.column(f).get_array_memory_size())
-            .collect();
-        order.sort_by_key(|f| std::cmp::Reverse(sizes[*f]));
-        let mut in_second = vec![false; order.len()];
-        let (mut a, mut b) = (0usize, 0usize);
-        for f in order {
-            if b < a {
-                in_second[f] = true;
-                b += sizes[f];
-            } else {
-                a += sizes[f];
-            }
-        }
-        let mut first: Vec<(usize, Vec<&mut ArrowColumnWriter>)> = Vec::new();
-        let mut second: Vec<(usize, Vec<&mut ArrowColumnWriter>)> = Vec::new();
-        let mut slots = writers.iter_mut();
+        // Every leaf with its writer index and Arrow size (a proxy for its encoding cost).
+        let mut leaves = Vec::with_capacity(writers.len());
         for (f, range) in self.leaf_ranges.iter().enumerate() {
-            let ws: Vec<&mut ArrowColumnWriter> = slots.by_ref().take(range.len()).collect();
-            if in_second[f] {
-                second.push((f, ws));
-            } else {
-                first.push((f, ws));
+            let column = batch.column(f);
+            let computed = compute_leaves(schema.field(f), column)?;
+            let mut sizes = Vec::with_capacity(computed.len());
+            leaf_sizes(column.as_ref(), &mut sizes);
+            if sizes.len() != computed.len() {
+                // Unusual nesting: one estimate for the whole field, spread evenly.
+                let each = column.get_array_memory_size() / computed.len().max(1);
+                sizes = vec![each; computed.len()];
+            }
+            for ((j, leaf), size) in computed.into_iter().enumerate().zip(sizes) {
+                leaves.push((range.start + j, leaf, size));
             }
         }
-        let encode =
-            |group: &mut Vec<(usize, Vec<&mut ArrowColumnWriter>)>| -> Result<(), ParquetError> {
-                for (f, ws) in group.iter_mut() {
-                    let leaves = compute_leaves(schema.field(*f), batch.column(*f))?;
-                    for (leaf, w) in leaves.iter().zip(ws.iter_mut()) {
-                        w.write(leaf)?;
-                    }
-                }
-                Ok(())
-            };
+        // Two groups of about equal size: the largest leaves first, each to the lighter one.
+        leaves.sort_by_key(|l| std::cmp::Reverse(l.2));
+        let mut in_second = vec![false; writers.len()];
+        let (mut a, mut b) = (0usize, 0usize);
+        for (w, _, size) in &leaves {
+            if b < a {
+                in_second[*w] = true;
+                b += size;
+            } else {
+                a += size;
+            }
+        }
+        let mut by_writer: Vec<Option<parquet::arrow::arrow_writer::ArrowLeafColumn>> =
+            (0..writers.len()).map(|_| None).collect();
+        for (w, leaf, _) in leaves {
+            by_writer[w] = Some(leaf);
+        }
+        let mut first: Vec<(&mut ArrowColumnWriter, _)> = Vec::new();
+        let mut second: Vec<(&mut ArrowColumnWriter, _)> = Vec::new();
+        for ((i, w), leaf) in writers.iter_mut().enumerate().zip(by_writer) {
+            let leaf = leaf.ok_or_else(|| {
+                ParquetError::General(format!("no leaf column computed for writer {i}"))
+            })?;
+            if in_second[i] {
+                second.push((w, leaf));
+            } else {
+                first.push((w, leaf));
+            }
+        }
+        let encode = |group: Vec<(
+            &mut ArrowColumnWriter,
+            parquet::arrow::arrow_writer::ArrowLeafColumn,
+        )>|
+         -> Result<(), ParquetError> {
+            for (w, leaf) in group {
+                w.write(&leaf)?;
+            }
+            Ok(())
+        };
         if second.is_empty() || batch.num_rows() < 1024 {
-            encode(&mut first)?;
-            encode(&mut second)?;
+            encode(first)?;
+            encode(second)?;
         } else {
             std::thread::scope(|s| {
-                let handle = s.spawn(|| encode(&mut second));
-                let a = encode(&mut first);
+                let handle = s.spawn(|| encode(second));
+                let a = encode(first);
                 let b = handle.join().unwrap_or_else(|_| {
                     Err(ParquetError::General("encoder thread panicked".into()))
                 });
@@ -188,9 +209,30 @@ impl ParallelRowGroupEncoder {
         if self.rows_in_group == 0 {
             return Ok(());
         }
+        // Closing a column writer flushes its last pages and dictionary (compressing them):
+        // the second half closes on a helper thread; chunks are appended in schema order.
+        let mut writers = writers;
+        let tail = writers.split_off(writers.len() / 2);
+        let close_all = |ws: Vec<ArrowColumnWriter>| {
+            ws.into_iter()
+                .map(ArrowColumnWriter::close)
+                .collect::<Result<Vec<_>, ParquetError>>()
+        };
+        let (head, tail) = if tail.is_empty() {
+            (close_all(writers)?, Vec::new())
+        } else {
+            std::thread::scope(|s| {
+                let handle = s.spawn(|| close_all(tail));
+                let head = close_all(writers);
+                let tail = handle.join().unwrap_or_else(|_| {
+                    Err(ParquetError::General("encoder thread panicked".into()))
+                });
+                Ok::<_, ParquetError>((head?, tail?))
+            })?
+        };
         let mut rg = self.file.next_row_group()?;
-        for w in writers {
-            w.close()?.append_to_row_group(&mut rg)?;
+        for chunk in head.into_iter().chain(tail) {
+            chunk.append_to_row_group(&mut rg)?;
         }
         rg.close()?;
         self.file.flush()?;
@@ -215,6 +257,27 @@ impl ParallelRowGroupEncoder {
     /// Bytes of the file produced so far (header, closed row groups, footer once finished).
     pub fn bytes_written(&self) -> usize {
         self.file.bytes_written()
+    }
+}
+
+/// Arrow memory of each Parquet leaf of `array`, in the depth-first order of its leaves.
+fn leaf_sizes(array: &dyn arrow_array::Array, out: &mut Vec<usize>) {
+    use arrow_array::cast::AsArray;
+    use arrow_schema::DataType;
+    match array.data_type() {
+        DataType::Struct(_) => {
+            for c in array.as_struct().columns() {
+                leaf_sizes(c.as_ref(), out);
+            }
+        }
+        DataType::List(_) => leaf_sizes(array.as_list::<i32>().values().as_ref(), out),
+        DataType::LargeList(_) => leaf_sizes(array.as_list::<i64>().values().as_ref(), out),
+        DataType::Map(_, _) => {
+            let m = array.as_map();
+            leaf_sizes(m.keys().as_ref(), out);
+            leaf_sizes(m.values().as_ref(), out);
+        }
+        _ => out.push(array.get_array_memory_size()),
     }
 }
 
