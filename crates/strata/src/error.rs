@@ -79,12 +79,21 @@ pub enum Error {
     /// Another writer committed something incompatible; the commit was abandoned, nothing changed.
     #[error("commit conflict on {table}: {message}")]
     CommitConflict { table: String, message: String },
+    /// Publishing a snapshot failed in a way that leaves open whether it landed (e.g. a
+    /// network error on the conditional put), and retries could not tell. Nothing the commit
+    /// wrote was deleted; a restarted committer with the same commit user finds out with
+    /// `TableCommit::filter_committed`.
+    #[error("commit outcome unknown on {table}: {message}")]
+    CommitOutcomeUnknown { table: String, message: String },
     #[error("unsupported: {0}")]
     Unsupported(String),
     /// Table metadata that breaks an LSM invariant (overlapping files in a level ≥ 1, a file
     /// moving down a level...): a bug or a corrupt table, never applied.
     #[error("LSM invariant violated: {0}")]
     Invariant(String),
+    /// A fault armed by a test (`crate::fault`) fired at this point.
+    #[error("injected fault at {0}")]
+    InjectedFault(String),
 }
 
 impl Error {

@@ -4,9 +4,14 @@
 //! bucket); [`TableCommit`] turns them into manifest entries, writes a delta manifest, a delta
 //! manifest list and a base manifest list, and publishes `snapshot-N` with a create-if-absent.
 //! Losing the race to a concurrent committer is retried from the new latest snapshot, with
-//! exponential back-off, up to `commit.max-retries` times; metadata written by a failed attempt
-//! is deleted. Readers never see a partial commit: until `snapshot-N` exists nothing references
-//! the new manifests or data files.
+//! exponential back-off, up to `commit.max-retries` times and within `commit.timeout`; metadata
+//! written by a failed attempt is deleted. Readers never see a partial commit: until
+//! `snapshot-N` exists nothing references the new manifests or data files.
+//!
+//! Files: `attempt` (one attempt: conflicts, manifests, lists, publish, fault points),
+//! `retry` (the loop, de-duplication of uncertain attempts by commit user + identifier,
+//! `filter_committed`), `conflicts` (Java's conflict detection), `overwrite` (INSERT OVERWRITE
+//! scopes), `manifest_merge` (the base list of each new snapshot).
 //!
 //! Index files (HASH files of dynamic-bucket tables, see `crate::index`) travel in
 //! [`CommitMessage::index_changes`]. A commit with index changes writes a new index manifest:
@@ -14,16 +19,17 @@
 //! (`crate::index::combine_index_entries`; an OVERWRITE first deletes the index files of the
 //! replaced partitions); otherwise the snapshot keeps the previous index manifest name.
 
+mod attempt;
 mod conflicts;
+pub mod manifest_merge;
 mod overwrite;
+mod retry;
 
 use std::time::Duration;
 
 use strata_spec::binary_row::BinaryRow;
-use strata_spec::manifest::{
-    DataFileMeta, FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta,
-};
-use strata_spec::snapshot::{CommitKind, Snapshot};
+use strata_spec::manifest::{DataFileMeta, FileKind, IndexManifestEntry, ManifestEntry};
+use strata_spec::snapshot::CommitKind;
 
 pub use overwrite::OverwriteScope;
 
@@ -101,6 +107,7 @@ pub struct TableCommit {
     max_retries: u32,
     min_retry_wait: Duration,
     max_retry_wait: Duration,
+    timeout: Option<Duration>,
 }
 
 impl TableCommit {
@@ -110,12 +117,18 @@ impl TableCommit {
             max_retries: opts.commit_max_retries()?.max(0) as u32,
             min_retry_wait: opts.commit_min_retry_wait()?,
             max_retry_wait: opts.commit_max_retry_wait()?,
+            timeout: opts.commit_timeout()?,
             table,
             commit_user: uuid::Uuid::new_v4().to_string(),
         })
     }
 
     /// Sets the `commitUser` written into snapshots (default: a random UUID).
+    ///
+    /// A commit user stands for one committer: commits of one user are made one after the
+    /// other, with increasing identifiers ([`Self::commit_identified`]), which is what makes
+    /// [`Self::filter_committed`] and retry de-duplication exact. Two live committers must not
+    /// share a user.
     pub fn with_commit_user(mut self, user: impl Into<String>) -> Self {
         self.commit_user = user.into();
         self
@@ -156,6 +169,37 @@ impl TableCommit {
         messages: Vec<CommitMessage>,
         overwrite: Option<OverwriteScope>,
     ) -> Result<Committed> {
+        self.commit_messages_as(BATCH_COMMIT_IDENTIFIER, messages, overwrite)
+            .await
+    }
+
+    /// Commits `messages` as commit `identifier` of this commit user, exactly once: if the
+    /// user already committed `identifier` (or a later one) — e.g. the process died after the
+    /// snapshot landed and before it learned so — nothing is committed again and the result
+    /// says [`Committed::already_committed`]. Identifiers of one user must increase (Java's
+    /// streaming checkpoint ids); [`BATCH_COMMIT_IDENTIFIER`] is for one-shot batch commits.
+    pub async fn commit_identified(
+        &self,
+        identifier: i64,
+        messages: Vec<CommitMessage>,
+        overwrite: Option<OverwriteScope>,
+    ) -> Result<Committed> {
+        if self.filter_committed(&[identifier]).await?.is_empty() {
+            return Ok(Committed {
+                already_committed: true,
+                ..Committed::default()
+            });
+        }
+        self.commit_messages_as(identifier, messages, overwrite)
+            .await
+    }
+
+    async fn commit_messages_as(
+        &self,
+        identifier: i64,
+        messages: Vec<CommitMessage>,
+        overwrite: Option<OverwriteScope>,
+    ) -> Result<Committed> {
         let split = split_messages(messages);
         let mut out = Committed::default();
         if overwrite.is_some() || !split.adds.is_empty() || !split.index.is_empty() {
@@ -165,15 +209,29 @@ impl TableCommit {
                 CommitKind::Append
             };
             out.append = self
-                .commit_with_retry(kind, &split.adds, &split.index, overwrite.as_ref())
+                .commit_with_retry(attempt::CommitRequest {
+                    kind,
+                    identifier,
+                    adds: &split.adds,
+                    index: &split.index,
+                    overwrite: overwrite.as_ref(),
+                })
                 .await?;
         }
         if !split.compact.is_empty() {
             match self
-                .commit_with_retry(CommitKind::Compact, &split.compact, &[], None)
+                .commit_with_retry(attempt::CommitRequest {
+                    kind: CommitKind::Compact,
+                    identifier,
+                    adds: &split.compact,
+                    index: &[],
+                    overwrite: None,
+                })
                 .await
             {
                 Ok(id) => out.compact = id,
+                // The compaction may have landed: its files must stay.
+                Err(e @ Error::CommitOutcomeUnknown { .. }) => return Err(e),
                 Err(e) => {
                     self.discard_compaction_outputs(&split.compact).await;
                     match out.append {
@@ -224,209 +282,6 @@ impl TableCommit {
             let _ = self.table.file_io().delete(&path).await;
         }
     }
-
-    async fn commit_with_retry(
-        &self,
-        kind: CommitKind,
-        adds: &[ManifestEntry],
-        index: &[IndexManifestEntry],
-        overwrite: Option<&OverwriteScope>,
-    ) -> Result<Option<i64>> {
-        let mut attempt = 0u32;
-        loop {
-            match self
-                .try_commit_once(kind, adds, index, overwrite, attempt)
-                .await?
-            {
-                Attempt::Committed(id) => return Ok(Some(id)),
-                Attempt::NothingToDo => return Ok(None),
-                Attempt::LostRace(id) => {
-                    attempt += 1;
-                    if attempt > self.max_retries {
-                        return Err(Error::CommitConflict {
-                            table: self.table.identifier().to_string(),
-                            message: format!(
-                                "snapshot {id} was taken by a concurrent commit and {} retries \
-                                 (commit.max-retries) are used up; nothing was committed",
-                                self.max_retries
-                            ),
-                        });
-                    }
-                    tokio::time::sleep(self.backoff(attempt)).await;
-                }
-            }
-        }
-    }
-
-    fn backoff(&self, attempt: u32) -> Duration {
-        let base = self
-            .min_retry_wait
-            .saturating_mul(1u32 << attempt.min(16))
-            .min(self.max_retry_wait);
-        // Up to 20% jitter so retrying writers spread out.
-        let jitter = base.mul_f64(rand_fraction() * 0.2);
-        base + jitter
-    }
-
-    async fn try_commit_once(
-        &self,
-        kind: CommitKind,
-        adds: &[ManifestEntry],
-        index: &[IndexManifestEntry],
-        overwrite: Option<&OverwriteScope>,
-        attempt: u32,
-    ) -> Result<Attempt> {
-        let table = &self.table;
-        let latest = table.snapshot_manager().latest().await?;
-        let store = table.manifest_store();
-        let namer = crate::meta::FileNamer::new();
-
-        // Previous manifests become this snapshot's base (no merging yet; readers do not
-        // depend on it).
-        let base_metas: Vec<ManifestFileMeta> = match &latest {
-            Some(s) => store.data_manifests(s).await?,
-            None => Vec::new(),
-        };
-
-        let index_store = crate::index::IndexManifestStore::new(table)?;
-        // The previous index entries matter only when the index changes.
-        let prev_index: Vec<IndexManifestEntry> = match &latest {
-            Some(s) if !index.is_empty() || overwrite.is_some() => {
-                index_store.read_snapshot(s).await?
-            }
-            _ => Vec::new(),
-        };
-        let mut delta: Vec<ManifestEntry> = Vec::new();
-        let mut index_changes: Vec<IndexManifestEntry> = Vec::new();
-        if let Some(scope) = overwrite {
-            if let Some(s) = &latest {
-                let live = crate::scan::live_entries(table, s, &base_metas).await?;
-                delta.extend(scope.select_deletes(table, adds, live)?);
-                index_changes.extend(scope.select_index_deletes(
-                    table,
-                    adds,
-                    prev_index.clone(),
-                )?);
-            }
-        }
-        if kind == CommitKind::Compact {
-            // Conflicts are checked per partition (live files, level overlaps, bucket
-            // counts), so only the partitions the compaction touches are read.
-            let mut touched: Vec<BinaryRow> = adds.iter().map(|e| e.partition.clone()).collect();
-            touched.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-            touched.dedup();
-            let base = match &latest {
-                Some(_) => {
-                    crate::scan::live_entries_of_partitions(table, &base_metas, &touched).await?
-                }
-                None => Vec::new(),
-            };
-            conflicts::check_compact_conflicts(
-                &table.identifier().to_string(),
-                &base,
-                adds,
-                &trimmed_key_types(table),
-            )?;
-        }
-        delta.extend(adds.iter().cloned());
-        index_changes.extend(index.iter().cloned());
-        if delta.is_empty() && index_changes.is_empty() {
-            return Ok(Attempt::NothingToDo);
-        }
-
-        let schema_id = table
-            .schema_manager()
-            .list_ids()
-            .await?
-            .last()
-            .copied()
-            .unwrap_or(0);
-        let partition_type = table.schema().partition_type();
-        let mut written: Vec<String> = Vec::new();
-        let result = async {
-            let mut delta_metas = Vec::new();
-            if !delta.is_empty() {
-                let delta_meta = store
-                    .write_manifest(&namer, &delta, &partition_type, schema_id)
-                    .await?;
-                written.push(delta_meta.file_name.clone());
-                delta_metas.push(delta_meta);
-            }
-            let (base_list, base_size) = store.write_list(&namer, &base_metas).await?;
-            written.push(base_list.clone());
-            let (delta_list, delta_size) = store.write_list(&namer, &delta_metas).await?;
-            written.push(delta_list.clone());
-            let index_manifest = if index_changes.is_empty() {
-                latest.as_ref().and_then(|s| s.index_manifest.clone())
-            } else {
-                let bucket_unaware =
-                    table.options().bucket()? == -1 && !table.is_primary_key_table();
-                let combined = crate::index::combine_index_entries(
-                    prev_index,
-                    &index_changes,
-                    bucket_unaware,
-                )?;
-                let name = index_store.write(&combined, attempt as u64).await?;
-                written.push(name.clone());
-                Some(name)
-            };
-
-            let delta_count: i64 = delta
-                .iter()
-                .map(|e| match e.kind {
-                    FileKind::Add => e.file.row_count,
-                    FileKind::Delete => -e.file.row_count,
-                })
-                .sum();
-            let prev_total = latest.as_ref().map(|s| s.total_record_count).unwrap_or(0);
-            let snapshot = Snapshot {
-                version: strata_spec::snapshot::CURRENT_VERSION,
-                uuid: Some(uuid::Uuid::new_v4().to_string()),
-                id: latest.as_ref().map(|s| s.id + 1).unwrap_or(1),
-                schema_id,
-                base_manifest_list: base_list,
-                base_manifest_list_size: Some(base_size),
-                delta_manifest_list: delta_list,
-                delta_manifest_list_size: Some(delta_size),
-                changelog_manifest_list: None,
-                changelog_manifest_list_size: None,
-                index_manifest,
-                commit_user: self.commit_user.clone(),
-                writer_version: Some(format!("strata-{}", env!("CARGO_PKG_VERSION"))),
-                commit_identifier: BATCH_COMMIT_IDENTIFIER,
-                commit_kind: kind,
-                time_millis: chrono::Utc::now().timestamp_millis(),
-                total_record_count: prev_total + delta_count,
-                delta_record_count: delta_count,
-                changelog_record_count: None,
-                watermark: latest.as_ref().and_then(|s| s.watermark),
-                statistics: None,
-                properties: Default::default(),
-                next_row_id: Some(latest.as_ref().and_then(|s| s.next_row_id).unwrap_or(0)),
-                operation: None,
-            };
-            let published = table.snapshot_manager().try_publish(&snapshot).await?;
-            Ok::<_, Error>((snapshot.id, published))
-        }
-        .await;
-        match result {
-            Ok((id, true)) => Ok(Attempt::Committed(id)),
-            Ok((id, false)) => {
-                store.delete_quietly(&written).await;
-                Ok(Attempt::LostRace(id))
-            }
-            Err(e) => {
-                store.delete_quietly(&written).await;
-                Err(e)
-            }
-        }
-    }
-}
-
-enum Attempt {
-    Committed(i64),
-    LostRace(i64),
-    NothingToDo,
 }
 
 /// Snapshots created by one [`TableCommit::commit_messages`].
@@ -439,6 +294,9 @@ pub struct Committed {
     /// Why the compaction did not land after the data was committed (a concurrent commit
     /// removed one of its input files, ...).
     pub compact_error: Option<String>,
+    /// [`TableCommit::commit_identified`] found this identifier committed already; nothing
+    /// was committed again.
+    pub already_committed: bool,
 }
 
 impl Committed {
@@ -496,13 +354,4 @@ fn trimmed_key_types(table: &Table) -> Vec<strata_spec::DataType> {
         .iter()
         .filter_map(|k| row_type.field(k).map(|f| f.data_type.clone()))
         .collect()
-}
-
-fn rand_fraction() -> f64 {
-    // Sub-second clock noise is plenty for retry jitter; no RNG dependency needed.
-    let n = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    (n % 1000) as f64 / 1000.0
 }

@@ -290,7 +290,10 @@ impl RollingKvWriter {
             first_row_id: None,
             write_cols: None,
         });
-        Ok(())
+        crate::fault::inject(match self.source {
+            FileSource::Compact => "compact.after-rewrite-file",
+            FileSource::Append => "write.after-data-file",
+        })
     }
 
     /// Closes the open file and returns every file written.

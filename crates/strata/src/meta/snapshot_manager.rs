@@ -44,9 +44,16 @@ impl SnapshotManager {
     }
 
     /// Latest snapshot id, `None` for a table without snapshots.
+    ///
+    /// Java's `HintFileUtils.findLatest`: a positive `LATEST` hint is the answer when no
+    /// snapshot follows it; otherwise (missing, malformed, stale) the directory is listed.
+    /// strata also requires the hinted snapshot to exist, so a hint left behind by a removed
+    /// snapshot is not returned (Java would return it and fail reading it).
     pub async fn latest_id(&self) -> Result<Option<i64>> {
         if let Some(h) = self.read_hint(&self.paths.latest_hint()).await? {
-            if self.io.exists(&self.paths.snapshot_file(h)).await?
+            // `h < i64::MAX`: a corrupt hint must not overflow `h + 1`.
+            if (1..i64::MAX).contains(&h)
+                && self.io.exists(&self.paths.snapshot_file(h)).await?
                 && !self.io.exists(&self.paths.snapshot_file(h + 1)).await?
             {
                 return Ok(Some(h));
@@ -109,14 +116,17 @@ impl SnapshotManager {
         if !self.io.put_if_absent(&path, json.into_bytes()).await? {
             return Ok(false);
         }
-        // Best effort, like Java: a failed hint write does not fail the commit.
-        let _ = self
-            .io
-            .put(
-                &self.paths.latest_hint(),
-                format_hint(snapshot.id).into_bytes(),
-            )
-            .await;
+        // Best effort, like Java: a failed hint write does not fail the commit (readers check
+        // the hint against the snapshot files). The fault point stands for a failed write.
+        if crate::fault::inject("commit.hint-update").is_ok() {
+            let _ = self
+                .io
+                .put(
+                    &self.paths.latest_hint(),
+                    format_hint(snapshot.id).into_bytes(),
+                )
+                .await;
+        }
         Ok(true)
     }
 }

@@ -199,7 +199,7 @@ impl BucketWriter {
             first_row_id: None,
             write_cols: None,
         });
-        Ok(())
+        crate::fault::inject("write.after-data-file")
     }
 
     /// Closes the open file and hands over every finished file.

@@ -1,0 +1,239 @@
+//! One commit attempt (Java `FileStoreCommitImpl.tryCommitOnce`, lsm-algorithms.md §5.3):
+//! read the latest snapshot, check conflicts, write the manifests and lists, publish
+//! `snapshot-(L+1)` with a create-if-absent.
+//!
+//! The outcome is one of four, and the caller (`retry`) acts on it:
+//! * [`Attempt::Committed`] — the snapshot is published;
+//! * [`Attempt::LostRace`] — another commit took the id; this attempt's metadata is deleted;
+//! * [`Attempt::Uncertain`] — the publish itself failed in a way that leaves its outcome
+//!   unknown (e.g. a network error while the object store may have stored the snapshot);
+//!   nothing is deleted, since the snapshot may reference it, and the retry first looks for
+//!   this commit among the snapshots created meanwhile;
+//! * an `Err` — the attempt failed before publishing (nothing published, its metadata
+//!   deleted), or a conflict that retrying cannot fix.
+//!
+//! Fault points (`crate::fault`) sit after each durable step.
+
+use strata_spec::binary_row::BinaryRow;
+use strata_spec::manifest::{FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta};
+use strata_spec::snapshot::{CommitKind, Snapshot};
+
+use super::{conflicts, trimmed_key_types, OverwriteScope, TableCommit};
+use crate::fault;
+use crate::{Error, Result};
+
+pub(super) enum Attempt {
+    Committed(i64),
+    /// Snapshot id taken by another commit.
+    LostRace(i64),
+    /// The publish of this snapshot id failed with this error; it may have landed.
+    Uncertain(i64, Error),
+    NothingToDo,
+}
+
+/// What one attempt commits.
+pub(super) struct CommitRequest<'a> {
+    pub kind: CommitKind,
+    pub identifier: i64,
+    pub adds: &'a [ManifestEntry],
+    pub index: &'a [IndexManifestEntry],
+    pub overwrite: Option<&'a OverwriteScope>,
+}
+
+impl TableCommit {
+    pub(super) async fn try_commit_once(
+        &self,
+        req: &CommitRequest<'_>,
+        attempt: u32,
+    ) -> Result<Attempt> {
+        let CommitRequest {
+            kind,
+            identifier,
+            adds,
+            index,
+            overwrite,
+        } = *req;
+        let table = &self.table;
+        let latest = table.snapshot_manager().latest().await?;
+        let store = table.manifest_store();
+        let namer = crate::meta::FileNamer::new();
+
+        // Previous manifests become this snapshot's base (no merging yet; readers do not
+        // depend on it).
+        let base_metas: Vec<ManifestFileMeta> = match &latest {
+            Some(s) => store.data_manifests(s).await?,
+            None => Vec::new(),
+        };
+
+        let index_store = crate::index::IndexManifestStore::new(table)?;
+        // The previous index entries matter only when the index changes.
+        let prev_index: Vec<IndexManifestEntry> = match &latest {
+            Some(s) if !index.is_empty() || overwrite.is_some() => {
+                index_store.read_snapshot(s).await?
+            }
+            _ => Vec::new(),
+        };
+        let mut delta: Vec<ManifestEntry> = Vec::new();
+        let mut index_changes: Vec<IndexManifestEntry> = Vec::new();
+        if let Some(scope) = overwrite {
+            // The files to replace are chosen on the latest snapshot of *this* attempt, so an
+            // append that landed first is replaced too and one that lands later survives: the
+            // overwrite is serialized exactly where its snapshot lands.
+            if let Some(s) = &latest {
+                let live = crate::scan::live_entries(table, s, &base_metas).await?;
+                delta.extend(scope.select_deletes(table, adds, live)?);
+                index_changes.extend(scope.select_index_deletes(
+                    table,
+                    adds,
+                    prev_index.clone(),
+                )?);
+            }
+        }
+        if kind == CommitKind::Compact {
+            // Conflicts are checked per partition (live files, level overlaps, bucket
+            // counts), so only the partitions the compaction touches are read.
+            let mut touched: Vec<BinaryRow> = adds.iter().map(|e| e.partition.clone()).collect();
+            touched.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+            touched.dedup();
+            let base = match &latest {
+                Some(_) => {
+                    crate::scan::live_entries_of_partitions(table, &base_metas, &touched).await?
+                }
+                None => Vec::new(),
+            };
+            conflicts::check_compact_conflicts(
+                &table.identifier().to_string(),
+                &base,
+                adds,
+                &trimmed_key_types(table),
+            )?;
+        }
+        delta.extend(adds.iter().cloned());
+        index_changes.extend(index.iter().cloned());
+        if delta.is_empty() && index_changes.is_empty() {
+            return Ok(Attempt::NothingToDo);
+        }
+
+        let schema_id = table
+            .schema_manager()
+            .list_ids()
+            .await?
+            .last()
+            .copied()
+            .unwrap_or(0);
+        let partition_type = table.schema().partition_type();
+        let mut written: Vec<String> = Vec::new();
+        let built = async {
+            let mut delta_metas = Vec::new();
+            if !delta.is_empty() {
+                let delta_meta = store
+                    .write_manifest(&namer, &delta, &partition_type, schema_id)
+                    .await?;
+                written.push(delta_meta.file_name.clone());
+                delta_metas.push(delta_meta);
+            }
+            let index_manifest = if index_changes.is_empty() {
+                latest.as_ref().and_then(|s| s.index_manifest.clone())
+            } else {
+                let bucket_unaware =
+                    table.options().bucket()? == -1 && !table.is_primary_key_table();
+                let combined = crate::index::combine_index_entries(
+                    prev_index,
+                    &index_changes,
+                    bucket_unaware,
+                )?;
+                let name = index_store.write(&combined, attempt as u64).await?;
+                written.push(name.clone());
+                Some(name)
+            };
+            fault::inject("commit.after-manifests")?;
+            let (base_list, base_size) = store.write_list(&namer, &base_metas).await?;
+            written.push(base_list.clone());
+            let (delta_list, delta_size) = store.write_list(&namer, &delta_metas).await?;
+            written.push(delta_list.clone());
+            fault::inject("commit.after-manifest-list")?;
+
+            let delta_count: i64 = delta
+                .iter()
+                .map(|e| match e.kind {
+                    FileKind::Add => e.file.row_count,
+                    FileKind::Delete => -e.file.row_count,
+                })
+                .sum();
+            let prev_total = latest.as_ref().map(|s| s.total_record_count).unwrap_or(0);
+            let snapshot = Snapshot {
+                version: strata_spec::snapshot::CURRENT_VERSION,
+                uuid: Some(uuid::Uuid::new_v4().to_string()),
+                id: latest.as_ref().map(|s| s.id + 1).unwrap_or(1),
+                schema_id,
+                base_manifest_list: base_list,
+                base_manifest_list_size: Some(base_size),
+                delta_manifest_list: delta_list,
+                delta_manifest_list_size: Some(delta_size),
+                changelog_manifest_list: None,
+                changelog_manifest_list_size: None,
+                index_manifest,
+                commit_user: self.commit_user.clone(),
+                writer_version: Some(format!("strata-{}", env!("CARGO_PKG_VERSION"))),
+                commit_identifier: identifier,
+                commit_kind: kind,
+                time_millis: chrono::Utc::now().timestamp_millis(),
+                total_record_count: prev_total + delta_count,
+                delta_record_count: delta_count,
+                changelog_record_count: None,
+                watermark: latest.as_ref().and_then(|s| s.watermark),
+                statistics: None,
+                properties: Default::default(),
+                next_row_id: Some(latest.as_ref().and_then(|s| s.next_row_id).unwrap_or(0)),
+                operation: None,
+            };
+            fault::inject("commit.before-snapshot")?;
+            Ok::<_, Error>(snapshot)
+        }
+        .await;
+        let snapshot = match built {
+            Ok(s) => s,
+            Err(e) => {
+                // Nothing published: what this attempt wrote is garbage.
+                store.delete_quietly(&written).await;
+                return Err(e);
+            }
+        };
+
+        let id = snapshot.id;
+        match table.snapshot_manager().try_publish(&snapshot).await {
+            Ok(true) => {}
+            Ok(false) => {
+                // The id is taken. On an object store a retried PUT whose first try landed
+                // reports "exists" too: the snapshot may be this one.
+                if self.is_own_snapshot(id, &snapshot).await {
+                    return Ok(Attempt::Committed(id));
+                }
+                store.delete_quietly(&written).await;
+                return Ok(Attempt::LostRace(id));
+            }
+            // The snapshot may have been stored: keep every file it may reference.
+            Err(e) => return Ok(Attempt::Uncertain(id, e)),
+        }
+        // Durable from here on: a failure below must never clean anything up. The fault
+        // point stands for an acknowledgement lost after the snapshot was stored.
+        if let Err(e) = fault::inject("commit.after-snapshot") {
+            return Ok(Attempt::Uncertain(id, e));
+        }
+        Ok(Attempt::Committed(id))
+    }
+
+    /// Whether `snapshot-<id>` on storage is `ours` (same uuid, user, identifier and kind).
+    /// An unreadable snapshot counts as not ours.
+    async fn is_own_snapshot(&self, id: i64, ours: &Snapshot) -> bool {
+        match self.table.snapshot_manager().snapshot(id).await {
+            Ok(s) => {
+                s.uuid == ours.uuid
+                    && s.commit_user == ours.commit_user
+                    && s.commit_identifier == ours.commit_identifier
+                    && s.commit_kind == ours.commit_kind
+            }
+            Err(_) => false,
+        }
+    }
+}
