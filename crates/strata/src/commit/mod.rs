@@ -259,6 +259,13 @@ impl TableCommit {
                 }
             }
         }
+        if out.latest().is_some() {
+            // Snapshot expiry after every successful commit, as Java does (not for
+            // `write-only`); the commit has landed, so a failure is reported, not returned.
+            if let Err(e) = crate::maintenance::expire_after_commit(&self.table).await {
+                out.expire_error = Some(format!("snapshot expiry after the commit failed: {e}"));
+            }
+        }
         Ok(out)
     }
 
@@ -297,6 +304,9 @@ pub struct Committed {
     /// [`TableCommit::commit_identified`] found this identifier committed already; nothing
     /// was committed again.
     pub already_committed: bool,
+    /// Why the snapshot expiry that runs after a successful commit failed (the commit itself
+    /// landed; see `crate::maintenance::expire`).
+    pub expire_error: Option<String>,
 }
 
 impl Committed {

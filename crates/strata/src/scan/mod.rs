@@ -107,6 +107,8 @@ pub struct Plan {
 pub struct TableScan {
     table: Table,
     snapshot_id: Option<i64>,
+    /// A snapshot given as metadata (a tag's copy, which outlives the snapshot file).
+    snapshot_meta: Option<Snapshot>,
     filter: Option<Predicate>,
     buckets: Option<BTreeSet<i32>>,
     cache: Option<Arc<dyn Cache>>,
@@ -118,6 +120,7 @@ impl TableScan {
         TableScan {
             table,
             snapshot_id: None,
+            snapshot_meta: None,
             filter: None,
             buckets: None,
             cache,
@@ -127,6 +130,13 @@ impl TableScan {
     /// Time travel: plan snapshot `id` instead of the latest.
     pub fn with_snapshot(mut self, id: i64) -> Self {
         self.snapshot_id = Some(id);
+        self
+    }
+
+    /// Time travel to a snapshot given by its metadata, e.g. a tag's (see
+    /// `crate::maintenance::time_travel`); wins over [`Self::with_snapshot`].
+    pub fn with_snapshot_meta(mut self, snapshot: Snapshot) -> Self {
+        self.snapshot_meta = Some(snapshot);
         self
     }
 
@@ -159,9 +169,10 @@ impl TableScan {
 
     async fn plan_inner(&self) -> Result<Plan> {
         let sm = self.table.snapshot_manager();
-        let snapshot = match self.snapshot_id {
-            Some(id) => Some(sm.snapshot(id).await?),
-            None => sm.latest().await?,
+        let snapshot = match (&self.snapshot_meta, self.snapshot_id) {
+            (Some(s), _) => Some(s.clone()),
+            (None, Some(id)) => Some(sm.snapshot(id).await?),
+            (None, None) => sm.latest().await?,
         };
         let Some(snapshot) = snapshot else {
             return Ok(Plan::default());

@@ -1,0 +1,456 @@
+//! Snapshot expiry, as Java's `ExpireSnapshotsImpl` + `SnapshotDeletion` do it
+//! (lsm-algorithms.md §7): after every commit (unless `write-only`) and on demand.
+//!
+//! Range. With latest `L` and earliest `E`: snapshots below `L − num-retained.max + 1` always
+//! go; at least `num-retained.min` stay; at most `snapshot.expire.limit` go per run; a
+//! consumer's `nextSnapshot` is never expired; and walking up from there, a snapshot may only
+//! expire once its *successor* is older than `snapshot.time-retained`. The run expires
+//! `[E, end)`; snapshot `end` is the first one kept.
+//!
+//! What is deleted, in this order (so that a run stopped at any point leaves every retained
+//! snapshot and tag readable, and a rerun finds what is left and finishes the job):
+//! 1. data files removed for good in the delta of a snapshot in `(E, end]` — a DELETE entry
+//!    not re-ADDed in the same delta (a compaction *upgrade* re-adds the same file at a new
+//!    level and is never deleted), unless the nearest tag before that snapshot still has it;
+//! 2. changelog files of the expired snapshots;
+//! 3. manifests, index files and statistics of the expired snapshots that neither snapshot
+//!    `end` nor an overlapping tag uses; then the manifest lists and index manifests naming
+//!    them (after their contents, so a rerun can still read them);
+//! 4. the `snapshot-N` files, in id order; then the `EARLIEST` hint.
+//!
+//! The deletion is planned first ([`ExpirePlan`], every path in order) and then executed;
+//! tests use the plan to stop a run after any number of deletions.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use strata_spec::manifest::FileKind;
+use strata_spec::snapshot::{format_hint, Snapshot};
+
+use crate::table::Table;
+use crate::{Error, Result};
+
+use super::files::{
+    data_file_key, deleted_in_delta, invalid, DataFileKey, Deletion, DeletionCounts, FileCategory,
+    TableFiles,
+};
+use super::tags::TagManager;
+
+/// Retention settings of one expiry run (Java `ExpireConfig`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExpireConfig {
+    /// `snapshot.num-retained.max`.
+    pub retain_max: i32,
+    /// `snapshot.num-retained.min`.
+    pub retain_min: i32,
+    /// `snapshot.time-retained`.
+    pub time_retained: Duration,
+    /// `snapshot.expire.limit`.
+    pub max_deletes: i32,
+}
+
+impl ExpireConfig {
+    /// The table's options.
+    pub fn from_table(table: &Table) -> Result<Self> {
+        let o = table.options();
+        Ok(ExpireConfig {
+            retain_max: o.snapshot_num_retained_max()?,
+            retain_min: o.snapshot_num_retained_min()?,
+            time_retained: o.snapshot_time_retained()?,
+            max_deletes: o.snapshot_expire_limit()?,
+        })
+    }
+
+    fn validate(&self) -> Result<()> {
+        if self.retain_min < 1 {
+            return Err(Error::InvalidOption {
+                key: "snapshot.num-retained.min".into(),
+                message: format!("must be at least 1, got {}", self.retain_min),
+            });
+        }
+        if self.retain_max < self.retain_min {
+            return Err(Error::InvalidOption {
+                key: "snapshot.num-retained.max".into(),
+                message: format!(
+                    "retain max ({}) must not be less than retain min ({}, \
+                     snapshot.num-retained.min)",
+                    self.retain_max, self.retain_min
+                ),
+            });
+        }
+        if self.max_deletes < 1 {
+            return Err(Error::InvalidOption {
+                key: "snapshot.expire.limit".into(),
+                message: format!("must be at least 1, got {}", self.max_deletes),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// What one expiry run will delete, in order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExpirePlan {
+    /// Snapshot ids that expire, ascending.
+    pub expired: Vec<i64>,
+    /// Every file to delete, in the crash-safe order of the module doc.
+    pub deletions: Vec<Deletion>,
+    /// The `EARLIEST` hint written at the end, if any.
+    pub earliest_hint: Option<i64>,
+}
+
+/// What one expiry run did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExpireReport {
+    /// Snapshot ids expired, ascending.
+    pub expired: Vec<i64>,
+    /// Files deleted, per kind.
+    pub deleted: DeletionCounts,
+    /// The earliest snapshot after the run.
+    pub earliest: Option<i64>,
+}
+
+/// Expires the snapshots of one table.
+#[derive(Clone, Debug)]
+pub struct ExpireSnapshots {
+    table: Table,
+    config: ExpireConfig,
+    now_millis: Option<i64>,
+}
+
+impl ExpireSnapshots {
+    /// With the table's retention options.
+    pub fn new(table: &Table) -> Result<Self> {
+        Ok(ExpireSnapshots {
+            config: ExpireConfig::from_table(table)?,
+            table: table.clone(),
+            now_millis: None,
+        })
+    }
+
+    /// With explicit retention settings.
+    pub fn with_config(mut self, config: ExpireConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    pub fn config(&self) -> &ExpireConfig {
+        &self.config
+    }
+
+    /// The clock of the time-retained rule (default: now), in epoch milliseconds.
+    pub fn with_now_millis(mut self, now: i64) -> Self {
+        self.now_millis = Some(now);
+        self
+    }
+
+    /// Plans and runs one expiry.
+    pub async fn expire(&self) -> Result<ExpireReport> {
+        let plan = self.plan().await?;
+        self.execute(&plan).await
+    }
+
+    /// Runs a plan: deletes its files in order, then writes the `EARLIEST` hint.
+    pub async fn execute(&self, plan: &ExpirePlan) -> Result<ExpireReport> {
+        let files = TableFiles::new(&self.table)?;
+        let mut deleted = DeletionCounts::default();
+        for d in &plan.deletions {
+            files.delete(d, &mut deleted).await?;
+        }
+        if let Some(h) = plan.earliest_hint {
+            self.table
+                .file_io()
+                .put(
+                    &self.table.paths().earliest_hint(),
+                    format_hint(h).into_bytes(),
+                )
+                .await?;
+        }
+        Ok(ExpireReport {
+            expired: plan.expired.clone(),
+            deleted,
+            earliest: self.table.snapshot_manager().earliest_id().await?,
+        })
+    }
+
+    /// Decides the range and lists every file to delete, deleting nothing.
+    pub async fn plan(&self) -> Result<ExpirePlan> {
+        self.config.validate()?;
+        if changelog_decoupled(&self.table)? {
+            return Err(Error::Unsupported(format!(
+                "table {}: changelog.num-retained.* / changelog.time-retained keep changelogs \
+                 longer than snapshots (a decoupled changelog lifecycle), which strata's expiry \
+                 does not implement; align them with the snapshot.* options",
+                self.table.identifier()
+            )));
+        }
+        let sm = self.table.snapshot_manager();
+        let (Some(latest), Some(earliest)) = (sm.latest_id().await?, sm.earliest_id().await?)
+        else {
+            return Ok(ExpirePlan::default());
+        };
+        let c = &self.config;
+        let now = self
+            .now_millis
+            .unwrap_or_else(|| chrono::Utc::now().timestamp_millis());
+        let older_than = now.saturating_sub(c.time_retained.as_millis() as i64);
+
+        let min = (latest - c.retain_max as i64 + 1).max(earliest);
+        let mut max_exclusive = latest - c.retain_min as i64 + 1;
+        if let Some(next) = min_consumer_next_snapshot(&self.table).await? {
+            max_exclusive = max_exclusive.min(next);
+        }
+        max_exclusive = max_exclusive.min(earliest.saturating_add(c.max_deletes as i64));
+        let mut end = max_exclusive;
+        for id in min..max_exclusive {
+            match sm.snapshot(id + 1).await {
+                Ok(next) if older_than <= next.time_millis => {
+                    end = id;
+                    break;
+                }
+                Ok(_) | Err(Error::SnapshotNotFound { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        self.plan_until(earliest, end).await
+    }
+
+    /// Plans the expiry of `[earliest, end_exclusive)` (Java `expireUntil`).
+    pub async fn plan_until(&self, earliest: i64, end_exclusive: i64) -> Result<ExpirePlan> {
+        let io = self.table.file_io();
+        if end_exclusive <= earliest {
+            // Nothing expires; write the hint if it is missing, like Java.
+            let missing = !io.exists(&self.table.paths().earliest_hint()).await?;
+            return Ok(ExpirePlan {
+                earliest_hint: missing.then_some(earliest),
+                ..Default::default()
+            });
+        }
+        let sm = self.table.snapshot_manager();
+        let mut including_end = Vec::new();
+        for id in earliest..=end_exclusive {
+            match sm.snapshot(id).await {
+                Ok(s) => including_end.push(s),
+                Err(Error::SnapshotNotFound { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let Some(begin) = including_end.first().map(|s| s.id) else {
+            return Ok(ExpirePlan::default());
+        };
+        let files = TableFiles::new(&self.table)?;
+        let tagged = TagManager::new(&self.table).tagged_snapshots().await?;
+
+        let mut plan = ExpirePlan::default();
+        let mut planned: HashSet<object_store::path::Path> = HashSet::new();
+        let mut push = |plan: &mut ExpirePlan, d: Deletion| {
+            if planned.insert(d.path.clone()) {
+                plan.deletions.push(d);
+            }
+        };
+
+        // 1. Data files removed for good in the deltas of (begin, end].
+        let mut tag_files: HashMap<i64, HashSet<DataFileKey>> = HashMap::new();
+        for s in including_end.iter().filter(|s| s.id != begin) {
+            let Some(entries) = files.read_list_entries_opt(&s.delta_manifest_list).await? else {
+                // An interrupted earlier run already deleted this delta (after its files).
+                continue;
+            };
+            let tag = previous_tag(&tagged, s.id);
+            if let Some(t) = tag {
+                if !tag_files.contains_key(&t.id) {
+                    tag_files.insert(t.id, files.live_data_files(t).await?);
+                }
+            }
+            let protected = tag.and_then(|t| tag_files.get(&t.id));
+            for e in deleted_in_delta(&entries) {
+                if protected.is_some_and(|p| p.contains(&data_file_key(e))) {
+                    continue;
+                }
+                for path in files.data_paths(e)? {
+                    push(
+                        &mut plan,
+                        Deletion {
+                            category: FileCategory::Data,
+                            path,
+                        },
+                    );
+                }
+            }
+        }
+
+        // 2. Changelog files of the expired snapshots.
+        let excluding_end: Vec<&Snapshot> = including_end
+            .iter()
+            .filter(|s| s.id != end_exclusive)
+            .collect();
+        for s in &excluding_end {
+            let Some(list) = &s.changelog_manifest_list else {
+                continue;
+            };
+            let Some(entries) = files.read_list_entries_opt(list).await? else {
+                continue;
+            };
+            for e in entries.iter().filter(|e| e.kind == FileKind::Add) {
+                let path = files.data_paths(e)?.swap_remove(0);
+                push(
+                    &mut plan,
+                    Deletion {
+                        category: FileCategory::Changelog,
+                        path,
+                    },
+                );
+            }
+        }
+
+        // Snapshot `end` is gone (a concurrent expiry): stop after the data, like Java.
+        let Some(end_snapshot) = including_end.iter().find(|s| s.id == end_exclusive) else {
+            return Ok(plan);
+        };
+
+        // 3. Metadata no kept snapshot or overlapping tag uses.
+        let mut keep: HashSet<String> = files.metadata_names(end_snapshot).await?;
+        for t in skipping_tags(&tagged, begin, end_exclusive) {
+            keep.extend(files.metadata_names(t).await?);
+        }
+        let (mut leaves, mut lists) = (Vec::new(), Vec::new());
+        for s in &excluding_end {
+            files
+                .plan_metadata_deletion(s, true, &mut keep, &mut leaves, &mut lists)
+                .await?;
+        }
+        for d in leaves.into_iter().chain(lists) {
+            push(&mut plan, d);
+        }
+
+        // 4. Snapshot files in id order, then the hint.
+        for s in &excluding_end {
+            plan.expired.push(s.id);
+            push(
+                &mut plan,
+                Deletion {
+                    category: FileCategory::Snapshot,
+                    path: self.table.paths().snapshot_file(s.id),
+                },
+            );
+        }
+        plan.earliest_hint = Some(end_exclusive);
+        Ok(plan)
+    }
+}
+
+/// Expiry after a successful commit (Java `TableCommitImpl` maintenance): snapshots, then
+/// tags whose retention time is over. `None` for `write-only` tables.
+pub async fn expire_after_commit(table: &Table) -> Result<Option<ExpireReport>> {
+    if table.options().write_only()? {
+        return Ok(None);
+    }
+    let report = ExpireSnapshots::new(table)?.expire().await?;
+    super::tag_ops::expire_tags(table, chrono::Local::now().naive_local()).await?;
+    Ok(Some(report))
+}
+
+/// The nearest tagged snapshot with an id below `id` (Java `findPreviousSnapshot`).
+fn previous_tag(tagged: &[Snapshot], id: i64) -> Option<&Snapshot> {
+    tagged.iter().rev().find(|t| t.id < id)
+}
+
+/// Tags overlapping `[begin, end)` (Java `findSkippingTags`): from the last tag at or before
+/// `begin` to the last tag before `end`.
+fn skipping_tags(tagged: &[Snapshot], begin: i64, end: i64) -> Vec<&Snapshot> {
+    let Some(right) = tagged.iter().rposition(|t| t.id < end) else {
+        return Vec::new();
+    };
+    let left = tagged.iter().rposition(|t| t.id <= begin).unwrap_or(0);
+    tagged[left..=right].iter().collect()
+}
+
+/// Java `changelogLifecycleDecoupled`: changelogs kept longer than snapshots.
+fn changelog_decoupled(table: &Table) -> Result<bool> {
+    let o = table.options();
+    Ok(
+        o.changelog_num_retained_max()? > o.snapshot_num_retained_max()?
+            || o.changelog_time_retained()? > o.snapshot_time_retained()?
+            || o.changelog_num_retained_min()? > o.snapshot_num_retained_min()?,
+    )
+}
+
+/// The smallest `nextSnapshot` of the consumers in `consumer/` (Java
+/// `ConsumerManager.minNextSnapshot`).
+async fn min_consumer_next_snapshot(table: &Table) -> Result<Option<i64>> {
+    let io = table.file_io();
+    let dir = table.paths().root().clone().join("consumer");
+    let (_, files) = io.list_dir(&dir).await?;
+    let mut min: Option<i64> = None;
+    for f in files {
+        if !f
+            .location
+            .filename()
+            .is_some_and(|n| n.starts_with("consumer-"))
+        {
+            continue;
+        }
+        let Some(bytes) = io.get_opt(&f.location).await? else {
+            continue;
+        };
+        let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
+            Error::corrupt(
+                io.display(&f.location),
+                strata_spec::SpecError::Json {
+                    context: "consumer".into(),
+                    source: e,
+                },
+            )
+        })?;
+        let next = value
+            .get("nextSnapshot")
+            .and_then(|v| v.as_i64())
+            .ok_or_else(|| invalid(format!("{}: no nextSnapshot", io.display(&f.location))))?;
+        min = Some(min.map_or(next, |m| m.min(next)));
+    }
+    Ok(min)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snap(id: i64) -> Snapshot {
+        Snapshot::from_json(&format!(
+            r#"{{"version":3,"id":{id},"schemaId":0,"baseManifestList":"b","deltaManifestList":"d",
+            "commitUser":"u","commitIdentifier":1,"commitKind":"APPEND","timeMillis":0,
+            "totalRecordCount":0,"deltaRecordCount":0}}"#
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn tags_overlapping_a_range() {
+        let tags: Vec<Snapshot> = [2, 5, 9].into_iter().map(snap).collect();
+        let ids = |v: Vec<&Snapshot>| v.iter().map(|s| s.id).collect::<Vec<_>>();
+        assert_eq!(ids(skipping_tags(&tags, 3, 8)), [2, 5]);
+        assert_eq!(ids(skipping_tags(&tags, 5, 9)), [5]);
+        assert_eq!(ids(skipping_tags(&tags, 1, 2)), Vec::<i64>::new());
+        assert_eq!(ids(skipping_tags(&tags, 1, 3)), [2]);
+        assert_eq!(previous_tag(&tags, 5).map(|s| s.id), Some(2));
+        assert_eq!(previous_tag(&tags, 2).map(|s| s.id), None);
+    }
+
+    #[test]
+    fn config_is_checked() {
+        let c = ExpireConfig {
+            retain_max: 2,
+            retain_min: 3,
+            time_retained: Duration::ZERO,
+            max_deletes: 10,
+        };
+        let e = c.validate().unwrap_err().to_string();
+        assert!(e.contains("snapshot.num-retained.max"), "{e}");
+        let c = ExpireConfig {
+            retain_min: 0,
+            retain_max: 3,
+            ..c
+        };
+        assert!(c.validate().is_err());
+    }
+}

@@ -1,0 +1,208 @@
+//! Time travel: which snapshot a read of a snapshot id, a tag or a point in time sees (Java
+//! `TimeTravelUtil`, `scan.snapshot-id` / `scan.tag-name` / `scan.timestamp` /
+//! `scan.timestamp-millis`).
+//!
+//! A timestamp selects the latest snapshot whose `timeMillis` is at or before it (Java
+//! `SnapshotManager.earlierOrEqualTimeMills`, a binary search between the earliest and the
+//! latest snapshot); none is an error naming the earliest snapshot's time. `scan.timestamp`
+//! text is read in the local time zone, as Java does with the JVM's default zone. Tags are
+//! read through the tag's own copy of the snapshot, so a tag still reads after its snapshot
+//! expired.
+
+use chrono::{NaiveDate, NaiveDateTime, TimeZone};
+use strata_spec::snapshot::Snapshot;
+
+use crate::scan::TableScan;
+use crate::table::Table;
+use crate::{Error, Result};
+
+use super::files::invalid;
+use super::tags::TagManager;
+
+/// What a read travels to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TravelTarget {
+    /// `scan.snapshot-id`.
+    Snapshot(i64),
+    /// `scan.tag-name`.
+    Tag(String),
+    /// `scan.timestamp-millis` (epoch milliseconds).
+    TimestampMillis(i64),
+}
+
+impl TravelTarget {
+    /// `scan.timestamp`: `yyyy-MM-dd[ HH:mm[:ss[.fff]]]` (or with `T`) in the local zone.
+    pub fn timestamp(text: &str) -> Result<TravelTarget> {
+        Ok(TravelTarget::TimestampMillis(parse_local_timestamp(text)?))
+    }
+
+    /// The target the table's `scan.*` options name, `None` without one; more than one is an
+    /// error, as in Java.
+    pub fn from_options(table: &Table) -> Result<Option<TravelTarget>> {
+        let o = table.options();
+        let mut found = Vec::new();
+        if let Some(v) = o.get_i64("scan.snapshot-id")? {
+            found.push(TravelTarget::Snapshot(v));
+        }
+        if let Some(v) = o.get("scan.tag-name") {
+            found.push(TravelTarget::Tag(v.to_string()));
+        }
+        if let Some(v) = o.get("scan.timestamp") {
+            found.push(TravelTarget::timestamp(v)?);
+        }
+        if let Some(v) = o.get_i64("scan.timestamp-millis")? {
+            found.push(TravelTarget::TimestampMillis(v));
+        }
+        match found.len() {
+            0 => Ok(None),
+            1 => Ok(found.pop()),
+            _ => Err(Error::InvalidOption {
+                key: "scan.snapshot-id".into(),
+                message: "only one of scan.snapshot-id, scan.tag-name, scan.timestamp and \
+                          scan.timestamp-millis may be set"
+                    .into(),
+            }),
+        }
+    }
+
+    /// The snapshot this target names.
+    pub async fn resolve(&self, table: &Table) -> Result<Snapshot> {
+        match self {
+            TravelTarget::Snapshot(id) => table.snapshot_manager().snapshot(*id).await,
+            TravelTarget::Tag(name) => Ok(TagManager::new(table).get_or_err(name).await?.snapshot),
+            TravelTarget::TimestampMillis(t) => snapshot_at_or_before(table, *t).await,
+        }
+    }
+}
+
+/// The latest snapshot committed at or before `millis` (Java `earlierOrEqualTimeMills`).
+pub async fn snapshot_at_or_before(table: &Table, millis: i64) -> Result<Snapshot> {
+    let sm = table.snapshot_manager();
+    let none = |earliest: Option<i64>| {
+        invalid(format!(
+            "table {} has no snapshot earlier than or equal to timestamp {millis} ({}); the \
+             earliest snapshot's timestamp is {}",
+            table.identifier(),
+            format_millis(millis),
+            earliest.map_or("none".to_string(), |t| format!(
+                "{t} ({})",
+                format_millis(t)
+            ))
+        ))
+    };
+    let (Some(mut lo), Some(mut hi)) = (sm.earliest_id().await?, sm.latest_id().await?) else {
+        return Err(none(None));
+    };
+    let first = sm.snapshot(lo).await?;
+    if first.time_millis > millis {
+        return Err(none(Some(first.time_millis)));
+    }
+    let mut found = first;
+    while lo <= hi {
+        let mid = lo + (hi - lo) / 2;
+        let s = sm.snapshot(mid).await?;
+        if s.time_millis > millis {
+            hi = mid - 1;
+        } else if s.time_millis < millis {
+            lo = mid + 1;
+            found = s;
+        } else {
+            found = s;
+            break;
+        }
+    }
+    Ok(found)
+}
+
+/// This table as of `snapshot`: the schema that snapshot was committed with.
+pub async fn table_at(table: &Table, snapshot: &Snapshot) -> Result<Table> {
+    if snapshot.schema_id == table.schema().id {
+        return Ok(table.clone());
+    }
+    let schema = table.schema_manager().schema(snapshot.schema_id).await?;
+    let mut t = Table::new(
+        table.identifier().clone(),
+        table.file_io().clone(),
+        table.paths().clone(),
+        table.schema_manager().clone(),
+        schema,
+    )?;
+    if let Some(c) = table.cache() {
+        t = t.with_cache(c.clone());
+    }
+    Ok(t)
+}
+
+/// The table at `target` and a scan of that snapshot: `(table, scan)` to plan and read with.
+pub async fn travel(table: &Table, target: &TravelTarget) -> Result<(Table, TableScan)> {
+    let snapshot = target.resolve(table).await?;
+    let t = table_at(table, &snapshot).await?;
+    let scan = t.new_scan().with_snapshot_meta(snapshot);
+    Ok((t, scan))
+}
+
+/// Parses `yyyy-MM-dd`, `yyyy-MM-dd HH:mm`, `yyyy-MM-dd HH:mm:ss[.f…]` (space or `T`) as a
+/// local time, to epoch milliseconds.
+pub fn parse_local_timestamp(text: &str) -> Result<i64> {
+    let t = text.trim();
+    let naive = parse_naive(t).ok_or_else(|| {
+        invalid(format!(
+            "timestamp {text:?}: expected yyyy-MM-dd[ HH:mm[:ss[.fff]]]"
+        ))
+    })?;
+    let local = chrono::Local
+        .from_local_datetime(&naive)
+        .earliest()
+        .ok_or_else(|| {
+            invalid(format!(
+                "timestamp {text:?} does not exist in the local zone"
+            ))
+        })?;
+    Ok(local.timestamp_millis())
+}
+
+fn parse_naive(t: &str) -> Option<NaiveDateTime> {
+    for f in [
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M",
+        "%Y-%m-%dT%H:%M",
+    ] {
+        if let Ok(v) = NaiveDateTime::parse_from_str(t, f) {
+            return Some(v);
+        }
+    }
+    NaiveDate::parse_from_str(t, "%Y-%m-%d")
+        .ok()
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+}
+
+fn format_millis(ms: i64) -> String {
+    match chrono::Local.timestamp_millis_opt(ms).single() {
+        Some(t) => t.format("%Y-%m-%d %H:%M:%S%.3f").to_string(),
+        None => ms.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_parse_in_the_local_zone() {
+        let a = parse_local_timestamp("2026-01-01 10:00:00").unwrap();
+        let b = parse_local_timestamp("2026-01-01T10:00").unwrap();
+        assert_eq!(a, b);
+        let c = parse_local_timestamp("2026-01-01 10:00:00.250").unwrap();
+        assert_eq!(c - a, 250);
+        let d = parse_local_timestamp("2026-01-01").unwrap();
+        assert_eq!(a - d, 10 * 3_600_000);
+        let expected = chrono::Local
+            .with_ymd_and_hms(2026, 1, 1, 10, 0, 0)
+            .unwrap()
+            .timestamp_millis();
+        assert_eq!(a, expected);
+        let e = parse_local_timestamp("yesterday").unwrap_err().to_string();
+        assert!(e.contains("yesterday"), "{e}");
+    }
+}
