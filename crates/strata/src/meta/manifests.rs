@@ -177,6 +177,36 @@ impl ManifestStore {
         Ok(meta)
     }
 
+    /// [`Self::write_manifest`] for owned entries with the partition column types already
+    /// resolved; encoding and the summary run on the blocking pool.
+    pub async fn write_manifest_owned(
+        &self,
+        namer: &FileNamer,
+        entries: Vec<ManifestEntry>,
+        partition_types: Vec<strata_spec::DataType>,
+        schema_id: i64,
+    ) -> Result<ManifestFileMeta> {
+        let name = namer.manifest();
+        let compression = self.compression;
+        let (bytes, meta) = tokio::task::spawn_blocking(move || {
+            let bytes = encode_manifest_entries(&entries, compression)?;
+            let meta = ManifestFileMeta::from_entries(
+                name,
+                bytes.len() as i64,
+                &entries,
+                &partition_types,
+                schema_id,
+            )?;
+            Ok::<_, Error>((bytes, meta))
+        })
+        .await
+        .map_err(|e| Error::Unsupported(format!("manifest encode task failed: {e}")))??;
+        self.io
+            .put(&self.paths.manifest_file(&meta.file_name), bytes)
+            .await?;
+        Ok(meta)
+    }
+
     /// Writes a manifest list and returns (name, byte size).
     pub async fn write_list(
         &self,
@@ -195,6 +225,139 @@ impl ManifestStore {
         for n in names {
             let _ = self.io.delete(&self.paths.manifest_file(n)).await;
         }
+    }
+}
+
+/// Java `RollingFileWriterImpl.CHECK_ROLLING_RECORD_CNT`: the size is checked every this many
+/// entries (counted over everything the writer wrote, not per file).
+pub const CHECK_ROLLING_RECORD_COUNT: u64 = 1000;
+
+/// Writes manifest entries into as many manifest files as `manifest.target-file-size` asks for
+/// (Java `ManifestFile.createRollingWriter`): after every [`CHECK_ROLLING_RECORD_COUNT`]-th
+/// entry, the current file is closed if it has reached the target size.
+///
+/// The size checked is the container header plus each completed 1000-entry chunk encoded on
+/// its own: Java measures its output stream, which holds the blocks written so far; the
+/// chunks' blocks are the same 64 kB-cut Avro blocks, compressed the same way.
+pub struct RollingManifestWriter<'a> {
+    store: &'a ManifestStore,
+    namer: &'a FileNamer,
+    partition_types: Vec<strata_spec::DataType>,
+    schema_id: i64,
+    target_size: u64,
+    current: Vec<ManifestEntry>,
+    /// Entries of `current` whose encoded size is in `current_size`.
+    measured: usize,
+    /// Encoded bytes of `current[..measured]`, header not included.
+    current_size: u64,
+    header_size: Option<u64>,
+    record_count: u64,
+    results: Vec<ManifestFileMeta>,
+}
+
+impl<'a> RollingManifestWriter<'a> {
+    /// A writer of manifests rolled at `target_size` bytes. `schema_id` is only used for a
+    /// file without entries, which this writer never writes.
+    pub fn new(
+        store: &'a ManifestStore,
+        namer: &'a FileNamer,
+        partition_type: &RowType,
+        schema_id: i64,
+        target_size: u64,
+    ) -> Self {
+        RollingManifestWriter {
+            store,
+            namer,
+            partition_types: partition_type.types(),
+            schema_id,
+            target_size,
+            current: Vec::new(),
+            measured: 0,
+            current_size: 0,
+            header_size: None,
+            record_count: 0,
+            results: Vec::new(),
+        }
+    }
+
+    /// Appends one entry, closing the current file when it reached the target size.
+    pub async fn write(&mut self, entry: ManifestEntry) -> Result<()> {
+        self.current.push(entry);
+        self.record_count += 1;
+        if self.record_count % CHECK_ROLLING_RECORD_COUNT == 0 && self.reached_target()? {
+            self.flush().await?;
+        }
+        Ok(())
+    }
+
+    /// Appends entries in order.
+    pub async fn write_all(
+        &mut self,
+        entries: impl IntoIterator<Item = ManifestEntry>,
+    ) -> Result<()> {
+        for e in entries {
+            self.write(e).await?;
+        }
+        Ok(())
+    }
+
+    /// Manifest files closed so far.
+    pub fn written(&self) -> &[ManifestFileMeta] {
+        &self.results
+    }
+
+    fn reached_target(&mut self) -> Result<bool> {
+        let header = match self.header_size {
+            Some(h) => h,
+            None => {
+                let h = encode_manifest_entries(&[], self.store.compression)?.len() as u64;
+                self.header_size = Some(h);
+                h
+            }
+        };
+        let chunk = &self.current[self.measured..];
+        if !chunk.is_empty() {
+            let encoded = encode_manifest_entries(chunk, self.store.compression)?.len() as u64;
+            self.current_size += encoded.saturating_sub(header);
+            self.measured = self.current.len();
+        }
+        Ok(header + self.current_size >= self.target_size)
+    }
+
+    async fn flush(&mut self) -> Result<()> {
+        if self.current.is_empty() {
+            return Ok(());
+        }
+        let entries = std::mem::take(&mut self.current);
+        self.measured = 0;
+        self.current_size = 0;
+        let meta = self
+            .store
+            .write_manifest_owned(
+                self.namer,
+                entries,
+                self.partition_types.clone(),
+                self.schema_id,
+            )
+            .await?;
+        self.results.push(meta);
+        Ok(())
+    }
+
+    /// Closes the last file and returns the list entries of every file written, in order.
+    /// If the last file cannot be written, the files written before it are deleted.
+    pub async fn close(mut self) -> Result<Vec<ManifestFileMeta>> {
+        if let Err(e) = self.flush().await {
+            self.abort().await;
+            return Err(e);
+        }
+        Ok(self.results)
+    }
+
+    /// Deletes every file this writer closed (best effort), for a merge that failed.
+    pub async fn abort(self) {
+        let names: Vec<String> = self.results.iter().map(|m| m.file_name.clone()).collect();
+        self.store.delete_quietly(&names).await;
     }
 }
 
