@@ -219,10 +219,16 @@ impl ExpireSnapshots {
     pub async fn plan_until(&self, earliest: i64, end_exclusive: i64) -> Result<ExpirePlan> {
         let io = self.table.file_io();
         if end_exclusive <= earliest {
-            // Nothing expires; write the hint if it is missing, like Java.
-            let missing = !io.exists(&self.table.paths().earliest_hint()).await?;
+            // Nothing expires; write the hint if it is missing (like Java) or stale (an
+            // interrupted run deleted snapshot files but not the hint).
+            let hint = io.get_opt(&self.table.paths().earliest_hint()).await?;
+            let current = hint.and_then(|b| {
+                std::str::from_utf8(&b)
+                    .ok()
+                    .and_then(strata_spec::snapshot::parse_hint)
+            });
             return Ok(ExpirePlan {
-                earliest_hint: missing.then_some(earliest),
+                earliest_hint: (current != Some(earliest)).then_some(earliest),
                 ..Default::default()
             });
         }
