@@ -27,8 +27,19 @@ pub struct ReadArgs {
     #[arg(long = "where", value_name = "EXPR")]
     pub filter: Option<String>,
     /// Time travel to this snapshot id
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["tag", "timestamp", "timestamp_millis"])]
     pub snapshot: Option<i64>,
+    /// Time travel to this tag (reads even after the tagged snapshot expired)
+    #[arg(long, conflicts_with_all = ["timestamp", "timestamp_millis"])]
+    pub tag: Option<String>,
+    /// Time travel to the latest snapshot committed at or before this local time,
+    /// 'yyyy-MM-dd HH:mm:ss[.fff]' (scan.timestamp)
+    #[arg(long, conflicts_with = "timestamp_millis")]
+    pub timestamp: Option<String>,
+    /// Time travel to the latest snapshot committed at or before this epoch millisecond
+    /// (scan.timestamp-millis)
+    #[arg(long, value_name = "MILLIS")]
+    pub timestamp_millis: Option<i64>,
     /// Output at most N rows
     #[arg(long)]
     pub limit: Option<usize>,
@@ -46,6 +57,21 @@ pub struct ReadArgs {
 
 pub async fn run(catalog: &FileSystemCatalog, args: ReadArgs) -> Result<()> {
     let mut t = catalog.get_table(&args.table.parse()?).await?;
+    // --tag / --timestamp / --timestamp-millis: the snapshot as the tag (or the timeline)
+    // has it, read with the schema it was committed with.
+    let travel = crate::commands_maintenance::travel_target(
+        args.tag.as_deref(),
+        args.timestamp.as_deref(),
+        args.timestamp_millis,
+    )?;
+    let travelled = match &travel {
+        Some(target) => {
+            let s = target.resolve(&t).await?;
+            t = strata::maintenance::time_travel::table_at(&t, &s).await?;
+            Some(s)
+        }
+        None => None,
+    };
     if let Some(id) = args.snapshot {
         // Time travel reads with the schema the snapshot was committed with.
         t = t.at_snapshot(id).await?;
@@ -57,6 +83,9 @@ pub async fn run(catalog: &FileSystemCatalog, args: ReadArgs) -> Result<()> {
     let mut scan = t.new_scan();
     if let Some(id) = args.snapshot {
         scan = scan.with_snapshot(id);
+    }
+    if let Some(s) = travelled {
+        scan = scan.with_snapshot_meta(s);
     }
     if let Some(p) = &predicate {
         scan = scan.with_filter(p.clone());

@@ -10,6 +10,7 @@ mod commands_compact;
 mod commands_demo;
 mod commands_demo_pk;
 mod commands_levels;
+mod commands_maintenance;
 mod commands_read;
 mod commands_scan;
 mod input;
@@ -142,6 +143,9 @@ enum Command {
     Schema { table: String },
     /// Databases, or the tables of DB, one JSON object per line.
     List { database: Option<String> },
+    /// Snapshot expiry, tags, rollback and orphan file cleanup.
+    #[command(flatten)]
+    Maintenance(commands_maintenance::MaintenanceCommand),
     /// Build a demo table over several commits in the warehouse and read it back.
     Demo {
         /// Rows per commit
