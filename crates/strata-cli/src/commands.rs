@@ -21,6 +21,13 @@ pub enum CliError {
 
 pub type Result<T> = std::result::Result<T, CliError>;
 
+impl CliError {
+    /// See [`strata::Error::may_have_committed`]: the written files must be kept.
+    pub fn may_have_committed(&self) -> bool {
+        matches!(self, CliError::Strata(e) if e.may_have_committed())
+    }
+}
+
 impl From<strata_spec::SpecError> for CliError {
     fn from(e: strata_spec::SpecError) -> Self {
         CliError::Strata(e.into())

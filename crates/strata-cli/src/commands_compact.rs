@@ -92,7 +92,9 @@ pub async fn run(
     let (committed, metrics) = match result {
         Ok(r) => r,
         Err(e) => {
-            write.abort().await;
+            if !e.may_have_committed() {
+                write.abort().await;
+            }
             return Err(e);
         }
     };

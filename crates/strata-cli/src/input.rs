@@ -113,7 +113,10 @@ pub async fn write_files(
     }
     .await;
     bar.finish_and_clear();
-    if result.is_err() {
+    if result
+        .as_ref()
+        .is_err_and(|e: &crate::commands::CliError| !e.may_have_committed())
+    {
         write.abort().await;
     }
     result

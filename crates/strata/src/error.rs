@@ -97,6 +97,12 @@ pub enum Error {
 }
 
 impl Error {
+    /// Whether the failed operation may still have committed a snapshot
+    /// ([`Error::CommitOutcomeUnknown`]): its files must then be kept, not cleaned up.
+    pub fn may_have_committed(&self) -> bool {
+        matches!(self, Error::CommitOutcomeUnknown { .. })
+    }
+
     /// Wraps a spec error with the path of the file it came from.
     pub fn corrupt(path: impl Into<String>, source: SpecError) -> Self {
         Error::CorruptFile {

@@ -209,7 +209,8 @@ impl Table {
             }
         }
         .await;
-        if result.is_err() {
+        // Clean up after a failure, unless the commit may have landed and references the files.
+        if result.as_ref().is_err_and(|e| !e.may_have_committed()) {
             write.abort().await;
         }
         result
