@@ -30,9 +30,21 @@ pub struct FileSystemCatalog {
 }
 
 impl FileSystemCatalog {
-    /// Opens the warehouse at `location` (local directory or `memory://name`).
+    /// Opens the warehouse at `location` (local directory, `s3://bucket/path` configured from
+    /// the `AWS_*` environment, or `memory://name`).
     pub fn open(location: &str) -> Result<Self> {
         let (io, warehouse) = FileIO::for_location(location)?;
+        Ok(Self::new(io, warehouse))
+    }
+
+    /// Opens the warehouse at `location` with catalog options: for `s3://` warehouses Paimon's
+    /// `s3.endpoint`, `s3.access-key`, `s3.secret-key`, `s3.region`, `s3.path-style-access`
+    /// (over the environment; see [`crate::io::S3_OPTION_KEYS`]).
+    pub fn open_with_options(
+        location: &str,
+        options: &std::collections::HashMap<String, String>,
+    ) -> Result<Self> {
+        let (io, warehouse) = FileIO::for_location_with_options(location, options)?;
         Ok(Self::new(io, warehouse))
     }
 

@@ -1,26 +1,40 @@
 //! File I/O: [`FileIO`], strata's one storage seam, over `object_store`.
 //!
-//! Backends: the local filesystem (default) and an in-memory store (tests). Every path is an
+//! Backends: the local filesystem (default), S3 and S3-compatible object stores
+//! (`s3://bucket/prefix`, [`s3`]) and an in-memory store (tests). Every path is an
 //! `object_store::path::Path`; for the local filesystem that is the absolute path without its
-//! leading `/`.
+//! leading `/`, for S3 the object key inside the bucket. Users see paths as `/abs/path`,
+//! `s3://bucket/key` or `memory://key` ([`FileIO::display`]).
 //!
 //! ## Contract the layers above rely on
 //! * [`FileIO::put`] replaces the whole object atomically (readers see the old or the new bytes).
 //! * [`FileIO::put_if_absent`] creates the object only if nothing exists at the path and reports
 //!   `false` when something does — the compare-and-swap that snapshot commits and schema
 //!   creation are built on. Local FS: staging file + hard link (fails if the target exists);
-//!   memory: checked under the store's lock.
+//!   memory: checked under the store's lock; S3: a PUT with `If-None-Match: *`, which the store
+//!   decides atomically (412/304 → `false`). A store without conditional writes fails the
+//!   commit with an error; it never silently overwrites.
 //! * [`FileIO::delete`] is idempotent: deleting a missing object is not an error.
 //! * [`FileIO::list`] is recursive and unordered; [`FileIO::list_dir`] lists one level.
-//! * A missing directory lists as empty.
+//! * A missing directory lists as empty. Object stores have no directories: a "directory"
+//!   exists while some object lies under it, and [`FileIO::delete_prefix`] leaves nothing.
+//! * [`FileIO::get_range`] returns exactly the requested bytes; [`FileIO::head`] gives the size.
+//!
+//! `tests::contract` checks all of this for each backend; `crates/strata/tests/object_store_s3.rs`
+//! runs it against a real S3-compatible server on loopback.
 
 pub(crate) mod parallel;
+mod s3;
+
+pub use s3::OPTION_KEYS as S3_OPTION_KEYS;
+
+use std::collections::HashMap;
 
 use std::ops::Range;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use futures::TryStreamExt;
+use futures::{StreamExt, TryStreamExt};
 use object_store::local::LocalFileSystem;
 use object_store::memory::InMemory;
 use object_store::path::Path;
@@ -33,6 +47,8 @@ use crate::{Error, Result};
 pub enum StoreKind {
     Local,
     Memory,
+    /// S3 or an S3-compatible object store; paths are keys in one bucket.
+    S3,
 }
 
 /// Handle to a storage backend. Cheap to clone.
@@ -40,6 +56,8 @@ pub enum StoreKind {
 pub struct FileIO {
     store: Arc<dyn ObjectStore>,
     kind: StoreKind,
+    /// Bucket and endpoint of an S3 store.
+    s3: Option<s3::S3Target>,
 }
 
 impl FileIO {
@@ -48,6 +66,7 @@ impl FileIO {
         FileIO {
             store: Arc::new(LocalFileSystem::new()),
             kind: StoreKind::Local,
+            s3: None,
         }
     }
 
@@ -56,18 +75,53 @@ impl FileIO {
         FileIO {
             store: Arc::new(InMemory::new()),
             kind: StoreKind::Memory,
+            s3: None,
         }
     }
 
-    /// Resolves a warehouse location: `memory://name` (a fresh in-memory store), or a local
-    /// directory (absolute or relative to the working directory; `file://` prefix allowed).
+    /// A client for one S3 bucket, configured from the `AWS_*` environment and then the
+    /// catalog `options` (`s3.endpoint`, `s3.access-key`, ...: see [`s3`]).
+    pub fn s3(bucket: &str, options: &HashMap<String, String>) -> Result<Self> {
+        let (store, target) = s3::build(bucket, options)?;
+        Ok(FileIO {
+            store,
+            kind: StoreKind::S3,
+            s3: Some(target),
+        })
+    }
+
+    /// Resolves a warehouse location with no catalog options; see
+    /// [`FileIO::for_location_with_options`].
     pub fn for_location(location: &str) -> Result<(FileIO, Path)> {
+        Self::for_location_with_options(location, &HashMap::new())
+    }
+
+    /// Resolves a warehouse location: `s3://bucket/prefix` or `s3a://...` (an S3 client
+    /// configured from the environment and `options`), `memory://name` (a fresh in-memory
+    /// store), or a local directory (absolute or relative to the working directory; `file://`
+    /// prefix allowed). Any other `scheme://` is an error.
+    pub fn for_location_with_options(
+        location: &str,
+        options: &HashMap<String, String>,
+    ) -> Result<(FileIO, Path)> {
+        if s3::is_s3_location(location) {
+            let (bucket, path) = s3::parse_location(location)?;
+            return Ok((FileIO::s3(&bucket, options)?, path));
+        }
         if let Some(rest) = location.strip_prefix("memory://") {
             return Ok((FileIO::memory(), Path::from(rest)));
         }
         let local = location.strip_prefix("file://").unwrap_or(location);
         if local.is_empty() {
             return Err(Error::InvalidArgument("empty warehouse location".into()));
+        }
+        if let Some((scheme, _)) = local.split_once("://") {
+            if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric()) {
+                return Err(Error::InvalidArgument(format!(
+                    "unsupported warehouse location {location}: scheme {scheme}:// is not \
+                     supported (use a local path, file://, s3://, s3a:// or memory://)"
+                )));
+            }
         }
         let mut abs = std::path::PathBuf::from(local);
         if abs.is_relative() {
@@ -92,11 +146,21 @@ impl FileIO {
         self.store.clone()
     }
 
-    /// How a path is shown to users: absolute filesystem path or `memory://` URL.
+    /// The S3 endpoint this store talks to (`None` for AWS's default, or not S3).
+    pub fn endpoint(&self) -> Option<&str> {
+        self.s3.as_ref().and_then(|t| t.endpoint.as_deref())
+    }
+
+    /// How a path is shown to users: absolute filesystem path, `s3://bucket/key` or
+    /// `memory://` URL.
     pub fn display(&self, path: &Path) -> String {
         match self.kind {
             StoreKind::Local => format!("/{path}"),
             StoreKind::Memory => format!("memory://{path}"),
+            StoreKind::S3 => {
+                let bucket = self.s3.as_ref().map_or("", |t| &t.bucket);
+                format!("s3://{bucket}/{path}")
+            }
         }
     }
 
@@ -186,7 +250,20 @@ impl FileIO {
 
     /// Deletes every object under `prefix`.
     pub async fn delete_prefix(&self, prefix: &Path) -> Result<()> {
-        for meta in self.list(prefix).await? {
+        let objects = self.list(prefix).await?;
+        if self.kind == StoreKind::S3 {
+            // Bulk deletes (DeleteObjects, up to 1000 keys a request).
+            let paths = futures::stream::iter(objects.into_iter().map(|m| Ok(m.location)));
+            let mut deleted = self.store.delete_stream(Box::pin(paths));
+            while let Some(r) = deleted.next().await {
+                match r {
+                    Ok(_) | Err(object_store::Error::NotFound { .. }) => {}
+                    Err(e) => return Err(Error::io(self.display(prefix), e)),
+                }
+            }
+            return Ok(());
+        }
+        for meta in objects {
             self.delete(&meta.location).await?;
         }
         if self.kind == StoreKind::Local {
@@ -243,49 +320,15 @@ fn normalize(p: &std::path::Path) -> std::path::PathBuf {
     out
 }
 
+// The contract check, shared with the S3 integration test (`tests/object_store_s3.rs`).
+#[cfg(test)]
+#[path = "contract.rs"]
+mod contract;
+
 #[cfg(test)]
 mod tests {
+    use super::contract::contract;
     use super::*;
-
-    async fn contract(io: FileIO, root: Path) {
-        let p = root.clone().join("a").join("x");
-        assert!(io.get_opt(&p).await.unwrap().is_none());
-        assert!(io
-            .put_if_absent(&p, Bytes::from_static(b"one"))
-            .await
-            .unwrap());
-        assert!(!io
-            .put_if_absent(&p, Bytes::from_static(b"two"))
-            .await
-            .unwrap());
-        assert_eq!(io.get(&p).await.unwrap(), Bytes::from_static(b"one"));
-        io.put(&p, Bytes::from_static(b"three")).await.unwrap();
-        assert_eq!(io.get(&p).await.unwrap(), Bytes::from_static(b"three"));
-        assert_eq!(
-            io.get_range(&p, 1..3).await.unwrap(),
-            Bytes::from_static(b"hr")
-        );
-        io.put(
-            &root.clone().join("a").join("d").join("y"),
-            Bytes::from_static(b"y"),
-        )
-        .await
-        .unwrap();
-        let (dirs, files) = io.list_dir(&root.clone().join("a")).await.unwrap();
-        assert_eq!(dirs.len(), 1);
-        assert_eq!(files.len(), 1);
-        assert_eq!(io.list(&root).await.unwrap().len(), 2);
-        io.delete(&p).await.unwrap();
-        io.delete(&p).await.unwrap(); // idempotent
-        assert!(!io.exists(&p).await.unwrap());
-        assert!(io
-            .list(&root.clone().join("missing"))
-            .await
-            .unwrap()
-            .is_empty());
-        io.delete_prefix(&root.clone().join("a")).await.unwrap();
-        assert!(io.list(&root).await.unwrap().is_empty());
-    }
 
     #[tokio::test]
     async fn memory_backend_meets_contract() {
