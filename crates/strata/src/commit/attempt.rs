@@ -58,8 +58,8 @@ impl TableCommit {
         let store = table.manifest_store();
         let namer = crate::meta::FileNamer::new();
 
-        // Previous manifests become this snapshot's base (no merging yet; readers do not
-        // depend on it).
+        // Previous manifests (base then delta): read for the conflict checks here, merged
+        // into this snapshot's base list below (`manifest_merge`).
         let base_metas: Vec<ManifestFileMeta> = match &latest {
             Some(s) => store.data_manifests(s).await?,
             None => Vec::new(),
@@ -147,7 +147,17 @@ impl TableCommit {
                 Some(name)
             };
             fault::inject("commit.after-manifests")?;
-            let (base_list, base_size) = store.write_list(&namer, &base_metas).await?;
+            // Java `ManifestFileMerger.merge`; the files it writes join `written`, so a lost
+            // race or a failure deletes them (never the previous snapshot's manifests).
+            let merged_base = super::manifest_merge::merge_for_commit(
+                table,
+                &namer,
+                &base_metas,
+                schema_id,
+                &mut written,
+            )
+            .await?;
+            let (base_list, base_size) = store.write_list(&namer, &merged_base).await?;
             written.push(base_list.clone());
             let (delta_list, delta_size) = store.write_list(&namer, &delta_metas).await?;
             written.push(delta_list.clone());
