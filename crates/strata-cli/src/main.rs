@@ -30,7 +30,8 @@ use clap::{Parser, Subcommand};
     about = "A Rust engine for Apache Paimon tables"
 )]
 struct Cli {
-    /// Warehouse directory (or memory://name). Default: $STRATA_WAREHOUSE, else ./warehouse
+    /// Warehouse: a directory, s3://bucket/path (configured by the AWS_* environment), or
+    /// memory://name. Default: $STRATA_WAREHOUSE, else ./warehouse
     #[arg(
         long,
         global = true,
