@@ -39,7 +39,8 @@ fn parse_raw_parallel<F: EntryFilter + Send>(
         for (shown, bytes) in part {
             out.push(
                 RawManifest::parse_filtered(bytes, &mut filter)
-                    .map_err(|e| Error::corrupt(shown.clone(), e))?,
+                    .map_err(|e| Error::corrupt(shown.clone(), e))?
+                    .with_source(shown.clone()),
             );
         }
         Ok((out, filter))
@@ -284,7 +285,7 @@ impl<'a> RollingManifestWriter<'a> {
     pub async fn write(&mut self, entry: ManifestEntry) -> Result<()> {
         self.current.push(entry);
         self.record_count += 1;
-        if self.record_count % CHECK_ROLLING_RECORD_COUNT == 0 && self.reached_target()? {
+        if self.record_count.is_multiple_of(CHECK_ROLLING_RECORD_COUNT) && self.reached_target()? {
             self.flush().await?;
         }
         Ok(())
