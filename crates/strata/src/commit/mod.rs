@@ -208,7 +208,7 @@ impl TableCommit {
             } else {
                 CommitKind::Append
             };
-            out.append = self
+            let appended = self
                 .commit_with_retry(attempt::CommitRequest {
                     kind,
                     identifier,
@@ -216,7 +216,17 @@ impl TableCommit {
                     index: &split.index,
                     overwrite: overwrite.as_ref(),
                 })
-                .await?;
+                .await;
+            out.append = match appended {
+                Ok(id) => id,
+                Err(e) => {
+                    // Certainly not committed: nothing may reference what this commit wrote.
+                    if !e.may_have_committed() {
+                        self.discard_uncommitted(&split).await;
+                    }
+                    return Err(e);
+                }
+            };
         }
         if !split.compact.is_empty() {
             match self
@@ -267,6 +277,29 @@ impl TableCommit {
             }
         }
         Ok(out)
+    }
+
+    /// Deletes every file a commit that certainly failed would have added: the new data
+    /// files, the compaction outputs and the new index files (Java leaves this to the
+    /// caller's `abort`; strata never leaves a failed commit's files behind).
+    async fn discard_uncommitted(&self, split: &SplitMessages) {
+        for e in split.adds.iter().filter(|e| e.kind == FileKind::Add) {
+            if e.file.external_path.is_some() {
+                continue;
+            }
+            if let Ok(dir) = self.table.partition_path(&e.partition) {
+                let path = self
+                    .table
+                    .paths()
+                    .data_file(&dir, e.bucket, &e.file.file_name);
+                let _ = self.table.file_io().delete(&path).await;
+            }
+        }
+        self.discard_compaction_outputs(&split.compact).await;
+        for e in split.index.iter().filter(|e| e.kind == FileKind::Add) {
+            let path = self.table.paths().index_file(&e.index_file.file_name);
+            let _ = self.table.file_io().delete(&path).await;
+        }
     }
 
     /// Deletes the files a failed COMPACT commit would have added (not the upgraded ones,
