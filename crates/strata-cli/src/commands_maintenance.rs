@@ -74,7 +74,12 @@ pub enum MaintenanceCommand {
         /// DB.TABLE
         table: String,
         /// Snapshot id to roll back to
-        #[arg(long, value_name = "N", required_unless_present = "to_tag", conflicts_with = "to_tag")]
+        #[arg(
+            long,
+            value_name = "N",
+            required_unless_present = "to_tag",
+            conflicts_with = "to_tag"
+        )]
         to_snapshot: Option<i64>,
         /// Tag to roll back to (its snapshot is restored if it expired)
         #[arg(long, value_name = "NAME")]
@@ -195,7 +200,7 @@ pub async fn run(catalog: &FileSystemCatalog, cmd: MaintenanceCommand) -> Result
                         "commitTime": tag.snapshot.time_millis,
                         "recordCount": tag.snapshot.total_record_count,
                         "createTime": tag.create_time.map(|c| c.format("%Y-%m-%d %H:%M:%S%.3f").to_string()),
-                        "timeRetained": tag.time_retained.map(|d| humanize(d)),
+                        "timeRetained": tag.time_retained.map(humanize),
                     }),
                 )?;
             }
@@ -290,9 +295,9 @@ pub fn travel_target(
 ) -> Result<Option<TravelTarget>> {
     Ok(match (tag, timestamp, timestamp_millis) {
         (Some(t), _, _) => Some(TravelTarget::Tag(t.to_string())),
-        (_, Some(ts), _) => Some(
-            TravelTarget::timestamp(ts).map_err(|e| msg(format!("--timestamp: {e}")))?,
-        ),
+        (_, Some(ts), _) => {
+            Some(TravelTarget::timestamp(ts).map_err(|e| msg(format!("--timestamp: {e}")))?)
+        }
         (_, _, Some(ms)) => Some(TravelTarget::TimestampMillis(ms)),
         _ => None,
     })
@@ -326,9 +331,9 @@ fn humanize(d: Duration) -> String {
     let s = d.as_secs();
     match () {
         _ if d.subsec_nanos() != 0 => format!("{} ms", d.as_millis()),
-        _ if s % 86_400 == 0 && s > 0 => format!("{} d", s / 86_400),
-        _ if s % 3_600 == 0 && s > 0 => format!("{} h", s / 3_600),
-        _ if s % 60 == 0 && s > 0 => format!("{} min", s / 60),
+        _ if s.is_multiple_of(86_400) && s > 0 => format!("{} d", s / 86_400),
+        _ if s.is_multiple_of(3_600) && s > 0 => format!("{} h", s / 3_600),
+        _ if s.is_multiple_of(60) && s > 0 => format!("{} min", s / 60),
         _ => format!("{s} s"),
     }
 }

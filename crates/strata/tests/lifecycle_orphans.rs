@@ -74,7 +74,10 @@ async fn orphan_files_of_failed_writes_and_commits_are_removed_referenced_ones_n
         .write_manifest(&namer, &entries, &t.schema().partition_type(), 0)
         .await
         .unwrap();
-    let (list, _) = store.write_list(&namer, &[meta.clone()]).await.unwrap();
+    let (list, _) = store
+        .write_list(&namer, std::slice::from_ref(&meta))
+        .await
+        .unwrap();
     // Staging and temporary files of interrupted writes.
     let staging = [
         "snapshot/snapshot-6#1",
@@ -139,11 +142,20 @@ async fn orphan_files_of_failed_writes_and_commits_are_removed_referenced_ones_n
     // what the snapshots and the tag reference.
     let now_plus = chrono::Utc::now().timestamp_millis() + 60_000;
     let r = t.remove_orphan_files(now_plus, false).await.unwrap();
-    assert_eq!(shown(&r), BTreeSet::from(["bucket-0/data-fresh-0.parquet".to_string()]));
+    assert_eq!(
+        shown(&r),
+        BTreeSet::from(["bucket-0/data-fresh-0.parquet".to_string()])
+    );
     assert_eq!(files_on_disk(&dir), referenced);
     assert_exact_files(&t, &dir).await;
     // A second run finds nothing.
-    assert_eq!(t.remove_orphan_files(now_plus, false).await.unwrap().count(), 0);
+    assert_eq!(
+        t.remove_orphan_files(now_plus, false)
+            .await
+            .unwrap()
+            .count(),
+        0
+    );
 }
 
 #[tokio::test]
@@ -179,6 +191,9 @@ async fn orphans_of_a_partitioned_table_and_empty_directories() {
         .unwrap();
     assert_eq!(r.count(), 2);
     assert_eq!(files_on_disk(&dir), referenced);
-    assert!(!dir.join("dt=zz").exists(), "emptied partition directory removed");
+    assert!(
+        !dir.join("dt=zz").exists(),
+        "emptied partition directory removed"
+    );
     assert!(dir.join("dt=a/bucket-0").exists());
 }

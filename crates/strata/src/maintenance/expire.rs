@@ -264,8 +264,8 @@ impl ExpireSnapshots {
             };
             let tag = previous_tag(&tagged, s.id);
             if let Some(t) = tag {
-                if !tag_files.contains_key(&t.id) {
-                    tag_files.insert(t.id, files.live_data_files(t).await?);
+                if let std::collections::hash_map::Entry::Vacant(v) = tag_files.entry(t.id) {
+                    v.insert(files.live_data_files(t).await?);
                 }
             }
             let protected = tag.and_then(|t| tag_files.get(&t.id));

@@ -54,6 +54,9 @@ impl OrphanReport {
     }
 }
 
+/// Whether a file name in a metadata directory is a real metadata file (kept).
+type KeepName = fn(&str) -> bool;
+
 /// One listed file or directory.
 #[derive(Clone, Debug)]
 struct Listed {
@@ -140,7 +143,7 @@ impl OrphanFilesClean {
                     .filter(|l| !l.is_dir && !used.contains(&l.name)),
             );
         }
-        let leftovers: [(&str, fn(&str) -> bool); 4] = [
+        let leftovers: [(&str, KeepName); 4] = [
             ("snapshot", |n| is_numbered(n, "snapshot-") || is_hint(n)),
             ("changelog", |n| is_numbered(n, "changelog-") || is_hint(n)),
             ("schema", |n| is_numbered(n, "schema-")),
