@@ -43,10 +43,16 @@ async fn expiry_keeps_exactly_the_retained_files_and_upgraded_files_while_live()
     let r = expire(&t, 4).await;
     assert_eq!(r.expired, [1]);
     assert_eq!(snapshot_ids_on_disk(&dir), [2, 3, 4, 5]);
-    assert!(data_files_on_disk(&dir).contains(&h.a), "upgraded A is live in s2, s3");
+    assert!(
+        data_files_on_disk(&dir).contains(&h.a),
+        "upgraded A is live in s2, s3"
+    );
     assert_eq!(r.deleted.data_files, 0);
     assert_exact_files(&t, &dir).await;
-    assert_eq!(std::fs::read_to_string(dir.join("snapshot/EARLIEST")).unwrap(), "2");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("snapshot/EARLIEST")).unwrap(),
+        "2"
+    );
 
     // Keep s3..s5: s3 still has A (upgraded) and B live.
     let r = expire(&t, 3).await;
@@ -83,7 +89,12 @@ async fn tags_protect_their_files_and_deleting_the_tag_frees_them() {
     let tag_file = dir.join("tag/tag-before-rewrite");
     assert_eq!(
         std::fs::read_to_string(&tag_file).unwrap(),
-        t.snapshot_manager().snapshot(3).await.unwrap().to_json().unwrap(),
+        t.snapshot_manager()
+            .snapshot(3)
+            .await
+            .unwrap()
+            .to_json()
+            .unwrap(),
         "a tag without retention is the snapshot JSON"
     );
 
@@ -91,7 +102,10 @@ async fn tags_protect_their_files_and_deleting_the_tag_frees_them() {
     assert_eq!(r.expired, [1, 2, 3, 4]);
     assert_eq!(snapshot_ids_on_disk(&dir), [5]);
     let on_disk = data_files_on_disk(&dir);
-    assert!(on_disk.contains(&h.a) && on_disk.contains(&h.b), "the tag holds A and B");
+    assert!(
+        on_disk.contains(&h.a) && on_disk.contains(&h.b),
+        "the tag holds A and B"
+    );
     assert_exact_files(&t, &dir).await;
 
     // The tag still reads as s3 did, through the tag's copy of the snapshot.
@@ -130,7 +144,11 @@ async fn deleting_a_tag_of_a_live_snapshot_deletes_only_the_tag_file() {
     // Bad input is refused with the name in the message.
     let e = t.create_tag("", None, None).await.unwrap_err().to_string();
     assert!(e.contains("blank"), "{e}");
-    let e = t.create_tag("y", Some(42), None).await.unwrap_err().to_string();
+    let e = t
+        .create_tag("y", Some(42), None)
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("42"), "{e}");
     t.create_tag("y", None, None).await.unwrap();
     let e = t.create_tag("y", None, None).await.unwrap_err().to_string();
@@ -208,7 +226,10 @@ async fn expiry_runs_after_every_commit_with_the_table_options() {
     for i in 0..6 {
         write(&t, batch(i * 100..i * 100 + 300, &format!("v{i}"))).await;
         let ids = snapshot_ids_on_disk(&dir);
-        assert!(ids.len() <= 3, "at most 3 snapshots after commit {i}: {ids:?}");
+        assert!(
+            ids.len() <= 3,
+            "at most 3 snapshots after commit {i}: {ids:?}"
+        );
     }
     // Young snapshots: the time rule keeps more than the minimum, the maximum still holds.
     assert_eq!(snapshot_ids_on_disk(&dir).len(), 3);
@@ -275,8 +296,14 @@ async fn an_interrupted_expiry_leaves_a_readable_table_and_a_rerun_finishes() {
     };
     assert!(pos(C::Data).is_some() && pos(C::ManifestList).is_some());
     assert!(before(C::Data, C::Manifest), "data files before manifests");
-    assert!(before(C::Data, C::ManifestList), "data files before manifest lists");
-    assert!(before(C::Manifest, C::ManifestList), "manifests before their lists");
+    assert!(
+        before(C::Data, C::ManifestList),
+        "data files before manifest lists"
+    );
+    assert!(
+        before(C::Manifest, C::ManifestList),
+        "manifests before their lists"
+    );
     assert!(before(C::ManifestList, C::Snapshot), "snapshot files last");
     let snaps: Vec<String> = plan
         .deletions
@@ -284,7 +311,10 @@ async fn an_interrupted_expiry_leaves_a_readable_table_and_a_rerun_finishes() {
         .filter(|d| d.category == C::Snapshot)
         .map(|d| d.path.to_string())
         .collect();
-    assert!(snaps.iter().zip(["snapshot-1", "snapshot-2", "snapshot-3"]).all(|(p, n)| p.ends_with(n)));
+    assert!(snaps
+        .iter()
+        .zip(["snapshot-1", "snapshot-2", "snapshot-3"])
+        .all(|(p, n)| p.ends_with(n)));
     ExpireSnapshots::new(&rt)
         .unwrap()
         .with_config(expire_cfg.clone())

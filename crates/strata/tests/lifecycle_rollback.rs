@@ -26,14 +26,20 @@ async fn rollback_to_a_snapshot_deletes_newer_snapshots_tags_and_their_files() {
     assert_eq!(r.removed_tags, ["t4"]);
     assert!(!r.restored_from_tag);
     assert_eq!(snapshot_ids_on_disk(&dir), [1, 2, 3]);
-    assert_eq!(std::fs::read_to_string(dir.join("snapshot/LATEST")).unwrap(), "3");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("snapshot/LATEST")).unwrap(),
+        "3"
+    );
     assert!(!dir.join("tag/tag-t4").exists() && dir.join("tag/tag-t2").exists());
     // Files only s4/s5 had are gone; the upgraded A and B (live in s3) stay.
     let on_disk = data_files_on_disk(&dir);
     assert!(on_disk.contains(&h.a) && on_disk.contains(&h.b));
     for f in live5 {
         if f != h.a && f != h.b {
-            assert!(!on_disk.contains(&f), "{f} was only used by removed snapshots");
+            assert!(
+                !on_disk.contains(&f),
+                "{f} was only used by removed snapshots"
+            );
         }
     }
     assert_exact_files(&t, &dir).await;
@@ -65,7 +71,13 @@ async fn rollback_to_a_tag_whose_snapshot_expired_restores_the_snapshot() {
     let dir = lake.table_dir("db.t");
     build_history(&t).await;
     let rows_at_2 = rows(&t, Some(2)).await;
-    let s2_json = t.snapshot_manager().snapshot(2).await.unwrap().to_json().unwrap();
+    let s2_json = t
+        .snapshot_manager()
+        .snapshot(2)
+        .await
+        .unwrap()
+        .to_json()
+        .unwrap();
     t.create_tag("t2", Some(2), None).await.unwrap();
     ExpireSnapshots::new(&t)
         .unwrap()
@@ -88,8 +100,14 @@ async fn rollback_to_a_tag_whose_snapshot_expired_restores_the_snapshot() {
         std::fs::read_to_string(dir.join("snapshot/snapshot-2")).unwrap(),
         s2_json
     );
-    assert_eq!(std::fs::read_to_string(dir.join("snapshot/EARLIEST")).unwrap(), "2");
-    assert_eq!(std::fs::read_to_string(dir.join("snapshot/LATEST")).unwrap(), "2");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("snapshot/EARLIEST")).unwrap(),
+        "2"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("snapshot/LATEST")).unwrap(),
+        "2"
+    );
     // Files added by the snapshots between the tag and the removed ones (s3, s4 expired) go too.
     assert_exact_files(&t, &dir).await;
     assert_eq!(rows(&t, None).await, rows_at_2);
@@ -114,7 +132,11 @@ async fn time_travel_by_timestamp_and_tag() {
             .travel_to(&TravelTarget::TimestampMillis(h.times[i]))
             .await
             .unwrap();
-        assert_eq!(rows_of(&tt, scan).await, rows(&t, Some(s)).await, "snapshot {s}");
+        assert_eq!(
+            rows_of(&tt, scan).await,
+            rows(&t, Some(s)).await,
+            "snapshot {s}"
+        );
     }
     // A local timestamp text resolves like its epoch millis.
     let local = chrono::TimeZone::timestamp_millis_opt(&chrono::Local, h.times[2])
@@ -131,10 +153,20 @@ async fn time_travel_by_timestamp_and_tag() {
         .unwrap();
     assert!(tag.create_time.is_some());
     let text = std::fs::read_to_string(lake.table_dir("db.t").join("tag/tag-short")).unwrap();
-    assert!(text.contains("\"tagCreateTime\" : [ ") && text.contains("\"tagTimeRetained\" : 0.001000000"), "{text}");
-    let (tt, scan) = t.travel_to(&TravelTarget::Tag("short".into())).await.unwrap();
+    assert!(
+        text.contains("\"tagCreateTime\" : [ ")
+            && text.contains("\"tagTimeRetained\" : 0.001000000"),
+        "{text}"
+    );
+    let (tt, scan) = t
+        .travel_to(&TravelTarget::Tag("short".into()))
+        .await
+        .unwrap();
     assert_eq!(rows_of(&tt, scan).await, rows(&t, Some(1)).await);
     sleep_ms(5).await;
     write(&t, batch(7000..7001, "x")).await;
-    assert!(t.tags().await.unwrap().is_empty(), "the expired tag was deleted after the commit");
+    assert!(
+        t.tags().await.unwrap().is_empty(),
+        "the expired tag was deleted after the commit"
+    );
 }

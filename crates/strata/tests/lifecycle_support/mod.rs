@@ -55,7 +55,10 @@ impl Lake {
     }
 
     pub async fn table(&self, name: &str) -> Table {
-        self.catalog.get_table(&name.parse().unwrap()).await.unwrap()
+        self.catalog
+            .get_table(&name.parse().unwrap())
+            .await
+            .unwrap()
     }
 
     pub fn table_dir(&self, name: &str) -> PathBuf {
@@ -116,7 +119,8 @@ pub async fn full_compact(t: &Table) -> i64 {
         .commit_messages(messages, None)
         .await
         .unwrap();
-    c.compact.expect("the full compaction created a COMPACT snapshot")
+    c.compact
+        .expect("the full compaction created a COMPACT snapshot")
 }
 
 /// All rows (id → v) of the latest snapshot, or of `snapshot`.
@@ -298,8 +302,12 @@ pub async fn build_history(t: &Table) -> History {
         }
     }
     assert!(
-        kinds.iter().any(|(k, n, l)| *k == FileKind::Delete && *n == a && *l == 0)
-            && kinds.iter().any(|(k, n, l)| *k == FileKind::Add && *n == a && *l > 0),
+        kinds
+            .iter()
+            .any(|(k, n, l)| *k == FileKind::Delete && *n == a && *l == 0)
+            && kinds
+                .iter()
+                .any(|(k, n, l)| *k == FileKind::Add && *n == a && *l > 0),
         "s2 must upgrade {a}: {kinds:?}"
     );
     sleep_ms(5).await;
@@ -309,7 +317,10 @@ pub async fn build_history(t: &Table) -> History {
     sleep_ms(5).await;
     assert_eq!(full_compact(t).await, 4);
     let after4 = live_files(t, &t.snapshot_manager().snapshot(4).await.unwrap()).await;
-    assert!(!after4.contains(&a) && !after4.contains(&b), "s4 rewrote A and B");
+    assert!(
+        !after4.contains(&a) && !after4.contains(&b),
+        "s4 rewrote A and B"
+    );
     sleep_ms(5).await;
     assert_eq!(write(t, batch(5000..5100, "c")).await, 5);
     let times = t
