@@ -83,13 +83,13 @@ impl TableSchema {
         let obj = object(&root, "table schema")?;
         let version = match obj.get("version") {
             None | Some(Value::Null) => PAIMON_07_VERSION,
-            Some(v) => int_member(v, "version")? as i32,
+            Some(v) => int32_member(v, "version")?,
         };
         let id = int_member(required(obj, "id")?, "id")?;
         let fields = parse_fields_member(obj, FieldIds::sequential())?;
         let highest_field_id = match obj.get("highestFieldId") {
             None | Some(Value::Null) => highest_user_field_id(&fields),
-            Some(v) => int_member(v, "highestFieldId")? as i32,
+            Some(v) => int32_member(v, "highestFieldId")?,
         };
         let partition_keys = string_list(obj, "partitionKeys")?;
         let primary_keys = string_list(obj, "primaryKeys")?;
@@ -105,6 +105,7 @@ impl TableSchema {
             None | Some(Value::Null) => 0,
             Some(v) => int_member(v, "timeMillis")?,
         };
+        check_columns(&fields, &partition_keys, &primary_keys)?;
         Ok(TableSchema {
             version,
             id,
@@ -322,6 +323,48 @@ fn int_member(v: &Value, key: &str) -> Result<i64> {
         SpecError::invalid(
             "table schema",
             format!("`{key}` must be an integer, found {v}"),
+        )
+    })
+}
+
+/// Top-level names are unique and every partition and primary key names a column: Java fails
+/// on such a schema when it projects the key types; here the schema file itself is rejected,
+/// rather than keys silently dropped from the partition or key type.
+fn check_columns(
+    fields: &[DataField],
+    partition_keys: &[String],
+    primary_keys: &[String],
+) -> Result<()> {
+    let mut seen = std::collections::HashSet::with_capacity(fields.len());
+    for f in fields {
+        if !seen.insert(f.name.as_str()) {
+            return Err(SpecError::invalid(
+                "table schema",
+                format!("column `{}` appears twice", f.name),
+            ));
+        }
+    }
+    for (what, keys) in [
+        ("partition key", partition_keys),
+        ("primary key", primary_keys),
+    ] {
+        if let Some(k) = keys.iter().find(|k| !seen.contains(k.as_str())) {
+            return Err(SpecError::invalid(
+                "table schema",
+                format!("{what} `{k}` is not a column"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// An `int` member: out-of-range values are errors, not silently truncated.
+fn int32_member(v: &Value, key: &str) -> Result<i32> {
+    let n = int_member(v, key)?;
+    i32::try_from(n).map_err(|_| {
+        SpecError::invalid(
+            "table schema",
+            format!("`{key}` must be a 32-bit integer, found {n}"),
         )
     })
 }

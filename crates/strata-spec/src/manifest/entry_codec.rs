@@ -119,7 +119,7 @@ pub(crate) fn entry_from_value(value: &Value) -> Result<ManifestEntry> {
         .ok_or_else(|| rec.err("_FILE", "required field is missing or null"))?;
     Ok(ManifestEntry {
         kind,
-        partition: rec.binary_row("_PARTITION")?,
+        partition: rec.required_binary_row("_PARTITION")?,
         bucket: rec.int("_BUCKET")?,
         total_buckets: rec.int("_TOTAL_BUCKETS")?,
         file: file_from_rec(&file)?,

@@ -124,7 +124,7 @@ fn index_entry_from_value(value: &Value) -> Result<IndexManifestEntry> {
     };
     Ok(IndexManifestEntry {
         kind,
-        partition: rec.binary_row("_PARTITION")?,
+        partition: rec.required_binary_row("_PARTITION")?,
         bucket: rec.int("_BUCKET")?,
         index_file: IndexFileMeta {
             index_type: rec.string("_INDEX_TYPE")?,

@@ -86,6 +86,9 @@ pub struct RawEntry<'a> {
     pub schema: &'a EntrySchema,
     /// Position in its manifest file, for error messages.
     pub ordinal: usize,
+    /// The manifest file it came from, as given to [`RawManifest::with_source`] (empty when
+    /// none was), for error messages.
+    pub source: &'a str,
 }
 
 impl RawEntry<'_> {
@@ -186,6 +189,8 @@ pub struct RawManifest {
     entries: Vec<(HeadPos, Range<usize>, usize)>,
     /// Entries in the file, kept or not.
     walked: usize,
+    /// Where the bytes came from (a path), for error messages.
+    source: String,
 }
 
 impl RawManifest {
@@ -243,10 +248,23 @@ impl RawManifest {
                 data,
                 entries,
                 walked,
+                source: String::new(),
             })
         })();
         SCRATCH.with(|s| *s.borrow_mut() = scratch);
         result
+    }
+
+    /// Names the file these bytes came from; every [`RawEntry`] carries it so that an entry
+    /// that fails to decode later can be traced to its manifest.
+    pub fn with_source(mut self, source: impl Into<String>) -> RawManifest {
+        self.source = source.into();
+        self
+    }
+
+    /// The name given by [`Self::with_source`], empty if none.
+    pub fn source(&self) -> &str {
+        &self.source
     }
 
     /// Entries walked in the file, including the ones a filter dropped.
@@ -274,6 +292,7 @@ impl RawManifest {
             datum: &self.data[datum.clone()],
             schema: &self.schema,
             ordinal: *ordinal,
+            source: &self.source,
         }
     }
 

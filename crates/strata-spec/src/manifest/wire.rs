@@ -318,6 +318,13 @@ impl<'v> Rec<'v> {
         }
     }
 
+    /// A BinaryRow field that must be present (`_PARTITION`: Java's reader schema has no
+    /// default for it, so a writer schema without it does not decode).
+    pub(crate) fn required_binary_row(&self, name: &str) -> Result<BinaryRow> {
+        self.required(name)?;
+        self.binary_row(name)
+    }
+
     /// A SimpleStats record field; missing or null reads as empty stats.
     pub(crate) fn stats(&self, name: &'static str) -> Result<SimpleStats> {
         let Some(rec) = self.record(name)? else {

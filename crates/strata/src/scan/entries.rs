@@ -24,7 +24,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::{
-    merge_entries, EntryFilter, EntryHead, ManifestEntry, ManifestFileMeta, RawManifest,
+    merge_entries, EntryFilter, EntryHead, ManifestEntry, ManifestFileMeta, RawEntry, RawManifest,
 };
 use strata_spec::snapshot::Snapshot;
 use strata_spec::DataType;
@@ -290,7 +290,8 @@ pub(crate) async fn read_live_entries(
         blocking(move || {
             let mut c = counters;
             let adds = merge_entries(raws.iter().flat_map(|r| r.entries()))?.adds;
-            let entries = decode_all(&adds, |e| e.decode())?;
+            check_partition_arity(&adds, &sel.partition_types)?;
+            let entries = decode_all(&adds, decode_raw)?;
             c.entries_decoded += entries.len();
             Ok((entries, c))
         })
@@ -370,6 +371,7 @@ async fn read_through_cache(
     let (entries, value, counters) = blocking(move || {
         let mut counters = counters;
         let adds = merge_entries(raws.iter().flat_map(|r| r.entries()))?.adds;
+        check_partition_arity(&adds, &sel.partition_types)?;
         let old_value = old.as_deref().and_then(LiveValue::parse);
         let value = live_cache::encode(old_value.as_ref(), &snap, table_files, &adds, max);
         let mut test = PartitionTest::new(&sel);
@@ -382,9 +384,9 @@ async fn read_through_cache(
                     counters.entries_skipped_by_partition += 1;
                 }
             }
-            decode_all(&kept, |e| e.decode())?
+            decode_all(&kept, |e| decode_raw(e))?
         } else {
-            let all = decode_all(&adds, |e| e.decode())?;
+            let all = decode_all(&adds, decode_raw)?;
             counters.entries_decoded += all.len();
             let mut kept = Vec::new();
             for e in all {
@@ -425,7 +427,7 @@ pub(crate) async fn all_live_entries(
     let raws = read_selected(table, metas, &sel, &mut EntryCounters::default()).await?;
     blocking(move || {
         let adds = merge_entries(raws.iter().flat_map(|r| r.entries()))?.adds;
-        decode_all(&adds, |e| e.decode())
+        decode_all(&adds, decode_raw)
     })
     .await
 }
@@ -485,7 +487,7 @@ fn select_cached(
     counters: &mut EntryCounters,
 ) -> Option<Result<Vec<ManifestEntry>>> {
     counters.entries_inspected += cached.len();
-    let decode = |e: &live_cache::CachedEntry<'_>| e.schema.decode(e.datum, 0);
+    let decode = |e: &live_cache::CachedEntry<'_>| e.schema.decode(e.datum, 0).map_err(Error::from);
     if !lazy {
         let mut all = Vec::with_capacity(cached.len());
         let walked = cached.try_for_each(|_, e| {
@@ -535,16 +537,54 @@ fn select_cached(
     }))
 }
 
+/// Decodes an encoded entry; a failure names the manifest it came from.
+fn decode_raw(e: &RawEntry<'_>) -> Result<ManifestEntry> {
+    e.decode().map_err(|err| in_manifest(e, err))
+}
+
+fn in_manifest(e: &RawEntry<'_>, err: strata_spec::SpecError) -> Error {
+    if e.source.is_empty() {
+        Error::Spec(err)
+    } else {
+        Error::corrupt(e.source, err)
+    }
+}
+
+/// Every live entry's partition must have the table's partition arity (partition keys never
+/// change): a mismatch means the manifest, or the schema, is corrupt, and is reported with the
+/// manifest's name before anything tries to decode the partition with the table's types.
+fn check_partition_arity(adds: &[RawEntry<'_>], partition_types: &[DataType]) -> Result<()> {
+    for e in adds {
+        let arity = e
+            .head
+            .partition
+            .first_chunk::<4>()
+            .map(|b| i32::from_be_bytes(*b));
+        if arity != Some(partition_types.len() as i32) {
+            let message = format!(
+                "entry {} (file {}) has a partition of arity {}, but the table has {} \
+                 partition keys",
+                e.ordinal,
+                String::from_utf8_lossy(e.head.file_name),
+                arity.map_or("?".to_string(), |a| a.to_string()),
+                partition_types.len()
+            );
+            return Err(in_manifest(
+                e,
+                strata_spec::SpecError::invalid("manifest entry", message),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Decodes `items` in order, on several threads when there are many.
 fn decode_all<T: Sync>(
     items: &[T],
-    decode: impl Fn(&T) -> strata_spec::Result<ManifestEntry> + Sync,
+    decode: impl Fn(&T) -> Result<ManifestEntry> + Sync,
 ) -> Result<Vec<ManifestEntry>> {
     let parts = crate::io::parallel::map_chunks(items, PARALLEL_DECODE_MIN, |part| {
-        Ok(part
-            .iter()
-            .map(&decode)
-            .collect::<strata_spec::Result<Vec<_>>>()?)
+        part.iter().map(&decode).collect::<Result<Vec<_>>>()
     })?;
     Ok(parts.into_iter().flatten().collect())
 }
