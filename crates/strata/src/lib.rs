@@ -14,6 +14,7 @@
 //! | LSM | [`lsm`] | primary-key tables: merge engines, sorted runs, merge reading |
 //! | table ops | [`write`], [`commit`], [`scan`], [`read`] | write → commit → scan → read |
 //! | entry points | [`catalog`], [`table`] | filesystem catalog and the `Table` facade |
+//! | lifecycle | [`maintenance`] | snapshot expiry, tags, rollback, time travel, orphan cleanup |
 
 pub mod cache;
 pub mod catalog;
