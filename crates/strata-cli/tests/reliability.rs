@@ -4,13 +4,15 @@
 //! landed exactly once and in order, every acknowledged commit present, rows equal to the
 //! model. RELIABILITY.md lists what each test proves.
 //!
-//! Quick by default; `STRATA_RELIABILITY_LONG=1` runs the long mode (more kills, more commits).
-//! `STRATA_TEST_WAREHOUSE` (e.g. an `s3://` location with its `AWS_*` environment) runs them
-//! against that warehouse instead of a local temporary directory.
+//! Each runs on a local directory and on the loopback S3 server (`strata-s3-test-server`, commits
+//! by conditional put). Quick by default; `STRATA_RELIABILITY_LONG=1` runs the long mode (more
+//! kills, more commits).
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
+
+use strata_s3_test_server::S3Server;
 
 const BIN: &str = env!("CARGO_BIN_EXE_strata-workload");
 
@@ -23,24 +25,42 @@ struct Env {
     logs: PathBuf,
     warehouse: String,
     table: String,
+    /// Environment of every child (the S3 endpoint and keys).
+    vars: Vec<(&'static str, String)>,
+    _server: Option<S3Server>,
+}
+
+/// Where a test's table lives.
+#[derive(Clone, Copy, Debug)]
+enum Store {
+    Local,
+    /// The loopback S3 server (commits by conditional put).
+    S3,
 }
 
 impl Env {
-    fn new(name: &str) -> Env {
+    fn new(name: &str, store: Store) -> Env {
         let dir = tempfile::tempdir().unwrap();
         let logs = dir.path().join("logs");
         std::fs::create_dir_all(&logs).unwrap();
-        let warehouse = match std::env::var("STRATA_TEST_WAREHOUSE") {
-            Ok(w) => w,
-            Err(_) => dir.path().join("wh").to_str().unwrap().to_string(),
+        let (warehouse, vars, server) = match store {
+            Store::Local => (
+                dir.path().join("wh").to_str().unwrap().to_string(),
+                vec![],
+                None,
+            ),
+            Store::S3 => {
+                let server = S3Server::start().unwrap();
+                (server.warehouse(), server.env_vars(), Some(server))
+            }
         };
-        // A unique table per test (the warehouse may be shared).
-        let table = format!("rel.{name}_{}", std::process::id());
         let env = Env {
             _dir: dir,
             logs,
             warehouse,
-            table,
+            table: format!("rel.{name}"),
+            vars,
+            _server: server,
         };
         env.ok(&["init"], &[]);
         env
@@ -52,6 +72,12 @@ impl Env {
             .args(["--warehouse", &self.warehouse, "--table", &self.table])
             .args(extra)
             .env_remove("STRATA_FAILPOINTS");
+        for (k, _) in std::env::vars() {
+            if k.starts_with("AWS_") {
+                c.env_remove(k);
+            }
+        }
+        c.envs(self.vars.iter().map(|(k, v)| (*k, v.as_str())));
         c
     }
 
@@ -114,7 +140,16 @@ impl Env {
 
 #[test]
 fn four_processes_eight_threads_two_hundred_commits() {
-    let env = Env::new("concurrent");
+    concurrent(Store::Local);
+}
+
+#[test]
+fn s3_four_processes_eight_threads_two_hundred_commits() {
+    concurrent(Store::S3);
+}
+
+fn concurrent(store: Store) {
+    let env = Env::new("concurrent", store);
     let (procs, threads, commits) = if long_mode() { (4, 2, 250) } else { (4, 2, 25) };
     let children: Vec<_> = (0..procs)
         .map(|p| {
@@ -160,7 +195,16 @@ impl Lcg {
 
 #[test]
 fn kill_nine_at_random_moments() {
-    let env = Env::new("kill9");
+    kill_nine(Store::Local);
+}
+
+#[test]
+fn s3_kill_nine_at_random_moments() {
+    kill_nine(Store::S3);
+}
+
+fn kill_nine(store: Store) {
+    let env = Env::new("kill9", store);
     let kills = if long_mode() { 500 } else { 50 };
     let seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -214,8 +258,17 @@ fn kill_nine_at_random_moments() {
 /// table reads exactly what landed; a restarted writer finishes and nothing is lost.
 #[test]
 fn abort_at_every_fault_point() {
+    abort_everywhere(Store::Local);
+}
+
+#[test]
+fn s3_abort_at_every_fault_point() {
+    abort_everywhere(Store::S3);
+}
+
+fn abort_everywhere(store: Store) {
     for point in strata::fault::POINTS {
-        let env = Env::new(&point.replace(['.', '-'], "_"));
+        let env = Env::new(&point.replace(['.', '-'], "_"), store);
         let spec = format!("{point}=abort@3");
         let out = env
             .cmd("run", &[])
@@ -252,8 +305,17 @@ fn abort_at_every_fault_point() {
 /// writer stops with the error, the table is consistent, and a restart completes.
 #[test]
 fn error_at_every_fault_point() {
+    error_everywhere(Store::Local);
+}
+
+#[test]
+fn s3_error_at_every_fault_point() {
+    error_everywhere(Store::S3);
+}
+
+fn error_everywhere(store: Store) {
     for point in strata::fault::POINTS {
-        let env = Env::new(&format!("err_{}", point.replace(['.', '-'], "_")));
+        let env = Env::new(&format!("err_{}", point.replace(['.', '-'], "_")), store);
         let spec = format!("{point}=error@2+");
         let out = env
             .cmd("run", &[])
