@@ -356,3 +356,48 @@ async fn an_interrupted_expiry_leaves_a_readable_table_and_a_rerun_finishes() {
         assert_eq!(files_on_disk(&dir), end_state, "k = {k}");
     }
 }
+
+#[tokio::test]
+async fn clean_empty_directories_removes_emptied_partitions() {
+    use std::sync::Arc;
+    let lake = Lake::new();
+    let t = lake
+        .create(
+            "db.p",
+            r#"{"fields":[{"name":"id","type":"BIGINT NOT NULL"},{"name":"dt","type":"STRING"}],
+            "partitionKeys":["dt"],"options":{"bucket":"-1","snapshot.clean-empty-directories":"true"}}"#,
+        )
+        .await;
+    let dir = lake.table_dir("db.p");
+    let rows_of_dt = |dt: &str| {
+        let schema = Arc::new(arrow_schema::Schema::new(vec![
+            arrow_schema::Field::new("id", arrow_schema::DataType::Int64, false),
+            arrow_schema::Field::new("dt", arrow_schema::DataType::Utf8, true),
+        ]));
+        arrow_array::RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(arrow_array::Int64Array::from(vec![1, 2])),
+                Arc::new(arrow_array::StringArray::from(vec![dt, dt])),
+            ],
+        )
+        .unwrap()
+    };
+    t.write_batches([rows_of_dt("a")], None).await.unwrap();
+    t.write_batches(
+        [rows_of_dt("b")],
+        Some(strata::commit::OverwriteScope::WholeTable),
+    )
+    .await
+    .unwrap();
+    assert!(dir.join("dt=a/bucket-0").exists());
+    let r = expire(&t, 1).await;
+    assert_eq!(r.expired, [1]);
+    assert_eq!(r.deleted.data_files, 1);
+    assert!(
+        !dir.join("dt=a").exists(),
+        "the emptied partition directory is removed"
+    );
+    assert!(dir.join("dt=b/bucket-0").exists());
+    assert_exact_files(&t, &dir).await;
+}

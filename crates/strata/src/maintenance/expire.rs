@@ -157,6 +157,20 @@ impl ExpireSnapshots {
         for d in &plan.deletions {
             files.delete(d, &mut deleted).await?;
         }
+        if self.table.options().snapshot_clean_empty_directories()? {
+            let io = self.table.file_io();
+            let dirs: HashSet<std::path::PathBuf> = plan
+                .deletions
+                .iter()
+                .filter(|d| matches!(d.category, FileCategory::Data | FileCategory::Changelog))
+                .filter_map(|d| {
+                    std::path::Path::new(&io.display(&d.path))
+                        .parent()
+                        .map(|p| p.to_path_buf())
+                })
+                .collect();
+            super::files::remove_empty_data_dirs(io, self.table.paths().root(), dirs);
+        }
         if let Some(h) = plan.earliest_hint {
             self.table
                 .file_io()

@@ -181,7 +181,11 @@ impl OrphanFilesClean {
             });
         }
         report.files.sort_by(|a, b| a.path.cmp(&b.path));
-        self.remove_empty_data_dirs(emptied);
+        super::files::remove_empty_data_dirs(
+            self.table.file_io(),
+            self.table.paths().root(),
+            emptied,
+        );
         Ok(report)
     }
 
@@ -296,33 +300,6 @@ impl OrphanFilesClean {
                 Err(e) => Err(local_error(p, e)),
             },
             Location::Store(p) => self.table.file_io().delete(p).await,
-        }
-    }
-
-    /// Removes emptied bucket directories and then emptied partition directories (local
-    /// filesystem; object stores have no directories).
-    fn remove_empty_data_dirs(&self, dirs: HashSet<std::path::PathBuf>) {
-        let Location::Local(root) = Location::of(self.table.file_io(), self.table.paths().root())
-        else {
-            return;
-        };
-        for d in dirs {
-            let mut cur = d.as_path();
-            let is_data_dir = |p: &std::path::Path| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("bucket-") || n.contains('='))
-            };
-            while cur.starts_with(&root) && cur != root && is_data_dir(cur) {
-                // Fails (and stops) when the directory is not empty.
-                if std::fs::remove_dir(cur).is_err() {
-                    break;
-                }
-                match cur.parent() {
-                    Some(p) => cur = p,
-                    None => break,
-                }
-            }
         }
     }
 }
