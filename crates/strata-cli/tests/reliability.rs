@@ -236,6 +236,35 @@ fn kill_nine(store: Store) {
     }
     // The restarted writers kept going: the table grew across the kills.
     assert!(last_appends > 0);
+    // The kills left files of commits that never landed; orphan cleanup removes them (no
+    // writer is running, so no threshold is needed) and never a file the table uses.
+    let mut clean = Command::new(env!("CARGO_BIN_EXE_strata"));
+    for (k, _) in std::env::vars() {
+        if k.starts_with("AWS_") {
+            clean.env_remove(k);
+        }
+    }
+    let out = clean
+        .envs(env.vars.iter().map(|(k, v)| (*k, v.as_str())))
+        .args([
+            "--warehouse",
+            &env.warehouse,
+            "remove-orphan-files",
+            &env.table,
+        ])
+        .args(["--older-than", "0s"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "remove-orphan-files: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
+    assert!(report["deletedFiles"].as_u64().is_some(), "{report}");
+    let after_clean = env.verify(None);
+    assert_eq!(after_clean["appendCommits"].as_u64(), Some(last_appends));
     // And a writer restarted with a bound finishes exactly its identifiers.
     let s = env.verify(None);
     let done = s["appendCommits"].as_u64().unwrap() / 2 + 3;
