@@ -401,3 +401,47 @@ async fn clean_empty_directories_removes_emptied_partitions() {
     assert!(dir.join("dt=b/bucket-0").exists());
     assert_exact_files(&t, &dir).await;
 }
+
+#[tokio::test]
+async fn expiry_deletes_index_files_no_retained_snapshot_uses() {
+    let lake = Lake::new();
+    // Dynamic-bucket primary-key table: every commit replaces the HASH index file of the
+    // buckets it writes to.
+    let t = lake
+        .create(
+            "db.d",
+            r#"{"fields":[{"name":"id","type":"BIGINT NOT NULL"},{"name":"v","type":"STRING"}],
+            "primaryKeys":["id"],"options":{"bucket":"-1"}}"#,
+        )
+        .await;
+    let dir = lake.table_dir("db.d");
+    for i in 0..4 {
+        write(&t, batch(i * 50..i * 50 + 60, &format!("d{i}"))).await;
+    }
+    let index_of = |t: strata::table::Table| async move {
+        let store = strata::index::IndexManifestStore::new(&t).unwrap();
+        let mut out = std::collections::BTreeSet::new();
+        for s in retained(&t).await {
+            for e in store.read_snapshot(&s).await.unwrap() {
+                out.insert(e.index_file.file_name);
+            }
+        }
+        out
+    };
+    let before = files_on_disk(&dir.join("index"));
+    assert!(before.len() >= 4, "one HASH file per commit: {before:?}");
+    assert_eq!(before, index_of(t.clone()).await);
+    let latest = rows(&t, None).await;
+    let r = expire(&t, 1).await;
+    assert_eq!(r.expired, [1, 2, 3]);
+    assert!(r.deleted.index_files >= 3, "{r:?}");
+    assert!(r.deleted.index_manifests >= 3, "{r:?}");
+    let after = files_on_disk(&dir.join("index"));
+    assert_eq!(after, index_of(t.clone()).await);
+    assert!(after.len() < before.len());
+    assert_exact_files(&t, &dir).await;
+    assert_eq!(rows(&t, None).await, latest);
+    // The table keeps assigning keys to their buckets from the retained index.
+    write(&t, batch(0..10, "again")).await;
+    assert_eq!(rows(&t, None).await.len(), latest.len());
+}
