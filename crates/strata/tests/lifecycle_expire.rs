@@ -445,3 +445,30 @@ async fn expiry_deletes_index_files_no_retained_snapshot_uses() {
     write(&t, batch(0..10, "again")).await;
     assert_eq!(rows(&t, None).await.len(), latest.len());
 }
+
+#[tokio::test]
+async fn a_consumer_protects_the_snapshot_it_reads_next() {
+    let lake = Lake::new();
+    let t = lake.pk_table("db.t", "").await;
+    let dir = lake.table_dir("db.t");
+    build_history(&t).await;
+    std::fs::create_dir_all(dir.join("consumer")).unwrap();
+    std::fs::write(
+        dir.join("consumer/consumer-job1"),
+        "{\n  \"nextSnapshot\" : 3\n}",
+    )
+    .unwrap();
+    let r = expire(&t, 1).await;
+    assert_eq!(r.expired, [1, 2]);
+    assert_eq!(snapshot_ids_on_disk(&dir), [3, 4, 5]);
+    std::fs::write(dir.join("consumer/consumer-job1"), "not json").unwrap();
+    let e = ExpireSnapshots::new(&t)
+        .unwrap()
+        .with_config(config(1, i32::MAX))
+        .expire()
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("consumer-job1"), "{e}");
+    assert_exact_files(&t, &dir).await;
+}
