@@ -132,7 +132,7 @@ pub async fn run(catalog: &FileSystemCatalog, cmd: MaintenanceCommand) -> Result
                     println_json(
                         &mut out,
                         &json!({
-                            "kind": format!("{:?}", d.category),
+                            "kind": d.category.as_str(),
                             "path": t.file_io().display(&d.path),
                         }),
                     )?;

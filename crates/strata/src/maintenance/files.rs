@@ -51,6 +51,23 @@ pub enum FileCategory {
     Tag,
 }
 
+impl FileCategory {
+    /// A camelCase name for output (`dataFile`, `manifestList`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileCategory::Data => "dataFile",
+            FileCategory::Changelog => "changelogFile",
+            FileCategory::Manifest => "manifest",
+            FileCategory::Index => "indexFile",
+            FileCategory::Statistics => "statistics",
+            FileCategory::ManifestList => "manifestList",
+            FileCategory::IndexManifest => "indexManifest",
+            FileCategory::Snapshot => "snapshot",
+            FileCategory::Tag => "tag",
+        }
+    }
+}
+
 /// Counts of deleted (or, in a dry run, deletable) files per category.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DeletionCounts {
