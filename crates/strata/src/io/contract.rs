@@ -51,6 +51,13 @@ pub async fn contract(io: FileIO, root: Path) {
     )
     .await
     .unwrap();
+    // A prefix of other keys is not an object.
+    assert!(!io.exists(&root.clone().join("a").join("d")).await.unwrap());
+    assert!(io
+        .get_opt(&root.clone().join("a").join("d"))
+        .await
+        .unwrap()
+        .is_none());
     let (dirs, files) = io.list_dir(&root.clone().join("a")).await.unwrap();
     assert_eq!(dirs, vec![root.clone().join("a").join("d")]);
     assert_eq!(files.len(), 1);
