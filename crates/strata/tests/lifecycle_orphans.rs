@@ -197,3 +197,49 @@ async fn orphans_of_a_partitioned_table_and_empty_directories() {
     );
     assert!(dir.join("dt=a/bucket-0").exists());
 }
+
+#[tokio::test]
+async fn orphans_on_an_object_store_without_directories() {
+    let catalog = strata::catalog::FileSystemCatalog::open("memory://wh").unwrap();
+    let id: strata::catalog::Identifier = "db.m".parse().unwrap();
+    let schema = strata_spec::schema::Schema::from_json(
+        r#"{"fields":[{"name":"id","type":"BIGINT NOT NULL"},{"name":"v","type":"STRING"}],
+            "primaryKeys":["id"],"options":{"bucket":"2"}}"#,
+    )
+    .unwrap();
+    catalog.create_table(&id, &schema, false).await.unwrap();
+    let t = catalog.get_table(&id).await.unwrap();
+    write(&t, batch(0..100, "m")).await;
+    write(&t, batch(50..150, "n")).await;
+    let io = t.file_io();
+    let root = t.paths().root().clone();
+    let all = |io: strata::io::FileIO, root: object_store::path::Path| async move {
+        let mut v: Vec<String> = io
+            .list(&root)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|m| m.location.to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    let referenced = all(io.clone(), root.clone()).await;
+    let orphan = root.clone().join("bucket-1").join("data-orphan-0.parquet");
+    io.put(&orphan, bytes::Bytes::from_static(b"orphan"))
+        .await
+        .unwrap();
+    let stray = root.clone().join("manifest").join("manifest-stray-0");
+    io.put(&stray, bytes::Bytes::from_static(b"stray"))
+        .await
+        .unwrap();
+    let before_rows = rows(&t, None).await;
+    let future = chrono::Utc::now().timestamp_millis() + 60_000;
+    let dry = t.remove_orphan_files(future, true).await.unwrap();
+    assert_eq!(dry.count(), 2);
+    assert_eq!(dry.bytes(), 11);
+    let r = t.remove_orphan_files(future, false).await.unwrap();
+    assert_eq!(r.count(), 2);
+    assert_eq!(all(io.clone(), root.clone()).await, referenced);
+    assert_eq!(rows(&t, None).await, before_rows);
+}
