@@ -285,7 +285,9 @@ impl<'a> RollingManifestWriter<'a> {
     pub async fn write(&mut self, entry: ManifestEntry) -> Result<()> {
         self.current.push(entry);
         self.record_count += 1;
-        if self.record_count.is_multiple_of(CHECK_ROLLING_RECORD_COUNT) && self.reached_target()? {
+        if self.record_count.is_multiple_of(CHECK_ROLLING_RECORD_COUNT)
+            && self.reached_target().await?
+        {
             self.flush().await?;
         }
         Ok(())
@@ -307,18 +309,32 @@ impl<'a> RollingManifestWriter<'a> {
         &self.results
     }
 
-    fn reached_target(&mut self) -> Result<bool> {
-        let header = match self.header_size {
-            Some(h) => h,
-            None => {
-                let h = encode_manifest_entries(&[], self.store.compression)?.len() as u64;
-                self.header_size = Some(h);
-                h
-            }
-        };
-        let chunk = &self.current[self.measured..];
-        if !chunk.is_empty() {
-            let encoded = encode_manifest_entries(chunk, self.store.compression)?.len() as u64;
+    /// Measures the entries written since the last check (encoded on the blocking pool) and
+    /// compares the file's size so far with the target.
+    async fn reached_target(&mut self) -> Result<bool> {
+        let compression = self.store.compression;
+        let chunk = self.current[self.measured..].to_vec();
+        let need_header = self.header_size.is_none();
+        let (header, encoded) = tokio::task::spawn_blocking(move || {
+            let header = if need_header {
+                Some(encode_manifest_entries(&[], compression)?.len() as u64)
+            } else {
+                None
+            };
+            let encoded = if chunk.is_empty() {
+                None
+            } else {
+                Some(encode_manifest_entries(&chunk, compression)?.len() as u64)
+            };
+            Ok::<_, Error>((header, encoded))
+        })
+        .await
+        .map_err(|e| Error::Unsupported(format!("manifest encode task failed: {e}")))??;
+        if let Some(h) = header {
+            self.header_size = Some(h);
+        }
+        let header = self.header_size.unwrap_or(0);
+        if let Some(encoded) = encoded {
             self.current_size += encoded.saturating_sub(header);
             self.measured = self.current.len();
         }
