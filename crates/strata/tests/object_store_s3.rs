@@ -120,8 +120,10 @@ async fn s3_backend_meets_the_file_io_contract() {
         std::fs::read(on_server_disk(&server, "contract/probe")).unwrap(),
         b"on disk"
     );
-    // A bucket root works as a location too.
-    let (io, root) = FileIO::for_location_with_options("s3://strata", &options(&server)).unwrap();
+    // A bucket root works as a location too; an endpoint given with a trailing '/' as well.
+    let mut opts = options(&server);
+    opts.insert("s3.endpoint".into(), format!("{}/", server.endpoint()));
+    let (io, root) = FileIO::for_location_with_options("s3://strata", &opts).unwrap();
     assert_eq!(root.as_ref(), "");
     assert_eq!(
         io.display(&Path::from("contract/probe")),
@@ -131,6 +133,30 @@ async fn s3_backend_meets_the_file_io_contract() {
         io.get(&Path::from("contract/probe")).await.unwrap(),
         Bytes::from_static(b"on disk")
     );
+}
+
+#[tokio::test]
+async fn large_objects_go_up_in_parts_and_come_back_whole() {
+    // The Parquet writer streams through object_store's BufWriter, which switches to a
+    // multipart upload above its 10 MiB buffer: CreateMultipartUpload, UploadPart...,
+    // CompleteMultipartUpload.
+    use tokio::io::AsyncWriteExt;
+    let server = S3Server::start().unwrap();
+    let (io, root) =
+        FileIO::for_location_with_options(&server.warehouse(), &options(&server)).unwrap();
+    let path = root.join("big.bin");
+    let body: Vec<u8> = (0..(12u32 << 20)).map(|i| (i % 251) as u8).collect();
+    let mut w = object_store::buffered::BufWriter::new(io.store(), path.clone());
+    for chunk in body.chunks(1 << 20) {
+        w.write_all(chunk).await.unwrap();
+    }
+    w.shutdown().await.unwrap();
+    assert_eq!(io.head(&path).await.unwrap().size, body.len() as u64);
+    assert_eq!(
+        io.get_range(&path, (5 << 20)..(5 << 20) + 7).await.unwrap(),
+        Bytes::copy_from_slice(&body[5 << 20..(5 << 20) + 7])
+    );
+    assert!(io.get(&path).await.unwrap() == body);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -145,10 +145,14 @@ pub(crate) fn build(
     let endpoint = builder
         .get_config_value(&AmazonS3ConfigKey::Endpoint)
         .filter(|e| !e.is_empty());
-    let endpoint = match endpoint {
-        Some(e) if !e.contains("://") => Some(format!("https://{e}")),
-        other => other,
-    };
+    let endpoint = endpoint.map(|e| {
+        let e = e.trim().trim_end_matches('/');
+        if e.contains("://") {
+            e.to_string()
+        } else {
+            format!("https://{e}")
+        }
+    });
     if let Some(e) = &endpoint {
         url_check(e)?;
         builder = builder.with_endpoint(e.clone());
