@@ -472,3 +472,26 @@ async fn a_consumer_protects_the_snapshot_it_reads_next() {
     assert!(e.contains("consumer-job1"), "{e}");
     assert_exact_files(&t, &dir).await;
 }
+
+#[tokio::test]
+async fn a_failing_expiry_after_a_commit_is_reported_not_returned() {
+    let lake = Lake::new();
+    let t = lake.pk_table("db.t", "").await;
+    let dir = lake.table_dir("db.t");
+    write(&t, batch(0..10, "a")).await;
+    std::fs::create_dir_all(dir.join("consumer")).unwrap();
+    std::fs::write(dir.join("consumer/consumer-broken"), "{").unwrap();
+    let mut w = t.new_write().unwrap();
+    w.write(&batch(10..20, "b")).await.unwrap();
+    let messages = w.prepare_commit().await.unwrap();
+    let c = t
+        .new_commit()
+        .unwrap()
+        .commit_messages(messages, None)
+        .await
+        .expect("the commit itself succeeds");
+    assert_eq!(c.append, Some(2));
+    let e = c.expire_error.expect("the expiry failure is reported");
+    assert!(e.contains("consumer-broken"), "{e}");
+    assert_eq!(rows(&t, None).await.len(), 20);
+}
