@@ -9,7 +9,9 @@ use apache_avro::types::Value;
 
 use super::codec::{check_version, decode_records, encode_records, ENTRY_SCHEMA};
 use super::compression::ManifestCompression;
+use super::lazy::check_entry_schema;
 use super::model::{DataFileMeta, FileKind, FileSource, ManifestEntry};
+use super::ocf::parse_ocf;
 use super::wire::{field, null, nullable, row_bytes, stats_value, string_list, Fields, Rec};
 use crate::error::Result;
 
@@ -27,7 +29,11 @@ pub fn encode_manifest_entries(
 }
 
 /// Decodes a manifest file written by Java, pypaimon, pypaimon-rust or strata.
+///
+/// The writer schema must also suit the lazy decoder ([`super::RawManifest`]: the routing
+/// fields present, bounded nesting), so that both decoders accept exactly the same files.
 pub fn decode_manifest_entries(bytes: &[u8]) -> Result<Vec<ManifestEntry>> {
+    check_entry_schema(&parse_ocf(bytes)?.schema)?;
     decode_records(bytes, WHAT, entry_from_value)
 }
 

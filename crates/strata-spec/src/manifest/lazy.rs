@@ -163,6 +163,12 @@ fn program(schema: &CompiledSchema) -> Result<&EntryProgram> {
         .map_err(|m| SpecError::invalid("manifest entry schema", m.clone()))
 }
 
+/// Fails when the lazy walker cannot read files of this writer schema (the full decoder
+/// applies the same rule, so both accept the same files).
+pub(crate) fn check_entry_schema(schema: &CompiledSchema) -> Result<()> {
+    program(schema).map(|_| ())
+}
+
 /// A manifest file with its entries still encoded (see the module docs).
 /// Decides, from its head alone, whether an encoded entry is kept by
 /// [`RawManifest::parse_filtered`].

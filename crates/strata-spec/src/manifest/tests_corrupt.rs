@@ -166,10 +166,12 @@ fn huge_array_count_is_rejected_without_allocating() {
     let mut datum = Vec::new();
     write_long(&mut datum, 500_000_000);
     datum.extend_from_slice(&[2, 0]);
-    let err = decode_manifest_entries(&container_with_datum(schema, &datum, 1)).unwrap_err();
+    // (A manifest list: manifest files must also have the entry fields the lazy decoder
+    // routes on, see `entry_schema_must_suit_both_decoders`.)
+    let err = decode_manifest_list(&container_with_datum(schema, &datum, 1)).unwrap_err();
     match err {
         SpecError::Avro { context, message } => {
-            assert_eq!(context, "manifest entry #0 field a");
+            assert_eq!(context, "manifest list entry #0 field a");
             assert!(message.contains("item count 500000000"), "{message}");
         }
         other => panic!("{other:?}"),
@@ -195,11 +197,48 @@ fn huge_record_count_and_lengths_are_rejected() {
 fn deep_recursive_schema_is_bounded() {
     let schema = r#"{"type":"record","name":"n","fields":[{"name":"next","type":["null","n"]}]}"#;
     let datum = vec![2u8; 10_000]; // branch 1 forever
-    let err = decode_manifest_entries(&container_with_datum(schema, &datum, 1)).unwrap_err();
+    let err = decode_manifest_list(&container_with_datum(schema, &datum, 1)).unwrap_err();
     assert!(
         matches!(&err, SpecError::Avro { message, .. } if message.contains("nesting")),
         "{err:?}"
     );
+}
+
+#[test]
+fn entry_schema_must_suit_both_decoders() {
+    // Found by the raw_manifest fuzz target: writer schemas the full decoder used to accept
+    // and the lazy one rejects (no `_PARTITION`, nesting past the walker's bound). Both now
+    // reject them, naming the schema problem.
+    let entries = vec![entry_fixture()];
+    let good = encode_manifest_entries(&entries, ManifestCompression::Null).unwrap();
+    let text = String::from_utf8_lossy(&good).into_owned();
+    assert!(text.contains("\"_PARTITION\""));
+    for (from, to) in [
+        ("\"_PARTITION\"", "\"_PARTIDION\""),
+        ("\"_FILE\"", "\"_FILF\""),
+    ] {
+        let bytes = replace_once(&good, from.as_bytes(), to.as_bytes());
+        let full = decode_manifest_entries(&bytes).unwrap_err();
+        let lazy = RawManifest::parse(&bytes).unwrap_err();
+        for e in [full, lazy] {
+            assert!(
+                matches!(&e, SpecError::Invalid { context, .. } if context == "manifest entry schema"),
+                "{from}: {e:?}"
+            );
+        }
+    }
+}
+
+fn replace_once(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    assert_eq!(
+        from.len(),
+        to.len(),
+        "same length keeps the header length prefix valid"
+    );
+    let at = bytes.windows(from.len()).position(|w| w == from).unwrap();
+    let mut out = bytes.to_vec();
+    out[at..at + from.len()].copy_from_slice(to);
+    out
 }
 
 #[test]

@@ -18,6 +18,7 @@
 pub mod arrow_types;
 pub mod convert;
 pub mod datum;
+mod decode_guard;
 pub mod evolve;
 pub mod map_shredding;
 pub mod parallel_encoder;

@@ -40,6 +40,7 @@ use parquet::file::metadata::{
 use strata_spec::types::{DataField, DataType, TypeKind};
 
 use super::arrow_types::to_arrow_schema_of;
+use super::decode_guard::{guard, GuardedStream};
 use super::evolve::{evolve_array, find_by_name};
 use super::map_shredding::{
     file_shredding_meta, page_selection, row_groups_may_match, FileShreddingMeta, ShreddedRead,
@@ -175,10 +176,42 @@ impl AsyncFileReader for DataFileReader {
                 .with_arrow_reader_options(options)
                 .load_and_finish(self, file_size)
                 .await?;
+            check_footer(&metadata, file_size)?;
             Ok(Arc::new(metadata))
         }
         .boxed()
     }
+}
+
+/// Rejects a footer whose row groups cannot be read from a file of `file_size` bytes: negative
+/// or out-of-file column chunk ranges (the Parquet reader asserts on negative ones, i.e.
+/// panics) and negative row counts. A corrupt footer then fails as a Parquet error naming the
+/// file instead of deep inside decoding.
+fn check_footer(metadata: &ParquetMetaData, file_size: u64) -> parquet::errors::Result<()> {
+    let bad = |m: String| Err(ParquetError::General(format!("corrupt footer: {m}")));
+    for (g, rg) in metadata.row_groups().iter().enumerate() {
+        if rg.num_rows() < 0 {
+            return bad(format!("row group {g} has {} rows", rg.num_rows()));
+        }
+        for (c, col) in rg.columns().iter().enumerate() {
+            let start = col
+                .dictionary_page_offset()
+                .unwrap_or_else(|| col.data_page_offset());
+            let len = col.compressed_size();
+            let in_file = start >= 0
+                && len >= 0
+                && (start as u64)
+                    .checked_add(len as u64)
+                    .is_some_and(|end| end <= file_size);
+            if !in_file {
+                return bad(format!(
+                    "column chunk {c} of row group {g} spans {len} bytes at offset {start}, \
+                     outside the file's {file_size} bytes"
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 async fn open(
@@ -210,10 +243,14 @@ pub async fn read_parquet_metadata(
     file_size: Option<u64>,
 ) -> Result<Arc<ParquetMetaData>> {
     let mut reader = open(io, path, file_size, None, None).await?;
-    reader
-        .get_metadata(None)
-        .await
-        .map_err(|e| Error::parquet(io.display(path), e))
+    let display = io.display(path);
+    guard(&display, async {
+        reader
+            .get_metadata(None)
+            .await
+            .map_err(|e| Error::parquet(io.display(path), e))
+    })
+    .await
 }
 
 /// Reads a data file as batches of `read_fields` (the current schema, projected), where
@@ -301,7 +338,26 @@ impl Decode {
 }
 
 /// [`read_parquet`] with a row-group filter, a known footer, and other options.
+///
+/// A panic of the Parquet decoder on a corrupt file is returned as [`Error::Parquet`] naming
+/// the file (`decode_guard`), both while the footer is read and while batches are decoded.
 pub async fn read_parquet_with(
+    io: &FileIO,
+    path: &Path,
+    data_fields: &[DataField],
+    read_fields: &[DataField],
+    options: ParquetReadOptions,
+) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+    let display = io.display(path);
+    let stream = guard(
+        &display,
+        open_stream(io, path, data_fields, read_fields, options),
+    )
+    .await?;
+    Ok(GuardedStream::boxed(stream, display))
+}
+
+async fn open_stream(
     io: &FileIO,
     path: &Path,
     data_fields: &[DataField],
