@@ -410,12 +410,16 @@ impl DeletePartitions {
 
 /// Java's `min[i] && max[i]` leaf predicates on one column's statistics.
 fn column_may_match(range: &DeleteColumnRange, stats: &ColumnStats, row_count: i64) -> bool {
-    let is_null = || stats.null_count.is_none_or(|n| n > 0);
+    let all_null = stats.null_count == Some(row_count);
+    // LeafPredicate.test then IsNull: unknown statistics of a not-all-NULL column match.
+    let is_null = || {
+        (!all_null && (stats.min.is_none() || stats.max.is_none()))
+            || stats.null_count.is_none_or(|n| n > 0)
+    };
     let Some((lo, hi)) = &range.bounds else {
         // Every DELETE partition is NULL here: `IS NULL` on both sides.
         return is_null();
     };
-    let all_null = stats.null_count == Some(row_count);
     let compare = |wanted_ge: bool| -> bool {
         // LeafPredicate.test: unknown statistics of a not-all-NULL column match.
         if !all_null && (stats.min.is_none() || stats.max.is_none()) {

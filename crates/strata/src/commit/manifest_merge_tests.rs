@@ -215,6 +215,7 @@ fn merge_in_order_cancels_pairs_keeps_orphan_deletes_and_linked_order() {
 // ---- whole merges on an in-memory store ----------------------------------------------------------
 
 struct Fixture {
+    io: FileIO,
     store: ManifestStore,
     namer: FileNamer,
     ptype: RowType,
@@ -222,9 +223,11 @@ struct Fixture {
 
 impl Fixture {
     fn new() -> Self {
+        let io = FileIO::memory();
         Fixture {
+            io: io.clone(),
             store: ManifestStore::new(
-                FileIO::memory(),
+                io,
                 TablePaths::new(Path::from("t")),
                 ManifestCompression::default(),
             ),
@@ -247,6 +250,17 @@ impl Fixture {
             .write_manifest(&self.namer, entries, &self.ptype, 0)
             .await
             .unwrap()
+    }
+
+    /// Names of the manifest files on storage.
+    async fn files(&self) -> BTreeSet<String> {
+        self.io
+            .list(&Path::from("t/manifest"))
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|o| o.location.filename().unwrap().to_string())
+            .collect()
     }
 
     async fn entries(&self, metas: &[ManifestFileMeta]) -> Vec<ManifestEntry> {
@@ -463,6 +477,25 @@ async fn merged_files_roll_at_the_target_size_every_thousand_entries() {
     let counts: Vec<i64> = out.manifests.iter().map(|m| m.num_added_files).collect();
     assert_eq!(counts, [1400, 700]);
     assert_eq!(out.manifests[1], input[2]);
+}
+
+#[tokio::test]
+async fn a_failed_merge_deletes_the_files_it_wrote() {
+    let fx = Fixture::new();
+    let a1 = fx.write(&[add(1, "a1")]).await;
+    let a2 = fx.write(&[add(1, "a2")]).await;
+    let b1 = fx.write(&[add(2, "b1")]).await;
+    let mut gone = fx.write(&[add(2, "b2")]).await;
+    gone.file_name = "manifest-missing".into();
+    let before = fx.files().await;
+    // Group [a1, a2] reaches the target and is merged (a file is written); the tail [b1, gone]
+    // counts the minimum and fails to read.
+    let target = (a1.file_size + a2.file_size) as u64;
+    let err = merge(&fx.ctx(), &[a1, a2, b1, gone], &opts(target, 2, 1 << 40))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("manifest-missing"), "{err}");
+    assert_eq!(fx.files().await, before, "the merged file was deleted");
 }
 
 // ---- property: merging never changes the live set -----------------------------------------------
