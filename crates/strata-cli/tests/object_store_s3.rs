@@ -1,8 +1,8 @@
 //! The `strata` binary on an `s3://` warehouse, configured only by the standard `AWS_*`
 //! environment variables, against the loopback S3 test server: create, write over several
-//! commits, compact, read back exact rows, time travel, snapshots — and two processes
-//! committing at once. Also the errors a user sees for a bad location or an unreachable
-//! endpoint.
+//! commits, compact, read back exact rows, time travel, snapshots — two processes committing
+//! at once, and writers that die mid-commit (`STRATA_FAILPOINTS=...=abort`). Also the errors a
+//! user sees for a bad location or an unreachable endpoint.
 
 mod common;
 
@@ -172,4 +172,66 @@ fn cli_names_the_bad_location_and_the_unreachable_endpoint() {
     assert!(!out.status.success());
     let text = String::from_utf8_lossy(&out.stderr);
     assert!(text.contains(&endpoint), "{text}");
+}
+
+#[test]
+fn a_writer_killed_mid_commit_leaves_the_s3_table_at_its_last_commit() {
+    let server = S3Server::start().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("schema.json");
+    std::fs::write(
+        &schema,
+        r#"{"fields": [{"name": "id", "type": "BIGINT NOT NULL"}, {"name": "v", "type": "STRING"}],
+            "options": {"bucket": "-1"}}"#,
+    )
+    .unwrap();
+    ok(
+        &server,
+        &["create-table", "db.t", "--schema", schema.to_str().unwrap()],
+    );
+    let input = |i: i64| {
+        let f = dir.path().join(format!("w{i}.jsonl"));
+        std::fs::write(&f, format!("{{\"id\": {i}, \"v\": \"w{i}\"}}\n")).unwrap();
+        f
+    };
+    ok(&server, &["write", "db.t", input(1).to_str().unwrap()]);
+
+    // The process aborts (as kill -9 would) after its data files and manifests are on S3 but
+    // before the snapshot: nothing is published.
+    let f2 = input(2);
+    let died = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .envs(server.env_vars())
+        .env("STRATA_FAILPOINTS", "commit.before-snapshot=abort")
+        .args(["--warehouse", &server.warehouse(), "write", "db.t"])
+        .arg(&f2)
+        .output()
+        .unwrap();
+    assert!(!died.status.success());
+    assert_eq!(rows(&server, &[]), vec![(1, "w1".to_string())]);
+
+    // Dying right after snapshot-2 is published (the LATEST hint not yet updated): the commit
+    // is durable and visible.
+    let f3 = input(3);
+    let died = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .envs(server.env_vars())
+        .env("STRATA_FAILPOINTS", "commit.after-snapshot=abort")
+        .args(["--warehouse", &server.warehouse(), "write", "db.t"])
+        .arg(&f3)
+        .output()
+        .unwrap();
+    assert!(!died.status.success());
+    assert_eq!(
+        rows(&server, &[]),
+        vec![(1, "w1".to_string()), (3, "w3".to_string())]
+    );
+
+    // The next writer carries on at snapshot 3.
+    ok(&server, &["write", "db.t", input(4).to_str().unwrap()]);
+    let snaps = jsonl(&ok(&server, &["snapshots", "db.t"]));
+    let ids: Vec<i64> = snaps.iter().map(|s| s["id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, [1, 2, 3]);
+    assert_eq!(
+        rows(&server, &[]),
+        vec![(1, "w1".into()), (3, "w3".into()), (4, "w4".into())]
+    );
 }
