@@ -335,8 +335,10 @@ async fn stale_or_missing_latest_hint_reads_the_latest_snapshot() {
         .unwrap();
     let sm = t.snapshot_manager();
     // Stale (an older snapshot whose successor exists), missing, malformed, not positive
-    // (Java's `Long.parseLong` and `snapshotId > 0`): the directory is listed.
+    // (Java's `Long.parseLong` and `snapshotId > 0`), i64::MAX (whose successor id would
+    // overflow): the directory is listed.
     for content in [
+        Some("9223372036854775807"),
         Some("1"),
         Some("2"),
         None,
