@@ -83,6 +83,9 @@ pub async fn run(cli: Cli) -> Result<()> {
             if let Some(e) = &report.compact_error {
                 eprintln!("warning: {e}");
             }
+            if let Some(e) = &report.expire_error {
+                eprintln!("warning: {e}");
+            }
             match report.snapshot_id {
                 Some(id) => eprintln!(
                     "wrote {} rows into {} ({} files), snapshot {id}",

@@ -33,6 +33,8 @@ pub struct WriteReport {
     pub compaction: Vec<strata::write::CompactionMetrics>,
     /// Why the compaction of this write did not land (the data did).
     pub compact_error: Option<String>,
+    /// Why the snapshot expiry after the commit failed (the commit landed).
+    pub expire_error: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,6 +111,7 @@ pub async fn write_files(
             snapshot_id: committed.latest(),
             compaction,
             compact_error: committed.compact_error,
+            expire_error: committed.expire_error,
         })
     }
     .await;
