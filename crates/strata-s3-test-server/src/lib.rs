@@ -187,7 +187,9 @@ pub async fn serve(listener: std::net::TcpListener, fs: AtomicFs, mut stop: ones
             res = listener.accept() => match res {
                 Ok((socket, _)) => socket,
                 Err(e) => {
+                    // E.g. out of file descriptors: back off instead of spinning.
                     eprintln!("s3 test server: accept failed: {e}");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
                     continue;
                 }
             },

@@ -136,6 +136,29 @@ async fn s3_backend_meets_the_file_io_contract() {
 }
 
 #[tokio::test]
+async fn a_restarted_server_serves_the_same_table() {
+    // What a crash test of the store itself does: stop the server, start it again over the
+    // same directory on the same port; clients configured for the old one carry on.
+    let dir = tempfile::tempdir().unwrap();
+    let server = S3Server::start_in(dir.path(), 0, "strata").unwrap();
+    let port = server.port();
+    let opts = options(&server);
+    let cat = FileSystemCatalog::open_with_options(&server.warehouse(), &opts).unwrap();
+    let t = create(&cat, "db.t", APPEND).await;
+    t.write_batches([append_batch(&[1, 2], &["a", "b"])], None)
+        .await
+        .unwrap();
+    drop(server);
+    let server = S3Server::start_in(dir.path(), port, "strata").unwrap();
+    assert_eq!(server.port(), port);
+    t.write_batches([append_batch(&[3], &["a"])], None)
+        .await
+        .unwrap();
+    assert_eq!(read_ids(&t, None, None).await, vec![1, 2, 3]);
+    assert_eq!(t.snapshot_manager().latest_id().await.unwrap(), Some(2));
+}
+
+#[tokio::test]
 async fn large_objects_go_up_in_parts_and_come_back_whole() {
     // The Parquet writer streams through object_store's BufWriter, which switches to a
     // multipart upload above its 10 MiB buffer: CreateMultipartUpload, UploadPart...,
