@@ -54,11 +54,11 @@ fi
 # The interop tests use the debug binary: the profile cargo test just built.  After a full run the
 # build selects the same packages and targets as `cargo test --workspace` (so the same feature
 # unification: every dependency is already fresh and only the binary links); --interop-only builds
-# just the CLI package.
+# just the binaries the interop tests run (strata, strata-workload, strata-s3-test-server).
 if [[ $INTEROP_ONLY == 0 ]]; then
     BUILD=(cargo build --workspace --bins --tests)
 else
-    BUILD=(cargo build -p strata-cli --bin strata)
+    BUILD=(cargo build -p strata-cli --bins -p strata-s3-test-server)
 fi
 step "${BUILD[*]}"
 "${BUILD[@]}" || die "building the strata binary failed"
