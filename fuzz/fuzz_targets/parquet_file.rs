@@ -1,0 +1,4 @@
+//! cargo-fuzz target `parquet_file`: see `strata_fuzz` for what it checks.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| strata_fuzz::check("parquet_file", data));

@@ -1,0 +1,4 @@
+//! cargo-fuzz target `schema_json`: see `strata_fuzz` for what it checks.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| strata_fuzz::check("schema_json", data));
