@@ -411,6 +411,19 @@ async fn corrupt_newest_snapshot_is_an_error_not_an_older_read() {
 }
 
 #[tokio::test]
+async fn snapshot_whose_id_is_not_its_file_name_is_corrupt() {
+    let wh = Warehouse::new();
+    three_commits(&wh, "db.t", &append_schema("zstd")).await;
+    // snapshot-3 holding snapshot 2's content (a botched copy): reading it as snapshot 3 would
+    // make the next commit write snapshot 3 again.
+    let two = std::fs::read(hint(&wh, "snapshot-2")).unwrap();
+    std::fs::write(hint(&wh, "snapshot-3"), two).unwrap();
+    let err = read_everything(&wh, "db.t").await.unwrap_err();
+    assert!(Kind::Snapshot.accepts(&err), "{err}");
+    assert!(err.contains("snapshot-3 but its id is 2"), "{err}");
+}
+
+#[tokio::test]
 async fn earliest_hint_missing_or_stale() {
     let wh = Warehouse::new();
     three_commits(&wh, "db.t", &append_schema("zstd")).await;

@@ -87,7 +87,19 @@ impl SnapshotManager {
                 strata_spec::SpecError::invalid("snapshot file", format!("not UTF-8: {e}")),
             )
         })?;
-        Snapshot::from_json(text).map_err(|e| Error::corrupt(self.io.display(&path), e))
+        let snapshot =
+            Snapshot::from_json(text).map_err(|e| Error::corrupt(self.io.display(&path), e))?;
+        // A file whose id is not its name's would make the next commit reuse an id.
+        if snapshot.id != id {
+            return Err(Error::corrupt(
+                self.io.display(&path),
+                strata_spec::SpecError::invalid(
+                    "snapshot file",
+                    format!("file is snapshot-{id} but its id is {}", snapshot.id),
+                ),
+            ));
+        }
+        Ok(snapshot)
     }
 
     /// The latest snapshot, `None` for a table without snapshots.
