@@ -424,6 +424,33 @@ async fn snapshot_whose_id_is_not_its_file_name_is_corrupt() {
 }
 
 #[tokio::test]
+async fn manifests_contradicting_the_partition_keys_are_named() {
+    for lazy in ["true", "false"] {
+        let wh = Warehouse::new();
+        three_commits(&wh, "db.t", &append_schema("zstd")).await;
+        // The schema loses its partition key (a damaged schema that still parses): every
+        // manifest entry's partition now has the wrong arity.
+        let schema = wh.table_dir("db", "t").join("schema/schema-0");
+        let text = std::fs::read_to_string(&schema).unwrap();
+        let text = text
+            .replace("\"partitionKeys\" : [ \"dt\" ]", "\"partitionKeys\" : [ ]")
+            .replace(
+                "\"options\" : {",
+                &format!("\"options\" : {{\n    \"scan.manifest-entry.lazy-decode.enabled\" : \"{lazy}\","),
+            );
+        assert!(text.contains("\"partitionKeys\" : [ ]"), "{text}");
+        std::fs::write(&schema, text).unwrap();
+        let err = read_everything(&wh, "db.t").await.unwrap_err();
+        assert!(err.starts_with("CorruptFile {"), "lazy={lazy}: {err}");
+        assert!(err.contains("/manifest/manifest-"), "lazy={lazy}: {err}");
+        assert!(
+            err.contains("partition of arity 1, but the table has 0"),
+            "lazy={lazy}: {err}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn earliest_hint_missing_or_stale() {
     let wh = Warehouse::new();
     three_commits(&wh, "db.t", &append_schema("zstd")).await;

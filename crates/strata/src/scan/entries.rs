@@ -298,9 +298,20 @@ pub(crate) async fn read_live_entries(
         .await?
     } else {
         let batches = table.manifest_store().read_manifests(&metas).await?;
+        let shown: Vec<String> = metas
+            .iter()
+            .map(|m| {
+                table
+                    .file_io()
+                    .display(&table.paths().manifest_file(&m.file_name))
+            })
+            .collect();
         blocking(move || {
             let mut c = counters;
             let mut kept = Vec::new();
+            for (batch, shown) in batches.iter().zip(&shown) {
+                check_decoded_partition_arity(batch, &sel.partition_types, shown)?;
+            }
             for e in batches.into_iter().flatten() {
                 c.entries_inspected += 1;
                 c.entries_decoded += 1;
@@ -576,6 +587,33 @@ fn check_partition_arity(adds: &[RawEntry<'_>], partition_types: &[DataType]) ->
         }
     }
     Ok(())
+}
+
+/// [`check_partition_arity`] for the entries of manifest `shown`, already decoded.
+fn check_decoded_partition_arity(
+    entries: &[ManifestEntry],
+    partition_types: &[DataType],
+    shown: &str,
+) -> Result<()> {
+    match entries
+        .iter()
+        .position(|e| e.partition.arity() != partition_types.len())
+    {
+        None => Ok(()),
+        Some(i) => Err(Error::corrupt(
+            shown,
+            strata_spec::SpecError::invalid(
+                "manifest entry",
+                format!(
+                    "entry {i} (file {}) has a partition of arity {}, but the table has {} \
+                     partition keys",
+                    entries[i].file.file_name,
+                    entries[i].partition.arity(),
+                    partition_types.len()
+                ),
+            ),
+        )),
+    }
 }
 
 /// Decodes `items` in order, on several threads when there are many.
