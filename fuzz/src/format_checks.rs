@@ -3,8 +3,9 @@
 //!
 //! The file is put into an in-memory store; its footer is read, the shredded-MAP footer
 //! metadata is parsed, and the file is read whole with the Paimon row type inferred from its
-//! Arrow schema (shredded columns read back as MAPs), then once more selecting only two keys
-//! of each shredded map. Every step may fail, but only with an error that names the file;
+//! Arrow schema (shredded columns read back as MAPs), once more with a pushed filter that
+//! keeps every row (page index, row selection), and once selecting only two keys of each
+//! shredded map; the footer statistics are read as row-group pruning reads them. Every step may fail, but only with an error that names the file;
 //! none may panic.
 //!
 //! Compiled into the `strata_fuzz` crate and, by `#[path]`, into
@@ -13,11 +14,14 @@
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
+use arrow_array::{BooleanArray, RecordBatch};
 use futures::StreamExt;
 use object_store::path::Path;
 use strata::format::map_shredding::file_shredding_meta;
+use strata::format::parquet_reader::PushedRowFilter;
 use strata::format::{
-    from_arrow_schema, read_parquet_metadata, read_parquet_with, ParquetReadOptions, ReadHints,
+    from_arrow_schema, read_parquet_metadata, read_parquet_with, row_group_stats,
+    ParquetReadOptions, ReadHints,
 };
 use strata::io::FileIO;
 use strata_spec::types::{DataField, DataType, TypeKind, MAX_LENGTH};
@@ -79,11 +83,13 @@ async fn read_all(
     size: u64,
     fields: &[DataField],
     hints: ReadHints,
+    row_filter: Option<PushedRowFilter>,
 ) -> Result<usize, strata::Error> {
     let options = ParquetReadOptions {
         file_size: Some(size),
         batch_size: BATCH_SIZE,
         hints,
+        row_filter,
         ..Default::default()
     };
     let mut stream = read_parquet_with(io, path, fields, fields, options).await?;
@@ -148,9 +154,40 @@ pub fn parquet_file(data: &[u8]) {
                 false => f.clone(),
             })
             .collect();
-        let whole = read_all(&io, &path, size, &fields, ReadHints::default()).await;
+        // Footer statistics as the scan's row-group pruning reads them.
+        for rg in meta.row_groups() {
+            let _ = row_group_stats(rg, &fields);
+        }
+        let whole = read_all(&io, &path, size, &fields, ReadHints::default(), None).await;
         if let Err(e) = &whole {
             assert_names_file("read", e);
+        }
+        // A pushed filter that keeps every row: the page index is loaded and the other
+        // columns are decoded through a row selection; every row must still come back.
+        if let Some(first) = fields.first() {
+            let keep_all = PushedRowFilter {
+                fields: vec![first.clone()],
+                predicate: Arc::new(|b: &RecordBatch| {
+                    Ok(BooleanArray::from(vec![true; b.num_rows()]))
+                }),
+            };
+            match read_all(
+                &io,
+                &path,
+                size,
+                &fields,
+                ReadHints::default(),
+                Some(keep_all),
+            )
+            .await
+            {
+                Ok(rows) => {
+                    if let Ok(all) = &whole {
+                        assert_eq!(rows, *all, "a keep-all pushed filter reads every row");
+                    }
+                }
+                Err(e) => assert_names_file("read with a pushed filter", &e),
+            }
         }
         // Selected keys of every shredded map: two keys of its dictionary.
         let mut selected = HashMap::new();
@@ -167,7 +204,7 @@ pub fn parquet_file(data: &[u8]) {
             selected_map_keys: selected,
             ..Default::default()
         };
-        match read_all(&io, &path, size, &fields, hints).await {
+        match read_all(&io, &path, size, &fields, hints, None).await {
             Ok(rows) => {
                 if let Ok(all) = whole {
                     assert_eq!(rows, all, "a key selection reads every row");
