@@ -91,6 +91,10 @@ pub enum Error {
     /// moving down a level...): a bug or a corrupt table, never applied.
     #[error("LSM invariant violated: {0}")]
     Invariant(String),
+    /// A task of strata panicked (a bug, or a decoder's assertion on corrupt input); what it
+    /// was producing is reported as failed rather than cut short.
+    #[error("{what} failed: a task panicked ({message}); nothing more of it was returned")]
+    TaskPanicked { what: String, message: String },
     /// A fault armed by a test (`crate::fault`) fired at this point.
     #[error("injected fault at {0}")]
     InjectedFault(String),

@@ -24,6 +24,7 @@
 //! runs it against a real S3-compatible server on loopback.
 
 pub(crate) mod parallel;
+pub(crate) mod producer;
 mod s3;
 
 pub use s3::OPTION_KEYS as S3_OPTION_KEYS;

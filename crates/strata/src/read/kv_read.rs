@@ -180,7 +180,10 @@ impl KvReadContext {
                 let dir = dir.clone();
                 let partition = partition.clone();
                 let (tx, rx) = tokio::sync::mpsc::channel(CHANNEL_BATCHES);
-                tokio::spawn(async move {
+                let what = format!("reading data file {}", file.file_name);
+                let feed = tx.clone();
+                crate::io::producer::spawn_producer(what, feed.clone(), async move {
+                    let tx = feed;
                     let dv = match &ctx.dv {
                         Some(cache) => {
                             cache
@@ -189,12 +192,9 @@ impl KvReadContext {
                         }
                         None => Ok(None),
                     };
-                    let result = match dv {
+                    match dv {
                         Ok(dv) => ctx.read_file(&dir, bucket, &file, push_all, dv, &tx).await,
                         Err(e) => Err(e),
-                    };
-                    if let Err(e) = result {
-                        let _ = tx.send(Err(e)).await;
                     }
                 });
                 receiver_stream(rx)

@@ -175,10 +175,10 @@ impl TableRead {
                     ReadJob::File(job) => {
                         let ctx = ctx.clone();
                         let (tx, rx) = tokio::sync::mpsc::channel(CHANNEL_BATCHES);
-                        tokio::spawn(async move {
-                            if let Err(e) = ctx.read_file(&job, &tx).await {
-                                let _ = tx.send(Err(e)).await;
-                            }
+                        let what = format!("reading data file {}", job.file.file_name);
+                        let feed = tx.clone();
+                        crate::io::producer::spawn_producer(what, tx, async move {
+                            ctx.read_file(&job, &feed).await
                         });
                         receiver_stream(rx)
                     }

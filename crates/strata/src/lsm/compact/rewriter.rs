@@ -85,8 +85,13 @@ impl MergeTreeCompactRewriter {
         let path = (self.file_path)(&file);
         let expire = self.expire.clone();
         let (tx, mut rx) = tokio::sync::mpsc::channel(READ_AHEAD_BATCHES);
-        tokio::spawn(async move {
-            let result = async {
+        // A producer that fails or panics ends the stream with an error: a compaction must
+        // never take a cut-short input for the whole file (its rows would be dropped).
+        let what = format!("reading compaction input {}", file.file_name);
+        let feed = tx.clone();
+        crate::io::producer::spawn_producer(what, feed.clone(), async move {
+            let tx = feed;
+            {
                 let fields = reader.read_fields(&file).await?;
                 let mut s = reader.read(&path, &file, &fields, None).await?;
                 let layout = reader.layout().clone();
@@ -101,10 +106,6 @@ impl MergeTreeCompactRewriter {
                     }
                 }
                 Ok::<_, crate::Error>(())
-            }
-            .await;
-            if let Err(e) = result {
-                let _ = tx.send(Err(e)).await;
             }
         });
         stream::poll_fn(move |cx| rx.poll_recv(cx)).boxed()
