@@ -7,8 +7,9 @@ when their canonical lines are identical.  The rules follow the oracle reader's 
 * one JSON object per row, keys in column order, ``json.dumps(ensure_ascii=False,
   separators=(',', ':'))``; lines sorted by their serialized string
 * DECIMAL -> string keeping the scale ("-1000.01")
-* TIMESTAMP -> "YYYY-MM-DDTHH:MM:SS.ffffff" (always 6 fraction digits); TIMESTAMP_LTZ (an Arrow
-  timestamp with a time zone) -> the same in UTC, suffixed "Z"
+* TIMESTAMP -> "YYYY-MM-DDTHH:MM:SS.ffffff" (6 fraction digits; 9 for nanosecond Arrow
+  timestamps, i.e. TIMESTAMP(7..9), as strata's ``--format jsonl`` prints them); TIMESTAMP_LTZ (an
+  Arrow timestamp with a time zone) -> the same in UTC, suffixed "Z"
 * DATE -> "YYYY-MM-DD"; TIME -> "HH:MM:SS.ffffff"
 * BYTES / BINARY(n) -> "0x" + lowercase hex (variable or fixed-size Arrow binary alike)
 * FLOAT / DOUBLE -> JSON number; NaN and infinities -> "NaN", "Infinity", "-Infinity";
@@ -49,12 +50,16 @@ def _float(v: float, t: pa.DataType) -> Any:
 
 
 def _timestamp(v: Any, t: pa.TimestampType) -> str:
+    if t.unit == "ns":
+        # a pandas Timestamp (nanosecond precision: TIMESTAMP(7..9)): 9 fraction digits
+        secs, frac = divmod(v.value, 10 ** 9)
+        base = dt.datetime(1970, 1, 1) + dt.timedelta(seconds=secs)
+        return base.strftime("%Y-%m-%dT%H:%M:%S") + ".%09d" % frac + ("Z" if t.tz else "")
     if isinstance(v, dt.datetime):
         if v.tzinfo is not None:
             v = v.astimezone(dt.timezone.utc).replace(tzinfo=None)
             return v.strftime("%Y-%m-%dT%H:%M:%S.%f") + "Z"
         return v.strftime("%Y-%m-%dT%H:%M:%S.%f")
-    # pandas Timestamp (nanosecond precision) has no plain datetime form
     return str(v)
 
 
