@@ -9,8 +9,9 @@
 #        CARGO_TARGET_DIR    honoured (the binary is taken from there)
 #        INTEROP_VENV=DIR    venv location (default .interop-venv at the repository root)
 #
-# Needs only a Rust toolchain (cargo with rustfmt and clippy) and CPython >= 3.11 with venv and
-# pip; crates come from crates.io and Python packages from PyPI.  The venv is created on first use
+# Needs a Rust toolchain (cargo with rustfmt and clippy), CPython >= 3.11 with venv and pip, and a
+# JDK 17+ with Maven (the Java Paimon oracle); crates come from crates.io, Python packages from
+# PyPI, Java artifacts from Maven Central (cached in .cache/m2).  The venv is created on first use
 # and rebuilt whenever tests/interop/requirements.txt (or the interpreter) changes.
 set -euo pipefail
 
@@ -38,6 +39,11 @@ command -v "$PY" >/dev/null || die "$PY not found: install CPython >= 3.11 or se
 "$PY" -c 'import venv, ensurepip' 2>/dev/null \
     || die "$PY lacks the venv/ensurepip modules (Debian: apt-get install python3-venv)"
 [[ -f "$REQ" ]] || die "$REQ is missing"
+command -v java >/dev/null || die "java not found: the Java Paimon interop tests need a JDK 17+ (apt-get install openjdk-17-jdk-headless)"
+JAVA_MAJOR="$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
+[[ "${JAVA_MAJOR:-0}" =~ ^[0-9]+$ && "$JAVA_MAJOR" -ge 17 ]] \
+    || die "java is version '${JAVA_MAJOR:-unknown}'; the Java Paimon oracle needs JDK 17+"
+command -v mvn >/dev/null || die "mvn not found: the Java Paimon oracle is built with Maven 3.8+ (apt-get install maven)"
 
 # -- Rust ------------------------------------------------------------------------------------------
 if [[ $INTEROP_ONLY == 0 ]]; then
@@ -80,6 +86,10 @@ if [[ ! -x "$VENV/bin/python" || ! -f "$STAMP" || "$(cat "$STAMP")" != "$WANT" ]
 else
     step "reusing $VENV (requirements unchanged)"
 fi
+
+# -- Java Paimon oracle (tests/java-oracle): Maven into .cache/m2, one build per Paimon version -----
+step "Java Paimon oracle (tests/java-oracle/build.sh: Paimon 1.4.2 and 2.0.0)"
+bash tests/java-oracle/build.sh || die "building the Java oracle failed (Maven Central reachable?)"
 
 # -- interop ---------------------------------------------------------------------------------------
 step "pytest tests/interop (STRATA_BIN=$STRATA_BIN)"
