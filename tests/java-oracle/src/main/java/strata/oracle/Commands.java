@@ -8,6 +8,7 @@ import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.index.BucketAssigner;
 import org.apache.paimon.index.HashBucketAssigner;
 import org.apache.paimon.index.SimpleHashBucketAssigner;
@@ -56,6 +57,20 @@ import java.util.TreeMap;
  */
 final class Commands {
     private final Map<String, Catalog> catalogs = new HashMap<>();
+
+    /** Spill and lookup files of the writers (lookup compaction of first-row tables and
+     * {@code changelog-producer=lookup} needs one, as Flink's task managers give it). */
+    private final IOManager ioManager;
+
+    Commands() {
+        try {
+            java.nio.file.Path tmp = java.nio.file.Files.createTempDirectory("strata-java-oracle-");
+            tmp.toFile().deleteOnExit();
+            ioManager = IOManager.create(tmp.toString());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
 
     static String paimonVersion() {
         String v = System.getProperty("strata.paimon.version");
@@ -274,6 +289,7 @@ final class Commands {
             StreamWriteBuilder wb = t.newStreamWriteBuilder();
             List<Object> ids = new ArrayList<>();
             try (StreamTableWrite w = wb.newWrite(); StreamTableCommit c = wb.newCommit()) {
+                w.withIOManager(ioManager);
                 Router router = new Router(t, false);
                 long n = 0;
                 for (Object rows : (List<Object>) req.get("commits")) {
@@ -301,6 +317,7 @@ final class Commands {
             throw new IllegalArgumentException("overwrite must be a boolean or a partition object");
         }
         try (BatchTableWrite w = wb.newWrite(); BatchTableCommit c = wb.newCommit()) {
+            w.withIOManager(ioManager);
             Router router = new Router(t, overwrite);
             for (Object r : (List<Object>) req.get("rows")) {
                 router.write(w, Codec.row((Map<?, ?>) r, rowType));
@@ -489,7 +506,8 @@ final class Commands {
      */
     @SuppressWarnings("unchecked")
     private Object compact(Map<String, Object> req) throws Exception {
-        FileStoreTable t = table(req);
+        // as Paimon's compact action / procedures do: a write-only table is compacted anyway
+        FileStoreTable t = table(req).copy(Map.of("write-only", "false"));
         Map<String, Object> wantPart = (Map<String, Object>) req.get("partition");
         Long wantBucket = optLong(req, "bucket");
         boolean full = !Boolean.FALSE.equals(req.get("full"));
@@ -522,6 +540,7 @@ final class Commands {
         }
         BatchWriteBuilder wb = t.newBatchWriteBuilder();
         try (BatchTableWrite w = wb.newWrite(); BatchTableCommit c = wb.newCommit()) {
+            w.withIOManager(ioManager);
             for (Object[] pb : targets.values()) {
                 w.compact((BinaryRow) pb[0], (Integer) pb[1], full);
             }
