@@ -9,6 +9,8 @@
 //! | [`stats_options`] | which stats each column gets (`metadata.stats-mode`, per-field modes, dense store) |
 //! | [`parquet_writer`] | [`ParquetWriter`]: one data file, Java's writer settings |
 //! | [`parallel_encoder`] | Parquet column encoding on two threads (used by the writer) |
+//! | [`dictionary_choice`] | which columns keep a dictionary: parquet-java's fallback rule |
+//! | [`column_orders`] | footer column orders Java/Spark/pyarrow read statistics under |
 //! | [`parquet_reader`] | [`read_parquet`]: any writer's file as batches of the read schema |
 //! | [`evolve`] | schema evolution by field id while reading |
 //! | [`map_shredding`] | PIP-43 shared-shredding MAP columns: conversion, footer metadata, reconstruction |
@@ -16,9 +18,11 @@
 //! | [`read_hints`] | selected MAP keys, MAP-key predicates and read counters passed to the reader |
 
 pub mod arrow_types;
+mod column_orders;
 pub mod convert;
 pub mod datum;
 mod decode_guard;
+mod dictionary_choice;
 pub mod evolve;
 pub mod map_shredding;
 pub mod parallel_encoder;

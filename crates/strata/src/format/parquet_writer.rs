@@ -12,6 +12,16 @@
 //! `file.compression.zstd-level` = 1; `parquet.compression` overrides), dictionary encoding on,
 //! writer version 1.0, 1 MiB pages of at most 20 000 rows, row groups of `file.block-size`
 //! (else `parquet.block.size`, else 128 MiB) of encoded data.
+//!
+//! Two things make the bytes match what parquet-java writes rather than arrow-rs's defaults:
+//! - **Dictionary fallback.** The writer holds back the first page's worth of rows (up to
+//!   `parquet.page.row.count.limit` rows, at most [`HOLD_BACK_BYTES`] of plain data) before it
+//!   starts encoding, and switches the dictionary off for the columns where parquet-java's
+//!   `FallbackValuesWriter` would fall back to plain ([`super::dictionary_choice`]). While rows
+//!   are held back, [`ParquetWriter::bytes_written`] reports their plain size, as parquet-java's
+//!   buffered size does before its first page, so files roll at the same row counts as Java's.
+//! - **Column orders.** FLOAT/DOUBLE columns are declared with `TYPE_ORDER` so that Java, Spark
+//!   and pyarrow use their min/max statistics ([`super::column_orders`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -27,13 +37,16 @@ use tokio::io::AsyncWriteExt;
 use super::parallel_encoder::{ParallelRowGroupEncoder, SharedBuffer};
 use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
 use parquet::file::metadata::ParquetMetaData;
-use parquet::file::properties::{WriterProperties, WriterVersion};
+use parquet::file::properties::{WriterProperties, WriterPropertiesBuilder, WriterVersion};
+
+use super::column_orders::to_type_defined_orders;
+use super::dictionary_choice::{plain_columns, plain_size, FirstPage};
 
 use super::map_shredding::FileShredder;
 #[cfg(doc)]
 use super::map_shredding::MapShredding;
 use crate::io::FileIO;
-use parquet::arrow::encode_arrow_schema;
+use parquet::arrow::{encode_arrow_schema, ArrowSchemaConverter};
 use parquet::file::metadata::KeyValue;
 
 /// Footer key of the embedded Arrow schema (the carrier of `paimon.map.*` field metadata).
@@ -46,6 +59,9 @@ pub const PARQUET_SCHEMA_ROOT: &str = "paimon_schema";
 pub const DEFAULT_ROW_GROUP_BYTES: usize = 128 * 1024 * 1024;
 /// Default `file.compression.zstd-level`.
 pub const DEFAULT_ZSTD_LEVEL: i32 = 1;
+/// At most this much plain data is held back before encoding starts (the first page of a very
+/// wide table is judged on fewer rows).
+pub const HOLD_BACK_BYTES: usize = 16 * 1024 * 1024;
 
 /// Compression codec of a Parquet data file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -219,7 +235,7 @@ impl ParquetWriteOptions {
         Ok(out)
     }
 
-    fn writer_properties(&self) -> Result<WriterProperties> {
+    fn writer_properties_builder(&self) -> Result<WriterPropertiesBuilder> {
         Ok(WriterProperties::builder()
             .set_compression(self.compression.to_parquet()?)
             .set_writer_version(if self.writer_version_2 {
@@ -232,8 +248,7 @@ impl ParquetWriteOptions {
             .set_data_page_size_limit(self.page_size.max(1))
             .set_data_page_row_count_limit(self.page_row_count_limit.max(1))
             .set_max_row_group_bytes(Some(self.row_group_bytes.max(1)))
-            .set_max_row_group_row_count(self.row_group_rows.filter(|r| *r > 0))
-            .build())
+            .set_max_row_group_row_count(self.row_group_rows.filter(|r| *r > 0)))
     }
 }
 
@@ -294,7 +309,15 @@ pub struct ParquetWriter {
     path: Path,
     display: String,
     schema: SchemaRef,
-    encoder: ParallelRowGroupEncoder,
+    /// Physical schema of the file (the shredded layout of shredded MAP columns).
+    file_schema: SchemaRef,
+    options: ParquetWriteOptions,
+    /// Started once the first page's rows are known ([`Self::start_encoder`]).
+    encoder: Option<ParallelRowGroupEncoder>,
+    /// Rows held back until the encoder starts, with their plain size.
+    pending: Vec<RecordBatch>,
+    pending_rows: usize,
+    pending_bytes: usize,
     buffer: SharedBuffer,
     sink: BufWriter,
     /// Bytes handed to the sink so far.
@@ -344,21 +367,21 @@ impl ParquetWriter {
             .as_ref()
             .map(|s| s.physical_schema().clone())
             .unwrap_or_else(|| schema.clone());
-        let writer_options = ArrowWriterOptions::new()
-            .with_properties(options.writer_properties()?)
-            .with_skip_arrow_metadata(true)
-            .with_schema_root(PARQUET_SCHEMA_ROOT.to_string());
-        let buffer = SharedBuffer::default();
-        let encoder = ParallelRowGroupEncoder::try_new(buffer.clone(), file_schema, writer_options)
-            .map_err(|e| Error::parquet(&display, e))?;
+        // Validate the settings now rather than at the first row group.
+        options.writer_properties_builder()?;
         let sink = BufWriter::new(io.store(), path.clone());
         Ok(ParquetWriter {
             io: io.clone(),
             path,
             display,
             schema,
-            encoder,
-            buffer,
+            file_schema,
+            options: options.clone(),
+            encoder: None,
+            pending: Vec::new(),
+            pending_rows: 0,
+            pending_bytes: 0,
+            buffer: SharedBuffer::default(),
             sink,
             flushed: 0,
             row_group_bytes: options.row_group_bytes.max(1),
@@ -390,6 +413,84 @@ impl ParquetWriter {
             }
             None => batch,
         };
+        let rows = batch.num_rows();
+        if self.encoder.is_none() {
+            self.hold_back(batch)?;
+            self.rows += rows as u64;
+            if self.pending_rows >= self.options.page_row_count_limit.max(1)
+                || self.pending_bytes >= HOLD_BACK_BYTES
+            {
+                self.start_encoder().await?;
+            }
+            return Ok(());
+        }
+        self.encode(batch).await?;
+        self.rows += rows as u64;
+        Ok(())
+    }
+
+    /// Keeps `batch` until the encoder starts. A small slice of a large batch is copied, so
+    /// that holding it does not keep the whole parent batch alive.
+    fn hold_back(&mut self, batch: &RecordBatch) -> Result<()> {
+        let plain = plain_size(batch);
+        let batch = if batch.get_array_memory_size() > 2 * plain + (1 << 20) {
+            let indices = arrow_array::UInt32Array::from_iter_values(0..batch.num_rows() as u32);
+            arrow_select::take::take_record_batch(batch, &indices)
+                .map_err(|e| Error::parquet(&self.display, ParquetError::from(e)))?
+        } else {
+            batch.clone()
+        };
+        self.pending_rows += batch.num_rows();
+        self.pending_bytes += plain;
+        self.pending.push(batch);
+        Ok(())
+    }
+
+    /// Decides the dictionary columns from the rows held back, creates the encoder and
+    /// encodes those rows.
+    async fn start_encoder(&mut self) -> Result<()> {
+        let mut props = self.options.writer_properties_builder()?;
+        if self.options.dictionary {
+            let descr = ArrowSchemaConverter::new()
+                .with_coerce_types(false)
+                .schema_root(PARQUET_SCHEMA_ROOT)
+                .convert(&self.file_schema)
+                .map_err(|e| Error::parquet(&self.display, e))?;
+            let first_page = FirstPage {
+                max_values: self.options.page_row_count_limit.max(1),
+                max_bytes: self.options.page_size.max(1),
+            };
+            for column in plain_columns(
+                &descr,
+                &self.pending,
+                first_page,
+                self.options.writer_version_2,
+            ) {
+                props = props.set_column_dictionary_enabled(column, false);
+            }
+        }
+        let writer_options = ArrowWriterOptions::new()
+            .with_properties(props.build())
+            .with_skip_arrow_metadata(true)
+            .with_schema_root(PARQUET_SCHEMA_ROOT.to_string());
+        let encoder = ParallelRowGroupEncoder::try_new(
+            self.buffer.clone(),
+            self.file_schema.clone(),
+            writer_options,
+        )
+        .map_err(|e| Error::parquet(&self.display, e))?;
+        self.encoder = Some(encoder);
+        let pending = std::mem::take(&mut self.pending);
+        self.pending_rows = 0;
+        self.pending_bytes = 0;
+        for batch in &pending {
+            self.encode(batch).await?;
+        }
+        Ok(())
+    }
+
+    /// Feeds a batch to the encoder, flushing row groups as they fill up.
+    async fn encode(&mut self, batch: &RecordBatch) -> Result<()> {
         // Row groups are cut between the slices given to the encoder, so a batch much
         // larger than a row group is fed in slices (zero-copy) to keep row groups — and the
         // memory they are buffered in — near the configured size.
@@ -406,31 +507,41 @@ impl ParquetWriter {
         }
         let mut offset = 0;
         while offset < rows {
+            let display = &self.display;
+            let Some(encoder) = self.encoder.as_mut() else {
+                return Err(Error::parquet(
+                    display,
+                    ParquetError::General("encoder not started".into()),
+                ));
+            };
             let mut len = step.min(rows - offset);
             if let Some(max_rows) = self.row_group_rows {
-                len = len.min(max_rows - self.encoder.rows_in_group());
+                len = len.min(max_rows - encoder.rows_in_group());
             }
-            self.encoder
+            encoder
                 .write(&batch.slice(offset, len))
-                .map_err(|e| Error::parquet(&self.display, e))?;
+                .map_err(|e| Error::parquet(display, e))?;
             offset += len;
             let full_rows = self
                 .row_group_rows
-                .is_some_and(|m| self.encoder.rows_in_group() >= m);
-            if full_rows || self.encoder.in_progress_size() >= self.row_group_bytes {
-                self.encoder
+                .is_some_and(|m| encoder.rows_in_group() >= m);
+            if full_rows || encoder.in_progress_size() >= self.row_group_bytes {
+                encoder
                     .flush_row_group()
-                    .map_err(|e| Error::parquet(&self.display, e))?;
+                    .map_err(|e| Error::parquet(display, e))?;
                 self.drain().await?;
             }
         }
-        self.rows += rows as u64;
         Ok(())
     }
 
     /// Uploads the encoded bytes waiting in the buffer.
     async fn drain(&mut self) -> Result<()> {
         let bytes = self.buffer.take();
+        self.upload(bytes).await
+    }
+
+    async fn upload(&mut self, bytes: Vec<u8>) -> Result<()> {
         if bytes.is_empty() {
             return Ok(());
         }
@@ -472,9 +583,13 @@ impl ParquetWriter {
     }
 
     /// Estimated size of the file so far: bytes already encoded plus the encoded size of the
-    /// row group in progress (what a rolling writer compares with `target-file-size`).
+    /// row group in progress (what a rolling writer compares with `target-file-size`); while
+    /// rows are held back before encoding, the `PAR1` magic plus their plain size.
     pub fn bytes_written(&self) -> u64 {
-        (self.encoder.bytes_written() + self.encoder.in_progress_size()) as u64
+        match &self.encoder {
+            Some(e) => (e.bytes_written() + e.in_progress_size()) as u64,
+            None => (4 + self.pending_bytes) as u64,
+        }
     }
 
     /// Rows written so far.
@@ -486,25 +601,42 @@ impl ParquetWriter {
     /// partial object is removed.
     pub async fn close(mut self) -> Result<ParquetFileInfo> {
         let result = async {
-            if let Some(shredder) = &self.shredder {
-                let footer = shredder.footer_schema()?;
-                self.encoder.append_key_value_metadata(KeyValue::new(
+            if self.encoder.is_none() {
+                self.start_encoder().await?;
+            }
+            let footer = match &self.shredder {
+                Some(shredder) => Some(shredder.footer_schema()?),
+                None => None,
+            };
+            let encoder = self.encoder.as_mut().expect("started above");
+            if let Some(footer) = footer {
+                encoder.append_key_value_metadata(KeyValue::new(
                     ARROW_SCHEMA_KEY.to_string(),
                     encode_arrow_schema(&footer),
                 ));
             }
-            let metadata = self
-                .encoder
+            let metadata = encoder
                 .finish()
                 .map_err(|e| Error::parquet(&self.display, e))?;
-            self.drain().await?;
-            if self.flushed != self.encoder.bytes_written() as u64 {
+            let size = encoder.bytes_written() as u64;
+            // The footer is complete in the buffer (it was drained after every row group).
+            let mut tail = self.buffer.take();
+            let leaves = metadata.file_metadata().schema_descr().num_columns();
+            if to_type_defined_orders(&mut tail, leaves).is_none() {
+                return Err(Error::parquet(
+                    &self.display,
+                    ParquetError::General(
+                        "unexpected footer layout: cannot declare TYPE_ORDER column orders".into(),
+                    ),
+                ));
+            }
+            self.upload(tail).await?;
+            if self.flushed != size {
                 return Err(Error::parquet(
                     &self.display,
                     ParquetError::General(format!(
-                        "uploaded {} bytes but the file has {}",
-                        self.flushed,
-                        self.encoder.bytes_written()
+                        "uploaded {} bytes but the file has {size}",
+                        self.flushed
                     )),
                 ));
             }
@@ -512,12 +644,12 @@ impl ParquetWriter {
                 .shutdown()
                 .await
                 .map_err(|e| Error::parquet(&self.display, ParquetError::External(Box::new(e))))?;
-            Ok(metadata)
+            Ok((metadata, size))
         }
         .await;
         match result {
-            Ok(metadata) => Ok(ParquetFileInfo {
-                file_size: self.encoder.bytes_written() as u64,
+            Ok((metadata, file_size)) => Ok(ParquetFileInfo {
+                file_size,
                 row_count: self.rows,
                 metadata: Arc::new(metadata),
                 shredded: self
