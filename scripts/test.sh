@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, clippy, the Rust tests, then the interop tests that round-trip
-# tables between strata and pypaimon 2.1.0 / pypaimon-rust 0.4.0.
+# tables between strata and pypaimon 2.1.0 / pypaimon-rust 0.4.0, Java Paimon 1.4.2 / 2.0.0 (the
+# oracle in tests/java-oracle), Spark 3.5 (paimon-spark-3.5 0.9.0) and Flink 2.0 (paimon-flink-2.0
+# 2.0.0).  The reference engines are installed in the background while the Rust build runs.
 #
 # Usage: bash scripts/test.sh [--interop-only] [PYTEST_ARGS...]
 #   --interop-only   skip fmt/clippy/cargo test (still builds the strata binary)
@@ -11,8 +13,10 @@
 #
 # Needs a Rust toolchain (cargo with rustfmt and clippy), CPython >= 3.11 with venv and pip, and a
 # JDK 17+ with Maven (the Java Paimon oracle); crates come from crates.io, Python packages from
-# PyPI, Java artifacts from Maven Central (cached in .cache/m2).  The venv is created on first use
-# and rebuilt whenever tests/interop/requirements.txt (or the interpreter) changes.
+# PyPI, Java artifacts from Maven Central (cached in .cache/m2, connector jars in .cache/jars).
+# The venvs (.interop-venv from tests/interop/requirements.txt, .flink-venv from
+# tests/interop/requirements-flink.txt) are created on first use and rebuilt whenever their
+# requirements file (or the interpreter) changes.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,6 +24,9 @@ cd "$ROOT"
 
 REQ="tests/interop/requirements.txt"
 VENV="${INTEROP_VENV:-$ROOT/.interop-venv}"
+REQ_FLINK="tests/interop/requirements-flink.txt"
+FLINK_VENV="${FLINK_VENV:-$ROOT/.flink-venv}"
+export FLINK_VENV
 PY="${PYTHON:-python3}"
 INTEROP_ONLY=0
 if [[ "${1:-}" == "--interop-only" ]]; then
@@ -39,11 +46,43 @@ command -v "$PY" >/dev/null || die "$PY not found: install CPython >= 3.11 or se
 "$PY" -c 'import venv, ensurepip' 2>/dev/null \
     || die "$PY lacks the venv/ensurepip modules (Debian: apt-get install python3-venv)"
 [[ -f "$REQ" ]] || die "$REQ is missing"
+[[ -f "$REQ_FLINK" ]] || die "$REQ_FLINK is missing"
+command -v curl >/dev/null || die "curl not found: the Spark/Flink connector jars are downloaded with it"
 command -v java >/dev/null || die "java not found: the Java Paimon interop tests need a JDK 17+ (apt-get install openjdk-17-jdk-headless)"
 JAVA_MAJOR="$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
 [[ "${JAVA_MAJOR:-0}" =~ ^[0-9]+$ && "$JAVA_MAJOR" -ge 17 ]] \
     || die "java is version '${JAVA_MAJOR:-unknown}'; the Java Paimon oracle needs JDK 17+"
 command -v mvn >/dev/null || die "mvn not found: the Java Paimon oracle is built with Maven 3.8+ (apt-get install maven)"
+
+# -- reference engines: venvs, connector jars, Java oracle (in the background) ----------------------
+venv_from() {  # venv_from DIR REQUIREMENTS: (re)create DIR unless its stamp matches
+    local dir="$1" req="$2" stamp="$1/.requirements.sha256" want
+    want="$( { sha256sum "$req" | cut -d' ' -f1; "$PY" -c 'import sys; print(sys.version)'; } | sha256sum | cut -d' ' -f1)"
+    if [[ -x "$dir/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+        echo "reusing $dir ($req unchanged)"
+        return 0
+    fi
+    echo "creating $dir from $req"
+    rm -rf "$dir"
+    "$PY" -m venv "$dir" || { echo "could not create the venv at $dir"; return 1; }
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$req" \
+        || { echo "pip install -r $req failed (PyPI reachable?)"; return 1; }
+    echo "$want" > "$stamp"
+}
+prepare_engines() {
+    venv_from "$VENV" "$REQ" || return 1
+    venv_from "$FLINK_VENV" "$REQ_FLINK" || return 1
+    echo "connector jars (tests/engines/fetch-jars.sh)"
+    bash tests/engines/fetch-jars.sh || { echo "fetching the connector jars failed (Maven Central reachable?)"; return 1; }
+    echo "Java Paimon oracle (tests/java-oracle/build.sh: Paimon 1.4.2 and 2.0.0)"
+    bash tests/java-oracle/build.sh || { echo "building the Java oracle failed (Maven Central reachable?)"; return 1; }
+}
+mkdir -p "$ROOT/.cache"
+ENGINES_LOG="$ROOT/.cache/prepare-engines.log"
+step "installing the reference engines in the background (log: $ENGINES_LOG)"
+prepare_engines > "$ENGINES_LOG" 2>&1 &
+ENGINES_PID=$!
+trap 'pkill -TERM -P $ENGINES_PID 2>/dev/null; kill $ENGINES_PID 2>/dev/null || true' EXIT
 
 # -- Rust ------------------------------------------------------------------------------------------
 if [[ $INTEROP_ONLY == 0 ]]; then
@@ -73,23 +112,13 @@ TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 STRATA_BIN="$TARGET_DIR/debug/strata"
 [[ -x "$STRATA_BIN" ]] || die "no binary at $STRATA_BIN after the build"
 
-# -- Python venv with the pinned reference engines -------------------------------------------------
-STAMP="$VENV/.requirements.sha256"
-WANT="$( { sha256sum "$REQ" | cut -d' ' -f1; "$PY" -c 'import sys; print(sys.version)'; } | sha256sum | cut -d' ' -f1)"
-if [[ ! -x "$VENV/bin/python" || ! -f "$STAMP" || "$(cat "$STAMP")" != "$WANT" ]]; then
-    step "creating $VENV from $REQ"
-    rm -rf "$VENV"
-    "$PY" -m venv "$VENV" || die "could not create the venv at $VENV"
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$REQ" \
-        || die "pip install -r $REQ failed (PyPI reachable?)"
-    echo "$WANT" > "$STAMP"
-else
-    step "reusing $VENV (requirements unchanged)"
+step "waiting for the reference engines"
+if ! wait "$ENGINES_PID"; then
+    cat "$ENGINES_LOG" >&2
+    die "installing the reference engines failed (log above)"
 fi
-
-# -- Java Paimon oracle (tests/java-oracle): Maven into .cache/m2, one build per Paimon version -----
-step "Java Paimon oracle (tests/java-oracle/build.sh: Paimon 1.4.2 and 2.0.0)"
-bash tests/java-oracle/build.sh || die "building the Java oracle failed (Maven Central reachable?)"
+trap - EXIT
+cat "$ENGINES_LOG"
 
 # -- interop ---------------------------------------------------------------------------------------
 step "pytest tests/interop (STRATA_BIN=$STRATA_BIN)"

@@ -1,0 +1,145 @@
+"""strata and Flink 2.0 (pyflink 2.0.2 with paimon-flink-2.0 2.0.0) on the same tables.
+
+* Flink creates a primary-key table, writes it in batch mode (``INSERT INTO``, two commits with
+  overlapping keys) and compacts it (``CALL sys.compact``): strata reads the model after each step
+  and lists the same files (``$files``: bucket, level, name, rows); strata keeps writing, Flink reads;
+* Flink compacts a strata table, strata reads it and keeps writing;
+* Flink streams a table strata keeps committing to (append and primary-key tables): after every
+  strata commit, the rows Flink's continuous read has emitted (row kinds applied) equal the model.
+
+Expected rows always come from the test's model.
+"""
+from __future__ import annotations
+
+from collections import Counter
+import json
+import time
+from typing import List
+
+import pytest
+
+from interop_support.canonical import assert_same_rows
+from interop_support.flink import flink  # noqa: F401  (fixture)
+from interop_support.sql_flows import (Model, create_strata, model_value_lines, rows, strata_write,
+                                       value_lines, values_sql)
+
+pytestmark = pytest.mark.flink
+
+
+def flink_read(flink, strata, ident: str) -> List[str]:
+    return value_lines(flink.rows(f"SELECT k, dt, v, n, x FROM {flink.table(strata.warehouse, ident)}"))
+
+
+def strata_value_lines(strata, ident: str) -> List[str]:
+    t = strata.read_arrow(ident, columns=["k", "dt", "v", "n", "x"])
+    return value_lines([list(r.values()) for r in t.to_pylist()])
+
+
+def assert_same_files(flink, strata, ident: str) -> List[dict]:
+    keys = ("bucket", "level", "fileName", "rowCount")
+    ours = sorted(({k: f[k] for k in keys} for f in strata.files(ident)), key=lambda r: r["fileName"])
+    got = flink.rows(f"SELECT bucket, level, file_path, record_count FROM "
+                     f"{flink.table(strata.warehouse, ident, 'files')}")
+    theirs = sorted(({"bucket": b, "level": lv, "fileName": p.rsplit('/', 1)[-1], "rowCount": n}
+                     for b, lv, p, n in got), key=lambda r: r["fileName"])
+    assert ours == theirs, f"strata files and Flink $files of {ident} differ:\n{ours}\n{theirs}"
+    return ours
+
+
+def test_flink_batch_writes_and_compacts(flink, strata):
+    ident = "db.t"
+    cat = flink.catalog(strata.warehouse)
+    t = flink.table(strata.warehouse, ident)
+    flink.sql(f"CREATE DATABASE IF NOT EXISTS `{cat}`.`db`",
+              f"CREATE TABLE {t} (k INT NOT NULL, dt STRING NOT NULL, v STRING, n BIGINT, x DOUBLE, "
+              f"PRIMARY KEY (k, dt) NOT ENFORCED) PARTITIONED BY (dt) WITH ('bucket' = '2')")
+    model = Model(["k", "dt"])
+    for i, keys in enumerate([range(0, 40), range(25, 60)]):
+        data = rows(keys, f"f{i}")
+        flink.sql(f"INSERT INTO {t} VALUES {values_sql(data)}")
+        model.commit(data)
+        assert_same_rows(strata_value_lines(strata, ident), model_value_lines(model),
+                         f"strata read after Flink commit {i + 1}")
+        assert_same_files(flink, strata, ident)
+    flink.sql(f"CALL `{cat}`.sys.compact(`table` => '{ident}')")
+    files = assert_same_files(flink, strata, ident)
+    assert {f["level"] for f in files} == {5}, files
+    assert strata.snapshots(ident)[-1]["commitKind"] == "COMPACT"
+    assert_same_rows(strata_value_lines(strata, ident), model_value_lines(model),
+                     "strata read after Flink's compaction")
+    data = rows(range(50, 70), "strata")
+    strata_write(strata, ident, data)
+    model.commit(data)
+    assert_same_rows(flink_read(flink, strata, ident), model_value_lines(model), "Flink read after strata's write")
+    assert_same_files(flink, strata, ident)
+
+
+def test_flink_compacts_strata_table(flink, strata):
+    ident = "db.t"
+    create_strata(strata, ident, pk=True, options={"bucket": "2", "num-sorted-run.compaction-trigger": "10"})
+    model = Model(["k", "dt"])
+    for i in range(3):
+        data = rows(range(i * 10, i * 10 + 25), f"w{i}")
+        strata_write(strata, ident, data)
+        model.commit(data)
+    cat = flink.catalog(strata.warehouse)
+    flink.sql(f"CALL `{cat}`.sys.compact(`table` => '{ident}')")
+    files = assert_same_files(flink, strata, ident)
+    # num-levels defaults to num-sorted-run.compaction-trigger + 1: the max level is 10
+    assert {f["level"] for f in files} == {10}, files
+    assert_same_rows(strata_value_lines(strata, ident), model_value_lines(model),
+                     "strata read after Flink's compaction")
+    data = rows(range(0, 50, 4), "again")
+    strata_write(strata, ident, data)
+    model.commit(data)
+    strata.run("compact", ident, "--full")
+    assert_same_rows(flink_read(flink, strata, ident), model_value_lines(model),
+                     "Flink read after strata's write and compaction")
+
+
+def materialize(changelog: List[dict]) -> List[str]:
+    """The rows a changelog leaves: +I/+U add a row, -U/-D retract one."""
+    state: Counter = Counter()
+    for r in changelog:
+        line = json.dumps(r["values"], ensure_ascii=False)
+        if r["kind"] in ("+I", "+U"):
+            state[line] += 1
+        else:
+            assert state[line] > 0, f"retraction of a row that is not there: {r}"
+            state[line] -= 1
+    return sorted(line for line, n in state.items() for _ in range(n))
+
+
+@pytest.mark.parametrize("kind", ["append", "pk"])
+def test_flink_streams_a_table_strata_keeps_committing_to(flink, strata, kind):
+    ident = "db.t"
+    pk = kind == "pk"
+    create_strata(strata, ident, pk=pk, options={"bucket": "2"} if pk else {})
+    model = Model(["k", "dt"] if pk else None)
+    data = rows(range(0, 20), "s0")
+    strata_write(strata, ident, data)
+    model.commit(data)
+    t = flink.table(strata.warehouse, ident)
+    stream = flink.call("stream_start", query=(
+        f"SELECT k, dt, v, n, x FROM {t} /*+ OPTIONS('continuous.discovery-interval' = '200ms') */"))
+    try:
+        for i in range(1, 5):
+            if i > 1:
+                data = rows(range(i * 7, i * 7 + 15), f"s{i}")
+                strata_write(strata, ident, data)
+                model.commit(data)
+            want = model_value_lines(model)
+            got: List[str] = []
+            deadline = time.monotonic() + 90
+            while True:
+                changelog = flink.call("stream_poll", stream=stream, rows=0, timeout=0)
+                got = materialize(changelog)
+                if got == want or time.monotonic() > deadline:
+                    break
+                time.sleep(0.5)
+            assert_same_rows(got, want, f"Flink's streaming read after strata commit {i}")
+        if not pk:
+            # an append table's stream is inserts only, each row once
+            assert {r["kind"] for r in changelog} == {"+I"}
+    finally:
+        flink.call("stream_stop", stream=stream)
