@@ -86,6 +86,19 @@ impl KvWrite {
     pub(super) async fn new(table: Table, overwrite: bool) -> Result<Self> {
         let schema = table.schema().clone();
         let opts = table.options();
+        // strata writes no changelog files (Java's `ChangelogProducer` INPUT / LOOKUP /
+        // FULL_COMPACTION write `changelog-*` files and a changelog manifest list): a commit
+        // without them would be invisible to every streaming reader of the changelog.
+        let producer = opts.changelog_producer()?;
+        if producer != strata_spec::options::ChangelogProducer::None {
+            return Err(Error::Unsupported(format!(
+                "writing to {}: changelog-producer = {} is not implemented by strata (its commits \
+                 would carry no changelog, so streaming readers would miss them); write this \
+                 table with Flink or Spark, or set changelog-producer = none",
+                table.identifier(),
+                opts.get("changelog-producer").unwrap_or_default()
+            )));
+        }
         let merge = create_merge_function(&schema)?;
         let config = KvWriterConfig::new(&schema)?;
         let bucket = opts.bucket()?;
@@ -271,7 +284,15 @@ impl KvWrite {
             if let Some(s) = self.table.snapshot_manager().latest().await? {
                 let store = crate::index::IndexManifestStore::new(&self.table)?;
                 for e in store.read_snapshot(&s).await? {
-                    if e.index_file.index_type == crate::index::DELETION_VECTORS_INDEX {
+                    // Java leaves an empty deletion-vector index file behind after a full
+                    // compaction: only a file that holds vectors makes the bucket one strata
+                    // cannot compact.
+                    let f = &e.index_file;
+                    let holds_vectors = match &f.dv_ranges {
+                        Some(ranges) => !ranges.is_empty(),
+                        None => f.row_count > 0,
+                    };
+                    if f.index_type == crate::index::DELETION_VECTORS_INDEX && holds_vectors {
                         dv_buckets.insert((e.partition, e.bucket));
                     }
                 }
@@ -315,6 +336,18 @@ impl KvWrite {
             .dv_buckets
             .as_ref()
             .is_some_and(|d| d.contains(&(partition.clone(), *bucket)));
+        if has_dvs && !self.write_only {
+            // Deletion-vector readers (Java, Spark, Flink) skip level 0: a level-0 file strata
+            // cannot compact up would be a write no reader sees.
+            return Err(Error::Unsupported(format!(
+                "writing to bucket {bucket} of {}: the bucket holds deletion vectors written by \
+                 another engine and strata does not maintain deletion vectors in compaction yet, \
+                 so its new level-0 file would stay invisible to deletion-vector readers; \
+                 compact the table with Paimon first (CALL sys.compact), or write with \
+                 'write-only' = 'true' and let a Paimon compaction job publish the rows",
+                self.table.identifier()
+            )));
+        }
         let picking = if has_dvs {
             Picking::Blocked(format!(
                 "bucket {bucket} of {} holds deletion vectors written by another engine; strata \
