@@ -4,8 +4,11 @@
 # kept; a wrong one is replaced; a download with the wrong hash is an error).
 #
 #   paimon-spark-3.5 0.9.0        Paimon's Spark 3.5 runtime (SparkCatalog, procedures).  The newest
-#                                 paimon-spark-3.5 Maven Central serves to this suite's machines:
-#                                 no 1.x/2.x Spark runtime is published there under any name.
+#                                 paimon-spark-3.5 Maven Central serves to this suite's machines
+#                                 (its maven-metadata lists 0.7.0, 0.8.2, 0.9.0); no 1.x/2.x Spark
+#                                 runtime is served under any name tried: paimon-spark-3.5_2.12,
+#                                 paimon-spark-3.5_2.13, paimon-spark-4.0, paimon-spark-4.0_2.13,
+#                                 paimon-spark-3.4_2.12, paimon-spark-common_2.12.
 #   paimon-flink-2.0 2.0.0        Paimon 2.0.0 for Flink 2.0 (the whole Paimon bundle, shaded)
 #   hadoop-client-api/runtime     Hadoop classes the Flink jar needs (Spark ships its own)
 #
