@@ -235,7 +235,12 @@ impl ExpireSnapshots {
         if end_exclusive <= earliest {
             // Nothing expires; write the hint if it is missing (like Java) or stale (an
             // interrupted run deleted snapshot files but not the hint).
-            let hint = io.get_opt(&self.table.paths().earliest_hint()).await?;
+            // An unreadable hint is a missing one (hints are advisory; see SnapshotManager).
+            let hint = io
+                .get_opt(&self.table.paths().earliest_hint())
+                .await
+                .ok()
+                .flatten();
             let current = hint.and_then(|b| {
                 std::str::from_utf8(&b)
                     .ok()

@@ -35,12 +35,17 @@ impl SnapshotManager {
         Ok(ids)
     }
 
+    /// A hint file's id; `None` when it is missing, unparsable or unreadable. Hints are
+    /// advisory and other engines rewrite them in place: Java's `LocalFileIO` overwrites
+    /// `LATEST` by truncating and writing, so a concurrent read can see an empty or partial
+    /// file (on a local disk `object_store` then fails with "Requested range was invalid").
+    /// Like Java's `HintFileUtils.readHint`, which catches and falls back, any failure here
+    /// means "no hint" and the caller lists the snapshot directory instead.
     async fn read_hint(&self, path: &object_store::path::Path) -> Result<Option<i64>> {
-        Ok(self
-            .io
-            .get_opt(path)
-            .await?
-            .and_then(|b| std::str::from_utf8(&b).ok().and_then(parse_hint)))
+        Ok(match self.io.get_opt(path).await {
+            Ok(bytes) => bytes.and_then(|b| std::str::from_utf8(&b).ok().and_then(parse_hint)),
+            Err(_) => None,
+        })
     }
 
     /// Latest snapshot id, `None` for a table without snapshots.
