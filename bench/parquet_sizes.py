@@ -42,7 +42,7 @@ def shape_issue():
 
 
 def shape_peers():
-    """peers.md's workload columns, 100k rows, append table."""
+    """The peer workload columns (bench/gen_data.py), 100k rows, append table."""
     rng = np.random.default_rng(42)
     n = 100_000
     ids = np.arange(n, dtype=np.int64)
