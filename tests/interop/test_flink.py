@@ -143,3 +143,38 @@ def test_flink_streams_a_table_strata_keeps_committing_to(flink, strata, kind):
             assert {r["kind"] for r in changelog} == {"+I"}
     finally:
         flink.call("stream_stop", stream=stream)
+
+
+def test_flink_plans_batch_queries_while_streams_of_a_strata_table_run(flink, strata):
+    """Two continuous reads of a strata table stay open while Flink plans batch queries of it
+    and strata commits: planning must not depend on which py4j thread a statement lands on (the
+    server's ``_Planning``; FLINK-23020 broke the second streaming query of a module before)."""
+    ident = "db.t"
+    create_strata(strata, ident, pk=True, options={"bucket": "1"})
+    model = Model(["k", "dt"])
+    data = rows(range(0, 10), "s0")
+    strata_write(strata, ident, data)
+    model.commit(data)
+    t = flink.table(strata.warehouse, ident)
+    query = f"SELECT k, dt, v, n, x FROM {t} /*+ OPTIONS('continuous.discovery-interval' = '200ms') */"
+    streams = [flink.call("stream_start", query=query)]
+    try:
+        for i in range(1, 4):
+            assert_same_rows(flink_read(flink, strata, ident), model_value_lines(model),
+                             f"Flink batch read {i} while {len(streams)} streams run")
+            streams.append(flink.call("stream_start", query=query))
+            data = rows(range(i * 5, i * 5 + 8), f"s{i}")
+            strata_write(strata, ident, data)
+            model.commit(data)
+        want = model_value_lines(model)
+        for s in streams:
+            deadline = time.monotonic() + 90
+            while True:
+                got = materialize(flink.call("stream_poll", stream=s, rows=0, timeout=0))
+                if got == want or time.monotonic() > deadline:
+                    break
+                time.sleep(0.5)
+            assert_same_rows(got, want, f"Flink stream {s} after strata's commits")
+    finally:
+        for s in streams:
+            flink.call("stream_stop", stream=s)

@@ -41,6 +41,13 @@ pub enum Error {
         #[source]
         source: parquet::errors::ParquetError,
     },
+    /// An ORC or Avro data file (written by Java Paimon) that cannot be read.
+    #[error("{format} error in {path}: {message}")]
+    DataFile {
+        format: &'static str,
+        path: String,
+        message: String,
+    },
     /// Arrow compute/conversion failure, with what was being done.
     #[error("{context}: {source}")]
     Arrow {

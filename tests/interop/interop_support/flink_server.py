@@ -28,6 +28,10 @@ import traceback
 
 JARS = os.environ["STRATA_FLINK_JARS"].split(os.pathsep)
 
+# How often a statement is retried when it lands on a py4j thread without the planner's
+# metadata provider (see `_Planning`).
+PLANNING_ATTEMPTS = 8
+
 KINDS = {"INSERT": "+I", "UPDATE_BEFORE": "-U", "UPDATE_AFTER": "+U", "DELETE": "-D"}
 
 
@@ -52,6 +56,59 @@ def _row(r) -> dict:
     return {"kind": kind, "values": [_value(v) for v in r]}
 
 
+class _Planning:
+    """Runs statements so that Flink's planner finds its metadata provider.
+
+    The planner reads it from a Calcite thread-local (``RelMetadataQueryBase.THREAD_PROVIDERS``)
+    that Flink sets only on the Java thread that built the planner's cluster (FLINK-23020). py4j
+    runs each call on whichever of its connection threads is free, so while a streaming result
+    is being collected on one connection, the next statement can land on a thread that never had
+    it and fails in planning with ``NullPointerException: metadataHandlerProvider``. So the
+    provider is set on the calling thread right before each statement, and a statement that
+    still hopped to another thread in between (a connection handed back by the collecting
+    thread) is planned again.
+    """
+
+    def __init__(self, t_env) -> None:
+        from pyflink.java_gateway import get_gateway
+
+        self.t_env = t_env
+        gw = get_gateway()
+        loader = t_env._j_tenv.getPlanner().getClass().getClassLoader()
+
+        def cls(name):
+            return gw.jvm.java.lang.Class.forName(name, True, loader)
+
+        def array(of, *items):
+            a = gw.new_array(of, len(items))
+            for i, x in enumerate(items):
+                a[i] = x
+            return a
+
+        no_args = array(gw.jvm.java.lang.Object)
+        flink_provider = (cls("org.apache.flink.table.planner.plan.metadata.FlinkDefaultRelMetadataProvider")
+                          .getMethod("INSTANCE", array(gw.jvm.java.lang.Class))
+                          .invoke(None, no_args))
+        provider_type = cls("org.apache.calcite.rel.metadata.RelMetadataProvider")
+        self.provider = (cls("org.apache.calcite.rel.metadata.JaninoRelMetadataProvider")
+                         .getMethod("of", array(gw.jvm.java.lang.Class, provider_type))
+                         .invoke(None, array(gw.jvm.java.lang.Object, flink_provider)))
+        self.thread_providers = (cls("org.apache.calcite.rel.metadata.RelMetadataQueryBase")
+                                 .getField("THREAD_PROVIDERS").get(None))
+
+    def execute(self, statement):
+        from py4j.protocol import Py4JJavaError
+
+        for attempt in range(PLANNING_ATTEMPTS):
+            self.thread_providers.set(self.provider)
+            try:
+                return self.t_env.execute_sql(statement)
+            except Py4JJavaError as e:
+                if "metadataHandlerProvider" not in str(e) or attempt + 1 == PLANNING_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")
+
+
 class Server:
     def __init__(self) -> None:
         from pyflink.table import EnvironmentSettings, TableEnvironment
@@ -67,18 +124,18 @@ class Server:
             conf.set("table.exec.resource.default-parallelism", "1")
             return t_env
 
-        self.batch = env(EnvironmentSettings.in_batch_mode(), True)
-        self.streaming = env(EnvironmentSettings.in_streaming_mode(), False)
+        self.batch = _Planning(env(EnvironmentSettings.in_batch_mode(), True))
+        self.streaming = _Planning(env(EnvironmentSettings.in_streaming_mode(), False))
         self.streams = {}
         self._next_stream = 0
 
     def sql(self, statements, mode="batch"):
         from pyflink.table import ResultKind
 
-        t_env = self.batch if mode == "batch" else self.streaming
+        env = self.batch if mode == "batch" else self.streaming
         rows = None
         for s in statements:
-            result = t_env.execute_sql(s)
+            result = env.execute(s)
             if s.lstrip().upper().startswith("INSERT"):
                 # the job's end is the commit; its result (a row count) is not collected
                 result.wait()
@@ -90,12 +147,12 @@ class Server:
 
     def catalog(self, name, warehouse):
         stmt = f"CREATE CATALOG {name} WITH ('type' = 'paimon', 'warehouse' = 'file://{warehouse}')"
-        self.batch.execute_sql(stmt)
-        self.streaming.execute_sql(stmt)
+        self.batch.execute(stmt)
+        self.streaming.execute(stmt)
         return name
 
     def stream_start(self, query):
-        result = self.streaming.execute_sql(query)
+        result = self.streaming.execute(query)
         sid = self._next_stream
         self._next_stream += 1
         state = {"result": result, "rows": [], "error": None, "lock": threading.Lock()}
@@ -136,6 +193,9 @@ class Server:
                 client.cancel().result()
             except Exception:  # noqa: BLE001 - already finished
                 pass
+        # The collecting thread hands its py4j connection back when its iterator ends; wait for
+        # that, so the next statement does not race it for a connection.
+        state["thread"].join(timeout=30)
         return len(state["rows"])
 
 

@@ -1,4 +1,5 @@
-//! Data file formats: Parquet with Paimon's column layout, Arrow ⇄ Paimon types, statistics.
+//! Data file formats: Parquet with Paimon's column layout (read and written), ORC and Avro (read),
+//! Arrow ⇄ Paimon types, statistics.
 //!
 //! | module | what |
 //! |---|---|
@@ -12,19 +13,27 @@
 //! | [`dictionary_choice`] | which columns keep a dictionary: parquet-java's fallback rule |
 //! | [`column_orders`] | footer column orders Java/Spark/pyarrow read statistics under |
 //! | [`parquet_reader`] | [`read_parquet`]: any writer's file as batches of the read schema |
+//! | [`data_file_reader`] | [`read_data_file`]: a data file of any format, picked by its extension |
+//! | `orc_reader` | ORC data files Java writes (`file.format` = orc), via orc-rust |
+//! | `avro_reader` | Avro data files Java writes (`file.format` = avro), via arrow-avro |
+//! | `nested_rewrite` | format-specific value layouts undone inside nested columns |
 //! | [`evolve`] | schema evolution by field id while reading |
 //! | [`map_shredding`] | PIP-43 shared-shredding MAP columns: conversion, footer metadata, reconstruction |
 //! | [`rowgroup_stats`] | footer statistics as Paimon column stats (row-group pruning) |
 //! | [`read_hints`] | selected MAP keys, MAP-key predicates and read counters passed to the reader |
 
 pub mod arrow_types;
+mod avro_reader;
 mod column_orders;
 pub mod convert;
+pub mod data_file_reader;
 pub mod datum;
 mod decode_guard;
 mod dictionary_choice;
 pub mod evolve;
 pub mod map_shredding;
+mod nested_rewrite;
+mod orc_reader;
 pub mod parallel_encoder;
 pub mod parquet_reader;
 pub mod parquet_writer;
@@ -38,6 +47,7 @@ pub use arrow_types::{
     to_arrow_type,
 };
 pub use convert::{cast_array, cast_batch_to_schema};
+pub use data_file_reader::{read_data_file, DataFileFormat};
 pub use datum::{datum_at, datums_to_array};
 pub use parquet_reader::{
     read_parquet, read_parquet_metadata, read_parquet_with, ParquetReadOptions, RowGroupFilter,

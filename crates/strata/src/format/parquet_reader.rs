@@ -273,7 +273,7 @@ pub async fn read_parquet(
 }
 
 /// How one output column is produced.
-struct ColumnPlan {
+pub(super) struct ColumnPlan {
     target: FieldRef,
     read_type: DataType,
     /// Column name in the projected file batch and the data type it was written with.
@@ -284,8 +284,8 @@ struct ColumnPlan {
 
 /// What to decode: top-level columns, and for shredded MAP columns only some children.
 #[derive(Default)]
-struct Decode {
-    roots: Vec<usize>,
+pub(super) struct Decode {
+    pub(super) roots: Vec<usize>,
     /// Root index → the children of its struct to decode (shredded MAP columns).
     children: HashMap<usize, Vec<String>>,
 }
@@ -517,7 +517,7 @@ async fn open_stream(
 /// Ties each read field to a file column (by field id, then name) and records the file
 /// columns to decode in `decode` (for shredded MAP columns, only the children needed).
 #[allow(clippy::too_many_arguments)]
-fn plan_columns(
+pub(super) fn plan_columns(
     file_schema: &SchemaRef,
     data_fields: &[DataField],
     read_fields: &[DataField],
@@ -584,7 +584,7 @@ fn in_file(e: Error, display: &str) -> Error {
     }
 }
 
-fn evolve_batch(
+pub(super) fn evolve_batch(
     batch: &RecordBatch,
     plans: &[ColumnPlan],
     target_schema: &SchemaRef,

@@ -18,7 +18,8 @@ use strata_spec::kv::{key_value_fields, SEQUENCE_NUMBER_ID};
 use strata_spec::manifest::DataFileMeta;
 
 use super::kv_layout::KvLayout;
-use crate::format::parquet_reader::{read_parquet_with, ParquetReadOptions, PushedRowFilter};
+use crate::format::data_file_reader::read_data_file;
+use crate::format::parquet_reader::{ParquetReadOptions, PushedRowFilter};
 use crate::format::{ReadHints, ReadMetrics};
 use crate::io::FileIO;
 use crate::meta::SchemaManager;
@@ -99,7 +100,7 @@ impl KvFileReader {
             },
             ..Default::default()
         };
-        let stream = read_parquet_with(&self.io, path, &fields.data, &fields.read, options).await?;
+        let stream = read_data_file(&self.io, path, &fields.data, &fields.read, options).await?;
         let layout = self.layout.clone();
         Ok(stream
             .map(move |b| {

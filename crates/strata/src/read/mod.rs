@@ -321,7 +321,7 @@ impl FileReadContext {
             hints: self.hints.clone(),
             ..Default::default()
         };
-        let mut stream = crate::format::parquet_reader::read_parquet_with(
+        let mut stream = crate::format::data_file_reader::read_data_file(
             self.table.file_io(),
             &path,
             &data_schema.fields,

@@ -58,6 +58,16 @@ pub struct TableWrite {
 
 impl TableWrite {
     pub(crate) fn new(table: Table) -> Result<Self> {
+        // strata reads ORC and Avro data files but writes only Parquet: Parquet files written
+        // (or compacted) into a table whose `file.format` says otherwise would silently go
+        // against the table's option.
+        let format = table.options().file_format();
+        if format != "parquet" {
+            return Err(Error::Unsupported(format!(
+                "writing to {}: file.format = {format}, and strata writes only Parquet data                  files (it reads this table's {format} files); write or compact the table with                  Java Paimon, Spark or Flink, or set file.format = parquet (files already                  written keep their format and stay readable)",
+                table.identifier()
+            )));
+        }
         if table.is_primary_key_table() {
             // Validate the merge engine options now rather than at the first write.
             crate::lsm::merge::create_merge_function(table.schema())?;

@@ -4,6 +4,7 @@
 mod convert_tests;
 mod corrupt;
 mod evolution;
+mod foreign_formats;
 mod roundtrip;
 
 use std::sync::Arc;
