@@ -331,3 +331,66 @@ def test_concurrent_commits_strata_and_spark(spark, strata):
     expected = canonical_lines(pa.concat_tables(batches["strata"] + batches["spark"]))
     assert_same_rows(strata.read_lines(ident), expected, "strata read after the race")
     assert_same_rows(spark_read(spark, strata, ident), expected, "Spark read after the race")
+
+
+# ---- merge engines other than deduplicate -------------------------------------------------------
+
+MERGE_ENGINES = {
+    "partial-update": {"merge-engine": "partial-update"},
+    "aggregation": {"merge-engine": "aggregation", "fields.n.aggregate-function": "sum",
+                    "fields.x.aggregate-function": "max"},
+    "first-row": {"merge-engine": "first-row"},
+}
+
+
+def merge(engine: str, old: Optional[dict], new: dict) -> dict:
+    """One key's row after ``new`` meets ``old`` under ``engine`` (Paimon's merge functions:
+    partial-update keeps non-NULL fields, aggregation sums ``n``, keeps the max ``x`` and the last
+    non-NULL ``v``, first-row keeps the first)."""
+    if old is None:
+        return dict(new)
+    if engine == "first-row":
+        return old
+    out = dict(old)
+    for c in ("v", "n", "x"):
+        if new[c] is None:
+            continue
+        if engine == "aggregation" and c == "n" and old[c] is not None:
+            out[c] = old[c] + new[c]
+        elif engine == "aggregation" and c == "x" and old[c] is not None:
+            out[c] = max(old[c], new[c])
+        else:
+            out[c] = new[c]
+    return out
+
+
+@pytest.mark.parametrize("engine", sorted(MERGE_ENGINES))
+def test_merge_engines_with_alternating_writers(spark, strata, engine):
+    """strata and Spark commit in turn to a table of each merge engine; after every commit both
+    read the rows the merge function gives, and after strata's and Spark's compactions too."""
+    ident = "db.t"
+    create_strata(strata, ident, pk=True, options={"bucket": "2", **MERGE_ENGINES[engine]})
+    t = spark.table(strata.warehouse, ident)
+    state: Dict[tuple, dict] = {}
+    for i, (writer, keys) in enumerate([("strata", range(0, 30)), ("spark", range(15, 45)),
+                                        ("strata", range(10, 20)), ("spark", range(0, 50, 3))]):
+        data = rows(keys, f"{writer[0]}{i}")
+        if engine == "partial-update":
+            # NULL fields must not overwrite what earlier commits wrote
+            data = data.set_column(3, "n", pa.array([None if k % 2 else v for k, v in
+                                                     zip(keys, data.column("n").to_pylist())], pa.int64()))
+        if writer == "strata":
+            strata_write(strata, ident, data)
+        else:
+            spark.run(f"INSERT INTO {t} VALUES {values_sql(data)}")
+        for r in data.to_pylist():
+            key = (r["k"], r["dt"])
+            state[key] = merge(engine, state.get(key), r)
+        want = canonical_lines(pa.Table.from_pylist(list(state.values()), schema=SCHEMA))
+        assert_same_rows(strata.read_lines(ident), want, f"{engine}: strata read after {writer}'s commit {i + 1}")
+        assert_same_rows(spark_read(spark, strata, ident), want, f"{engine}: Spark read after {writer}'s commit {i + 1}")
+    strata.run("compact", ident, "--full")
+    assert_same_rows(spark_read(spark, strata, ident), want, f"{engine}: Spark read after strata's compaction")
+    spark.call(strata.warehouse, "compact", table=ident)
+    assert_same_rows(strata.read_lines(ident), want, f"{engine}: strata read after Spark's compaction")
+    assert_same_files(spark, strata, ident)

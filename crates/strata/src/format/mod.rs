@@ -10,6 +10,7 @@
 //! | [`stats_options`] | which stats each column gets (`metadata.stats-mode`, per-field modes, dense store) |
 //! | [`parquet_writer`] | [`ParquetWriter`]: one data file, Java's writer settings |
 //! | [`parallel_encoder`] | Parquet column encoding on two threads (used by the writer) |
+//! | `int96` | TIMESTAMP(7..9) as INT96 leaves, as Java writes them (read by Java 1.x) |
 //! | [`dictionary_choice`] | which columns keep a dictionary: parquet-java's fallback rule |
 //! | [`column_orders`] | footer column orders Java/Spark/pyarrow read statistics under |
 //! | [`parquet_reader`] | [`read_parquet`]: any writer's file as batches of the read schema |
@@ -31,6 +32,7 @@ pub mod datum;
 mod decode_guard;
 mod dictionary_choice;
 pub mod evolve;
+mod int96;
 pub mod map_shredding;
 mod nested_rewrite;
 mod orc_reader;

@@ -8,6 +8,10 @@
 //! encodes the other half itself, and when the row group is full appends the finished column
 //! chunks, in schema order, to a `SerializedFileWriter` writing into an in-memory buffer that
 //! the caller drains to storage. The bytes produced are the same as with one thread.
+//!
+//! INT96 leaves (timestamps of precision 7–9, [`super::int96`]) are the exception: arrow-rs has
+//! no Arrow encoder for them, so they are buffered by an [`Int96Leaf`] and written through
+//! parquet's typed column writer in their place when the row group is closed.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -21,6 +25,8 @@ use parquet::arrow::ArrowWriter;
 use parquet::errors::ParquetError;
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::writer::SerializedFileWriter;
+
+use super::int96::Int96Leaf;
 
 /// Bytes written by the file writer, drained by the owner.
 #[derive(Clone, Default)]
@@ -63,6 +69,9 @@ pub struct ParallelRowGroupEncoder {
     writers: Option<Vec<ArrowColumnWriter>>,
     /// For each top-level field, its range of leaf writers.
     leaf_ranges: Vec<std::ops::Range<usize>>,
+    /// The INT96 leaves, in leaf order, and whether each leaf is one.
+    int96: Vec<Int96Leaf>,
+    is_int96: Vec<bool>,
     row_group_index: usize,
     rows_in_group: usize,
 }
@@ -87,12 +96,31 @@ impl ParallelRowGroupEncoder {
             leaf_ranges.push(start..end);
             start = end;
         }
+        let mut int96 = Vec::new();
+        let mut is_int96 = vec![false; descr.num_columns()];
+        for (c, flag) in is_int96.iter_mut().enumerate() {
+            let column = descr.column(c);
+            if column.physical_type() != parquet::basic::Type::INT96 {
+                continue;
+            }
+            let field = descr.get_column_root_idx(c);
+            *flag = true;
+            int96.push(Int96Leaf::new(
+                c,
+                column,
+                field,
+                schema.field(field),
+                c - leaf_ranges[field].start,
+            )?);
+        }
         Ok(ParallelRowGroupEncoder {
             schema,
             file,
             factory,
             writers: None,
             leaf_ranges,
+            int96,
+            is_int96,
             row_group_index: 0,
             rows_in_group: 0,
         })
@@ -145,6 +173,9 @@ impl ParallelRowGroupEncoder {
         let mut first: Vec<(&mut ArrowColumnWriter, _)> = Vec::new();
         let mut second: Vec<(&mut ArrowColumnWriter, _)> = Vec::new();
         for ((i, w), leaf) in writers.iter_mut().enumerate().zip(by_writer) {
+            if self.is_int96[i] {
+                continue;
+            }
             let leaf = leaf.ok_or_else(|| {
                 ParquetError::General(format!("no leaf column computed for writer {i}"))
             })?;
@@ -177,6 +208,9 @@ impl ParallelRowGroupEncoder {
                 a.and(b)
             })?;
         }
+        for leaf in &mut self.int96 {
+            leaf.append(batch.column(leaf.field).as_ref())?;
+        }
         self.rows_in_group += batch.num_rows();
         Ok(())
     }
@@ -187,6 +221,11 @@ impl ParallelRowGroupEncoder {
             .as_ref()
             .map(|w| w.iter().map(|c| c.get_estimated_total_bytes()).sum())
             .unwrap_or(0)
+            + self.int96_size()
+    }
+
+    fn int96_size(&self) -> usize {
+        self.int96.iter().map(Int96Leaf::memory_size).sum()
     }
 
     /// Memory held by the open row group.
@@ -195,6 +234,7 @@ impl ParallelRowGroupEncoder {
             .as_ref()
             .map(|w| w.iter().map(|c| c.memory_size()).sum())
             .unwrap_or(0)
+            + self.int96_size()
     }
 
     pub fn rows_in_group(&self) -> usize {
@@ -231,8 +271,21 @@ impl ParallelRowGroupEncoder {
             })?
         };
         let mut rg = self.file.next_row_group()?;
-        for chunk in head.into_iter().chain(tail) {
-            chunk.append_to_row_group(&mut rg)?;
+        let mut int96 = self.int96.iter_mut();
+        for (i, chunk) in head.into_iter().chain(tail).enumerate() {
+            if !self.is_int96[i] {
+                chunk.append_to_row_group(&mut rg)?;
+                continue;
+            }
+            // The Arrow writer of this leaf stayed empty: the leaf's values go in its place.
+            let leaf = int96
+                .next()
+                .filter(|leaf| leaf.column == i)
+                .ok_or_else(|| ParquetError::General(format!("no INT96 leaf for column {i}")))?;
+            let writer = rg
+                .next_column()?
+                .ok_or_else(|| ParquetError::General(format!("row group has no column {i}")))?;
+            leaf.write_to(writer)?;
         }
         rg.close()?;
         self.file.flush()?;

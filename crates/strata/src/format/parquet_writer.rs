@@ -469,10 +469,27 @@ impl ParquetWriter {
                 props = props.set_column_dictionary_enabled(column, false);
             }
         }
-        let writer_options = ArrowWriterOptions::new()
+        // Timestamps of precision 7..9 as INT96 leaves (Java's layout), without statistics:
+        // INT96 has no defined sort order, and Java writes none either.
+        let int96_schema = super::int96::parquet_schema(&self.file_schema, PARQUET_SCHEMA_ROOT)
+            .map_err(|e| Error::parquet(&self.display, e))?;
+        if let Some(descr) = &int96_schema {
+            for column in descr.columns() {
+                if column.physical_type() == parquet::basic::Type::INT96 {
+                    props = props.set_column_statistics_enabled(
+                        column.path().clone(),
+                        parquet::file::properties::EnabledStatistics::None,
+                    );
+                }
+            }
+        }
+        let mut writer_options = ArrowWriterOptions::new()
             .with_properties(props.build())
             .with_skip_arrow_metadata(true)
             .with_schema_root(PARQUET_SCHEMA_ROOT.to_string());
+        if let Some(descr) = int96_schema {
+            writer_options = writer_options.with_parquet_schema(descr);
+        }
         let encoder = ParallelRowGroupEncoder::try_new(
             self.buffer.clone(),
             self.file_schema.clone(),
