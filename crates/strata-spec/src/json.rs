@@ -193,7 +193,7 @@ mod tests {
         );
     }
 
-    /// The schema example of format.md §2.1, byte for byte.
+    /// A schema file as Java's `SchemaManager` writes it, byte for byte.
     #[test]
     fn schema_example_is_byte_exact() {
         let expected = r#"{

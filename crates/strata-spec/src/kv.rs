@@ -1,5 +1,5 @@
 //! Key-value records of primary-key tables: [`RowKind`] and the physical column layout of
-//! key-value data files (format.md §7.1, Java `KeyValue.createKeyValueFields`).
+//! key-value data files (Java `KeyValue.createKeyValueFields`).
 //!
 //! A primary-key table's data file holds, in order: one `_KEY_<pk>` column per *trimmed*
 //! primary-key field (primary keys minus partition keys; field id = source id + 1073741823),

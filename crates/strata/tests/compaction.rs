@@ -1,4 +1,4 @@
-//! The compaction seed experiment (`../shared/seeds/001_*`, lsm-algorithms.md §8.3),
+//! The compaction experiment that upgrades big non-overlapping files instead of rewriting them,
 //! reproduced end to end: two tables identical but for `compaction.small-file-ratio`, five
 //! batch commits E, A, B, C, D; after each, the COMPACT snapshot's files are checked by name
 //! and level (upgraded files keep their names, rewritten ones get new names).

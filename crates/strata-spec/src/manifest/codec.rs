@@ -1,7 +1,7 @@
 //! The three writer schemas exactly as Java renders them, and the shared encode/decode loop
 //! (domain struct ⇄ apache-avro `Value` ⇄ datum bytes ⇄ container).
 //!
-//! The schema texts are byte copies of `shared/reference/avro/*.json` (Avro's compact rendering
+//! The schema texts are byte copies of the schemas Java writes into manifest headers (Avro's compact rendering
 //! of what Java's `AvroSchemaConverter` builds); the copies keep the files' trailing newline,
 //! which is not part of the header text.
 

@@ -6,7 +6,7 @@ use super::model::*;
 use crate::binary_row::BinaryRow;
 use crate::stats::SimpleStats;
 
-/// A BinaryRow of INT fields (None = null), built from the layout in format.md §6.
+/// A BinaryRow of INT fields (None = null), built from Java's `BinaryRow` layout.
 pub(crate) fn int_row(values: &[Option<i32>]) -> BinaryRow {
     let arity = values.len();
     let w = (arity + 63 + 8) / 64 * 8;

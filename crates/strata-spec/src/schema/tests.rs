@@ -1,7 +1,7 @@
 use super::*;
 use crate::types::{DataType, TypeKind, MAX_LENGTH};
 
-/// format.md §2.1 example, as Java writes it.
+/// A schema file as Java's `SchemaManager` writes it.
 const EXAMPLE: &str = r#"{
   "version" : 3,
   "id" : 0,

@@ -1,4 +1,4 @@
-//! The filesystem catalog (format.md §1.1): a warehouse directory holding `<db>.db/` database
+//! The filesystem catalog: a warehouse directory holding `<db>.db/` database
 //! directories, each holding table directories. No metadata beyond the tables' own files: a
 //! table exists when its `schema/` directory holds a `schema-N` file, exactly as Java's
 //! `FileSystemCatalog` decides, so warehouses are shared with Java, pypaimon and paimon-rust.

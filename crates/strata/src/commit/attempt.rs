@@ -1,4 +1,4 @@
-//! One commit attempt (Java `FileStoreCommitImpl.tryCommitOnce`, lsm-algorithms.md §5.3):
+//! One commit attempt (Java `FileStoreCommitImpl.tryCommitOnce`):
 //! read the latest snapshot, check conflicts, write the manifests and lists, publish
 //! `snapshot-(L+1)` with a create-if-absent.
 //!

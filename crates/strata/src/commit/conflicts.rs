@@ -1,4 +1,4 @@
-//! Conflict checks of COMPACT commits (Java `ConflictDetection`, lsm-algorithms.md §5.4).
+//! Conflict checks of COMPACT commits (Java `ConflictDetection`).
 //!
 //! A compaction was planned on some snapshot; by the time it commits, other writers may
 //! have committed too. It may only land if:

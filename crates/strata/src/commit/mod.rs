@@ -1,4 +1,4 @@
-//! Committing written files: one atomic snapshot per commit (format.md §9.1).
+//! Committing written files: one atomic snapshot per commit.
 //!
 //! Vocabulary (Paimon's): a writer produces [`CommitMessage`]s (new files per partition and
 //! bucket); [`TableCommit`] turns them into manifest entries, writes a delta manifest, a delta
@@ -139,7 +139,7 @@ impl TableCommit {
     }
 
     /// Commits `messages`: an APPEND snapshot of the new files (and index changes), then —
-    /// when the writer compacted — a COMPACT snapshot (lsm-algorithms.md §5.2). Returns the
+    /// when the writer compacted — a COMPACT snapshot. Returns the
     /// id of the last snapshot created, `None` if there was nothing to commit (no snapshot is
     /// created for an empty commit, as in Java).
     pub async fn commit(&self, messages: Vec<CommitMessage>) -> Result<Option<i64>> {

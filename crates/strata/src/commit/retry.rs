@@ -1,5 +1,5 @@
 //! The retry loop around [`super::attempt`] and the commit identity that makes retries safe
-//! (Java `FileStoreCommitImpl.tryCommit`, `filterCommitted`, lsm-algorithms.md §5.3).
+//! (Java `FileStoreCommitImpl.tryCommit`, `filterCommitted`).
 //!
 //! * A lost race (the snapshot id was taken) is retried from the new latest snapshot with
 //!   exponential back-off and jitter, up to `commit.max-retries` retries and within

@@ -6,7 +6,7 @@
 //! when [`ParquetWriter::close`] completes, and [`ParquetWriter::abort`] removes what was
 //! uploaded.
 //!
-//! Settings follow `ParquetFileFormat`/`RowDataParquetBuilder` (format.md §7.3):
+//! Settings follow `ParquetFileFormat`/`RowDataParquetBuilder`:
 //! message name `paimon_schema`, Parquet field ids = Paimon field ids, no `ARROW:schema`
 //! footer entry (Java writes one only for files with shredded MAP columns, and so does strata), compression from `file.compression` (default zstd level
 //! `file.compression.zstd-level` = 1; `parquet.compression` overrides), dictionary encoding on,

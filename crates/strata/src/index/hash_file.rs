@@ -1,4 +1,4 @@
-//! HASH index files of dynamic-bucket tables (format.md §5.5): the key hashes of one
+//! HASH index files of dynamic-bucket tables: the key hashes of one
 //! (partition, bucket), each a 4-byte big-endian `int`, nothing else — no header, no count,
 //! no checksum (Java `IntFileUtils.writeInts`, `HashIndexFile`). `_ROW_COUNT` of the index
 //! manifest entry is the number of hashes.

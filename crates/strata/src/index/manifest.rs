@@ -1,4 +1,4 @@
-//! Index manifests of one table (format.md §5.5): `manifest/index-manifest-<uuid>-<n>`, an
+//! Index manifests of one table: `manifest/index-manifest-<uuid>-<n>`, an
 //! Avro file of [`IndexManifestEntry`]s naming every live index file of a snapshot
 //! (`Snapshot.indexManifest`). The Avro codec is pure (`strata_spec::manifest`); this module adds
 //! the I/O, the file names, and Java's rule for combining a previous index manifest with the

@@ -1,5 +1,5 @@
 //! Table indexes: dynamic-bucket assignment for primary-key tables with `bucket = -1`, its HASH
-//! index files, and the index manifests that list a snapshot's index files (format.md §5.5).
+//! index files, and the index manifests that list a snapshot's index files.
 //!
 //! | module | what |
 //! |---|---|

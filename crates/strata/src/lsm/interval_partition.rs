@@ -1,5 +1,5 @@
 //! [`interval_partition`]: files of one bucket → key-disjoint sections → the fewest sorted
-//! runs per section (Java `IntervalPartition`, lsm-algorithms.md §3.1).
+//! runs per section (Java `IntervalPartition`).
 //!
 //! Files are ordered by `(minKey, maxKey)`; a new section starts whenever a file's min key is
 //! greater than every max key seen so far in the current section, so sections never share a

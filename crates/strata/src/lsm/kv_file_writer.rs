@@ -1,6 +1,5 @@
 //! [`RollingKvWriter`]: writes a key-sorted, key-unique stream of key-value records into
-//! data files of one (partition, bucket) at one level (lsm-algorithms.md §1.6–1.7,
-//! Java `KeyValueDataFileWriter` + `RollingFileWriterImpl`).
+//! data files of one (partition, bucket) at one level (//! Java `KeyValueDataFileWriter` + `RollingFileWriterImpl`).
 //!
 //! Each file's [`DataFileMeta`] is what Java records: min/max key = the key of the first/last
 //! record (the input is sorted), key statistics always in full mode, value statistics per

@@ -2,7 +2,7 @@
 //! passes around.
 //!
 //! Every batch of key-value records — in the write buffer, in spill files, flowing through
-//! the merge sorter and into data files — has the key-value file layout (format.md §7.1):
+//! the merge sorter and into data files — has the key-value file layout:
 //! `_KEY_<k>…, _SEQUENCE_NUMBER, _VALUE_KIND, <value columns>…`. On the write path the value
 //! columns are all table columns; on the read path they are the columns the reader needs
 //! (always including the primary keys, the `sequence.field` columns, and everything when the

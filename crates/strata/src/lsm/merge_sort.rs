@@ -1,5 +1,5 @@
 //! [`MergeSorter`]: k-way merge of key-sorted runs of key-value batches, reducing each key
-//! with the table's merge engine (lsm-algorithms.md §4.1–4.4, §4.6).
+//! with the table's merge engine.
 //!
 //! Used by every path that meets several sorted runs: flushing the write buffer (in-memory
 //! run plus spilled runs), and merge-on-read of overlapping sections. Inputs are streams of

@@ -1,4 +1,4 @@
-//! The LSM layer of primary-key tables (lsm-algorithms.md §1, §4).
+//! The LSM layer of primary-key tables.
 //!
 //! | module | what |
 //! |---|---|

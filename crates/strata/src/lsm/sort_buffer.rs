@@ -1,5 +1,5 @@
 //! [`SortBuffer`]: the write buffer of one bucket (Java `SortBufferWriteBuffer` with its
-//! external sort buffer, lsm-algorithms.md §1.4).
+//! external sort buffer).
 //!
 //! Records arrive as key-value batches with their sequence numbers already assigned (in
 //! arrival order). The buffer only keeps them; sorting happens when the buffer is turned

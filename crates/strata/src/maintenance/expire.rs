@@ -1,5 +1,5 @@
 //! Snapshot expiry, as Java's `ExpireSnapshotsImpl` + `SnapshotDeletion` do it
-//! (lsm-algorithms.md §7): after every commit (unless `write-only`) and on demand.
+//!: after every commit (unless `write-only`) and on demand.
 //!
 //! Range. With latest `L` and earliest `E`: snapshots below `L − num-retained.max + 1` always
 //! go; at least `num-retained.min` stay; at most `snapshot.expire.limit` go per run; a

@@ -1,5 +1,4 @@
-//! Orphan file cleanup (Java `OrphanFilesClean` / `LocalOrphanFilesClean`,
-//! lsm-algorithms.md §7.4): deletes files under the table directory that nothing references
+//! Orphan file cleanup (Java `OrphanFilesClean` / `LocalOrphanFilesClean`): deletes files under the table directory that nothing references
 //! and that are older than a threshold.
 //!
 //! *Used* is everything any snapshot, tag or long-lived changelog names: manifest lists, their

@@ -1,4 +1,4 @@
-//! Reading and writing manifest lists and manifest files of one table (format.md §4, §5).
+//! Reading and writing manifest lists and manifest files of one table.
 //!
 //! The Avro codecs are pure (`strata_spec::manifest`); this module adds the I/O, the file
 //! names, the table's `manifest.compression`, and wraps decode errors with the file path.

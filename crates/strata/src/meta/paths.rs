@@ -1,4 +1,4 @@
-//! The table directory layout (format.md §1): `schema/`, `snapshot/`, `manifest/`, and the
+//! The table directory layout: `schema/`, `snapshot/`, `manifest/`, and the
 //! `<partition path>/bucket-<N>/` data directories. Names of new files are made here too, so the
 //! naming rules (`data-<uuid>-<n>.parquet`, `manifest-<uuid>-<n>`, ...) live in one place.
 

@@ -1,4 +1,4 @@
-//! `snapshot/snapshot-N` files and the `LATEST` / `EARLIEST` hints (format.md §1.6, §3).
+//! `snapshot/snapshot-N` files and the `LATEST` / `EARLIEST` hints.
 //!
 //! Hints may be stale or missing (other engines write only `LATEST`); they are trusted only
 //! after checking the snapshot files, exactly as Java's `SnapshotManager` does. Publishing a

@@ -1,5 +1,5 @@
 //! Deletion vectors: rows of a data file marked deleted without rewriting it (tables with
-//! `deletion-vectors.enabled`, format.md §5.5).
+//! `deletion-vectors.enabled`).
 //!
 //! The live `DELETION_VECTORS` entries of a snapshot's index manifest list, per data file, a
 //! byte range of an index file (`index/index-…`). At that offset Java writes a 4-byte

@@ -1,4 +1,4 @@
-//! Merge-on-read of primary-key splits (lsm-algorithms.md §4, §6.5).
+//! Merge-on-read of primary-key splits.
 //!
 //! A split that is not raw-convertible is cut into key-disjoint sections
 //! ([`crate::lsm::interval_partition`]) read one after the other. A section with one sorted

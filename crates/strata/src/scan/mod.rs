@@ -82,7 +82,7 @@ pub struct ScanMetrics {
     /// Live files after bucket and partition selection.
     pub live_files: usize,
     pub files_skipped_by_stats: usize,
-    /// Level-0 files not read (first-row and deletion-vector tables, lsm-algorithms.md §6.3).
+    /// Level-0 files not read (first-row and deletion-vector tables).
     pub files_skipped_by_level: usize,
     /// Data files of the snapshot not in the plan (Java's `skippedTableFiles`: all data files
     /// of the snapshot minus the planned ones).

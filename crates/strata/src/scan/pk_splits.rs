@@ -1,4 +1,4 @@
-//! Planning primary-key tables (lsm-algorithms.md §6.2–6.4).
+//! Planning primary-key tables.
 //!
 //! * **Level-0 skipping**: with `merge-engine = first-row`, or deletion vectors without
 //!   `deletion-vectors.merge-on-read`, batch scans read only levels ≥ 1 (Java semantics:

@@ -1,6 +1,5 @@
 //! [`CompactManager`]: the compaction side of one bucket's writer (Java
-//! `MergeTreeCompactManager` + the compaction half of `MergeTreeWriter`, lsm-algorithms.md
-//! §1.9, §2.2, §2.7).
+//! `MergeTreeCompactManager` + the compaction half of `MergeTreeWriter`).
 //!
 //! The manager keeps the bucket's [`Levels`] (restored from the latest snapshot, plus every
 //! level-0 file flushed since). After each flush the writer calls [`CompactManager::trigger`]:

@@ -1,5 +1,5 @@
 //! [`MergeTreeWriter`]: the writer of one (partition, bucket) of a primary-key table
-//! (Java `MergeTreeWriter`, lsm-algorithms.md §1.3–1.5).
+//! (Java `MergeTreeWriter`).
 //!
 //! Records get the bucket's next sequence numbers in arrival order (continuing from the
 //! largest sequence number of the bucket's live files) and go into a [`SortBuffer`]. A flush

@@ -1,5 +1,5 @@
 //! [`Levels`]: the data files of one bucket arranged as an LSM tree (Java `Levels` and
-//! `SortedRun`, lsm-algorithms.md §2.1).
+//! `SortedRun`).
 //!
 //! * Level 0 holds files whose key ranges may overlap; each is its own sorted run. They are kept
 //!   newest first: `maxSequenceNumber` descending, then `minSequenceNumber`, creation time and

@@ -1,4 +1,4 @@
-//! LSM compaction of one bucket (lsm-algorithms.md §2, §3).
+//! LSM compaction of one bucket.
 //!
 //! | module | what | Java |
 //! |---|---|---|

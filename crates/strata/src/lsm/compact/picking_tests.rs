@@ -1,5 +1,5 @@
-//! Tests of compaction picking: the worked examples of lsm-algorithms.md §8.3 and §8.5 (HEAD
-//! behaviour, confirmed there against Paimon's own classes), their margins, off-peak hours,
+//! Tests of compaction picking: worked examples of `UniversalCompaction` picking (HEAD
+//! behaviour, as Paimon's own classes pick), their margins, off-peak hours,
 //! and property tests of the unit's shape. Also the shared test-file builders.
 
 use proptest::prelude::*;

@@ -1,5 +1,5 @@
 //! [`MergeTreeCompactRewriter`]: the rewrite half of a compaction task (Java
-//! `MergeTreeCompactRewriter`, lsm-algorithms.md §3.3).
+//! `MergeTreeCompactRewriter`).
 //!
 //! A rewrite reads its sections one after the other (they are key-disjoint and in key
 //! order). A section of one sorted run is streamed as is; a section of several runs goes

@@ -1,4 +1,4 @@
-//! The compaction strategy of a primary-key table (lsm-algorithms.md §2.4–§2.6).
+//! The compaction strategy of a primary-key table.
 //!
 //! * [`CompactStrategy`]: plain [`UniversalCompaction`], or force-up-level-0 (Java
 //!   `ForceUpLevel0Compaction`) for tables that need lookup or set

@@ -1,5 +1,4 @@
-//! [`run_compact_task`]: what a picked [`CompactUnit`] turns into (Java `MergeTreeCompactTask`,
-//! lsm-algorithms.md §3.2–3.4; the seed experiment `001`).
+//! [`run_compact_task`]: what a picked [`CompactUnit`] turns into (Java `MergeTreeCompactTask`; the seed experiment `001`).
 //!
 //! The unit's files are cut into key-disjoint sections ([`interval_partition`]). Walking the
 //! sections in key order:

@@ -1,5 +1,5 @@
 //! Upgrade-vs-rewrite decisions of the compaction task on the seed experiment's layouts
-//! (lsm-algorithms.md §8.3) with a rewriter that records what it is asked to do.
+//! with a rewriter that records what it is asked to do.
 
 use std::sync::Mutex;
 

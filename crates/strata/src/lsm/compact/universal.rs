@@ -1,5 +1,5 @@
 //! [`UniversalCompaction`]: which sorted runs of a bucket to compact, and into which level
-//! (Java `UniversalCompaction` at Paimon HEAD, and `OffPeakHours`; lsm-algorithms.md §2.3).
+//! (Java `UniversalCompaction` at Paimon HEAD, and `OffPeakHours`).
 //!
 //! Runs are ordered newest first (`Levels::level_sorted_runs`). A pick tries, in order:
 //! 0. early full compaction, if configured ([`EarlyFullCompaction`]);

@@ -1,4 +1,4 @@
-//! Merge engines (`merge-engine`, lsm-algorithms.md §4.5): how the records of one primary key
+//! Merge engines (`merge-engine`): how the records of one primary key
 //! become one record.
 //!
 //! The merge reader and the write buffer group records by key and order each group as Paimon
