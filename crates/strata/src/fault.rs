@@ -2,10 +2,16 @@
 //! make strata fail (an error, as a full disk or a lost connection would) or die (abort the
 //! process, as `kill -9` or a power cut would).
 //!
-//! Every point is one call, [`inject`], placed right after a durable step (a data file
+//! **Only in builds with the `failpoints` cargo feature**, which strata's own tests and
+//! crash-test binaries enable (`cargo test` turns it on through a dev-dependency; a normal or
+//! release build of strata or of the `strata` CLI leaves it off). Without the feature every
+//! point is an inlined `Ok(())`, nothing reads the environment, and nothing here can abort or
+//! exit the host process; [`ENABLED`] tells which build this is.
+//!
+//! Every point is one call, `inject`, placed right after a durable step (a data file
 //! written, the manifests written, the snapshot published, ...). Nothing is armed in normal
 //! operation, and then a point costs one relaxed atomic load. Points are armed either by a
-//! test through [`arm`] / [`FaultGuard`], or for a whole process by the environment variable
+//! test through `arm` / `FaultGuard`, or for a whole process by the environment variable
 //! `STRATA_FAILPOINTS` (read once, at the first point reached):
 //!
 //! ```text
@@ -14,14 +20,24 @@
 //! STRATA_FAILPOINTS="commit.after-manifests=error@2+,x=abort" fail the 2nd hit and every later one
 //! ```
 //!
+//! An invalid `STRATA_FAILPOINTS` does not run the process without its faults: every point
+//! then fails with an error quoting the variable and what is wrong with it.
+//!
 //! The registry is process-wide: tests that arm points must not run concurrently with other
 //! tests of the same binary that reach those points (the fault-injection tests serialize
 //! themselves). [`POINTS`] lists every point so tests can iterate over all of them.
 
+#[cfg(feature = "failpoints")]
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, Once};
+#[cfg(feature = "failpoints")]
+use std::sync::{Mutex, OnceLock};
 
-use crate::{Error, Result};
+#[cfg(feature = "failpoints")]
+use crate::Error;
+use crate::Result;
+
+/// Whether this build has fault points (the `failpoints` feature).
+pub const ENABLED: bool = cfg!(feature = "failpoints");
 
 /// Every fault point strata has, in the order a write → commit → compaction reaches them.
 pub const POINTS: &[&str] = &[
@@ -59,6 +75,7 @@ pub enum FaultWhen {
     From(u64),
 }
 
+#[cfg(feature = "failpoints")]
 #[derive(Debug)]
 struct Armed {
     point: String,
@@ -67,11 +84,16 @@ struct Armed {
     hits: u64,
 }
 
+#[cfg(feature = "failpoints")]
 static ANY_ARMED: AtomicBool = AtomicBool::new(false);
+#[cfg(feature = "failpoints")]
 static REGISTRY: Mutex<Vec<Armed>> = Mutex::new(Vec::new());
-static ENV_INIT: Once = Once::new();
+/// `Err(message)` when `STRATA_FAILPOINTS` is set but invalid.
+#[cfg(feature = "failpoints")]
+static ENV_SPEC: OnceLock<std::result::Result<(), String>> = OnceLock::new();
 
 /// Arms `point`. Replaces an earlier arming of the same point and resets its hit count.
+#[cfg(feature = "failpoints")]
 pub fn arm(point: &str, action: FaultAction, when: FaultWhen) {
     let mut reg = registry();
     reg.retain(|a| a.point != point);
@@ -85,6 +107,7 @@ pub fn arm(point: &str, action: FaultAction, when: FaultWhen) {
 }
 
 /// Disarms every point.
+#[cfg(feature = "failpoints")]
 pub fn disarm_all() {
     let mut reg = registry();
     reg.clear();
@@ -92,9 +115,11 @@ pub fn disarm_all() {
 }
 
 /// Arms a point for the life of the guard (disarms everything when dropped).
+#[cfg(feature = "failpoints")]
 #[must_use = "the point is disarmed when the guard is dropped"]
 pub struct FaultGuard(());
 
+#[cfg(feature = "failpoints")]
 impl FaultGuard {
     pub fn new(point: &str, action: FaultAction, when: FaultWhen) -> Self {
         arm(point, action, when);
@@ -102,6 +127,7 @@ impl FaultGuard {
     }
 }
 
+#[cfg(feature = "failpoints")]
 impl Drop for FaultGuard {
     fn drop(&mut self) {
         disarm_all();
@@ -109,15 +135,28 @@ impl Drop for FaultGuard {
 }
 
 /// The fault point `point`: `Ok(())` unless a test armed it and this hit fires.
+#[cfg(feature = "failpoints")]
 #[inline]
-pub fn inject(point: &'static str) -> Result<()> {
-    ENV_INIT.call_once(load_env);
+pub(crate) fn inject(point: &'static str) -> Result<()> {
+    if let Err(msg) = ENV_SPEC.get_or_init(load_env) {
+        return Err(Error::InvalidArgument(format!(
+            "invalid STRATA_FAILPOINTS (fault point {point} reached): {msg}"
+        )));
+    }
     if !ANY_ARMED.load(Ordering::Relaxed) {
         return Ok(());
     }
     inject_slow(point)
 }
 
+/// The fault point `point`: a build without the `failpoints` feature has none.
+#[cfg(not(feature = "failpoints"))]
+#[inline(always)]
+pub(crate) fn inject(_point: &'static str) -> Result<()> {
+    Ok(())
+}
+
+#[cfg(feature = "failpoints")]
 #[cold]
 fn inject_slow(point: &'static str) -> Result<()> {
     let action = {
@@ -144,31 +183,29 @@ fn inject_slow(point: &'static str) -> Result<()> {
     }
 }
 
+#[cfg(feature = "failpoints")]
 fn registry() -> std::sync::MutexGuard<'static, Vec<Armed>> {
     // A panic while holding the lock cannot leave the list inconsistent (every mutation is a
     // single push/retain/clear or a counter bump), so a poisoned lock is still usable.
     REGISTRY.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn load_env() {
+#[cfg(feature = "failpoints")]
+fn load_env() -> std::result::Result<(), String> {
     let Ok(spec) = std::env::var("STRATA_FAILPOINTS") else {
-        return;
+        return Ok(());
     };
-    match parse_spec(&spec) {
-        Ok(points) => {
-            for (point, action, when) in points {
-                arm(&point, action, when);
-            }
-        }
-        // A typo must not silently run the test without its fault.
-        Err(msg) => {
-            eprintln!("strata: invalid STRATA_FAILPOINTS={spec:?}: {msg}");
-            std::process::exit(2);
-        }
+    // A typo must not silently run the test without its fault: the error is returned from
+    // every point (see `inject`), never a process exit.
+    let points = parse_spec(&spec).map_err(|msg| format!("{spec:?}: {msg}"))?;
+    for (point, action, when) in points {
+        arm(&point, action, when);
     }
+    Ok(())
 }
 
 /// Parses `point=action[@n[+]],...` (see the module doc).
+#[cfg(feature = "failpoints")]
 pub fn parse_spec(
     spec: &str,
 ) -> std::result::Result<Vec<(String, FaultAction, FaultWhen)>, String> {
@@ -215,7 +252,7 @@ pub fn parse_spec(
     Ok(out)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "failpoints"))]
 mod tests {
     use super::*;
 

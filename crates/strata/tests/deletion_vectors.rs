@@ -95,6 +95,7 @@ async fn deletion_vectors_hide_marked_rows() {
         compact_before: Vec::new(),
         compact_after: Vec::new(),
         index_changes: vec![entry],
+        index_base: None,
     };
     t.new_commit().unwrap().commit(vec![msg]).await.unwrap();
 

@@ -212,6 +212,7 @@ async fn index_manifest_through_appends_and_overwrites() {
             compact_before: Vec::new(),
             compact_after: Vec::new(),
             index_changes: Vec::new(),
+            index_base: None,
         }])
         .await
         .unwrap()
@@ -380,4 +381,167 @@ async fn pypaimon_dynamic_bucket_table_routes_keys_to_their_buckets() {
     if let Ok(out) = std::env::var("STRATA_DYNAMIC_BUCKET_OUT") {
         copy_dir(dir.path(), Path::new(&out));
     }
+}
+
+fn rows(ids: &[i64], dt: &str, v: i32) -> RecordBatch {
+    let schema = Arc::new(ArrowSchema::new(vec![
+        Field::new("id", ArrowType::Int64, false),
+        Field::new("dt", ArrowType::Utf8, false),
+        Field::new("v", ArrowType::Int32, true),
+    ]));
+    RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(Int64Array::from(ids.to_vec())),
+            Arc::new(StringArray::from(vec![dt; ids.len()])),
+            Arc::new(arrow_array::Int32Array::from(vec![v; ids.len()])),
+        ],
+    )
+    .unwrap()
+}
+
+/// Every live HASH entry of the latest snapshot: partition text → hash → buckets holding it.
+async fn live_index(t: &Table) -> BTreeMap<String, BTreeMap<i32, Vec<i32>>> {
+    let latest = t.snapshot_manager().latest().await.unwrap().unwrap();
+    let (_, idx) = index_of(t, latest.id).await;
+    let mut out: BTreeMap<String, BTreeMap<i32, Vec<i32>>> = BTreeMap::new();
+    for ((p, bucket), (_, hashes)) in idx {
+        for h in hashes {
+            out.entry(p.clone())
+                .or_default()
+                .entry(h)
+                .or_default()
+                .push(bucket);
+        }
+    }
+    out
+}
+
+/// Writers that all loaded the same index commit one after the other (the interleaving that
+/// lost the earlier writers' index entries, so the next round's updates of their keys went to
+/// new buckets and every reader saw those keys twice). Each commit is rebased onto the latest
+/// index: after every round each key is read exactly once with its newest value and the index
+/// holds every key in exactly one bucket.
+#[tokio::test]
+async fn concurrent_writers_of_one_partition_keep_every_index_entry() {
+    let wh = Warehouse::new();
+    let t = wh
+        .create(
+            "db.t",
+            &PK_TABLE.replace(
+                r#""dynamic-bucket.target-row-num":"2""#,
+                r#""dynamic-bucket.target-row-num":"40""#,
+            ),
+        )
+        .await;
+    let ids_of = |w: i64| -> Vec<i64> { (0..100).map(|i| w * 1000 + i).collect() };
+    for round in 0..3 {
+        let mut prepared = Vec::new();
+        for w in 0..4i64 {
+            let mut write = t.new_write().unwrap();
+            for dt in ["a", "b"] {
+                write.write(&rows(&ids_of(w), dt, round)).await.unwrap();
+            }
+            prepared.push(write.prepare_commit().await.unwrap());
+        }
+        for messages in prepared {
+            t.new_commit().unwrap().commit(messages).await.unwrap();
+        }
+        let mut want: Vec<i64> = (0..4).flat_map(ids_of).flat_map(|i| [i, i]).collect();
+        want.sort();
+        assert_eq!(read_ids(&t, None, None).await, want, "round {round}");
+        let values = {
+            let plan = t.new_scan().plan().await.unwrap();
+            let read = t.new_read().with_projection(vec!["v".into()]);
+            let mut vs = Vec::new();
+            for b in read.to_batches(plan.splits).await.unwrap() {
+                let c = b
+                    .column(0)
+                    .as_any()
+                    .downcast_ref::<arrow_array::Int32Array>()
+                    .unwrap();
+                vs.extend(c.iter().map(|v| v.unwrap()));
+            }
+            vs
+        };
+        assert!(
+            values.iter().all(|v| *v == round),
+            "round {round}: {values:?}"
+        );
+        let index = live_index(&t).await;
+        for dt in ["a", "b"] {
+            let hashes: Vec<i32> = (0..4)
+                .flat_map(|w| hashes_of_in(&t, &ids_of(w), dt))
+                .collect();
+            let held = &index[&format!("dt={dt}")];
+            for h in &hashes {
+                let buckets = held.get(h).unwrap_or_else(|| {
+                    panic!("round {round}: hash {h} of partition {dt} is missing from the index")
+                });
+                assert_eq!(buckets.len(), 1, "hash {h} in buckets {buckets:?}");
+            }
+            assert_eq!(held.len(), hashes.len(), "round {round}, partition {dt}");
+        }
+    }
+    // The files a rebase replaced were deleted: every HASH file on disk belongs to a snapshot.
+    let mut referenced = Vec::new();
+    for snap in t.snapshot_manager().all().await.unwrap() {
+        let (_, idx) = index_of(&t, snap.id).await;
+        referenced.extend(idx.into_values().map(|(name, _)| name));
+    }
+    for f in std::fs::read_dir(wh.table_dir("db", "t").join("index")).unwrap() {
+        let name = f.unwrap().file_name().into_string().unwrap();
+        assert!(
+            referenced.contains(&name),
+            "HASH file {name} belongs to no snapshot"
+        );
+    }
+}
+
+fn hashes_of_in(t: &Table, ids: &[i64], dt: &str) -> Vec<i32> {
+    KeyHasher::new(t)
+        .unwrap()
+        .hash_batch(&keys(ids, dt))
+        .unwrap()
+}
+
+/// Two writers put the same new key in different buckets: the second commit cannot keep both
+/// (the key would be read twice) and is refused, naming the key hash and the buckets; nothing
+/// of it lands. Written again, the key goes to the bucket the index holds.
+#[tokio::test]
+async fn concurrent_writers_assigning_one_key_to_two_buckets_conflict() {
+    let wh = Warehouse::new();
+    let t = wh.create("db.t", PK_TABLE).await;
+    let mut a1 = DynamicBucketAssigner::new(&t).await.unwrap();
+    let mut a2 = DynamicBucketAssigner::new(&t).await.unwrap();
+    // target-row-num = 2: a1 puts 1, 2 in bucket 0 and 3 in bucket 1; a2 puts 3 in bucket 0.
+    assert_eq!(assign(&t, &mut a1, "a", &[1, 2, 3]).await, vec![0, 0, 1]);
+    assert_eq!(assign(&t, &mut a2, "a", &[3, 4]).await, vec![0, 0]);
+    let s1 = commit(&t, &mut a1, None).await;
+    let changes = a2.prepare_commit().await.unwrap();
+    let mut messages: Vec<CommitMessage> = Vec::new();
+    attach_index_changes(&mut messages, changes, -1);
+    for m in &mut messages {
+        m.index_base = a2.base_snapshot();
+        m.new_files
+            .push(fake_file(&format!("data-{}.parquet", uuid_like())));
+    }
+    let err = t.new_commit().unwrap().commit(messages).await.unwrap_err();
+    let text = err.to_string();
+    let h3 = hashes_of(&t, &[3])[0];
+    assert!(
+        matches!(err, strata::Error::CommitConflict { .. }),
+        "{text}"
+    );
+    assert!(text.contains(&format!("key hash {h3}")), "{text}");
+    assert!(text.contains("partition dt=a"), "{text}");
+    assert!(
+        text.contains("bucket 1") && text.contains("bucket 0"),
+        "{text}"
+    );
+    assert_eq!(t.snapshot_manager().latest_id().await.unwrap(), Some(s1));
+    a2.abort().await;
+    // Retried from the latest index, key 3 goes where the index holds it.
+    let mut a3 = DynamicBucketAssigner::new(&t).await.unwrap();
+    assert_eq!(assign(&t, &mut a3, "a", &[3, 4]).await, vec![1, 1]);
 }

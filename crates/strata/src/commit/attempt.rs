@@ -37,6 +37,8 @@ pub(super) struct CommitRequest<'a> {
     pub identifier: i64,
     pub adds: &'a [ManifestEntry],
     pub index: &'a [IndexManifestEntry],
+    /// See `CommitMessage::index_base`.
+    pub index_base: Option<i64>,
     pub overwrite: Option<&'a OverwriteScope>,
 }
 
@@ -51,6 +53,7 @@ impl TableCommit {
             identifier,
             adds,
             index,
+            index_base,
             overwrite,
         } = *req;
         let table = &self.table;
@@ -109,7 +112,27 @@ impl TableCommit {
             )?;
         }
         delta.extend(adds.iter().cloned());
-        index_changes.extend(index.iter().cloned());
+        // Another writer may have replaced the HASH files this commit replaces: rebase onto
+        // the latest snapshot or refuse (see `crate::index::rebase`). An overwrite drops the
+        // partitions' index and starts it afresh, so there is nothing to rebase.
+        let mut rebased = None;
+        match (&latest, overwrite) {
+            (Some(s), None) if !index.is_empty() => {
+                rebased = crate::index::rebase::rebase_hash_changes(
+                    table,
+                    s,
+                    &prev_index,
+                    index,
+                    index_base,
+                )
+                .await?;
+            }
+            _ => {}
+        }
+        match &rebased {
+            Some(r) => index_changes.extend(r.changes.iter().cloned()),
+            None => index_changes.extend(index.iter().cloned()),
+        }
         if delta.is_empty() && index_changes.is_empty() {
             return Ok(Attempt::NothingToDo);
         }
@@ -206,6 +229,8 @@ impl TableCommit {
             Err(e) => {
                 // Nothing published: what this attempt wrote is garbage.
                 store.delete_quietly(&written).await;
+                self.delete_rebased(rebased.as_ref().map(|r| &r.written))
+                    .await;
                 return Err(e);
             }
         };
@@ -217,9 +242,13 @@ impl TableCommit {
                 // The id is taken. On an object store a retried PUT whose first try landed
                 // reports "exists" too: the snapshot may be this one.
                 if self.is_own_snapshot(id, &snapshot).await {
+                    self.delete_rebased(rebased.as_ref().map(|r| &r.replaced))
+                        .await;
                     return Ok(Attempt::Committed(id));
                 }
                 store.delete_quietly(&written).await;
+                self.delete_rebased(rebased.as_ref().map(|r| &r.written))
+                    .await;
                 return Ok(Attempt::LostRace(id));
             }
             // The snapshot may have been stored: keep every file it may reference.
@@ -230,7 +259,17 @@ impl TableCommit {
         if let Err(e) = fault::inject("commit.after-snapshot") {
             return Ok(Attempt::Uncertain(id, e));
         }
+        // The commit's own HASH files that a rebase replaced are referenced by no snapshot.
+        self.delete_rebased(rebased.as_ref().map(|r| &r.replaced))
+            .await;
         Ok(Attempt::Committed(id))
+    }
+
+    /// Deletes HASH files of an index rebase (best effort: a leftover is an orphan file).
+    async fn delete_rebased(&self, paths: Option<&Vec<object_store::path::Path>>) {
+        for p in paths.into_iter().flatten() {
+            let _ = self.table.file_io().delete(p).await;
+        }
     }
 
     /// Whether `snapshot-<id>` on storage is `ours` (same uuid, user, identifier and kind).

@@ -54,6 +54,11 @@ pub struct CommitMessage {
     /// ones they replace (e.g. from `DynamicBucketAssigner::prepare_commit`). Each entry
     /// carries its own partition and bucket, which the commit uses as they are.
     pub index_changes: Vec<IndexManifestEntry>,
+    /// The snapshot whose index `index_changes` were computed against
+    /// (`DynamicBucketAssigner::base_snapshot`; `None`: an empty table, or unknown). The commit
+    /// rebases HASH changes onto the snapshot it lands on when other writers changed the index
+    /// since (see `crate::index::rebase`); `None` only makes that check read more files.
+    pub index_base: Option<i64>,
 }
 
 impl CommitMessage {
@@ -67,6 +72,7 @@ impl CommitMessage {
             compact_before: Vec::new(),
             compact_after: Vec::new(),
             index_changes: Vec::new(),
+            index_base: None,
         }
     }
 
@@ -214,6 +220,7 @@ impl TableCommit {
                     identifier,
                     adds: &split.adds,
                     index: &split.index,
+                    index_base: split.index_base,
                     overwrite: overwrite.as_ref(),
                 })
                 .await;
@@ -235,6 +242,7 @@ impl TableCommit {
                     identifier,
                     adds: &split.compact,
                     index: &[],
+                    index_base: None,
                     overwrite: None,
                 })
                 .await
@@ -353,6 +361,8 @@ struct SplitMessages {
     /// ADD entries of new files.
     adds: Vec<ManifestEntry>,
     index: Vec<IndexManifestEntry>,
+    /// The oldest `index_base` of the messages with index changes (`None` if any is `None`).
+    index_base: Option<i64>,
     /// DELETE entries of compacted files, then ADD entries of compaction outputs (Java
     /// `ManifestEntryChanges`).
     compact: Vec<ManifestEntry>,
@@ -362,10 +372,15 @@ fn split_messages(messages: Vec<CommitMessage>) -> SplitMessages {
     let mut out = SplitMessages {
         adds: Vec::new(),
         index: Vec::new(),
+        index_base: None,
         compact: Vec::new(),
     };
     let mut compact_adds = Vec::new();
+    let mut bases: Vec<Option<i64>> = Vec::new();
     for m in messages {
+        if !m.index_changes.is_empty() {
+            bases.push(m.index_base);
+        }
         out.index.extend(m.index_changes);
         let entry = |kind, file| ManifestEntry {
             kind,
@@ -385,6 +400,11 @@ fn split_messages(messages: Vec<CommitMessage>) -> SplitMessages {
         }
     }
     out.compact.extend(compact_adds);
+    out.index_base = if bases.contains(&None) {
+        None
+    } else {
+        bases.into_iter().flatten().min()
+    };
     out
 }
 

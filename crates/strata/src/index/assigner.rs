@@ -26,7 +26,11 @@
 //! the index changes: DELETE of the bucket's previous file(s), ADD of the new one. The commit
 //! turns them into the snapshot's index manifest (see `crate::index::manifest`).
 //!
-//! Like Java, the assigner assumes it is the only writer of the partitions it touches.
+//! Java assumes one writer per partition. strata does not: the index files a commit replaces
+//! are checked against the snapshot it lands on and rebased when another writer changed them
+//! meanwhile (see `crate::index::rebase`), using [`DynamicBucketAssigner::base_snapshot`]; and
+//! `prepare_commit` builds each new file from the bucket's files live at that time, not from
+//! the ones loaded at start.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -125,6 +129,8 @@ pub struct DynamicBucketAssigner {
     ignore_existing: bool,
     /// HASH entries of the base snapshot by partition; `None` until first needed.
     base: Option<HashMap<BinaryRow, Vec<IndexManifestEntry>>>,
+    /// The snapshot `base` was read from (`None`: none yet, or the table had no snapshot).
+    base_snapshot: Option<i64>,
     partitions: HashMap<BinaryRow, PartitionState>,
     /// Files written by the latest `prepare_commit` (deleted by `abort`).
     prepared: Vec<Path>,
@@ -177,6 +183,7 @@ impl DynamicBucketAssigner {
             options: DynamicBucketOptions::from_table(table)?,
             ignore_existing,
             base: None,
+            base_snapshot: None,
             partitions: HashMap::new(),
             prepared: Vec::new(),
             rng: (uuid::Uuid::new_v4().as_u128() as u64) | 1,
@@ -185,6 +192,13 @@ impl DynamicBucketAssigner {
 
     pub fn options(&self) -> DynamicBucketOptions {
         self.options
+    }
+
+    /// The snapshot whose index the assignments so far are based on (`None`: the table had no
+    /// snapshot, or nothing was loaded yet). The commit checks the index files live when it
+    /// lands against this one (`CommitMessage::index_base`).
+    pub fn base_snapshot(&self) -> Option<i64> {
+        self.base_snapshot
     }
 
     /// Bucket of a key (`key_hash`: see `crate::index::KeyHasher`) in `partition`. Loads the
@@ -246,11 +260,26 @@ impl DynamicBucketAssigner {
         keys.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
         let mut written: Vec<(BinaryRow, i32, IndexManifestEntry)> = Vec::new();
         let mut changes = Vec::new();
+        // Each new file extends the bucket's files live now (another writer may have replaced
+        // the ones loaded at start; the commit rebases what changes after this).
+        let live = if keys.is_empty() || self.ignore_existing {
+            None
+        } else {
+            Some(self.load_base().await?.1)
+        };
         for partition in keys {
             let state = &self.partitions[partition];
             for (&bucket, new) in &state.new_hashes {
                 let mut hashes = new.clone();
-                let old = state.current.get(&bucket).map(Vec::as_slice).unwrap_or(&[]);
+                let live_now: Vec<IndexManifestEntry> = live
+                    .as_ref()
+                    .and_then(|l| l.get(partition))
+                    .map(|es| es.iter().filter(|e| e.bucket == bucket).cloned().collect())
+                    .unwrap_or_default();
+                let old: &[IndexManifestEntry] = match &live {
+                    Some(_) => &live_now,
+                    None => state.current.get(&bucket).map(Vec::as_slice).unwrap_or(&[]),
+                };
                 for e in old {
                     hashes.extend(self.files.read(partition, bucket, &e.index_file).await?);
                 }
@@ -290,6 +319,7 @@ impl DynamicBucketAssigner {
         self.files.delete_quietly(&prepared).await;
         self.partitions.clear();
         self.base = None;
+        self.base_snapshot = None;
     }
 
     async fn load_partition(&mut self, partition: &BinaryRow) -> Result<PartitionState> {
@@ -304,7 +334,9 @@ impl DynamicBucketAssigner {
         let mut counts: BTreeMap<i32, i64> = BTreeMap::new();
         if !self.ignore_existing {
             if self.base.is_none() {
-                self.base = Some(self.load_base().await?);
+                let (id, base) = self.load_base().await?;
+                self.base = Some(base);
+                self.base_snapshot = id;
             }
             let entries = self
                 .base
@@ -355,10 +387,13 @@ impl DynamicBucketAssigner {
         Ok(state)
     }
 
-    async fn load_base(&self) -> Result<HashMap<BinaryRow, Vec<IndexManifestEntry>>> {
+    /// The live HASH entries of the latest snapshot by partition, and that snapshot's id.
+    async fn load_base(
+        &self,
+    ) -> Result<(Option<i64>, HashMap<BinaryRow, Vec<IndexManifestEntry>>)> {
         let mut out: HashMap<BinaryRow, Vec<IndexManifestEntry>> = HashMap::new();
         let Some(snapshot) = self.table.snapshot_manager().latest().await? else {
-            return Ok(out);
+            return Ok((None, out));
         };
         let store = IndexManifestStore::new(&self.table)?;
         for e in store.read_snapshot(&snapshot).await? {
@@ -366,7 +401,7 @@ impl DynamicBucketAssigner {
                 out.entry(e.partition.clone()).or_default().push(e);
             }
         }
-        Ok(out)
+        Ok((Some(snapshot.id), out))
     }
 }
 

@@ -7,6 +7,7 @@
 //! | [`manifest`] | index-manifest I/O and Java's ADD/DELETE combination rule |
 //! | [`key_hash`] | the key hash Java assigns with: `BinaryRow.hashCode()` of the trimmed PK |
 //! | [`assigner`] | [`DynamicBucketAssigner`]: key → bucket, new HASH files at commit |
+//! | `rebase` | concurrent writers: a commit's HASH files rebased onto the snapshot it lands on |
 //!
 //! How a write of a dynamic-bucket table uses it:
 //!
@@ -26,6 +27,7 @@ pub mod assigner;
 pub mod hash_file;
 pub mod key_hash;
 pub mod manifest;
+pub(crate) mod rebase;
 
 #[cfg(test)]
 mod tests;

@@ -528,14 +528,19 @@ impl KvWrite {
             }
         }
         if let Buckets::Dynamic { assigner, .. } = &mut self.buckets {
+            let base = assigner.base_snapshot();
             for change in assigner.prepare_commit().await? {
                 match out
                     .iter_mut()
                     .find(|m| m.partition == change.partition && m.bucket == change.bucket)
                 {
-                    Some(m) => m.index_changes.push(change),
+                    Some(m) => {
+                        m.index_changes.push(change);
+                        m.index_base = base;
+                    }
                     None => out.push(CommitMessage {
                         index_changes: vec![change.clone()],
+                        index_base: base,
                         ..CommitMessage::new(change.partition.clone(), change.bucket, total_buckets)
                     }),
                 }

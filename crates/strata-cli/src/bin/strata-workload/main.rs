@@ -94,6 +94,13 @@ type Res<T> = std::result::Result<T, String>;
 
 fn main() {
     let cli = Cli::parse();
+    if std::env::var_os("STRATA_FAILPOINTS").is_some() && !strata::fault::ENABLED {
+        eprintln!(
+            "strata-workload: STRATA_FAILPOINTS is set but this build has no fault points \
+             (build with `cargo build --features strata/failpoints`)"
+        );
+        std::process::exit(2);
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -30,6 +30,8 @@ use crate::Result;
 
 /// Batches queued per input file while the merge consumes them.
 const READ_AHEAD_BATCHES: usize = 2;
+/// Files of one sorted run open at once: the one being merged and the next.
+const RUN_FILES_OPEN: usize = 2;
 
 /// Maps a data file to its path in the bucket directory.
 pub type FilePath = Arc<dyn Fn(&DataFileMeta) -> Path + Send + Sync>;
@@ -78,7 +80,16 @@ impl MergeTreeCompactRewriter {
             expire,
         }
     }
+}
 
+/// Opens the input files of a rewrite.
+struct FileReads {
+    reader: KvFileReader,
+    file_path: FilePath,
+    expire: Option<RecordLevelExpire>,
+}
+
+impl FileReads {
     /// One file's records; decoding runs ahead on its own task.
     fn file_stream(&self, file: DataFileMeta) -> SortedRun {
         let reader = self.reader.clone();
@@ -110,11 +121,28 @@ impl MergeTreeCompactRewriter {
         });
         stream::poll_fn(move |cx| rx.poll_recv(cx)).boxed()
     }
+}
 
-    /// A sorted run: its files one after the other.
+impl MergeTreeCompactRewriter {
+    /// A sorted run: its files one after the other. A file's reader starts when the one
+    /// before it is being consumed (one file of read-ahead), so a run of any length holds at
+    /// most [`RUN_FILES_OPEN`] files' row groups and read-ahead batches in memory.
     fn run_stream(&self, files: Vec<DataFileMeta>) -> SortedRun {
-        let streams: Vec<SortedRun> = files.into_iter().map(|f| self.file_stream(f)).collect();
-        stream::iter(streams).flatten().boxed()
+        let this = self.clone_for_reads();
+        stream::iter(files)
+            .map(move |f| futures::future::ready(this.file_stream(f)))
+            .buffered(RUN_FILES_OPEN)
+            .flatten()
+            .boxed()
+    }
+
+    /// What [`Self::file_stream`] needs, owned, for streams that outlive `&self`.
+    fn clone_for_reads(&self) -> FileReads {
+        FileReads {
+            reader: self.reader.clone(),
+            file_path: self.file_path.clone(),
+            expire: self.expire.clone(),
+        }
     }
 
     async fn rewrite_sections(
