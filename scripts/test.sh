@@ -36,6 +36,7 @@ fi
 
 T0=$SECONDS
 step() { printf '\n==> [%4ds] %s\n' "$((SECONDS - T0))" "$*"; }
+disk() { df -h "$ROOT" 2>/dev/null | tail -1 | awk '{print "disk: " $4 " free of " $2}' || true; }
 die() { printf '\ntest.sh: FAILED: %s\n' "$*" >&2; exit 1; }
 
 # -- preflight: fail before any long build when a tool is missing -------------------------------
@@ -79,6 +80,7 @@ prepare_engines() {
 }
 mkdir -p "$ROOT/.cache"
 ENGINES_LOG="$ROOT/.cache/prepare-engines.log"
+disk
 step "installing the reference engines in the background (log: $ENGINES_LOG)"
 prepare_engines > "$ENGINES_LOG" 2>&1 &
 ENGINES_PID=$!
@@ -112,6 +114,7 @@ TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 STRATA_BIN="$TARGET_DIR/debug/strata"
 [[ -x "$STRATA_BIN" ]] || die "no binary at $STRATA_BIN after the build"
 
+disk
 step "waiting for the reference engines"
 if ! wait "$ENGINES_PID"; then
     cat "$ENGINES_LOG" >&2
@@ -132,4 +135,5 @@ case $rc in
     *) die "interop tests failed (pytest exit $rc)" ;;
 esac
 
+disk
 step "all tests passed"

@@ -9,7 +9,7 @@
 //! none may panic.
 //!
 //! Compiled into the `strata_fuzz` crate and, by `#[path]`, into
-//! `crates/strata/tests/fuzz_corpus.rs` (stable replay of the corpus).
+//! `crates/strata/tests/it/fuzz_corpus.rs` (stable replay of the corpus).
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};

@@ -2,7 +2,7 @@
 //! [`check`], which runs the decoder and its oracle (round trips, differential decoding).
 //!
 //! The checks live in two files shared with the stable replay tests
-//! (`crates/strata-spec/tests/fuzz_corpus.rs`, `crates/strata/tests/fuzz_corpus.rs`), so a
+//! (`crates/strata-spec/tests/fuzz_corpus.rs`, `crates/strata/tests/it/fuzz_corpus.rs`), so a
 //! corpus file checked here is checked the same way by `cargo test`.
 
 #[cfg(feature = "format")]

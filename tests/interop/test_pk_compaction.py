@@ -5,7 +5,7 @@ A batch write that triggers compaction commits an APPEND snapshot and then a COM
 file name, a DELETE entry at the old level plus an ADD at the new one) and *rewrites* small or
 overlapping files (new names, FileSource COMPACT).  Covered here:
 
-* the seed experiment (shared/seeds/001_*, crates/strata/tests/compaction.rs) through the CLI:
+* the seed experiment (compaction that upgrades non-overlapping files, as in crates/strata/tests/it/compaction.rs) through the CLI:
   two tables differing only in ``compaction.small-file-ratio``, five commits E, A, B, C, D; after
   every step the three engines read the model, the manifests show exactly the expected upgrades
   and rewrites, and every older snapshot still reads the rows of its time;

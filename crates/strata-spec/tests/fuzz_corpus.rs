@@ -2,7 +2,7 @@
 //! and `fuzz/regressions/<target>/` (inputs that once crashed a decoder, kept after the fix)
 //! goes through the same check the cargo-fuzz target runs (`fuzz/src/spec_checks.rs`), so CI
 //! catches a decoder regression without nightly or libFuzzer. The Parquet target is replayed
-//! by `crates/strata/tests/fuzz_corpus.rs`.
+//! by `crates/strata/tests/it/fuzz_corpus.rs`.
 
 #[allow(dead_code)]
 #[path = "../../../fuzz/src/spec_checks.rs"]

@@ -1,5 +1,5 @@
-"""Helpers of ``test_pk_compaction.py``: the seed experiment's data (shared/seeds/001_*, the Rust
-version in crates/strata/tests/compaction.rs), the manifest entries a snapshot adds (read straight
+"""Helpers of ``test_pk_compaction.py``: the compaction-upgrade experiment's data (the Rust
+version in crates/strata/tests/it/compaction.rs), the manifest entries a snapshot adds (read straight
 from the Avro files with fastavro: upgrades are a DELETE at the old level plus an ADD of the SAME
 file name at the new level, rewrites ADD new names with FileSource COMPACT), the live files every
 view of the table agrees on, and a fast exact comparison of large (id, v) tables with a model.
@@ -35,7 +35,7 @@ _M64 = (1 << 64) - 1
 
 
 def seed_payload(i: int, version: str) -> str:
-    """The value of key ``i`` in commit ``version``: exactly crates/strata/tests/compaction.rs.
+    """The value of key ``i`` in commit ``version``: exactly crates/strata/tests/it/compaction.rs.
 
     A..D: the same text per key modulo 100000 (only the letter differs), so the 12000-row commits
     roll into six files of nearly equal size.  E: a longer, incompressible payload, so E is big

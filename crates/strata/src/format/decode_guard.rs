@@ -2,7 +2,7 @@
 //!
 //! parquet-rs asserts on some malformed inputs instead of returning an error (a definition
 //! level run longer than its buffer, for instance, found by `fuzz/` and by
-//! `tests/corrupt_files.rs`). A panic there would otherwise unwind through the caller — or,
+//! `tests/it/corrupt_files.rs`). A panic there would otherwise unwind through the caller — or,
 //! inside a spawned file task, end the task so that the file's remaining rows silently go
 //! missing. The reader runs every decoding step under `catch_unwind` and turns a panic into an
 //! [`Error::Parquet`] naming the file; a stream that panicked yields that error and ends.

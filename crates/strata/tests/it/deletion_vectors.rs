@@ -2,13 +2,11 @@
 //! RoaringBitmaps listed in the index manifest) are applied by strata's reads: rows at the
 //! marked positions disappear, with merge-on-read and without.
 
-mod common;
-
 use std::sync::Arc;
 
+use crate::common::*;
 use arrow_array::{Int64Array, RecordBatch};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
-use common::*;
 use roaring::RoaringBitmap;
 use strata::commit::CommitMessage;
 use strata::index::DELETION_VECTORS_INDEX;

@@ -2,11 +2,9 @@
 //! timestamp, expiry, rollback and orphan cleanup (dry run and real), with the files checked
 //! on disk.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 fn setup(wh: &Path) -> std::path::PathBuf {

@@ -3,14 +3,12 @@
 //! layouts and K across files, selected-key reads, primary-key tables through compaction,
 //! and the errors.
 
-mod common;
-#[path = "common/maps.rs"]
-mod maps;
+use crate::maps;
 
 use std::sync::Arc;
 
+use crate::common::*;
 use arrow_array::{Array, Int64Array};
-use common::*;
 use maps::*;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use proptest::prelude::*;

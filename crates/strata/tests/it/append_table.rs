@@ -1,13 +1,11 @@
 //! End-to-end tests of append tables through the library API: write → commit → scan → read,
 //! on a real local warehouse, asserting on rows read back, files on disk and snapshot JSON.
 
-mod common;
-
 use std::sync::Arc;
 
+use crate::common::*;
 use arrow_array::{Array, Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
-use common::*;
 use strata::commit::OverwriteScope;
 use strata::expr::parse_sql_predicate;
 use strata::Error;

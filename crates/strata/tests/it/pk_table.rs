@@ -1,14 +1,12 @@
 //! End-to-end tests of primary-key tables through the library API: upserts and deletes over
 //! many commits, flushes and spills, read back by merge-on-read and compared with a model.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::common::*;
 use arrow_array::{Array, Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
-use common::*;
 use proptest::prelude::*;
 use strata::table::Table;
 use strata_spec::kv::RowKind;

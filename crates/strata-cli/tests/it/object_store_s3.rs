@@ -4,11 +4,9 @@
 //! at once, and writers that die mid-commit (`STRATA_FAILPOINTS=...=abort`). Also the errors a
 //! user sees for a bad location or an unreachable endpoint.
 
-mod common;
-
 use std::process::{Command, Output};
 
-use common::jsonl;
+use crate::common::jsonl;
 use strata_s3_test_server::S3Server;
 
 /// `strata --warehouse <server warehouse> ARGS` with the server's env vars and nothing else of

@@ -2,15 +2,13 @@
 //! columns of append and primary-key tables, compared with a model computed here; errors for
 //! key access on non-MAP / non-STRING-key / unknown columns; read metrics plumbing.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::common::*;
 use arrow_array::builder::{Float64Builder, MapBuilder, MapFieldNames, StringBuilder};
 use arrow_array::{Array, Float64Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
-use common::*;
 use strata::format::ReadMetrics;
 use strata::table::Table;
 

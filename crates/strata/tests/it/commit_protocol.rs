@@ -4,13 +4,11 @@
 //! Fault injection lives in `fault_injection.rs` (its own binary: the fault registry is
 //! process-wide).
 
-mod common;
-
 use std::sync::Arc;
 
+use crate::common::*;
 use arrow_array::{Int64Array, RecordBatch};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
-use common::*;
 use strata::commit::OverwriteScope;
 use strata::table::Table;
 use strata::Error;

@@ -8,14 +8,12 @@
 //! exists, `EARLIEST` only when its snapshot exists, otherwise the snapshot directory is
 //! listed.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::common::*;
 use arrow_array::{Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
-use common::*;
 use strata::catalog::Identifier;
 use strata::Error;
 

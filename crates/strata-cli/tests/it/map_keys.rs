@@ -1,11 +1,9 @@
 //! `strata read` with MAP key access through the binary: `--columns` items `m['k']` (commas
 //! inside quotes kept), `--where` on key columns, `--metrics` on stderr, and clear errors.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{fails, jsonl, ok, strata};
+use crate::common::{fails, jsonl, ok, strata};
 use serde_json::{json, Value};
 
 /// A table `db.<name>` (append, or primary key `id` when `pk`) with rows written in two

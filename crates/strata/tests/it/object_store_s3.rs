@@ -6,15 +6,13 @@
 //! read through the catalog on `s3://`. Assertions read objects back through the server and
 //! check the files it stores on its disk.
 
-mod common;
-
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::common::read_ids;
 use arrow_array::{Array, Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
 use bytes::Bytes;
-use common::read_ids;
 use object_store::path::Path;
 use strata::catalog::{FileSystemCatalog, Identifier};
 use strata::io::{FileIO, StoreKind};
@@ -22,7 +20,7 @@ use strata::table::Table;
 use strata_s3_test_server::S3Server;
 use strata_spec::schema::Schema;
 
-#[path = "../src/io/contract.rs"]
+#[path = "../../src/io/contract.rs"]
 mod contract;
 
 fn options(server: &S3Server) -> HashMap<String, String> {

@@ -1,14 +1,12 @@
 //! Scan planning at scale (issue 5): the snapshot live manifest entry cache, lazy manifest
 //! decoding and the scan metrics, on real local warehouses.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::common::*;
 use arrow_array::{Int32Array, Int64Array, RecordBatch};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
-use common::*;
 use proptest::prelude::*;
 use strata::cache::{Cache, LruCache};
 use strata::commit::OverwriteScope;

@@ -3,7 +3,7 @@
 //! Parquet reader by the same check the cargo-fuzz target runs (`fuzz/src/format_checks.rs`):
 //! it may fail, only with an error naming the file, and must not panic.
 
-#[path = "../../../fuzz/src/format_checks.rs"]
+#[path = "../../../../fuzz/src/format_checks.rs"]
 mod format_checks;
 
 use std::path::{Path, PathBuf};

@@ -3,14 +3,12 @@
 //! batch commits E, A, B, C, D; after each, the COMPACT snapshot's files are checked by name
 //! and level (upgraded files keep their names, rewritten ones get new names).
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use crate::common::*;
 use arrow_array::{Array, Int32Array, RecordBatch, StringArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
-use common::*;
 use strata::table::Table;
 use strata_spec::manifest::DataFileMeta;
 use strata_spec::snapshot::CommitKind;

@@ -3,11 +3,9 @@
 //! honoured, the run after every commit works, and a run stopped after any number of
 //! deletions leaves a readable table that a rerun finishes.
 
-mod lifecycle_support;
-
 use std::time::Duration;
 
-use lifecycle_support::*;
+use crate::lifecycle_support::*;
 use strata::maintenance::{ExpireConfig, ExpireSnapshots, TableLifecycle};
 use strata::table::Table;
 

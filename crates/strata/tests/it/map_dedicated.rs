@@ -3,15 +3,13 @@
 //! overflows, K), key reads that skip `__field_mapping`, the switch back to Java's placement,
 //! primary-key tables through compaction, and a property test against a model.
 
-mod common;
-#[path = "common/maps.rs"]
-mod maps;
+use crate::maps;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::common::*;
 use arrow_array::{Array, Float64Array, Int64Array};
-use common::*;
 use maps::*;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use proptest::prelude::*;

@@ -1,11 +1,9 @@
 //! Rollback to a snapshot and to a tag (also one whose snapshot expired), and time travel by
 //! tag and by timestamp, on real tables.
 
-mod lifecycle_support;
-
 use std::time::Duration;
 
-use lifecycle_support::*;
+use crate::lifecycle_support::*;
 use strata::maintenance::time_travel::snapshot_at_or_before;
 use strata::maintenance::{ExpireConfig, ExpireSnapshots, TableLifecycle, TravelTarget};
 

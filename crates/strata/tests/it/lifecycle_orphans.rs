@@ -3,13 +3,11 @@
 //! tags, expired-but-tagged snapshots), schema files and hints never are; `dry_run` deletes
 //! nothing.
 
-mod lifecycle_support;
-
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use lifecycle_support::*;
+use crate::lifecycle_support::*;
 use strata::maintenance::{ExpireConfig, ExpireSnapshots, OrphanFilesClean, TableLifecycle};
 use strata::meta::FileNamer;
 use strata_spec::manifest::{FileKind, ManifestEntry};

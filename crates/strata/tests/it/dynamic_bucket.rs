@@ -3,15 +3,13 @@
 //! appends and overwrites, and a table written by pypaimon 2.1.0 (fixture made by
 //! `fixtures/make_pypaimon_dynamic_bucket.py`) routes its keys to the buckets pypaimon chose.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::common::*;
 use arrow_array::{Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
-use common::*;
 use strata::catalog::{FileSystemCatalog, Identifier};
 use strata::commit::{attach_index_changes, CommitMessage, OverwriteScope};
 use strata::index::{DynamicBucketAssigner, HashIndexFiles, IndexManifestStore, KeyHasher};

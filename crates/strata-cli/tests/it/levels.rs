@@ -3,11 +3,9 @@
 //! JSON and text, its LSM levels printed and drawn as SVG, and the error messages for an
 //! unknown partition column or value, a bucket out of range and a missing snapshot.
 
-mod common;
-
 use std::path::Path;
 
-use common::{fails, jsonl, ok};
+use crate::common::{fails, jsonl, ok};
 
 /// A PK table `db.t` (partition dt, key (dt, id), 2 buckets) after two commits:
 /// ids 1..=40 in dt=a and dt=b, then ids 30..=60 in dt=a.

@@ -2,11 +2,9 @@
 //! the snapshot live manifest entry cache filled by the first of `--repeat` scans and serving
 //! the rest, lazy decoding counters, and errors for bad options.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{jsonl, ok, strata};
+use crate::common::{jsonl, ok, strata};
 use serde_json::Value;
 
 /// A PK table (partition dt, key (dt, id), 2 buckets), three commits over dt=a, b, c.

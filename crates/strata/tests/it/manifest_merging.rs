@@ -7,15 +7,13 @@
 //! `java_*` functions), so a change to the implementation cannot silently change the
 //! expectations.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
 use std::sync::Arc;
 
+use crate::common::*;
 use arrow_array::{Array, Int32Array, Int64Array, RecordBatch};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
-use common::*;
 use strata::commit::OverwriteScope;
 use strata::table::Table;
 use strata_spec::manifest::{merge_entries, FileKind, ManifestEntry, ManifestFileMeta};

@@ -1,0 +1,12 @@
+//! The CLI's integration tests, one binary for all of them: each module runs the `strata` and
+//! `strata-workload` binaries of this build (built with fault points: see `strata::fault`).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod levels;
+mod maintenance;
+mod map_keys;
+mod object_store_s3;
+mod reliability;
+mod scan;

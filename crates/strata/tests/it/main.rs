@@ -1,0 +1,31 @@
+//! strata's integration tests, one binary (one link, one process) for all of them.
+//!
+//! Each module is one area; shared helpers live in `tests/common` and
+//! `tests/lifecycle_support`. Two tests stay binaries of their own because they need their
+//! process to themselves: `tests/fault_injection.rs` arms process-wide fault points that every
+//! other test would reach, and `tests/compaction_memory.rs` measures the process's peak RSS.
+
+#[path = "../common/mod.rs"]
+mod common;
+#[path = "../lifecycle_support/mod.rs"]
+mod lifecycle_support;
+#[path = "../common/maps.rs"]
+mod maps;
+
+mod append_table;
+mod commit_protocol;
+mod compaction;
+mod corrupt_files;
+mod deletion_vectors;
+mod dynamic_bucket;
+mod fuzz_corpus;
+mod lifecycle_expire;
+mod lifecycle_orphans;
+mod lifecycle_rollback;
+mod manifest_merging;
+mod map_dedicated;
+mod map_key_read;
+mod map_shredding;
+mod object_store_s3;
+mod pk_table;
+mod scan_planning;
