@@ -299,6 +299,10 @@ pub struct ParquetFileInfo {
     pub shredded: Vec<strata_spec::shredding::FileReport>,
 }
 
+/// Bytes the upload sink buffers before it starts a multipart upload (`object_store`'s
+/// default for `BufWriter`).
+const SINK_CAPACITY: usize = 10 * 1024 * 1024;
+
 /// Writes one Parquet data file. Create with [`ParquetWriter::create`], feed batches with
 /// [`ParquetWriter::write`], then [`ParquetWriter::close`] (or [`ParquetWriter::abort`]).
 ///
@@ -369,7 +373,7 @@ impl ParquetWriter {
             .unwrap_or_else(|| schema.clone());
         // Validate the settings now rather than at the first row group.
         options.writer_properties_builder()?;
-        let sink = BufWriter::new(io.store(), path.clone());
+        let sink = BufWriter::with_capacity(io.store(), path.clone(), SINK_CAPACITY);
         Ok(ParquetWriter {
             io: io.clone(),
             path,
@@ -607,6 +611,16 @@ impl ParquetWriter {
             Some(e) => (e.bytes_written() + e.in_progress_size()) as u64,
             None => (4 + self.pending_bytes) as u64,
         }
+    }
+
+    /// Memory this writer holds: rows held back before encoding, the open row group, encoded
+    /// bytes not yet handed to the sink, and what the sink buffers before it uploads (at most
+    /// its capacity; `object_store`'s `BufWriter` holds up to 10 MiB before switching to a
+    /// multipart upload). What a memory pool over many open files adds up.
+    pub fn memory_size(&self) -> usize {
+        let encoder = self.encoder.as_ref().map(|e| e.memory_size()).unwrap_or(0);
+        let sink = (self.flushed as usize).min(SINK_CAPACITY);
+        self.pending_bytes + encoder + self.buffer.len() + sink
     }
 
     /// Rows written so far.

@@ -1,5 +1,10 @@
 //! One (partition, bucket) of an append table: a rolling Parquet writer.
 //!
+//! The open files of all bucket writers of one `TableWrite` share one memory pool of
+//! `write-buffer-size` bytes (Java's `MemoryPoolFactory`): when a write leaves them holding
+//! more, the biggest one is finished early ([`BucketWriter::flush_for_memory`]), so a write
+//! touching many partitions holds at most the pool, not a row group per partition.
+//!
 //! Files roll when the bytes written reach `target-file-size` (checked after every batch, so a
 //! file overshoots by at most one batch). Each file's value statistics are collected while it
 //! is written and stored in its [`DataFileMeta`] exactly as Java's `RowDataFileWriter` does
@@ -32,6 +37,8 @@ pub(super) struct WriterConfig {
     arrow_schema: arrow_schema::SchemaRef,
     schema_id: i64,
     target_file_size: u64,
+    /// `write-buffer-size`: the memory all open files of one `TableWrite` may hold together.
+    pub(super) memory_pool: usize,
     file_prefix: String,
     stats_modes: Vec<StatsMode>,
     /// Indices of columns present in value stats and their names (`None` = all columns).
@@ -58,6 +65,7 @@ impl WriterConfig {
             row_type,
             schema_id: schema.id,
             target_file_size: opts.target_file_size(false)?,
+            memory_pool: opts.write_buffer_size()? as usize,
             file_prefix: opts.data_file_prefix().to_string(),
             stats_modes: stats.modes,
             stats_cols: stats.stats_cols,
@@ -122,6 +130,20 @@ impl BucketWriter {
                 .as_ref()
                 .map(|f| f.writer.bytes_written())
                 .unwrap_or(0)
+    }
+
+    /// Memory held by the open file (see `ParquetWriter::memory_size`).
+    pub(super) fn memory(&self) -> usize {
+        self.current
+            .as_ref()
+            .map(|f| f.writer.memory_size())
+            .unwrap_or(0)
+    }
+
+    /// Gives memory back to the table's pool: the open file is finished now instead of at
+    /// `target-file-size` (the next rows start a new file).
+    pub(super) async fn flush_for_memory(&mut self) -> Result<()> {
+        self.close_current().await
     }
 
     pub(super) async fn write(&mut self, batch: &RecordBatch) -> Result<()> {

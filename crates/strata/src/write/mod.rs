@@ -182,7 +182,27 @@ impl TableWrite {
             w.write(&part).await?;
         }
         self.rows_written += batch.num_rows() as u64;
-        Ok(())
+        self.enforce_memory().await
+    }
+
+    /// Keeps the open append files within `write-buffer-size` together: while they hold more,
+    /// the biggest is finished (see `bucket_writer`).
+    async fn enforce_memory(&mut self) -> Result<()> {
+        loop {
+            let total: usize = self.writers.values().map(BucketWriter::memory).sum();
+            if total <= self.config.memory_pool {
+                return Ok(());
+            }
+            let Some(biggest) = self
+                .writers
+                .values_mut()
+                .max_by_key(|w| w.memory())
+                .filter(|w| w.memory() > 0)
+            else {
+                return Ok(());
+            };
+            biggest.flush_for_memory().await?;
+        }
     }
 
     /// Closes all open files and returns the new files per (partition, bucket).

@@ -3,7 +3,7 @@
 //! Each module is one area; shared helpers live in `tests/common` and
 //! `tests/lifecycle_support`. Two tests stay binaries of their own because they need their
 //! process to themselves: `tests/fault_injection.rs` arms process-wide fault points that every
-//! other test would reach, and `tests/compaction_memory.rs` measures the process's peak RSS.
+//! other test would reach, and `tests/memory_bounds.rs` measures the process's peak RSS.
 
 #[path = "../common/mod.rs"]
 mod common;
