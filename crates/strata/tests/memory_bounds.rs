@@ -1,10 +1,10 @@
 //! Peak memory of the writers and compactions whose memory a table option bounds.
 //!
-//! * A full compaction whose section holds a long sorted run: 200 key-disjoint level-0 files (1 MiB each, uncompressed) and one file whose keys span all
-//! of them form one section of two sorted runs, one of them 200 files long. A rewrite must
-//! open the long run's files one after another (with one file of read-ahead): opening them all
-//! at once would hold every file's row group, ≥ 200 MiB, at the same time.
-//!
+//! * A full compaction whose section holds a long sorted run: 200 key-disjoint level-0 files
+//!   (1 MiB each, uncompressed) and one file whose keys span all of them form one section of
+//!   two sorted runs, one of them 200 files long. A rewrite must open the long run's files one
+//!   after another (with one file of read-ahead): opening them all at once would hold every
+//!   file's row group, ≥ 200 MiB, at the same time.
 //! * An append write spread over 1,000 partitions: every partition's open file shares the
 //!   `write-buffer-size` pool; without it each holds its own row group.
 //!
