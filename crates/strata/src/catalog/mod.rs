@@ -13,7 +13,7 @@ pub use identifier::Identifier;
 use std::sync::Arc;
 
 use crate::cache::Cache;
-use crate::io::{FileIO, StoreKind};
+use crate::io::FileIO;
 use crate::meta::{SchemaManager, TablePaths};
 use crate::table::Table;
 use crate::{Error, Result};
@@ -81,33 +81,15 @@ impl FileSystemCatalog {
         self.database_path(&id.database).join(id.table.as_str())
     }
 
-    /// Database names, sorted.
+    /// Database names, sorted. On a local filesystem empty database directories count too.
     pub async fn list_databases(&self) -> Result<Vec<String>> {
-        let mut names = Vec::new();
-        if self.io.kind() == StoreKind::Local {
-            // Empty database directories exist only on a real filesystem; list them directly.
-            let dir = std::path::PathBuf::from(self.io.display(&self.warehouse));
-            if let Ok(rd) = std::fs::read_dir(&dir) {
-                for e in rd.flatten() {
-                    if e.path().is_dir() {
-                        if let Some(n) = e
-                            .file_name()
-                            .to_str()
-                            .and_then(|n| n.strip_suffix(DB_SUFFIX))
-                        {
-                            names.push(n.to_string());
-                        }
-                    }
-                }
-            }
-        } else {
-            let (dirs, _) = self.io.list_dir(&self.warehouse).await?;
-            for d in dirs {
-                if let Some(n) = d.filename().and_then(|n| n.strip_suffix(DB_SUFFIX)) {
-                    names.push(n.to_string());
-                }
-            }
-        }
+        let mut names: Vec<String> = self
+            .io
+            .list_dir_names(&self.warehouse)
+            .await?
+            .into_iter()
+            .filter_map(|n| n.strip_suffix(DB_SUFFIX).map(str::to_string))
+            .collect();
         names.sort();
         Ok(names)
     }
@@ -126,24 +108,13 @@ impl FileSystemCatalog {
                 Err(Error::DatabaseAlreadyExists(db.to_string()))
             };
         }
-        self.mkdirs(&self.database_path(db))
+        self.mkdirs(&self.database_path(db)).await
     }
 
-    fn mkdirs(&self, path: &Path) -> Result<()> {
-        if self.io.kind() == StoreKind::Local {
-            let dir = self.io.display(path);
-            std::fs::create_dir_all(&dir).map_err(|e| {
-                Error::io(
-                    dir,
-                    object_store::Error::Generic {
-                        store: "LocalFileSystem",
-                        source: Box::new(e),
-                    },
-                )
-            })?;
-        }
-        // Object stores have no directories: the database appears with its first table.
-        Ok(())
+    /// A directory on a local filesystem; object stores have no directories (the database
+    /// appears with its first table).
+    async fn mkdirs(&self, path: &Path) -> Result<()> {
+        self.io.create_dir_all(path).await
     }
 
     /// Drops a database; with `cascade` its tables too, otherwise it must be empty.

@@ -295,6 +295,63 @@ impl FileIO {
         }
     }
 
+    /// Names of the directories directly under `prefix`. On a local filesystem these are the
+    /// real directories, empty ones included (read on tokio's blocking pool); on object stores,
+    /// which have no directories, the common prefixes of the objects below. A missing `prefix`
+    /// has none; any other failure is an error naming it.
+    pub async fn list_dir_names(&self, prefix: &Path) -> Result<Vec<String>> {
+        if self.kind != StoreKind::Local {
+            let (dirs, _) = self.list_dir(prefix).await?;
+            return Ok(dirs
+                .iter()
+                .filter_map(|d| d.filename().map(str::to_string))
+                .collect());
+        }
+        let dir = std::path::PathBuf::from(self.display(prefix));
+        let shown = dir.display().to_string();
+        let listed = tokio::task::spawn_blocking(move || -> std::io::Result<Vec<String>> {
+            let rd = match std::fs::read_dir(&dir) {
+                Ok(rd) => rd,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+                Err(e) => return Err(e),
+            };
+            let mut out = Vec::new();
+            for e in rd {
+                let e = e?;
+                if e.file_type()?.is_dir() {
+                    if let Some(n) = e.file_name().to_str() {
+                        out.push(n.to_string());
+                    }
+                }
+            }
+            Ok(out)
+        })
+        .await
+        .map_err(|e| Error::TaskPanicked {
+            what: format!("listing {shown}"),
+            message: e.to_string(),
+        })?;
+        listed.map_err(|e| local_error(&shown, e))
+    }
+
+    /// Creates the directory `path` and its parents on a local filesystem (on tokio's
+    /// blocking pool); nothing on object stores, where a directory appears with its first
+    /// object.
+    pub async fn create_dir_all(&self, path: &Path) -> Result<()> {
+        if self.kind != StoreKind::Local {
+            return Ok(());
+        }
+        let dir = self.display(path);
+        let target = dir.clone();
+        tokio::task::spawn_blocking(move || std::fs::create_dir_all(&target))
+            .await
+            .map_err(|e| Error::TaskPanicked {
+                what: format!("creating {dir}"),
+                message: e.to_string(),
+            })?
+            .map_err(|e| local_error(&dir, e))
+    }
+
     /// One level under `prefix`: (sub-directory paths, objects).
     pub async fn list_dir(&self, prefix: &Path) -> Result<(Vec<Path>, Vec<ObjectMeta>)> {
         match self.store.list_with_delimiter(Some(prefix)).await {
@@ -302,6 +359,13 @@ impl FileIO {
             Err(object_store::Error::NotFound { .. }) => Ok((Vec::new(), Vec::new())),
             Err(e) => Err(Error::io(self.display(prefix), e)),
         }
+    }
+}
+
+fn local_error(path: &str, e: std::io::Error) -> Error {
+    Error::LocalIo {
+        path: path.to_string(),
+        source: e,
     }
 }
 

@@ -91,40 +91,26 @@ impl SortBuffer {
         self.spills.iter().map(|s| s.bytes).sum()
     }
 
-    /// Sorts the in-memory records and writes them to a local spill file.
-    pub fn spill(&mut self) -> Result<()> {
+    /// Sorts the in-memory records and writes them to a local spill file, on tokio's blocking
+    /// pool (sorting and local file writes would stall an async worker).
+    pub async fn spill(&mut self) -> Result<()> {
         if self.rows == 0 {
             return Ok(());
         }
         let batches = std::mem::take(&mut self.batches);
         self.rows = 0;
         self.memory = 0;
-        let order = sort_order(&self.layout, &batches)?;
-        std::fs::create_dir_all(&self.spill_dir).map_err(|e| io_err(&self.spill_dir, e))?;
-        let tmp = tempfile::Builder::new()
-            .prefix("strata-spill-")
-            .suffix(".arrows")
-            .tempfile_in(&self.spill_dir)
-            .map_err(|e| io_err(&self.spill_dir, e))?;
-        let (file, path) = tmp.into_parts();
-        let options = IpcWriteOptions::default()
-            .try_with_compression(Some(CompressionType::LZ4_FRAME))
-            .map_err(|e| Error::arrow("spill compression", e))?;
-        let mut writer =
-            StreamWriter::try_new_with_options(BufWriter::new(file), &self.layout.schema, options)
-                .map_err(|e| Error::arrow(format!("writing spill file {}", path.display()), e))?;
-        for chunk in order.chunks(self.batch_size) {
-            let b = take_rows(&batches, chunk)?;
-            writer
-                .write(&b)
-                .map_err(|e| Error::arrow(format!("writing spill file {}", path.display()), e))?;
-        }
-        writer
-            .finish()
-            .map_err(|e| Error::arrow(format!("writing spill file {}", path.display()), e))?;
-        drop(writer);
-        let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-        self.spills.push(SpillFile { path, bytes });
+        let layout = self.layout.clone();
+        let dir = self.spill_dir.clone();
+        let batch_size = self.batch_size;
+        let spill =
+            tokio::task::spawn_blocking(move || write_spill(&layout, &batches, &dir, batch_size))
+                .await
+                .map_err(|e| Error::TaskPanicked {
+                    what: "writing a spill file".into(),
+                    message: e.to_string(),
+                })??;
+        self.spills.push(spill);
         Ok(())
     }
 
@@ -160,6 +146,40 @@ impl SortBuffer {
         }
         Ok(runs)
     }
+}
+
+/// Sorts `batches` and writes them as one spill file in `dir` (blocking).
+fn write_spill(
+    layout: &KvLayout,
+    batches: &[RecordBatch],
+    dir: &Path,
+    batch_size: usize,
+) -> Result<SpillFile> {
+    let order = sort_order(layout, batches)?;
+    std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+    let tmp = tempfile::Builder::new()
+        .prefix("strata-spill-")
+        .suffix(".arrows")
+        .tempfile_in(dir)
+        .map_err(|e| io_err(dir, e))?;
+    let (file, path) = tmp.into_parts();
+    let options = IpcWriteOptions::default()
+        .try_with_compression(Some(CompressionType::LZ4_FRAME))
+        .map_err(|e| Error::arrow("spill compression", e))?;
+    let what = || format!("writing spill file {}", path.display());
+    let mut writer =
+        StreamWriter::try_new_with_options(BufWriter::new(file), &layout.schema, options)
+            .map_err(|e| Error::arrow(what(), e))?;
+    for chunk in order.chunks(batch_size) {
+        let b = take_rows(batches, chunk)?;
+        writer.write(&b).map_err(|e| Error::arrow(what(), e))?;
+    }
+    writer.finish().map_err(|e| Error::arrow(what(), e))?;
+    drop(writer);
+    let bytes = std::fs::metadata(&path)
+        .map_err(|e| io_err(&path, e))?
+        .len();
+    Ok(SpillFile { path, bytes })
 }
 
 /// Memory of a key-value batch, not counting key columns twice (they share the value
@@ -218,19 +238,49 @@ fn take_rows(batches: &[RecordBatch], positions: &[(usize, usize)]) -> Result<Re
         .map_err(|e| Error::arrow("taking sorted rows", e))
 }
 
+/// Batches of a spill file read ahead while the merge consumes them.
+const SPILL_READ_AHEAD: usize = 2;
+
+/// A spilled run streamed back: the file is decoded on tokio's blocking pool and its batches
+/// arrive through a channel. A decoder error or panic ends the stream with an error, never
+/// early without one (a flush would otherwise drop the rest of the run).
 fn read_spill(spill: SpillFile) -> Result<SortedRun> {
     let path: &Path = &spill.path;
     let display = path.display().to_string();
     let file = File::open(path).map_err(|e| io_err(path, e))?;
-    let reader = StreamReader::try_new(BufReader::new(file), None)
-        .map_err(|e| Error::arrow(format!("reading spill file {display}"), e))?;
-    // The TempPath moves into the stream so the file lives until the run is consumed.
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<Result<RecordBatch>>(SPILL_READ_AHEAD);
+    // The TempPath moves into the reader so the file lives until the run is consumed.
     let keep = spill.path;
-    Ok(futures::stream::iter(reader.map(move |b| {
-        let _ = &keep;
-        b.map_err(|e| Error::arrow(format!("reading spill file {display}"), e))
-    }))
-    .boxed())
+    tokio::task::spawn_blocking(move || {
+        let what = format!("reading spill file {display}");
+        let body = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let reader = match StreamReader::try_new(BufReader::new(file), None) {
+                Ok(r) => r,
+                Err(e) => {
+                    let _ = tx.blocking_send(Err(Error::arrow(what.clone(), e)));
+                    return;
+                }
+            };
+            for b in reader {
+                let failed = b.is_err();
+                if tx
+                    .blocking_send(b.map_err(|e| Error::arrow(what.clone(), e)))
+                    .is_err()
+                    || failed
+                {
+                    return;
+                }
+            }
+        }));
+        if body.is_err() {
+            let _ = tx.blocking_send(Err(Error::TaskPanicked {
+                what,
+                message: "the spill decoder panicked".into(),
+            }));
+        }
+        drop(keep);
+    });
+    Ok(futures::stream::poll_fn(move |cx| rx.poll_recv(cx)).boxed())
 }
 
 fn io_err(path: &Path, e: std::io::Error) -> Error {

@@ -169,7 +169,7 @@ impl ExpireSnapshots {
                         .map(|p| p.to_path_buf())
                 })
                 .collect();
-            super::files::remove_empty_data_dirs(io, self.table.paths().root(), dirs);
+            super::files::remove_empty_data_dirs(io, self.table.paths().root(), dirs).await;
         }
         if let Some(h) = plan.earliest_hint {
             self.table

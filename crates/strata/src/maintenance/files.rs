@@ -374,7 +374,7 @@ pub fn deleted_in_delta(entries: &[ManifestEntry]) -> Vec<&ManifestEntry> {
 /// Removes the emptied bucket directories among `dirs`, then emptied partition directories
 /// above them, up to the table root (local filesystem only; object stores have no
 /// directories). A directory that is not empty stays.
-pub(crate) fn remove_empty_data_dirs(
+pub(crate) async fn remove_empty_data_dirs(
     io: &crate::io::FileIO,
     root: &Path,
     dirs: impl IntoIterator<Item = std::path::PathBuf>,
@@ -383,24 +383,29 @@ pub(crate) fn remove_empty_data_dirs(
         return;
     }
     let root = std::path::PathBuf::from(io.display(root));
-    let is_data_dir = |p: &std::path::Path| {
-        p.file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with("bucket-") || n.contains('='))
-    };
-    for d in dirs {
-        let mut cur = d.as_path();
-        while cur.starts_with(&root) && cur != root && is_data_dir(cur) {
-            // Fails (and stops) when the directory is not empty.
-            if std::fs::remove_dir(cur).is_err() {
-                break;
-            }
-            match cur.parent() {
-                Some(p) => cur = p,
-                None => break,
+    let dirs: Vec<std::path::PathBuf> = dirs.into_iter().collect();
+    // Local directory calls block: run them on tokio's blocking pool.
+    let _ = tokio::task::spawn_blocking(move || {
+        let is_data_dir = |p: &std::path::Path| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("bucket-") || n.contains('='))
+        };
+        for d in dirs {
+            let mut cur = d.as_path();
+            while cur.starts_with(&root) && cur != root && is_data_dir(cur) {
+                // Fails (and stops) when the directory is not empty.
+                if std::fs::remove_dir(cur).is_err() {
+                    break;
+                }
+                match cur.parent() {
+                    Some(p) => cur = p,
+                    None => break,
+                }
             }
         }
-    }
+    })
+    .await;
 }
 
 /// A manifest's `_EXTERNAL_PATH` (a full URI or absolute path) as a store path.

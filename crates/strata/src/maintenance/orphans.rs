@@ -184,7 +184,8 @@ impl OrphanFilesClean {
             self.table.file_io(),
             self.table.paths().root(),
             emptied,
-        );
+        )
+        .await;
         Ok(report)
     }
 
@@ -293,7 +294,7 @@ impl OrphanFilesClean {
 
     async fn delete(&self, l: &Listed) -> Result<()> {
         match &l.location {
-            Location::Local(p) => match std::fs::remove_file(p) {
+            Location::Local(p) => match tokio::fs::remove_file(p).await {
                 Ok(()) => Ok(()),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
                 Err(e) => Err(local_error(p, e)),

@@ -444,7 +444,7 @@ impl KvWrite {
                 return Ok(());
             };
             if self.spillable && spilled < self.spill_max_disk {
-                biggest.spill()?;
+                biggest.spill().await?;
             } else {
                 biggest.flush_for_memory().await?;
             }

@@ -107,8 +107,8 @@ impl MergeTreeWriter {
     }
 
     /// Writes the in-memory records to a local spill file.
-    pub(super) fn spill(&mut self) -> Result<()> {
-        self.buffer.spill()
+    pub(super) async fn spill(&mut self) -> Result<()> {
+        self.buffer.spill().await
     }
 
     pub(super) fn spilled_bytes(&self) -> u64 {
