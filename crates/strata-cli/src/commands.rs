@@ -78,6 +78,14 @@ pub async fn run(cli: Cli) -> Result<()> {
             } else {
                 None
             };
+            if let Some(why) = strata::write::TableWrite::full_compaction_on_write(&t)? {
+                eprintln!(
+                    "note: {} has {why}, which needs Paimon's lookup compaction; strata does not \
+                     have it yet and fully compacts every bucket this write touches instead (the \
+                     write rewrites those buckets whole; see README, \"Tables kept at one level\")",
+                    t.identifier()
+                );
+            }
             let report = input::write_files(&t, &files, scope).await?;
             crate::commands_compact::print_metrics(&t, &report.compaction, metrics)?;
             if let Some(e) = &report.compact_error {

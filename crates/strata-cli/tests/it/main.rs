@@ -10,3 +10,4 @@ mod map_keys;
 mod object_store_s3;
 mod reliability;
 mod scan;
+mod write_notes;

@@ -140,15 +140,7 @@ impl KvWrite {
         let spill_max_disk = opts
             .get_memory_size("write-buffer-spill.max-disk-size")?
             .unwrap_or(u64::MAX);
-        let dv = opts.deletion_vectors_enabled()?;
-        let need_lookup =
-            dv || matches!(
-                opts.merge_engine()?,
-                strata_spec::options::MergeEngine::FirstRow
-            ) || matches!(
-                opts.changelog_producer()?,
-                strata_spec::options::ChangelogProducer::Lookup
-            ) || opts.get_bool("force-lookup")?.unwrap_or(false);
+        let need_lookup = lookup_reason(opts)?.is_some();
         // Validate the strategy options now rather than at the first flush.
         CompactStrategy::from_options(opts, need_lookup)?;
         let compact = CompactSettings {
@@ -162,7 +154,7 @@ impl KvWrite {
                     .unwrap_or(false),
             },
             stop_trigger: opts.num_sorted_run_stop_trigger()?.max(1) as usize,
-            deletion_vectors: dv,
+            deletion_vectors: opts.deletion_vectors_enabled()?,
         };
         let full_delta_commits = match opts.get_i64("full-compaction.delta-commits")? {
             Some(n) if n < 1 => {
@@ -579,6 +571,25 @@ impl KvWrite {
             assigner.abort().await;
         }
     }
+}
+
+/// Why a primary-key table needs lookup compaction (Java's `needLookup`: first-row merge,
+/// deletion vectors, the lookup changelog producer, `force-lookup`), as the option that asks
+/// for it; `None` when it does not. strata has no lookup compaction yet, so the writers keep
+/// such buckets at one level by fully compacting every bucket a commit writes.
+pub(crate) fn lookup_reason(opts: &strata_spec::options::CoreOptions) -> Result<Option<String>> {
+    use strata_spec::options::{ChangelogProducer, MergeEngine};
+    Ok(if opts.deletion_vectors_enabled()? {
+        Some("deletion-vectors.enabled = true".into())
+    } else if matches!(opts.merge_engine()?, MergeEngine::FirstRow) {
+        Some("merge-engine = first-row".into())
+    } else if matches!(opts.changelog_producer()?, ChangelogProducer::Lookup) {
+        Some("changelog-producer = lookup".into())
+    } else if opts.get_bool("force-lookup")?.unwrap_or(false) {
+        Some("force-lookup = true".into())
+    } else {
+        None
+    })
 }
 
 /// Splits rows by their assigned bucket, keeping arrival order within each bucket.

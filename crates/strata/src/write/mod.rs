@@ -90,6 +90,19 @@ impl TableWrite {
         })
     }
 
+    /// When every write to `table` fully compacts the buckets it touches, why: the option
+    /// that needs Paimon's lookup compaction (first-row merge, deletion vectors, ...), which
+    /// strata does not have yet, so it keeps those buckets at one level instead. Each write
+    /// then rewrites the whole of every bucket it writes to. `None` for other tables, and for
+    /// `write-only` ones (they are never compacted on write).
+    pub fn full_compaction_on_write(table: &Table) -> Result<Option<String>> {
+        let opts = table.options();
+        if !table.is_primary_key_table() || opts.write_only()? {
+            return Ok(None);
+        }
+        kv_write::lookup_reason(opts)
+    }
+
     /// Marks this write as the input of an OVERWRITE commit. Needed for dynamic-bucket
     /// primary-key tables, whose key index must not route keys to buckets being replaced.
     pub fn with_overwrite(mut self, overwrite: bool) -> Self {
