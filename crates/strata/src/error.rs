@@ -7,8 +7,10 @@ use strata_spec::SpecError;
 /// Result alias of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Errors returned by strata's library API.
+/// Errors returned by strata's library API. New variants may be added; match on
+/// [`Error::kind`] to act on a class of errors.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A metadata file (schema, snapshot, manifest, manifest list) that does not decode.
     #[error("corrupt or unreadable file {path}: {source}")]
@@ -107,7 +109,57 @@ pub enum Error {
     InjectedFault(String),
 }
 
+/// The class of an [`Error`]: what a caller can act on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A database, table, column or snapshot that does not exist.
+    NotFound,
+    /// A database or table that exists already.
+    AlreadyExists,
+    /// A commit that lost to a concurrent one in a way retrying cannot fix (or ran out of
+    /// retries), or a database that is not empty. Nothing was committed.
+    Conflict,
+    /// A commit that may or may not have landed ([`Error::may_have_committed`]).
+    OutcomeUnknown,
+    /// A file on storage that does not decode or breaks the format's or the LSM's invariants.
+    Corrupt,
+    /// A feature, option value or table strata does not implement (refused, never ignored).
+    Unsupported,
+    /// Bad input from the caller: an option value, an argument, a schema that does not match.
+    InvalidInput,
+    /// Storage I/O (object store or local disk).
+    Io,
+    /// A bug in strata (a task panicked), an Arrow computation error, or an injected fault.
+    Internal,
+}
+
 impl Error {
+    /// The class of this error.
+    pub fn kind(&self) -> ErrorKind {
+        use ErrorKind::*;
+        match self {
+            Error::DatabaseNotFound(_)
+            | Error::TableNotFound(_)
+            | Error::ColumnNotFound { .. }
+            | Error::SnapshotNotFound { .. } => NotFound,
+            Error::DatabaseAlreadyExists(_) | Error::TableAlreadyExists(_) => AlreadyExists,
+            Error::CommitConflict { .. } | Error::DatabaseNotEmpty(_) => Conflict,
+            Error::CommitOutcomeUnknown { .. } => OutcomeUnknown,
+            Error::CorruptFile { .. }
+            | Error::Parquet { .. }
+            | Error::DataFile { .. }
+            | Error::Invariant(_) => Corrupt,
+            Error::Unsupported(_) => Unsupported,
+            Error::Spec(_)
+            | Error::SchemaMismatch { .. }
+            | Error::InvalidOption { .. }
+            | Error::InvalidArgument(_) => InvalidInput,
+            Error::Io { .. } | Error::LocalIo { .. } => Io,
+            Error::Arrow { .. } | Error::TaskPanicked { .. } | Error::InjectedFault(_) => Internal,
+        }
+    }
+
     /// Whether the failed operation may still have committed a snapshot
     /// ([`Error::CommitOutcomeUnknown`]): its files must then be kept, not cleaned up.
     pub fn may_have_committed(&self) -> bool {
@@ -138,5 +190,42 @@ impl Error {
             path: path.into(),
             source,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_classify_what_a_caller_acts_on() {
+        assert_eq!(
+            Error::TableNotFound("db.t".into()).kind(),
+            ErrorKind::NotFound
+        );
+        let conflict = Error::CommitConflict {
+            table: "db.t".into(),
+            message: "m".into(),
+        };
+        assert_eq!(conflict.kind(), ErrorKind::Conflict);
+        assert!(!conflict.may_have_committed());
+        let unknown = Error::CommitOutcomeUnknown {
+            table: "db.t".into(),
+            message: "m".into(),
+        };
+        assert_eq!(unknown.kind(), ErrorKind::OutcomeUnknown);
+        assert!(unknown.may_have_committed());
+        assert_eq!(
+            Error::Unsupported("x".into()).kind(),
+            ErrorKind::Unsupported
+        );
+        assert_eq!(
+            Error::InvalidOption {
+                key: "bucket".into(),
+                message: "m".into()
+            }
+            .kind(),
+            ErrorKind::InvalidInput
+        );
     }
 }

@@ -33,5 +33,5 @@ pub mod scan;
 pub mod table;
 pub mod write;
 
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};
 pub use strata_spec as spec;

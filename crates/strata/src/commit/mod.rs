@@ -24,6 +24,7 @@ mod conflicts;
 pub mod manifest_merge;
 mod overwrite;
 mod retry;
+pub mod wire;
 
 use std::time::Duration;
 

@@ -29,3 +29,5 @@ mod map_shredding;
 mod object_store_s3;
 mod pk_table;
 mod scan_planning;
+mod table_model;
+mod wire;

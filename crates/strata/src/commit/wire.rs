@@ -1,0 +1,197 @@
+//! A stable, versioned serialized form of [`CommitMessage`] and [`DataSplit`], so that
+//! planning, reading, writing and committing can happen in different processes or machines
+//! (a driver plans splits and commits; workers read splits or write and send their messages
+//! back), as Java ships `CommitMessage`s and `DataSplit`s between Flink/Spark tasks.
+//!
+//! Both implement serde's `Serialize`/`Deserialize`, for any serde format (JSON, bincode,
+//! ...). The form is a small record whose file metadata is **Paimon's own manifest Avro**
+//! (base64 of an Avro object container of `ManifestEntry` records, schema version
+//! `MANIFEST_ENTRY_VERSION`; index changes as an index manifest), so every field of a
+//! `DataFileMeta` travels exactly as Java writes it into manifests and nothing is lost as the
+//! metadata grows. Partitions are `BinaryRow` bytes (base64).
+//!
+//! `"version"` is [`WIRE_VERSION`]; a reader refuses any other version with an error that says
+//! which it found, rather than guessing.
+
+use base64::Engine;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use strata_spec::binary_row::BinaryRow;
+use strata_spec::manifest::{
+    decode_index_manifest, decode_manifest_entries, encode_index_manifest, encode_manifest_entries,
+    DataFileMeta, FileKind, ManifestCompression, ManifestEntry,
+};
+
+use super::CommitMessage;
+use crate::scan::DataSplit;
+
+/// Version of the serialized form written by this build.
+pub const WIRE_VERSION: u32 = 1;
+
+const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CommitMessageWire {
+    version: u32,
+    partition: String,
+    bucket: i32,
+    total_buckets: i32,
+    new_files: String,
+    compact_before: String,
+    compact_after: String,
+    index_changes: String,
+    index_base: Option<i64>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DataSplitWire {
+    version: u32,
+    snapshot_id: i64,
+    partition: String,
+    bucket: i32,
+    total_buckets: i32,
+    files: String,
+    raw_convertible: bool,
+}
+
+fn encode_files(
+    partition: &BinaryRow,
+    bucket: i32,
+    total_buckets: i32,
+    files: &[DataFileMeta],
+) -> Result<String, String> {
+    let entries: Vec<ManifestEntry> = files
+        .iter()
+        .map(|f| ManifestEntry {
+            kind: FileKind::Add,
+            partition: partition.clone(),
+            bucket,
+            total_buckets,
+            file: f.clone(),
+        })
+        .collect();
+    let bytes = encode_manifest_entries(&entries, ManifestCompression::Null)
+        .map_err(|e| format!("encoding data file metadata: {e}"))?;
+    Ok(B64.encode(bytes))
+}
+
+fn decode_files(text: &str, what: &str) -> Result<Vec<DataFileMeta>, String> {
+    let bytes = B64
+        .decode(text)
+        .map_err(|e| format!("{what}: not base64: {e}"))?;
+    let entries = decode_manifest_entries(&bytes).map_err(|e| format!("{what}: {e}"))?;
+    Ok(entries.into_iter().map(|e| e.file).collect())
+}
+
+fn decode_partition(text: &str) -> Result<BinaryRow, String> {
+    let bytes = B64
+        .decode(text)
+        .map_err(|e| format!("partition: not base64: {e}"))?;
+    BinaryRow::from_serialized(&bytes).map_err(|e| format!("partition: {e}"))
+}
+
+fn check_version(found: u32, what: &str) -> Result<(), String> {
+    if found == WIRE_VERSION {
+        Ok(())
+    } else {
+        Err(format!(
+            "serialized {what} has version {found}; this strata reads version {WIRE_VERSION}"
+        ))
+    }
+}
+
+impl TryFrom<&CommitMessage> for CommitMessageWire {
+    type Error = String;
+    fn try_from(m: &CommitMessage) -> Result<Self, String> {
+        let files = |fs: &[DataFileMeta]| encode_files(&m.partition, m.bucket, m.total_buckets, fs);
+        let index = encode_index_manifest(&m.index_changes, ManifestCompression::Null)
+            .map_err(|e| format!("encoding index changes: {e}"))?;
+        Ok(CommitMessageWire {
+            version: WIRE_VERSION,
+            partition: B64.encode(m.partition.to_serialized()),
+            bucket: m.bucket,
+            total_buckets: m.total_buckets,
+            new_files: files(&m.new_files)?,
+            compact_before: files(&m.compact_before)?,
+            compact_after: files(&m.compact_after)?,
+            index_changes: B64.encode(index),
+            index_base: m.index_base,
+        })
+    }
+}
+
+impl TryFrom<CommitMessageWire> for CommitMessage {
+    type Error = String;
+    fn try_from(w: CommitMessageWire) -> Result<Self, String> {
+        check_version(w.version, "commit message")?;
+        let index = B64
+            .decode(&w.index_changes)
+            .map_err(|e| format!("indexChanges: not base64: {e}"))?;
+        Ok(CommitMessage {
+            partition: decode_partition(&w.partition)?,
+            bucket: w.bucket,
+            total_buckets: w.total_buckets,
+            new_files: decode_files(&w.new_files, "newFiles")?,
+            compact_before: decode_files(&w.compact_before, "compactBefore")?,
+            compact_after: decode_files(&w.compact_after, "compactAfter")?,
+            index_changes: decode_index_manifest(&index)
+                .map_err(|e| format!("indexChanges: {e}"))?,
+            index_base: w.index_base,
+        })
+    }
+}
+
+impl Serialize for CommitMessage {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        CommitMessageWire::try_from(self)
+            .map_err(serde::ser::Error::custom)?
+            .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for CommitMessage {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        CommitMessage::try_from(CommitMessageWire::deserialize(d)?).map_err(D::Error::custom)
+    }
+}
+
+impl Serialize for DataSplit {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        DataSplitWire {
+            version: WIRE_VERSION,
+            snapshot_id: self.snapshot_id,
+            partition: B64.encode(self.partition.to_serialized()),
+            bucket: self.bucket,
+            total_buckets: self.total_buckets,
+            files: encode_files(
+                &self.partition,
+                self.bucket,
+                self.total_buckets,
+                &self.files,
+            )
+            .map_err(serde::ser::Error::custom)?,
+            raw_convertible: self.raw_convertible,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for DataSplit {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let w = DataSplitWire::deserialize(d)?;
+        let split = (|| -> Result<DataSplit, String> {
+            check_version(w.version, "data split")?;
+            Ok(DataSplit {
+                snapshot_id: w.snapshot_id,
+                partition: decode_partition(&w.partition)?,
+                bucket: w.bucket,
+                total_buckets: w.total_buckets,
+                files: decode_files(&w.files, "files")?,
+                raw_convertible: w.raw_convertible,
+            })
+        })();
+        split.map_err(D::Error::custom)
+    }
+}
