@@ -2,6 +2,7 @@
 ./warehouse), create-table --if-not-exists, failures that must exit non-zero without committing,
 and ``strata demo``."""
 import json
+import re
 from pathlib import Path
 
 import pyarrow as pa
@@ -102,6 +103,15 @@ def test_demo(strata):
     read every demo table exactly as strata does."""
     p = strata.run("demo")
     assert p.stdout.strip(), "demo should print what it did"
+    out = p.stdout
+    # What sets strata apart, each shown by the demo: an upgrade (same file, new level), a plan
+    # served by the live manifest entry cache, a MAP-key filter skipping files.
+    upgraded = re.search(r"(\d+) files upgraded in place \(same name", out)
+    assert upgraded and int(upgraded.group(1)) > 0, out
+    assert re.search(r"upgraded: data-\S+\.parquet \(level 0 -> \d+\)", out), out
+    assert "0 manifests read, cache hit" in out, out
+    skipped = re.search(r"(\d+) hold no gpu.temp and were skipped", out)
+    assert skipped and int(skipped.group(1)) > 0, out
     tables = sorted(d for d in Path(strata.warehouse).glob("*.db/*") if (d / "schema").is_dir())
     assert tables, f"demo created no table under {strata.warehouse}"
     multi = False

@@ -1,7 +1,7 @@
 //! `strata demo`: builds `demo.events` in the warehouse over several commits — three appends
 //! and one INSERT OVERWRITE of a partition — then reads it back (full, filtered, time travel)
 //! and prints what happened at each step; then the primary-key demo
-//! ([`crate::commands_demo_pk`]). Re-running it recreates the tables.
+//! ([`crate::commands_demo_pk`]) and the shredded-MAP demo ([`crate::commands_demo_map`]). Re-running it recreates the tables.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -177,5 +177,6 @@ pub async fn run(catalog: &FileSystemCatalog, rows: usize) -> Result<()> {
         catalog.location(),
         DAYS[1]
     );
-    crate::commands_demo_pk::run(catalog, rows).await
+    crate::commands_demo_pk::run(catalog, rows).await?;
+    crate::commands_demo_map::run(catalog, rows / 2).await
 }

@@ -8,6 +8,7 @@
 mod commands;
 mod commands_compact;
 mod commands_demo;
+mod commands_demo_map;
 mod commands_demo_pk;
 mod commands_levels;
 mod commands_maintenance;
