@@ -3,12 +3,10 @@
 //! table exists when its `schema/` directory holds a `schema-N` file, exactly as Java's
 //! `FileSystemCatalog` decides, so warehouses are shared with Java, pypaimon and paimon-rust.
 
-mod identifier;
-
 use object_store::path::Path;
 use strata_spec::schema::{Schema, TableSchema};
 
-pub use identifier::Identifier;
+pub use crate::table::Identifier;
 
 use std::sync::Arc;
 

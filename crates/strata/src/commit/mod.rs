@@ -107,6 +107,13 @@ pub fn attach_index_changes(
     }
 }
 
+impl Table {
+    /// A committer of [`CommitMessage`]s into snapshots of this table.
+    pub fn new_commit(&self) -> Result<TableCommit> {
+        TableCommit::new(self.clone())
+    }
+}
+
 /// Commits [`CommitMessage`]s of one table as snapshots.
 pub struct TableCommit {
     table: Table,

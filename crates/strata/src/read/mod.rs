@@ -47,6 +47,13 @@ const CHANNEL_BATCHES: usize = 4;
 /// Default rows per output batch.
 pub const DEFAULT_BATCH_SIZE: usize = 8192;
 
+impl Table {
+    /// A reader of this table's splits into Arrow record batches.
+    pub fn new_read(&self) -> TableRead {
+        TableRead::new(self.clone())
+    }
+}
+
 /// Reads splits of one table with a projection, a filter and a limit.
 #[derive(Clone, Debug)]
 pub struct TableRead {

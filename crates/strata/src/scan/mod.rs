@@ -102,6 +102,13 @@ pub struct Plan {
     pub metrics: ScanMetrics,
 }
 
+impl Table {
+    /// A scan planner of this table's snapshots into [`DataSplit`]s.
+    pub fn new_scan(&self) -> TableScan {
+        TableScan::new(self.clone())
+    }
+}
+
 /// Builder of a scan over one snapshot (Paimon's `ScanMode.ALL`: every live file).
 #[derive(Clone, Debug)]
 pub struct TableScan {

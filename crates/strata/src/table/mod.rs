@@ -1,31 +1,32 @@
-//! [`Table`]: a thin facade over one table directory that wires the layers together —
-//! metadata managers, writer, committer, scanner and reader — and holds no logic of its own
-//! beyond that wiring and convenience calls.
+//! [`Table`]: the context of one table directory at one schema version — identifier, file
+//! I/O, paths, schema, options, metadata managers and the shared cache — that every table
+//! operation takes. This module sits below the operations and imports none of them: each
+//! operation adds its own entry point to `Table` in its own module (Rust allows `impl Table`
+//! blocks anywhere in the crate), so the dependencies only run downwards:
 //!
 //! ```text
-//! table.new_write()  -> TableWrite  -> CommitMessages
-//! table.new_commit() -> TableCommit -> snapshot-N
-//! table.new_scan()   -> TableScan   -> Plan { splits }
-//! table.new_read()   -> TableRead   -> stream of Arrow RecordBatches
+//! table.new_write()  -> TableWrite  -> CommitMessages        (crate::write)
+//! table.new_commit() -> TableCommit -> snapshot-N            (crate::commit)
+//! table.new_scan()   -> TableScan   -> Plan { splits }       (crate::scan)
+//! table.new_read()   -> TableRead   -> stream of RecordBatch (crate::read)
+//! table.write_batches(...)                                   (crate::write)
 //! ```
 
 use std::sync::Arc;
 
-use arrow_array::RecordBatch;
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::ManifestCompression;
 use strata_spec::options::CoreOptions;
 use strata_spec::partition::PartitionComputer;
 use strata_spec::schema::TableSchema;
 
+mod identifier;
+
+pub use identifier::Identifier;
+
 use crate::cache::Cache;
-use crate::catalog::Identifier;
-use crate::commit::{OverwriteScope, TableCommit};
 use crate::io::FileIO;
 use crate::meta::{ManifestStore, SchemaManager, SnapshotManager, TablePaths};
-use crate::read::TableRead;
-use crate::scan::TableScan;
-use crate::write::TableWrite;
 use crate::{Error, Result};
 
 /// One Paimon table at a given schema version.
@@ -173,47 +174,6 @@ impl Table {
             .map(|(k, v)| format!("{k}={v}"))
             .collect::<Vec<_>>()
             .join(","))
-    }
-
-    pub fn new_write(&self) -> Result<TableWrite> {
-        TableWrite::new(self.clone())
-    }
-    pub fn new_commit(&self) -> Result<TableCommit> {
-        TableCommit::new(self.clone())
-    }
-    pub fn new_scan(&self) -> TableScan {
-        TableScan::new(self.clone())
-    }
-    pub fn new_read(&self) -> TableRead {
-        TableRead::new(self.clone())
-    }
-
-    /// Writes `batches` and commits them as one snapshot (APPEND, or OVERWRITE when
-    /// `overwrite` is given). On any failure the written data files are deleted and the table
-    /// is unchanged. Returns the new snapshot id (`None` when nothing was committed).
-    pub async fn write_batches(
-        &self,
-        batches: impl IntoIterator<Item = RecordBatch>,
-        overwrite: Option<OverwriteScope>,
-    ) -> Result<Option<i64>> {
-        let mut write = self.new_write()?.with_overwrite(overwrite.is_some());
-        let result = async {
-            for b in batches {
-                write.write(&b).await?;
-            }
-            let messages = write.prepare_commit().await?;
-            let commit = self.new_commit()?;
-            match overwrite {
-                Some(scope) => commit.overwrite(scope, messages).await,
-                None => commit.commit(messages).await,
-            }
-        }
-        .await;
-        // Clean up after a failure, unless the commit may have landed and references the files.
-        if result.as_ref().is_err_and(|e| !e.may_have_committed()) {
-            write.abort().await;
-        }
-        result
     }
 }
 

@@ -35,6 +35,42 @@ use bucket_writer::{BucketWriter, WriterConfig};
 pub use compact_manager::CompactionMetrics;
 use routing::Router;
 
+impl Table {
+    /// A writer of new data files for this table (commit its messages with
+    /// [`Table::new_commit`]).
+    pub fn new_write(&self) -> Result<TableWrite> {
+        TableWrite::new(self.clone())
+    }
+
+    /// Writes `batches` and commits them as one snapshot (APPEND, or OVERWRITE when
+    /// `overwrite` is given). On any failure the written data files are deleted and the table
+    /// is unchanged. Returns the new snapshot id (`None` when nothing was committed).
+    pub async fn write_batches(
+        &self,
+        batches: impl IntoIterator<Item = RecordBatch>,
+        overwrite: Option<crate::commit::OverwriteScope>,
+    ) -> Result<Option<i64>> {
+        let mut write = self.new_write()?.with_overwrite(overwrite.is_some());
+        let result = async {
+            for b in batches {
+                write.write(&b).await?;
+            }
+            let messages = write.prepare_commit().await?;
+            let commit = self.new_commit()?;
+            match overwrite {
+                Some(scope) => commit.overwrite(scope, messages).await,
+                None => commit.commit(messages).await,
+            }
+        }
+        .await;
+        // Clean up after a failure, unless the commit may have landed and references the files.
+        if result.as_ref().is_err_and(|e| !e.may_have_committed()) {
+            write.abort().await;
+        }
+        result
+    }
+}
+
 /// Writes Arrow batches into new data files of one table; commit them with
 /// [`crate::commit::TableCommit`].
 pub struct TableWrite {

@@ -19,6 +19,7 @@ mod corrupt_files;
 mod deletion_vectors;
 mod dynamic_bucket;
 mod fuzz_corpus;
+mod layering;
 mod lifecycle_expire;
 mod lifecycle_orphans;
 mod lifecycle_rollback;
