@@ -94,6 +94,10 @@ if [[ $INTEROP_ONLY == 0 ]]; then
     step "cargo clippy --workspace --all-targets -- -D warnings"
     cargo clippy --workspace --all-targets -- -D warnings || die "clippy reported problems"
 
+    step "cargo clippy -p strata --no-default-features (the slim embedder build: no S3, no SQL)"
+    cargo clippy -p strata --no-default-features -- -D warnings \
+        || die "strata does not build without its default features"
+
     step "cargo test --workspace"
     cargo test --workspace || die "cargo test failed"
 fi

@@ -74,6 +74,7 @@ pub(crate) fn decimal_datum(unscaled: i128, scale: u32) -> Datum {
 
 /// Parses an unsigned SQL numeric literal: BIGINT when it is an integer that fits, else an exact
 /// DECIMAL (≤ 38 digits), else DOUBLE.
+#[cfg(feature = "sql")]
 pub(crate) fn parse_number(text: &str) -> Option<Datum> {
     if text.bytes().all(|b| b.is_ascii_digit()) {
         if let Ok(v) = text.parse::<i64>() {
@@ -87,6 +88,7 @@ pub(crate) fn parse_number(text: &str) -> Option<Datum> {
 }
 
 /// Unary minus on a numeric literal.
+#[cfg(feature = "sql")]
 pub(crate) fn negate_number(d: Datum) -> Option<Datum> {
     Some(match d {
         Datum::TinyInt(v) => Datum::TinyInt(v.checked_neg()?),

@@ -34,6 +34,7 @@ mod literal;
 pub mod map_key;
 pub mod predicate;
 mod scalar;
+#[cfg(feature = "sql")]
 pub mod sql;
 pub mod stats;
 
@@ -44,4 +45,5 @@ pub use bound::{BoundLeafPredicate, BoundPredicate};
 pub use eval::filter_batch;
 pub use map_key::{MapKeyColumn, MapKeyRef};
 pub use predicate::{sql_literal, LeafOp, LeafPredicate, Predicate};
+#[cfg(feature = "sql")]
 pub use sql::parse_sql_predicate;

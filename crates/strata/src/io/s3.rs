@@ -21,9 +21,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+#[cfg(feature = "s3")]
 use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::path::Path;
-use object_store::{ObjectStore, RetryConfig};
+use object_store::ObjectStore;
+#[cfg(feature = "s3")]
+use object_store::RetryConfig;
 
 use crate::{Error, Result};
 
@@ -90,7 +93,20 @@ pub(crate) struct S3Target {
     pub endpoint: Option<Arc<str>>,
 }
 
+/// Without the `s3` cargo feature there is no S3 client: an `s3://` location is refused.
+#[cfg(not(feature = "s3"))]
+pub(crate) fn build(
+    bucket: &str,
+    _options: &HashMap<String, String>,
+) -> Result<(Arc<dyn ObjectStore>, S3Target)> {
+    Err(Error::Unsupported(format!(
+        "s3://{bucket}: this strata was built without its `s3` cargo feature (enable it to \
+         read and write tables on S3)"
+    )))
+}
+
 /// Builds the client for `bucket` from the environment, then `options`.
+#[cfg(feature = "s3")]
 pub(crate) fn build(
     bucket: &str,
     options: &HashMap<String, String>,
@@ -173,6 +189,7 @@ pub(crate) fn build(
     ))
 }
 
+#[cfg(feature = "s3")]
 fn url_check(endpoint: &str) -> Result<()> {
     let (scheme, rest) = endpoint.split_once("://").unwrap_or(("", endpoint));
     if !matches!(scheme, "http" | "https") || rest.is_empty() || rest.starts_with('/') {
@@ -183,6 +200,7 @@ fn url_check(endpoint: &str) -> Result<()> {
     Ok(())
 }
 
+#[cfg(feature = "s3")]
 fn parse_bool(key: &str, v: &str) -> Result<bool> {
     match v.to_ascii_lowercase().as_str() {
         "true" => Ok(true),
