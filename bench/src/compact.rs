@@ -38,8 +38,8 @@ use parquet::file::properties::WriterProperties;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Map, Value};
-use strata::lsm::compact::strategy::compaction_file_size;
 use strata::table::Table;
+use strata::unstable::lsm::compact::strategy::compaction_file_size;
 use strata::write::CompactionMetrics;
 use strata_spec::manifest::DataFileMeta;
 

@@ -1,5 +1,5 @@
 //! The check behind the `parquet_file` fuzz target: arbitrary bytes as a data file, read
-//! through strata's own Parquet reader (`strata::format`), the way a scan reads a data file.
+//! through strata's own Parquet reader (`strata::unstable::format`), the way a scan reads a data file.
 //!
 //! The file is put into an in-memory store; its footer is read, the shredded-MAP footer
 //! metadata is parsed, and the file is read whole with the Paimon row type inferred from its
@@ -17,13 +17,13 @@ use std::sync::{Arc, OnceLock};
 use arrow_array::{BooleanArray, RecordBatch};
 use futures::StreamExt;
 use object_store::path::Path;
-use strata::format::map_shredding::file_shredding_meta;
-use strata::format::parquet_reader::PushedRowFilter;
-use strata::format::{
+use strata::io::FileIO;
+use strata::unstable::format::map_shredding::file_shredding_meta;
+use strata::unstable::format::parquet_reader::PushedRowFilter;
+use strata::unstable::format::{
     from_arrow_schema, read_parquet_metadata, read_parquet_with, row_group_stats,
     ParquetReadOptions, ReadHints,
 };
-use strata::io::FileIO;
 use strata_spec::types::{DataField, DataType, TypeKind, MAX_LENGTH};
 
 /// The file name every error must mention.

@@ -1,37 +1,38 @@
 //! # strata — a Rust engine for Apache Paimon tables
 //!
-//! Layers, lower never importing higher (see ARCHITECTURE.md):
+//! The public surface is what an application or another engine embeds:
 //!
-//! | layer | module | what |
-//! |---|---|---|
-//! | on-disk spec | `strata_spec` (crate) | types, schema/snapshot JSON, BinaryRow, manifests — pure |
-//! | cache | [`cache`] | the shared [`cache::Cache`] (weight-bounded LRU built in) for metadata |
-//! | file I/O | [`io`] | [`io::FileIO`] over `object_store` (local FS default, in-memory for tests) |
-//! | formats | [`format`] | Parquet read/write with Paimon's column layout, Arrow ⇄ Paimon types, stats |
-//! | expressions | [`expr`] | predicates: binding, stats pruning, exact row filtering |
-//! | metadata | [`meta`] | schema and snapshot managers (`schema/`, `snapshot/`, hints) |
-//! | indexes | [`index`] | dynamic-bucket assignment, HASH index files, index manifests |
-//! | LSM | [`lsm`] | primary-key tables: merge engines, sorted runs, merge reading |
-//! | table ops | [`write`], [`commit`], [`scan`], [`read`] | write → commit → scan → read |
-//! | entry points | [`catalog`], [`table`] | filesystem catalog and the `Table` facade |
-//! | lifecycle | [`maintenance`] | snapshot expiry, tags, rollback, time travel, orphan cleanup |
+//! | module | what |
+//! |---|---|
+//! | [`catalog`] | the filesystem catalog: databases, tables, `create_table`, `get_table` |
+//! | [`table`] | [`table::Table`], the context every operation starts from, and `Identifier` |
+//! | [`write`], [`commit`] | `TableWrite` → `CommitMessage`s → `TableCommit` → snapshot |
+//! | [`scan`], [`read`] | `TableScan` → `DataSplit`s → `TableRead` → Arrow batches |
+//! | [`maintenance`] | snapshot expiry, tags, rollback, time travel, orphan cleanup |
+//! | [`expr`] | predicates (SQL text with the `sql` feature, or built in code) |
+//! | [`cache`] | the shared metadata [`cache::Cache`] (weight-bounded LRU built in) |
+//! | [`io`] | [`io::FileIO`] over `object_store` (local FS, S3 with the `s3` feature, memory) |
+//! | [`Error`], [`ErrorKind`] | errors naming what they concern, and their classes |
+//!
+//! [`unstable`] holds the internals (formats, LSM, metadata managers, indexes, fault points):
+//! public so that strata's own tools, benchmarks and fuzzers can reach them, with no stability
+//! promise. Layers, lower never importing higher, are in ARCHITECTURE.md and checked by a test.
 
 pub mod cache;
 pub mod catalog;
 pub mod commit;
 pub mod error;
 pub mod expr;
-pub mod fault;
-pub mod format;
-pub mod index;
 pub mod io;
-pub mod lsm;
 pub mod maintenance;
-pub mod meta;
 pub mod read;
 pub mod scan;
 pub mod table;
 pub mod write;
+
+pub mod unstable;
+
+pub(crate) use unstable::{fault, format, index, lsm, meta};
 
 pub use error::{Error, ErrorKind, Result};
 pub use strata_spec as spec;

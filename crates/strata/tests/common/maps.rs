@@ -10,8 +10,8 @@ use arrow_array::builder::{Float64Builder, MapBuilder, MapFieldNames, StringBuil
 use arrow_array::{Array, Float64Array, Int64Array, MapArray, RecordBatch, StringArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
 use parquet::file::reader::{FileReader, SerializedFileReader};
-use strata::format::map_shredding::file_shredding_meta;
 use strata::table::Table;
+use strata::unstable::format::map_shredding::file_shredding_meta;
 use strata_spec::shredding::MapShreddingFileMeta;
 
 pub type Entries = Option<Vec<(String, Option<f64>)>>;

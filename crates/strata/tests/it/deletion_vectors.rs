@@ -9,8 +9,8 @@ use arrow_array::{Int64Array, RecordBatch};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
 use roaring::RoaringBitmap;
 use strata::commit::CommitMessage;
-use strata::index::DELETION_VECTORS_INDEX;
 use strata::read::deletion_vectors::DeletionVector;
+use strata::unstable::index::DELETION_VECTORS_INDEX;
 use strata_spec::manifest::{DeletionVectorMeta, FileKind, IndexFileMeta, IndexManifestEntry};
 
 fn ids(v: &[i64]) -> RecordBatch {

@@ -12,8 +12,10 @@ use arrow_array::{Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
 use strata::catalog::{FileSystemCatalog, Identifier};
 use strata::commit::{attach_index_changes, CommitMessage, OverwriteScope};
-use strata::index::{DynamicBucketAssigner, HashIndexFiles, IndexManifestStore, KeyHasher};
 use strata::table::Table;
+use strata::unstable::index::{
+    DynamicBucketAssigner, HashIndexFiles, IndexManifestStore, KeyHasher,
+};
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::{DataFileMeta, FileKind, IndexManifestEntry};
 use strata_spec::stats::SimpleStats;

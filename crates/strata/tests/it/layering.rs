@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// strata's modules from the bottom up.
 const LAYERS: &[&str] = &[
+    "unstable",
     "error",
     "fault",
     "io",

@@ -417,7 +417,7 @@ async fn expiry_deletes_index_files_no_retained_snapshot_uses() {
         write(&t, batch(i * 50..i * 50 + 60, &format!("d{i}"))).await;
     }
     let index_of = |t: strata::table::Table| async move {
-        let store = strata::index::IndexManifestStore::new(&t).unwrap();
+        let store = strata::unstable::index::IndexManifestStore::new(&t).unwrap();
         let mut out = std::collections::BTreeSet::new();
         for s in retained(&t).await {
             for e in store.read_snapshot(&s).await.unwrap() {

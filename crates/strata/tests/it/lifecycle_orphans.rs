@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 
 use crate::lifecycle_support::*;
 use strata::maintenance::{ExpireConfig, ExpireSnapshots, OrphanFilesClean, TableLifecycle};
-use strata::meta::FileNamer;
+use strata::unstable::meta::FileNamer;
 use strata_spec::manifest::{FileKind, ManifestEntry};
 
 fn age(path: &Path, by: Duration) {

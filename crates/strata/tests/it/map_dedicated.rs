@@ -13,9 +13,9 @@ use arrow_array::{Array, Float64Array, Int64Array};
 use maps::*;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use proptest::prelude::*;
-use strata::format::map_shredding::ShreddedRead;
-use strata::format::ReadMetrics;
 use strata::table::Table;
+use strata::unstable::format::map_shredding::ShreddedRead;
+use strata::unstable::format::ReadMetrics;
 use strata_spec::shredding::MapShreddingFileMeta;
 use strata_spec::types::DataType;
 
