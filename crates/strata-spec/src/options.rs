@@ -13,6 +13,7 @@
 
 pub mod keys;
 pub mod known;
+pub mod support;
 #[cfg(test)]
 mod tests;
 pub mod units;

@@ -177,6 +177,13 @@ impl FileSystemCatalog {
         }
         let table_schema = TableSchema::create(0, schema, chrono::Utc::now().timestamp_millis())?;
         crate::table::validate_options(&table_schema)?;
+        crate::table::refuse_unsupported_options(
+            &table_schema.options,
+            &format!(
+                "creating table {id} (a table strata cannot write correctly; create it with Java \
+                 Paimon, Spark or Flink if they are its writers)"
+            ),
+        )?;
         self.create_database(&id.database, true).await?;
         let paths = TablePaths::new(self.table_path(id));
         let sm = SchemaManager::new(self.io.clone(), paths);

@@ -102,6 +102,11 @@ impl Table {
         &self,
         options: impl IntoIterator<Item = (String, String)>,
     ) -> Result<Table> {
+        let options: std::collections::BTreeMap<String, String> = options.into_iter().collect();
+        refuse_unsupported_options(
+            &options,
+            &format!("dynamic options for {}", self.identifier()),
+        )?;
         let mut schema = (**self.schema()).clone();
         schema.options.extend(options);
         validate_options(&schema)?;
@@ -175,6 +180,35 @@ impl Table {
             .collect::<Vec<_>>()
             .join(","))
     }
+}
+
+/// Refuses the options among `options` that strata does not implement (Java Paimon options
+/// that change what is written, merged, committed or read: the audit in
+/// `strata_spec::options::support`), naming each with its value and why. `what` says what
+/// was being done ("creating table db.t", "writing to db.t", ...).
+pub fn refuse_unsupported_options(
+    options: &std::collections::BTreeMap<String, String>,
+    what: &str,
+) -> Result<()> {
+    let refused = strata_spec::options::support::unsupported_options(options);
+    if refused.is_empty() {
+        return Ok(());
+    }
+    let list: Vec<String> = refused
+        .iter()
+        .map(|(key, why)| {
+            format!(
+                "`{key}` = `{}` ({why})",
+                options.get(key).map(String::as_str).unwrap_or_default()
+            )
+        })
+        .collect();
+    Err(Error::Unsupported(format!(
+        "{what}: strata does not implement {} {}, so it refuses rather than ignores {}",
+        if list.len() == 1 { "option" } else { "options" },
+        list.join("; "),
+        if list.len() == 1 { "it" } else { "them" }
+    )))
 }
 
 /// Checks a new table's options: unknown keys and bad values are rejected with the key named,

@@ -104,6 +104,15 @@ impl TableWrite {
                 table.identifier()
             )));
         }
+        // Options strata does not implement would make its files or commits wrong for the
+        // other engines (a table created by Java may carry any of them). changelog-producer
+        // has its own refusal with advice (kv_write).
+        let mut stored = table.schema().options.clone();
+        stored.remove("changelog-producer");
+        crate::table::refuse_unsupported_options(
+            &stored,
+            &format!("writing to {}", table.identifier()),
+        )?;
         if table.is_primary_key_table() {
             // Validate the merge engine options now rather than at the first write.
             crate::lsm::merge::create_merge_function(table.schema())?;

@@ -28,6 +28,7 @@ mod map_dedicated;
 mod map_key_read;
 mod map_shredding;
 mod object_store_s3;
+mod option_support;
 mod pk_table;
 mod scan_planning;
 mod table_model;
