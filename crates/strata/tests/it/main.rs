@@ -13,6 +13,7 @@ mod lifecycle_support;
 mod maps;
 
 mod append_table;
+mod catalog;
 mod commit_protocol;
 mod compaction;
 mod corrupt_files;
