@@ -23,12 +23,16 @@ import json
 import os
 import shutil
 import statistics
+import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
+import sys
+
+# pyarrow is imported only by the generator subprocess (see `generate`): a child's peak RSS as
+# the kernel reports it (`ru_maxrss`) is at least its parent's resident set when it was
+# spawned, so the driver that spawns the measured strata processes must stay small.
 
 
 def run_rss(strata: str, wh: Path, *args: str) -> tuple[float, float, str, str]:
@@ -50,16 +54,31 @@ def run_rss(strata: str, wh: Path, *args: str) -> tuple[float, float, str, str]:
     return secs, usage.ru_maxrss / 1024.0, out, err
 
 
-def payload(ids: pa.Array, width: int) -> pa.Array:
+def payload(ids, width: int):
+    """Deterministic, poorly compressible text: decimal digits of several multiplicative hashes
+    of the id (wrapping int64 arithmetic), concatenated and cut to `width` characters."""
+    import pyarrow as pa
     import pyarrow.compute as pc
-    # Deterministic, poorly compressible text: hex digits of a multiplicative hash, repeated.
-    h = pc.bit_wise_xor(pc.multiply(ids, 0x9E3779B1), pc.shift_right(ids, 7))
-    hexed = pc.utf8_lpad(pc.cast(h, pa.string()), 20, "0")
-    rep = pc.binary_repeat(hexed, width // 20 + 1)
-    return pc.utf8_slice_codeunits(rep, 0, width)
+    parts = []
+    for m in (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0x27D4EB2F165667C5):
+        m = m - (1 << 64) if m >= 1 << 63 else m
+        h = pc.multiply(pc.add(ids, 1), pa.scalar(m, pa.int64()))
+        parts.append(pc.utf8_lpad(pc.cast(pc.abs(h), pa.string()), 19, "7"))
+    text = pc.binary_join_element_wise(*parts, "")
+    return pc.utf8_slice_codeunits(pc.binary_repeat(text, width // 76 + 1), 0, width)
 
 
-def write_input(path: Path, start: int, rows: int, partitions: int | None, width: int) -> None:
+def write_input(path: Path, start: int, rows: int, partitions: int | None, width: int,
+                files: int = 1) -> None:
+    """Writes the input in a fresh Python process (keeps pyarrow out of the driver). With
+    `files` > 1, `path` holds `{i}` and file i holds the rows start + i × rows onwards."""
+    subprocess.run([sys.executable, __file__, "--generate", str(path), str(start), str(rows),
+                    str(partitions or 0), str(width), str(files)], check=True)
+
+
+def generate(path: Path, start: int, rows: int, partitions: int | None, width: int) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
     writer = None
     step = 1_000_000
     for s in range(start, start + rows, step):
@@ -69,7 +88,7 @@ def write_input(path: Path, start: int, rows: int, partitions: int | None, width
         if partitions:
             import pyarrow.compute as pc
             cols["dt"] = pc.binary_join_element_wise(
-                "p", pc.utf8_lpad(pc.cast(pc.remainder(ids, partitions), pa.string()), 4, "0"), "")
+                "p", pc.utf8_lpad(pc.cast(pc.subtract(ids, pc.multiply(pc.divide(ids, partitions), partitions)), pa.string()), 4, "0"), "")
         cols["payload"] = payload(ids, width)
         t = pa.table(cols)
         if writer is None:
@@ -126,14 +145,14 @@ def compaction_memory(strata: str, work: Path) -> dict:
         "options": {"bucket": "1", "write-only": "true", "file.compression": "none",
                     "target-file-size": "4 mb", "num-sorted-run.stop-trigger": "1000"}}, work)
     files, rows = 200, 5000
+    write_input(work / "compact-input-{i}.parquet", 0, rows, None, 200, files)
     for f in range(files):
-        inp = work / "compact-input.parquet"
-        write_input(inp, f * rows, rows, None, 200)
-        run_rss(strata, wh, "write", "b.c", str(inp))
-    spanning = pa.table({"id": pa.array([f * rows + 7 for f in range(files)], pa.int64())})
-    spanning = spanning.append_column("payload", payload(spanning["id"].combine_chunks(), 200))
-    pq.write_table(spanning, work / "spanning.parquet")
-    run_rss(strata, wh, "write", "b.c", str(work / "spanning.parquet"))
+        run_rss(strata, wh, "write", "b.c", str(work / f"compact-input-{f}.parquet"))
+    # One file whose keys span all the others: the rows f * rows + 7.
+    spanning = work / "spanning.jsonl"
+    spanning.write_text("".join(json.dumps({"id": f * rows + 7, "payload": "x" * 200}) + "\n"
+                                for f in range(files)))
+    run_rss(strata, wh, "write", "b.c", str(spanning))
     secs, rss, _, _ = run_rss(strata, wh, "compact", "b.c", "--full")
     assert table_rows(strata, wh, "b.c") == files * rows
     return {"input_files": files + 1, "seconds": secs, "peak_mib": rss}
@@ -151,11 +170,11 @@ def one_level_cost(strata: str, work: Path, load: int, commits: int) -> list[dic
         if not inp.exists():
             write_input(inp, 0, load, None, 50)
         run_rss(strata, wh, "write", "b.k", str(inp))
+        if not (work / "small-0.parquet").exists():
+            write_input(work / "small-{i}.parquet", load, 10_000, None, 50, commits)
         times, peaks = [], []
         for c in range(commits):
             small = work / f"small-{c}.parquet"
-            if not small.exists():
-                write_input(small, load + c * 10_000, 10_000, None, 50)
             secs, rss, _, _ = run_rss(strata, wh, "write", "b.k", str(small))
             times.append(secs)
             peaks.append(rss)
@@ -166,6 +185,13 @@ def one_level_cost(strata: str, work: Path, load: int, commits: int) -> list[dic
 
 
 def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--generate":
+        path, start, rows, parts, width, files = sys.argv[2:8]
+        for i in range(int(files)):
+            target = path.format(i=i) if int(files) > 1 else path
+            generate(Path(target), int(start) + i * int(rows), int(rows), int(parts) or None,
+                     int(width))
+        return
     ap = argparse.ArgumentParser()
     ap.add_argument("--strata", default="target/release/strata")
     ap.add_argument("--rows", type=int, default=10_000_000)
