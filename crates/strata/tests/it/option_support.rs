@@ -357,7 +357,10 @@ async fn unsupported_options_are_refused_at_creation_dynamic_options_and_writes(
         .with_dynamic_options([("scan.snapshot-id".to_string(), "1".to_string())])
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
-    assert!(err.to_string().contains("`scan.snapshot-id` = `1`"), "{err}");
+    assert!(
+        err.to_string().contains("`scan.snapshot-id` = `1`"),
+        "{err}"
+    );
     // A table another engine created with an option strata does not implement: writes refuse.
     let dir = wh.table_dir("db", "t").join("schema");
     let path = dir.join("schema-0");
