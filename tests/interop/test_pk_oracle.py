@@ -27,7 +27,7 @@ def test_peers_read_the_model(case_name, writer, wh):
 
 def test_model_reproduces_the_oracle_pk_t():
     """The rowkind case is the oracle's pk_t plus a fifth commit: after four commits the model has
-    pk_t's 21 rows (shared/oracle/expected/pk_t.jsonl), spot-checked here."""
+    pk_t's 21 rows (as the pypaimon oracle printed them), spot-checked here."""
     case = pk.CASES["rowkind"]
     rows = {r["id"]: r for r in pk.merge_model(case, 4)}
     assert len(rows) == 21

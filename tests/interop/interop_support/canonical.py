@@ -1,8 +1,8 @@
 """Canonical row encoding: turns table contents into sorted JSON lines that can be diffed.
 
 Every engine under test (strata, pypaimon, pypaimon-rust) produces an Arrow table; two engines agree
-when their canonical lines are identical.  The rules follow the oracle reader's canonical form
-(shared/oracle/read_table.py), so the golden files copied from the oracle compare byte-for-byte:
+when their canonical lines are identical.  The rules are the canonical form of the pypaimon oracle that produced the golden files in
+``tests/interop/golden``, so those files compare byte-for-byte:
 
 * one JSON object per row, keys in column order, ``json.dumps(ensure_ascii=False,
   separators=(',', ':'))``; lines sorted by their serialized string

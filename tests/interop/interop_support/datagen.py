@@ -103,7 +103,7 @@ def shape_part_string() -> Shape:
 
 
 def shape_oracle_append() -> Shape:
-    """The oracle's append_t (shared/oracle/make_tables.py), whose rows are in golden/append_t.jsonl."""
+    """The pypaimon oracle's table append_t, whose rows are in golden/append_t.jsonl."""
     s = pa.schema([("dt", pa.string()), ("id", pa.int64()), ("name", pa.string()), ("amount", pa.float64())])
     return Shape("oracle_append", s, [
         _table(s, {"dt": ["2024-01-01"] * 3 + ["2024-01-02"] * 2, "id": [1, 2, 3, 4, 5],
@@ -250,7 +250,8 @@ def shape_nested_types() -> Shape:
                  formats=("parquet", "jsonl"))
 
 
-# The oracle's types_t (shared/oracle/make_tables.py): every type at once, BYTES and BINARY(4) too.
+# The pypaimon oracle's table types_t (rows in golden/types_t.jsonl): every type at once, BYTES and
+# BINARY(4) too.
 TYPES_SCHEMA = pa.schema([
     pa.field("id", pa.int32(), nullable=False),
     ("b", pa.bool_()), ("ti", pa.int8()), ("si", pa.int16()), ("f", pa.float32()),

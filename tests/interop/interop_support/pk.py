@@ -413,7 +413,7 @@ def _rk_rows(ids, tag, kind="+I"):
 
 
 def rowkind_commits() -> List[pa.Table]:
-    """The oracle's pk_t history (shared/oracle/make_tables.py) plus a fifth commit."""
+    """The pypaimon oracle's pk_t history (four commits with row kinds) plus a fifth commit."""
     return [
         _rk_rows(range(1, 21), "v1"),
         pa.concat_tables([_rk_rows([5, 6], "v1", "-U"), _rk_rows(range(5, 16), "v2", "+U"),
