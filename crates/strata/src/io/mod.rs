@@ -309,29 +309,28 @@ impl FileIO {
         }
         let dir = std::path::PathBuf::from(self.display(prefix));
         let shown = dir.display().to_string();
-        let listed = tokio::task::spawn_blocking(move || -> std::io::Result<Vec<String>> {
-            let rd = match std::fs::read_dir(&dir) {
-                Ok(rd) => rd,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-                Err(e) => return Err(e),
-            };
-            let mut out = Vec::new();
-            for e in rd {
-                let e = e?;
-                if e.file_type()?.is_dir() {
-                    if let Some(n) = e.file_name().to_str() {
-                        out.push(n.to_string());
+        let what = format!("listing {shown}");
+        blocking(what, move || {
+            let list = || -> std::io::Result<Vec<String>> {
+                let rd = match std::fs::read_dir(&dir) {
+                    Ok(rd) => rd,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+                    Err(e) => return Err(e),
+                };
+                let mut out = Vec::new();
+                for e in rd {
+                    let e = e?;
+                    if e.file_type()?.is_dir() {
+                        if let Some(n) = e.file_name().to_str() {
+                            out.push(n.to_string());
+                        }
                     }
                 }
-            }
-            Ok(out)
+                Ok(out)
+            };
+            list().map_err(|e| local_error(&shown, e))
         })
         .await
-        .map_err(|e| Error::TaskPanicked {
-            what: format!("listing {shown}"),
-            message: e.to_string(),
-        })?;
-        listed.map_err(|e| local_error(&shown, e))
     }
 
     /// Creates the directory `path` and its parents on a local filesystem (on tokio's
@@ -342,14 +341,10 @@ impl FileIO {
             return Ok(());
         }
         let dir = self.display(path);
-        let target = dir.clone();
-        tokio::task::spawn_blocking(move || std::fs::create_dir_all(&target))
-            .await
-            .map_err(|e| Error::TaskPanicked {
-                what: format!("creating {dir}"),
-                message: e.to_string(),
-            })?
-            .map_err(|e| local_error(&dir, e))
+        blocking(format!("creating {dir}"), move || {
+            std::fs::create_dir_all(&dir).map_err(|e| local_error(&dir, e))
+        })
+        .await
     }
 
     /// One level under `prefix`: (sub-directory paths, objects).
@@ -360,6 +355,20 @@ impl FileIO {
             Err(e) => Err(Error::io(self.display(prefix), e)),
         }
     }
+}
+
+/// Runs `f` on tokio's blocking pool (CPU-heavy decoding, local file system calls). A task that
+/// panics or is cancelled is [`Error::TaskPanicked`] naming `what`, never a shortened result.
+pub(crate) async fn blocking<T: Send + 'static>(
+    what: impl Into<String>,
+    f: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| Error::TaskPanicked {
+            what: what.into(),
+            message: e.to_string(),
+        })?
 }
 
 fn local_error(path: &str, e: std::io::Error) -> Error {

@@ -103,13 +103,10 @@ impl SortBuffer {
         let layout = self.layout.clone();
         let dir = self.spill_dir.clone();
         let batch_size = self.batch_size;
-        let spill =
-            tokio::task::spawn_blocking(move || write_spill(&layout, &batches, &dir, batch_size))
-                .await
-                .map_err(|e| Error::TaskPanicked {
-                    what: "writing a spill file".into(),
-                    message: e.to_string(),
-                })??;
+        let spill = crate::io::blocking("writing a spill file", move || {
+            write_spill(&layout, &batches, &dir, batch_size)
+        })
+        .await?;
         self.spills.push(spill);
         Ok(())
     }

@@ -262,9 +262,7 @@ impl OrphanFilesClean {
         match dir {
             Location::Local(p) => {
                 let p = p.clone();
-                tokio::task::spawn_blocking(move || list_local(&p))
-                    .await
-                    .map_err(|e| Error::Unsupported(format!("listing task failed: {e}")))?
+                crate::io::blocking("listing local files", move || list_local(&p)).await
             }
             Location::Store(p) => {
                 let (dirs, files) = io.list_dir(p).await?;

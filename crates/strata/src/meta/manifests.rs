@@ -110,11 +110,10 @@ impl ManifestStore {
                     let path = paths.manifest_file(&name);
                     let bytes = io.get(&path).await?;
                     let shown = io.display(&path);
-                    tokio::task::spawn_blocking(move || {
+                    crate::io::blocking("decoding a manifest", move || {
                         decode_manifest_entries(&bytes).map_err(|e| Error::corrupt(shown, e))
                     })
                     .await
-                    .map_err(|e| Error::Unsupported(format!("manifest decode task failed: {e}")))?
                 }
             })
             .buffered(MANIFEST_READ_CONCURRENCY)
@@ -151,9 +150,10 @@ impl ManifestStore {
             .buffered(MANIFEST_FETCH_CONCURRENCY)
             .try_collect()
             .await?;
-        tokio::task::spawn_blocking(move || parse_raw_parallel(&fetched, &make_filter))
-            .await
-            .map_err(|e| Error::Unsupported(format!("manifest decode task failed: {e}")))?
+        crate::io::blocking("decoding manifests", move || {
+            parse_raw_parallel(&fetched, &make_filter)
+        })
+        .await
     }
 
     /// Writes `entries` as one new manifest file and returns its list entry.
@@ -189,7 +189,7 @@ impl ManifestStore {
     ) -> Result<ManifestFileMeta> {
         let name = namer.manifest();
         let compression = self.compression;
-        let (bytes, meta) = tokio::task::spawn_blocking(move || {
+        let (bytes, meta) = crate::io::blocking("encoding a manifest", move || {
             let bytes = encode_manifest_entries(&entries, compression)?;
             let meta = ManifestFileMeta::from_entries(
                 name,
@@ -200,8 +200,7 @@ impl ManifestStore {
             )?;
             Ok::<_, Error>((bytes, meta))
         })
-        .await
-        .map_err(|e| Error::Unsupported(format!("manifest encode task failed: {e}")))??;
+        .await?;
         self.io
             .put(&self.paths.manifest_file(&meta.file_name), bytes)
             .await?;
@@ -315,7 +314,7 @@ impl<'a> RollingManifestWriter<'a> {
         let compression = self.store.compression;
         let chunk = self.current[self.measured..].to_vec();
         let need_header = self.header_size.is_none();
-        let (header, encoded) = tokio::task::spawn_blocking(move || {
+        let (header, encoded) = crate::io::blocking("measuring a manifest", move || {
             let header = if need_header {
                 Some(encode_manifest_entries(&[], compression)?.len() as u64)
             } else {
@@ -328,8 +327,7 @@ impl<'a> RollingManifestWriter<'a> {
             };
             Ok::<_, Error>((header, encoded))
         })
-        .await
-        .map_err(|e| Error::Unsupported(format!("manifest encode task failed: {e}")))??;
+        .await?;
         if let Some(h) = header {
             self.header_size = Some(h);
         }

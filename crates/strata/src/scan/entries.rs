@@ -628,7 +628,5 @@ fn decode_all<T: Sync>(
 }
 
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| Error::Unsupported(format!("scan planning task failed: {e}")))?
+    crate::io::blocking("scan planning", f).await
 }

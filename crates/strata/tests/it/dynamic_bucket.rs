@@ -470,9 +470,7 @@ async fn concurrent_writers_of_one_partition_keep_every_index_entry() {
         );
         let index = live_index(&t).await;
         for dt in ["a", "b"] {
-            let hashes: Vec<i32> = (0..4)
-                .flat_map(|w| hashes_of_in(&t, &ids_of(w), dt))
-                .collect();
+            let hashes: Vec<i32> = (0..4).flat_map(|w| hashes_of(&t, &ids_of(w))).collect();
             let held = &index[&format!("dt={dt}")];
             for h in &hashes {
                 let buckets = held.get(h).unwrap_or_else(|| {
@@ -496,13 +494,6 @@ async fn concurrent_writers_of_one_partition_keep_every_index_entry() {
             "HASH file {name} belongs to no snapshot"
         );
     }
-}
-
-fn hashes_of_in(t: &Table, ids: &[i64], dt: &str) -> Vec<i32> {
-    KeyHasher::new(t)
-        .unwrap()
-        .hash_batch(&keys(ids, dt))
-        .unwrap()
 }
 
 /// Two writers put the same new key in different buckets: the second commit cannot keep both
