@@ -33,7 +33,7 @@ const MAX_GROWTH_MIB: u64 = 96;
 const APPEND_ROWS: i64 = 1_000_000;
 const APPEND_PARTITIONS: i64 = 1_000;
 const APPEND_POOL: &str = "32 mb";
-const APPEND_MAX_GROWTH_MIB: u64 = 96;
+const APPEND_MAX_GROWTH_MIB: u64 = 160;
 
 const TABLE: &str = r#"{"fields":[{"name":"id","type":"BIGINT NOT NULL"},
  {"name":"payload","type":"STRING"}],"primaryKeys":["id"],
