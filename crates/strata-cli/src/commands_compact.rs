@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use strata::catalog::FileSystemCatalog;
 use strata::table::Table;
-use strata::write::CompactionMetrics;
+use strata::write::{CompactRequest, CompactionMetrics};
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::Datum;
 
@@ -34,88 +34,6 @@ pub async fn run(
             t.identifier()
         )));
     }
-    let wanted = parse_partition(&t, partition)?;
-    let plan = t.new_scan().plan().await?;
-    let mut buckets: Vec<(BinaryRow, i32)> = Vec::new();
-    for s in &plan.splits {
-        let key = (s.partition.clone(), s.bucket);
-        if !buckets.contains(&key) {
-            buckets.push(key);
-        }
-    }
-    // Level-0 files can be missing from the plan (first-row, deletion vectors): add the
-    // buckets of every live file.
-    for (p, b) in all_buckets(&t).await? {
-        if !buckets.contains(&(p.clone(), b)) {
-            buckets.push((p, b));
-        }
-    }
-    let ptype = t.schema().partition_type();
-    let mut selected = Vec::new();
-    for (p, b) in buckets {
-        if bucket.is_some_and(|want| want != b) {
-            continue;
-        }
-        let values = p.to_datums(&ptype.types()).map_err(strata::Error::from)?;
-        if wanted.iter().all(|(i, v)| values.get(*i) == Some(v)) {
-            selected.push((p, b));
-        }
-    }
-    if selected.is_empty() {
-        eprintln!(
-            "no bucket of {} matches; nothing to compact",
-            t.identifier()
-        );
-        return Ok(());
-    }
-    selected.sort_by(|a, b| (a.0.as_bytes(), a.1).cmp(&(b.0.as_bytes(), b.1)));
-    let bar =
-        ProgressBar::with_draw_target(Some(selected.len() as u64), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} compacting [{bar:30}] {pos}/{len} buckets ({eta})")
-            .expect("the progress template is a valid constant")
-            .progress_chars("=> "),
-    );
-    let mut write = t.new_write()?;
-    let result = async {
-        for (p, b) in &selected {
-            write.compact(&|wp, wb| wp == p && wb == *b, full).await?;
-            bar.inc(1);
-        }
-        let messages = write.prepare_commit().await?;
-        let metrics = write.take_compaction_metrics();
-        let committed = t.new_commit()?.commit_messages(messages, None).await?;
-        Ok::<_, CliError>((committed, metrics))
-    }
-    .await;
-    bar.finish_and_clear();
-    let (committed, metrics) = match result {
-        Ok(r) => r,
-        Err(e) => {
-            if !e.may_have_committed() {
-                write.abort().await;
-            }
-            return Err(e);
-        }
-    };
-    print_metrics(&t, &metrics, metrics_json)?;
-    match committed.compact {
-        Some(id) => eprintln!(
-            "compacted {} bucket(s) of {}: snapshot {id} (COMPACT)",
-            selected.len(),
-            t.identifier()
-        ),
-        None => eprintln!(
-            "{} bucket(s) of {} visited; nothing needed compaction, no snapshot created",
-            selected.len(),
-            t.identifier()
-        ),
-    }
-    Ok(())
-}
-
-/// The partition columns fixed by `--partition k=v` arguments: (index, value).
-fn parse_partition(t: &Table, partition: &[String]) -> Result<Vec<(usize, Option<Datum>)>> {
     let mut spec = Vec::new();
     for arg in partition {
         for kv in arg.split(',') {
@@ -125,28 +43,46 @@ fn parse_partition(t: &Table, partition: &[String]) -> Result<Vec<(usize, Option
             spec.push((k.trim().to_string(), v.to_string()));
         }
     }
-    Ok(t.partition_computer()
-        .parse_partial_spec(&spec)
-        .map_err(strata::Error::from)?)
-}
-
-/// Every (partition, bucket) holding a live file in the latest snapshot, level 0 included.
-async fn all_buckets(t: &Table) -> Result<Vec<(BinaryRow, i32)>> {
-    let Some(snapshot) = t.snapshot_manager().latest().await? else {
-        return Ok(Vec::new());
+    let request = CompactRequest {
+        partitions: if spec.is_empty() { vec![] } else { vec![spec] },
+        bucket,
+        full,
     };
-    let store = t.manifest_store();
-    let metas = store.data_manifests(&snapshot).await?;
-    let mut out: Vec<(BinaryRow, i32)> = Vec::new();
-    let batches = store.read_manifests(&metas).await?;
-    let merged = strata_spec::manifest::merge_entries(batches.into_iter().flatten())
-        .map_err(strata::Error::from)?;
-    for e in merged.adds {
-        if !out.contains(&(e.partition.clone(), e.bucket)) {
-            out.push((e.partition, e.bucket));
-        }
+    let selected = t.select_buckets(&request).await?;
+    if selected.is_empty() {
+        eprintln!(
+            "no bucket of {} matches; nothing to compact",
+            t.identifier()
+        );
+        return Ok(());
     }
-    Ok(out)
+    let bar =
+        ProgressBar::with_draw_target(Some(selected.len() as u64), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} compacting [{bar:30}] {pos}/{len} buckets ({eta})")
+            .expect("the progress template is a valid constant")
+            .progress_chars("=> "),
+    );
+    let progress = bar.clone();
+    let report = t
+        .compact(&request, &move |done, _| progress.set_position(done as u64))
+        .await;
+    bar.finish_and_clear();
+    let report = report?;
+    print_metrics(&t, &report.metrics, metrics_json)?;
+    match report.snapshot {
+        Some(id) => eprintln!(
+            "compacted {} bucket(s) of {}: snapshot {id} (COMPACT)",
+            report.buckets.len(),
+            t.identifier()
+        ),
+        None => eprintln!(
+            "{} bucket(s) of {} visited; nothing needed compaction, no snapshot created",
+            report.buckets.len(),
+            t.identifier()
+        ),
+    }
+    Ok(())
 }
 
 /// Prints one record per compaction task: JSON lines on stdout with `json`, else one

@@ -15,8 +15,8 @@
 //!   [`Predicate::bind_with_map_keys`]).
 
 use sqlparser::ast::{
-    AccessExpr, BinaryOperator, DataType as SqlType, Expr, InTarget, Subscript, TimezoneInfo,
-    UnaryOperator, Value,
+    AccessExpr, BinaryOperator, DataType as SqlType, Expr, Subscript, TimezoneInfo, UnaryOperator,
+    Value,
 };
 use sqlparser::dialect::GenericDialect;
 use sqlparser::parser::Parser;
@@ -90,15 +90,14 @@ fn convert(e: &Expr) -> Result<Predicate, Reject> {
                 p
             })
         }
-        Expr::In {
+        Expr::InSubquery { .. } | Expr::InUnnest { .. } => {
+            Err(format!("only literal lists are supported in IN, got `{e}`"))
+        }
+        Expr::InList {
             expr,
-            target,
+            list: items,
             negated,
-            ..
         } => {
-            let InTarget::List(items) = target else {
-                return Err(format!("only literal lists are supported in IN, got `{e}`"));
-            };
             let c = column(expr)?;
             let mut list = Vec::with_capacity(items.len());
             for item in items {

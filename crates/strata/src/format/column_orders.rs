@@ -1,7 +1,8 @@
 //! Footer column orders that Java, Spark and DuckDB understand.
 //!
 //! arrow-rs 60 declares FLOAT and DOUBLE columns with the `IEEE_754_TOTAL_ORDER` column order
-//! (a parquet-format 2.11 addition). parquet-java 1.13–1.15 (Java Paimon, Spark, Flink) and
+//! (a parquet-format 2.11 addition; arrow-rs 59, which strata is built on while DataFusion is,
+//! still writes `TYPE_ORDER`, and then this rewrite finds nothing to do). parquet-java 1.13–1.15 (Java Paimon, Spark, Flink) and
 //! pyarrow do not know that order, and a reader that does not know a column's order must
 //! ignore its statistics: for them a strata file had no min/max on any floating-point column,
 //! so they could not prune by it. parquet-java itself writes `TYPE_ORDER` for every column.
@@ -130,7 +131,21 @@ mod tests {
         let mut w = ArrowWriter::try_new(&mut out, batch.schema(), None).unwrap();
         w.write(&batch).unwrap();
         w.close().unwrap();
+        declare_total_order(&mut out, columns);
         out
+    }
+
+    /// Declares the float columns of [`file`] `IEEE_754_TOTAL_ORDER`, as arrow-rs 60 writes
+    /// them (the arrow-rs this crate builds with may write `TYPE_ORDER` already).
+    fn declare_total_order(bytes: &mut [u8], columns: usize) {
+        let stop = bytes.len() - 8 - 1;
+        let orders = &mut bytes[stop - 3 * columns..stop];
+        for (c, member) in orders.chunks_mut(3).enumerate() {
+            assert!(matches!(member[0], TYPE_ORDER | IEEE_754_TOTAL_ORDER));
+            if c % 3 != 0 {
+                member[0] = IEEE_754_TOTAL_ORDER;
+            }
+        }
     }
 
     #[test]

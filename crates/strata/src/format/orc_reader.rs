@@ -5,9 +5,8 @@
 //! stripes straight into Arrow arrays, with ORC's integer/byte/boolean RLE, direct and dictionary
 //! strings, decimals and timestamps, and its codecs (zstd — Paimon's default `file.compression` —,
 //! zlib, snappy, lz4, lzo). The Apache ORC project has no Rust reader, and writing one would mean
-//! re-implementing all those encodings. Its 0.9 release decodes into arrow 59, one major version
-//! behind strata's arrow: each batch crosses over as Arrow IPC ([`to_strata_arrow`]), one copy per
-//! batch on what is a compatibility path, not strata's own format.
+//! re-implementing all those encodings. Its 0.9 release decodes into arrow 59, the arrow strata
+//! (and DataFusion 55) is built on, so its batches are used as they come.
 //!
 //! Types as Paimon writes them: TINYINT/SMALLINT/INT/BIGINT as `byte`/`short`/`int`/`long`,
 //! CHAR/VARCHAR/STRING as `char`/`varchar`/`string`, BINARY/VARBINARY as `binary`, TIME as `int`
@@ -17,8 +16,6 @@
 //! time zone`, an instant. CHAR(n) values are stored blank-padded; trailing blanks are stripped
 //! on reading, as Java's ORC reader does. Timestamps are decoded in microseconds (Arrow nanoseconds only span
 //! the years 1677–2262) unless the file has a timestamp column of precision 7–9.
-
-use std::io::Cursor;
 
 use std::sync::Arc;
 
@@ -71,7 +68,7 @@ impl OrcFile {
         let builder = ArrowReaderBuilder::try_new(bytes)
             .map_err(|e| orc_error(display, e))?
             .with_timestamp_precision(precision);
-        let schema = to_strata_schema(&builder.schema()).map_err(|e| orc_error(display, e))?;
+        let schema = builder.schema();
         Ok(OrcFile {
             builder,
             schema,
@@ -104,7 +101,6 @@ impl DecodedFile for OrcFile {
             .build();
         Ok(Box::new(reader.map(move |batch| {
             let batch = batch.map_err(|e| orc_error(&display, e))?;
-            let batch = to_strata_arrow(&batch).map_err(|e| orc_error(&display, e))?;
             rewrite_batch(&batch, &data_fields, &is_char, &trim_char)
         })))
     }
@@ -129,32 +125,4 @@ fn trim_char(array: &ArrayRef, t: &DataType, _path: &str) -> Result<Option<Array
         .map(|v| v.map(|s| s.trim_end_matches(' ')))
         .collect();
     Ok(Some(Arc::new(trimmed)))
-}
-
-/// An arrow 59 schema as strata's arrow schema (through an empty IPC stream).
-fn to_strata_schema(
-    schema: &arrow59::datatypes::SchemaRef,
-) -> std::result::Result<SchemaRef, String> {
-    let empty = arrow59::record_batch::RecordBatch::new_empty(schema.clone());
-    Ok(to_strata_arrow(&empty)?.schema())
-}
-
-/// An arrow 59 batch (orc-rust's) as a batch of strata's arrow, through the Arrow IPC stream
-/// format both versions speak.
-fn to_strata_arrow(
-    batch: &arrow59::record_batch::RecordBatch,
-) -> std::result::Result<RecordBatch, String> {
-    let mut buf = Vec::new();
-    {
-        let mut writer = arrow59::ipc::writer::StreamWriter::try_new(&mut buf, &batch.schema())
-            .map_err(|e| e.to_string())?;
-        writer.write(batch).map_err(|e| e.to_string())?;
-        writer.finish().map_err(|e| e.to_string())?;
-    }
-    let mut reader = arrow_ipc::reader::StreamReader::try_new(Cursor::new(buf), None)
-        .map_err(|e| e.to_string())?;
-    match reader.next() {
-        Some(b) => b.map_err(|e| e.to_string()),
-        None => Err("the IPC stream of a decoded batch is empty".into()),
-    }
 }

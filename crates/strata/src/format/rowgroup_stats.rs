@@ -121,7 +121,7 @@ pub fn page_stats(
             nulls(i),
             false,
         ),
-        I::INT96(_) | I::FIXED_LEN_BYTE_ARRAY(_) => return ColumnStats::default(),
+        I::NONE | I::INT96(_) | I::FIXED_LEN_BYTE_ARRAY(_) => return ColumnStats::default(),
     };
     let null_count = stats.null_count_opt().map(|n| n as i64);
     let (min, max) = match min_max(chunk, &stats, data_type) {

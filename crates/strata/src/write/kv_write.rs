@@ -400,7 +400,7 @@ impl KvWrite {
     /// `buckets` is `None`); the result is part of the next prepare-commit.
     pub(super) async fn compact(
         &mut self,
-        select: &dyn Fn(&BinaryRow, i32) -> bool,
+        select: &(dyn Fn(&BinaryRow, i32) -> bool + Sync),
         full: bool,
     ) -> Result<usize> {
         self.restore().await?;

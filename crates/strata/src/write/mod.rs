@@ -13,6 +13,7 @@
 
 mod bucket_writer;
 mod compact_manager;
+mod compact_table;
 mod kv_write;
 mod merge_tree_writer;
 mod routing;
@@ -33,6 +34,7 @@ use crate::{Error, Result};
 pub use crate::lsm::compact::task::TaskMetrics;
 use bucket_writer::{BucketWriter, WriterConfig};
 pub use compact_manager::CompactionMetrics;
+pub use compact_table::{CompactReport, CompactRequest};
 use routing::Router;
 
 impl Table {
@@ -294,7 +296,7 @@ impl TableWrite {
     /// commit then writes a COMPACT snapshot. Returns the number of buckets visited.
     pub async fn compact(
         &mut self,
-        select: &dyn Fn(&BinaryRow, i32) -> bool,
+        select: &(dyn Fn(&BinaryRow, i32) -> bool + Sync),
         full: bool,
     ) -> Result<usize> {
         if !self.table.is_primary_key_table() {

@@ -87,7 +87,8 @@ pub fn page_selection(
     file_columns: &[&str],
     shredding: &FileShreddingMeta,
 ) -> Option<RowSelection> {
-    meta.page_index()?;
+    meta.column_index()?;
+    meta.offset_index()?;
     let ctx = Ctx {
         meta,
         data_fields,
@@ -151,7 +152,8 @@ impl Ctx<'_> {
         let Some(&id) = meta.dictionary.get(&leaf.key) else {
             return Rows::Some(Vec::new());
         };
-        if meta.overflow.contains(&id) {
+        if meta.overflow.contains(&id) || value.kind != leaf.value_type.kind {
+            // Overflowed, or the value type changed since the file: no usable statistics.
             return Rows::All;
         }
         let bound = BoundPredicate::Leaf(BoundLeafPredicate {
@@ -161,7 +163,8 @@ impl Ctx<'_> {
             op: leaf.op.clone(),
         });
         let group = self.meta.row_group(rg);
-        let index = self.meta.page_index_for_row_group(rg);
+        let column_index = self.meta.column_index().and_then(|c| c.get(rg));
+        let offset_index = self.meta.offset_index().and_then(|o| o.get(rg));
         let mut keep = Rows::Some(Vec::new());
         for &c in meta.field_columns.get(&id).into_iter().flatten() {
             let path = format!("{name}.{}", column_name(c as usize));
@@ -172,11 +175,14 @@ impl Ctx<'_> {
             else {
                 return Rows::All;
             };
-            let (Some(ci), Some(oi)) = (index.column_index(i), index.offset_index(i)) else {
+            let (Some(ci), Some(oi)) = (
+                column_index.and_then(|c| c.get(i)),
+                offset_index.and_then(|o| o.get(i)),
+            ) else {
                 return Rows::All;
             };
             let chunk = group.column(i);
-            let nan_free = chunk.statistics().and_then(|s| s.nan_count_opt()) == Some(0);
+            let nan_free = nan_free(chunk);
             let pages = oi.page_locations();
             let mut ranges = Vec::new();
             for (p, loc) in pages.iter().enumerate() {
@@ -211,4 +217,14 @@ mod tests {
         assert_eq!(a.or(Rows::All), Rows::All);
         assert_eq!(merge(vec![3..4, 0..2, 2..3, 7..7]), vec![0..4]);
     }
+}
+
+/// Whether a float column chunk is known to hold no NaN, so that its maximum is exact. The
+/// Parquet footer of this parquet version carries no NaN count, so this is known only for
+/// columns that are not floating point: float bounds are used conservatively.
+pub(super) fn nan_free(chunk: &parquet::file::metadata::ColumnChunkMetaData) -> bool {
+    !matches!(
+        chunk.column_type(),
+        parquet::basic::Type::FLOAT | parquet::basic::Type::DOUBLE
+    )
 }

@@ -101,6 +101,9 @@ impl Ctx<'_> {
         let Some(&id) = meta.dictionary.get(&leaf.key) else {
             return false; // the key is in no row of this file
         };
+        if value.kind != leaf.value_type.kind {
+            return true; // value type changed since the file: its statistics do not apply
+        }
         if meta.overflow.contains(&id) {
             return true;
         }
@@ -115,8 +118,7 @@ impl Ctx<'_> {
             match chunks.get(&format!("{name}.{}", column_name(c as usize))) {
                 Some(&i) => {
                     let chunk = rg.column(i);
-                    // arrow-rs records NaN counts; with none, the float maximum is exact.
-                    let nan_free = chunk.statistics().and_then(|s| s.nan_count_opt()) == Some(0);
+                    let nan_free = super::pages::nan_free(chunk);
                     bound.test_stats_nan_free(rows, &[column_stats(chunk, value)], nan_free)
                 }
                 None => true,

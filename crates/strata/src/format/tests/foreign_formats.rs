@@ -42,16 +42,16 @@ fn the_format_comes_from_the_file_name() {
 }
 
 /// An ORC file of `id INT, c CHAR(5), s STRING` as Java pads CHAR values, written with
-/// orc-rust's writer (arrow 59 arrays).
+/// orc-rust's writer (arrow arrays).
 fn orc_file() -> Bytes {
-    use arrow59::array::{ArrayRef as ArrayRef59, Int32Array as I59, StringArray as S59};
-    use arrow59::datatypes::{DataType as T59, Field as F59, Schema as Schema59};
+    use arrow::array::{ArrayRef, Int32Array as I59, StringArray as S59};
+    use arrow::datatypes::{DataType as T59, Field as F59, Schema as Schema59};
     let schema = Arc::new(Schema59::new(vec![
         F59::new("id", T59::Int32, true),
         F59::new("c", T59::Utf8, true),
         F59::new("s", T59::Utf8, true),
     ]));
-    let columns: Vec<ArrayRef59> = vec![
+    let columns: Vec<ArrayRef> = vec![
         Arc::new(I59::from(vec![1, 2, 3, 4])),
         Arc::new(S59::from(vec![
             Some("ab   "),
@@ -61,7 +61,7 @@ fn orc_file() -> Bytes {
         ])),
         Arc::new(S59::from(vec![Some("x"), Some("y  "), Some("z"), None])),
     ];
-    let batch = arrow59::record_batch::RecordBatch::try_new(schema.clone(), columns).unwrap();
+    let batch = arrow::record_batch::RecordBatch::try_new(schema.clone(), columns).unwrap();
     let mut buf = Vec::new();
     let mut writer = orc_rust::ArrowWriterBuilder::new(&mut buf, schema)
         .try_build()

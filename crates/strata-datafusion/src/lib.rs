@@ -1,0 +1,44 @@
+//! # strata-datafusion — SQL on Paimon tables with Apache DataFusion
+//!
+//! strata's tables through DataFusion's standard extension points, so they plug into any
+//! DataFusion-based engine, and a [`SqlSession`] that adds Paimon's DDL, procedures and time
+//! travel on top:
+//!
+//! | module | what |
+//! |---|---|
+//! | [`catalog`] | [`StrataCatalog`] / [`StrataSchema`]: the warehouse as `CatalogProvider` / `SchemaProvider` |
+//! | [`table`] | [`StrataTable`]: a table as `TableProvider` (pushdown, statistics, INSERT, UPDATE, DELETE) |
+//! | [`scan`] | [`StrataScanExec`]: the scan `ExecutionPlan`, strata splits dealt into partitions |
+//! | [`filter`] | DataFusion filters → strata predicates (what is pushed down exactly) |
+//! | [`sink`] | writes: one strata write and one commit per statement |
+//! | [`session`] | [`SqlSession`]: DDL, `CALL sys.*`, `USE`, time travel, option hints |
+//! | [`options`] | per-query options (time travel, dynamic options) |
+//!
+//! ```no_run
+//! # async fn demo() -> datafusion::common::Result<()> {
+//! use strata::catalog::FileSystemCatalog;
+//! let session = strata_datafusion::SqlSession::new(FileSystemCatalog::open("/tmp/wh").unwrap());
+//! session.sql("CREATE TABLE t (id BIGINT, v STRING, PRIMARY KEY (id) NOT ENFORCED)").await?;
+//! session.sql("INSERT INTO t VALUES (1, 'a'), (2, 'b')").await?.collect().await?;
+//! let rows = session.sql("SELECT * FROM t VERSION AS OF 1 WHERE id < 2").await?.collect().await?;
+//! # Ok(()) }
+//! ```
+
+mod alter;
+pub mod catalog;
+mod ddl;
+pub mod error;
+pub mod filter;
+pub mod options;
+mod procedures;
+mod rewrite;
+pub mod scan;
+pub mod session;
+pub mod sink;
+mod system_tables;
+pub mod table;
+
+pub use catalog::{StrataCatalog, StrataSchema};
+pub use scan::StrataScanExec;
+pub use session::{SqlSession, StrataDialect};
+pub use table::StrataTable;

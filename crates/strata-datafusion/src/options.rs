@@ -1,0 +1,94 @@
+//! Per-query table options: time travel (`VERSION AS OF`, `TIMESTAMP AS OF`, Paimon's
+//! `scan.snapshot-id`, `scan.tag-name`, `scan.timestamp`, `scan.timestamp-millis`) and other
+//! dynamic options (Java's `Table.copy(dynamicOptions)`, validated like table options: an
+//! option strata does not implement is refused, never ignored).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use datafusion::common::Result;
+use datafusion::datasource::TableProvider;
+use strata::maintenance::time_travel::TravelTarget;
+use strata::table::Table;
+
+use crate::error::{plan_error, to_df};
+use crate::table::StrataTable;
+
+/// Options that select the snapshot a query reads.
+pub const TRAVEL_KEYS: [&str; 4] = [
+    "scan.snapshot-id",
+    "scan.tag-name",
+    "scan.timestamp",
+    "scan.timestamp-millis",
+];
+
+/// Dynamic options of one table reference in a query.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TableOptions {
+    pub options: BTreeMap<String, String>,
+}
+
+impl TableOptions {
+    pub fn new(options: BTreeMap<String, String>) -> Self {
+        TableOptions { options }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.options.is_empty()
+    }
+
+    /// The time-travel target the options name (at most one of [`TRAVEL_KEYS`]).
+    pub fn travel_target(&self) -> Result<Option<TravelTarget>> {
+        let set: Vec<(&str, &String)> = TRAVEL_KEYS
+            .iter()
+            .filter_map(|k| self.options.get(*k).map(|v| (*k, v)))
+            .collect();
+        let (key, value) = match set.as_slice() {
+            [] => return Ok(None),
+            [one] => *one,
+            _ => {
+                return Err(plan_error(format!(
+                    "only one of {} may be set, got {}",
+                    TRAVEL_KEYS.join(", "),
+                    set.iter()
+                        .map(|(k, _)| *k)
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                )))
+            }
+        };
+        let number = |v: &str| {
+            v.trim()
+                .parse::<i64>()
+                .map_err(|_| plan_error(format!("option '{key}' = '{v}': expected an integer")))
+        };
+        Ok(Some(match key {
+            "scan.snapshot-id" => TravelTarget::Snapshot(number(value)?),
+            "scan.tag-name" => TravelTarget::Tag(value.clone()),
+            "scan.timestamp-millis" => TravelTarget::TimestampMillis(number(value)?),
+            _ => TravelTarget::timestamp(value).map_err(to_df)?,
+        }))
+    }
+
+    /// `table` with these options: a time-travel provider if they name a snapshot, with the
+    /// other options applied as dynamic options.
+    pub async fn apply(&self, table: &Table) -> Result<Arc<dyn TableProvider>> {
+        let rest: BTreeMap<String, String> = self
+            .options
+            .iter()
+            .filter(|(k, _)| !TRAVEL_KEYS.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let table = if rest.is_empty() {
+            table.clone()
+        } else {
+            table.with_dynamic_options(rest).map_err(to_df)?
+        };
+        let provider = match self.travel_target()? {
+            Some(target) => StrataTable::at(&table, &target).await,
+            None => StrataTable::new(table).await,
+        }
+        .map_err(to_df)?;
+        Ok(Arc::new(provider))
+    }
+}

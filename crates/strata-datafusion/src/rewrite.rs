@@ -1,0 +1,353 @@
+//! What strata's SQL adds to DataFusion's, resolved before DataFusion plans a statement:
+//!
+//! * **Time travel** on any table reference: `t VERSION AS OF 3` (a snapshot id),
+//!   `t VERSION AS OF 'tag-name'` (a tag), `t TIMESTAMP AS OF '2026-01-01 10:00:00'` (the latest
+//!   snapshot committed at or before that local time), `t FOR SYSTEM_TIME AS OF '…'`.
+//! * **Dynamic options** per table reference, Flink's hint syntax that Paimon documents:
+//!   `t /*+ OPTIONS('scan.snapshot-id' = '1') */`.
+//!
+//! Both are found in the token stream (sqlparser drops comments, and parses `VERSION AS OF`
+//! with a number only): a tag name becomes a numeric placeholder and each hint is remembered
+//! with the table name before it. After parsing, every table reference that carries either is
+//! renamed to a per-statement table registered by the session with the options applied
+//! ([`crate::SqlSession`]).
+
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+
+use datafusion::common::Result;
+use datafusion::sql::sqlparser::ast::{
+    Expr, Ident, ObjectName, ObjectNamePart, Statement, TableAlias, TableFactor, TableVersion,
+    Value, ValueWithSpan, VisitMut, VisitorMut,
+};
+use datafusion::sql::sqlparser::dialect::Dialect;
+use datafusion::sql::sqlparser::parser::Parser;
+use datafusion::sql::sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace, Word};
+
+use crate::error::plan_error;
+
+/// Placeholders for `VERSION AS OF 'tag'` start here (no real snapshot id is this large).
+const TAG_PLACEHOLDER_BASE: i64 = 9_000_000_000_000_000_000;
+
+/// Statements parsed from a script, with the time-travel tags and option hints they carry.
+pub struct Parsed {
+    pub statements: Vec<Statement>,
+    tags: Vec<String>,
+    hints: Vec<(Vec<String>, BTreeMap<String, String>)>,
+}
+
+/// One table reference that needs its own provider.
+#[derive(Debug, Clone)]
+pub struct TableRef {
+    /// The name as written (1 to 3 parts).
+    pub name: Vec<String>,
+    pub options: BTreeMap<String, String>,
+    /// The name it was renamed to (in the session's per-statement schema).
+    pub alias: String,
+}
+
+/// Parses `sql` (one or more statements) with strata's extensions.
+pub fn parse(sql: &str, dialect: &dyn Dialect) -> Result<Parsed> {
+    let tokens = Tokenizer::new(dialect, sql)
+        .tokenize_with_location()
+        .map_err(|e| plan_error(format!("SQL: {e}")))?;
+    let mut tags = Vec::new();
+    let mut hints = Vec::new();
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
+    for t in tokens {
+        if let Token::Whitespace(Whitespace::MultiLineComment(text)) = &t.token {
+            if let Some(options) = parse_hint(text)? {
+                hints.push((previous_name(&out), options));
+            }
+            continue;
+        }
+        if let Token::SingleQuotedString(tag) = &t.token {
+            if follows_version_as_of(&out) {
+                let n = TAG_PLACEHOLDER_BASE + tags.len() as i64;
+                tags.push(tag.clone());
+                out.push(TokenWithSpan::new(
+                    Token::Number(n.to_string(), false),
+                    t.span,
+                ));
+                continue;
+            }
+        }
+        out.push(t);
+    }
+    let statements = Parser::new(dialect)
+        .with_tokens_with_locations(out)
+        .parse_statements()
+        .map_err(|e| plan_error(format!("SQL: {e}")))?;
+    Ok(Parsed {
+        statements,
+        tags,
+        hints,
+    })
+}
+
+/// `/*+ OPTIONS('k' = 'v', ...) */` as options; `None` for other comments.
+fn parse_hint(text: &str) -> Result<Option<BTreeMap<String, String>>> {
+    let Some(body) = text.trim().strip_prefix('+') else {
+        return Ok(None);
+    };
+    let body = body.trim();
+    let upper = body.to_ascii_uppercase();
+    if !upper.starts_with("OPTIONS") {
+        return Err(plan_error(format!(
+            "SQL hint /*{text}*/: only OPTIONS('key' = 'value', ...) hints are known"
+        )));
+    }
+    let inner = body["OPTIONS".len()..].trim();
+    let inner = inner
+        .strip_prefix('(')
+        .and_then(|s| s.strip_suffix(')'))
+        .ok_or_else(|| plan_error(format!("SQL hint /*{text}*/: expected OPTIONS(...)")))?;
+    let mut options = BTreeMap::new();
+    let strings = quoted_strings(inner)
+        .ok_or_else(|| plan_error(format!("SQL hint /*{text}*/: unterminated quote")))?;
+    if strings.len() % 2 != 0 {
+        return Err(plan_error(format!(
+            "SQL hint /*{text}*/: expected 'key' = 'value' pairs"
+        )));
+    }
+    for pair in strings.chunks(2) {
+        options.insert(pair[0].clone(), pair[1].clone());
+    }
+    Ok(Some(options))
+}
+
+/// The single-quoted strings of `text` in order (`''` is a quote inside one).
+fn quoted_strings(text: &str) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\'' {
+            continue;
+        }
+        let mut s = String::new();
+        loop {
+            match chars.next()? {
+                '\'' if chars.peek() == Some(&'\'') => {
+                    chars.next();
+                    s.push('\'');
+                }
+                '\'' => break,
+                c => s.push(c),
+            }
+        }
+        out.push(s);
+    }
+    Some(out)
+}
+
+/// The dotted name that ends the tokens so far (`a.b.c`), empty if none.
+fn previous_name(tokens: &[TokenWithSpan]) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut i = tokens.len();
+    let skip_ws = |i: &mut usize| {
+        while *i > 0 && matches!(tokens[*i - 1].token, Token::Whitespace(_)) {
+            *i -= 1;
+        }
+    };
+    skip_ws(&mut i);
+    loop {
+        match tokens.get(i.wrapping_sub(1)).map(|t| &t.token) {
+            Some(Token::Word(Word { value, .. })) if i > 0 => {
+                parts.push(value.clone());
+                i -= 1;
+            }
+            _ => break,
+        }
+        if i > 0 && tokens[i - 1].token == Token::Period {
+            i -= 1;
+        } else {
+            break;
+        }
+    }
+    parts.reverse();
+    parts
+}
+
+fn follows_version_as_of(tokens: &[TokenWithSpan]) -> bool {
+    let words: Vec<String> = tokens
+        .iter()
+        .rev()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .take(3)
+        .map(|t| match &t.token {
+            Token::Word(w) => w.value.to_ascii_uppercase(),
+            _ => String::new(),
+        })
+        .collect();
+    words == ["OF", "AS", "VERSION"]
+}
+
+impl Parsed {
+    /// Renames the table references of `stmt` that carry a time-travel clause or an options
+    /// hint, returning them (the session registers a provider for each under its alias).
+    pub fn resolve_refs(
+        &self,
+        stmt: &mut Statement,
+        prefix: &[String],
+        statement: u64,
+    ) -> Result<Vec<TableRef>> {
+        let mut v = RefCollector {
+            parsed: self,
+            prefix,
+            statement,
+            refs: Vec::new(),
+            error: None,
+        };
+        let _ = stmt.visit(&mut v);
+        match v.error {
+            Some(e) => Err(plan_error(e)),
+            None => Ok(v.refs),
+        }
+    }
+}
+
+struct RefCollector<'a> {
+    parsed: &'a Parsed,
+    /// The per-statement schema's path (`catalog`, `schema`).
+    prefix: &'a [String],
+    /// A number unique to the statement, for unique aliases.
+    statement: u64,
+    refs: Vec<TableRef>,
+    error: Option<String>,
+}
+
+fn name_parts(name: &ObjectName) -> Vec<String> {
+    name.0
+        .iter()
+        .filter_map(|p| match p {
+            ObjectNamePart::Identifier(i) => Some(i.value.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn number(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Value(ValueWithSpan {
+            value: Value::Number(n, _),
+            ..
+        }) => n.parse().ok(),
+        _ => None,
+    }
+}
+
+fn string(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Value(ValueWithSpan {
+            value: Value::SingleQuotedString(s) | Value::DoubleQuotedString(s),
+            ..
+        }) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+impl RefCollector<'_> {
+    fn version_options(&self, v: &TableVersion) -> Result<BTreeMap<String, String>, String> {
+        let mut o = BTreeMap::new();
+        match v {
+            TableVersion::VersionAsOf(e) => match number(e) {
+                Some(n) if n >= TAG_PLACEHOLDER_BASE => {
+                    let tag = self
+                        .parsed
+                        .tags
+                        .get((n - TAG_PLACEHOLDER_BASE) as usize)
+                        .ok_or("VERSION AS OF: unknown tag placeholder")?;
+                    o.insert("scan.tag-name".into(), tag.clone());
+                }
+                Some(n) => {
+                    o.insert("scan.snapshot-id".into(), n.to_string());
+                }
+                None => {
+                    return Err(format!(
+                        "VERSION AS OF {e}: expected a snapshot id or a tag name"
+                    ))
+                }
+            },
+            TableVersion::TimestampAsOf(e) | TableVersion::ForSystemTimeAsOf(e) => {
+                match (string(e), number(e)) {
+                    (Some(s), _) => o.insert("scan.timestamp".into(), s),
+                    (_, Some(ms)) => o.insert("scan.timestamp-millis".into(), ms.to_string()),
+                    _ => {
+                        return Err(format!(
+                            "TIMESTAMP AS OF {e}: expected 'yyyy-MM-dd HH:mm:ss' or epoch \
+                             milliseconds"
+                        ))
+                    }
+                };
+            }
+            other => return Err(format!("time travel `{other}` is not supported")),
+        }
+        Ok(o)
+    }
+}
+
+impl VisitorMut for RefCollector<'_> {
+    type Break = ();
+
+    fn pre_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
+        let TableFactor::Table {
+            name,
+            version,
+            alias: table_alias,
+            ..
+        } = factor
+        else {
+            return ControlFlow::Continue(());
+        };
+        let parts = name_parts(name);
+        let mut options = BTreeMap::new();
+        if let Some(v) = version.take() {
+            match self.version_options(&v) {
+                Ok(o) => options.extend(o),
+                Err(e) => {
+                    self.error = Some(e);
+                    return ControlFlow::Break(());
+                }
+            }
+        }
+        if let Some((_, o)) = self
+            .parsed
+            .hints
+            .iter()
+            .find(|(n, _)| !n.is_empty() && parts.ends_with(n) || n == &parts)
+        {
+            options.extend(o.clone());
+        }
+        if options.is_empty() {
+            return ControlFlow::Continue(());
+        }
+        let alias = format!("s{}_t{}", self.statement, self.refs.len());
+        let mut new_name: Vec<ObjectNamePart> = self
+            .prefix
+            .iter()
+            .map(|p| ObjectNamePart::Identifier(Ident::with_quote('"', p.clone())))
+            .collect();
+        new_name.push(ObjectNamePart::Identifier(Ident::with_quote(
+            '"',
+            alias.clone(),
+        )));
+        // Columns stay qualified by the name as written (`t.c`).
+        if table_alias.is_none() {
+            if let Some(last) = parts.last() {
+                *table_alias = Some(TableAlias {
+                    explicit: true,
+                    name: Ident::new(last.clone()),
+                    columns: vec![],
+                    at: None,
+                });
+            }
+        }
+        *name = ObjectName(new_name);
+        self.refs.push(TableRef {
+            name: parts,
+            options,
+            alias,
+        });
+        ControlFlow::Continue(())
+    }
+}

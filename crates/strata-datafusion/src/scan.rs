@@ -1,0 +1,223 @@
+//! [`StrataScanExec`]: the physical scan of a strata table.
+//!
+//! The scan is planned once, when DataFusion builds the physical plan (`TableScan::plan`:
+//! snapshot, manifests, live files, statistics pruning), and its `DataSplit`s — one per
+//! (partition, bucket) — are dealt into DataFusion partitions of about equal row counts, so
+//! DataFusion reads them in parallel. Each partition reads its splits through strata's own read
+//! path (`TableRead`: merge-on-read for primary-key tables, deletion vectors, schema evolution
+//! by field id, pushed filters, shredded MAP keys), with the projection and limit DataFusion
+//! pushed into the scan.
+
+use std::fmt;
+use std::sync::Arc;
+
+use arrow_array::{RecordBatch, RecordBatchOptions};
+use arrow_schema::SchemaRef;
+use datafusion::common::stats::Precision;
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::common::{Result, Statistics};
+use datafusion::execution::TaskContext;
+use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
+use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::{
+    DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
+    ReplaceChildrenOptions, SendableRecordBatchStream,
+};
+use futures::StreamExt;
+use strata::expr::Predicate;
+use strata::scan::DataSplit;
+use strata::table::Table;
+
+use crate::error::to_df;
+
+/// Reads groups of strata [`DataSplit`]s, one group per DataFusion partition.
+#[derive(Debug)]
+pub struct StrataScanExec {
+    table: Table,
+    snapshot_id: Option<i64>,
+    /// Table columns to read (`None`: all); empty for `count(*)`-like scans.
+    columns: Option<Vec<String>>,
+    filter: Option<Predicate>,
+    limit: Option<usize>,
+    groups: Vec<Vec<DataSplit>>,
+    schema: SchemaRef,
+    properties: Arc<PlanProperties>,
+}
+
+impl StrataScanExec {
+    pub(crate) fn new(
+        table: Table,
+        snapshot_id: Option<i64>,
+        columns: Option<Vec<String>>,
+        filter: Option<Predicate>,
+        limit: Option<usize>,
+        splits: Vec<DataSplit>,
+        target_partitions: usize,
+        schema: SchemaRef,
+    ) -> Self {
+        let groups = deal(splits, target_partitions.max(1));
+        let properties = PlanProperties::new(
+            EquivalenceProperties::new(schema.clone()),
+            Partitioning::UnknownPartitioning(groups.len().max(1)),
+            EmissionType::Incremental,
+            Boundedness::Bounded,
+        );
+        StrataScanExec {
+            table,
+            snapshot_id,
+            columns,
+            filter,
+            limit,
+            groups,
+            schema,
+            properties: Arc::new(properties),
+        }
+    }
+
+    /// The splits each partition reads.
+    pub fn split_groups(&self) -> &[Vec<DataSplit>] {
+        &self.groups
+    }
+
+    /// The table read.
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// The predicate pushed into strata's read (exact).
+    pub fn filter(&self) -> Option<&Predicate> {
+        self.filter.as_ref()
+    }
+}
+
+/// Deals splits into at most `n` groups, largest first onto the group with the fewest rows.
+fn deal(mut splits: Vec<DataSplit>, n: usize) -> Vec<Vec<DataSplit>> {
+    splits.sort_by_key(|s| std::cmp::Reverse(s.row_count()));
+    let n = n.min(splits.len()).max(1);
+    let mut groups: Vec<(i64, Vec<DataSplit>)> = (0..n).map(|_| (0, Vec::new())).collect();
+    for s in splits {
+        let g = groups
+            .iter_mut()
+            .min_by_key(|(rows, _)| *rows)
+            .expect("at least one group");
+        g.0 += s.row_count();
+        g.1.push(s);
+    }
+    groups.into_iter().map(|(_, g)| g).collect()
+}
+
+impl DisplayAs for StrataScanExec {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        let splits: usize = self.groups.iter().map(Vec::len).sum();
+        let files: usize = self.groups.iter().flatten().map(|s| s.files.len()).sum();
+        write!(f, "StrataScanExec: table={}", self.table.identifier())?;
+        if let Some(id) = self.snapshot_id {
+            write!(f, ", snapshot={id}")?;
+        }
+        write!(f, ", splits={splits}, files={files}")?;
+        if let Some(c) = &self.columns {
+            write!(f, ", projection=[{}]", c.join(", "))?;
+        }
+        if let Some(p) = &self.filter {
+            write!(f, ", filter={p}")?;
+        }
+        if let Some(l) = self.limit {
+            write!(f, ", limit={l}")?;
+        }
+        Ok(())
+    }
+}
+
+impl ExecutionPlan for StrataScanExec {
+    fn name(&self) -> &str {
+        "StrataScanExec"
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        &self.properties
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        vec![]
+    }
+
+    fn apply_expressions(
+        &self,
+        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+    ) -> Result<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+
+    fn replace_children(
+        self: Arc<Self>,
+        _children: Vec<Arc<dyn ExecutionPlan>>,
+        _options: ReplaceChildrenOptions,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        Ok(self)
+    }
+
+    fn with_new_children(
+        self: Arc<Self>,
+        _children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        Ok(self)
+    }
+
+    fn execute(
+        &self,
+        partition: usize,
+        _context: Arc<TaskContext>,
+    ) -> Result<SendableRecordBatchStream> {
+        let splits = self.groups.get(partition).cloned().unwrap_or_default();
+        let mut read = self.table.new_read();
+        // A scan that needs no column (count(*)) still reads one, for the row counts.
+        let zero_columns = self.columns.as_ref().is_some_and(Vec::is_empty);
+        match &self.columns {
+            Some(c) if !c.is_empty() => read = read.with_projection(c.clone()),
+            Some(_) => {
+                let first = self.table.schema().fields.first().map(|f| f.name.clone());
+                read = read.with_projection(first.into_iter().collect());
+            }
+            None => {}
+        }
+        if let Some(p) = &self.filter {
+            read = read.with_filter(p.clone());
+        }
+        if let Some(l) = self.limit {
+            read = read.with_limit(l);
+        }
+        let schema = self.schema.clone();
+        let stream = read.to_stream(splits).map_err(to_df)?;
+        let out = schema.clone();
+        let stream = stream.map(move |batch| {
+            let batch = batch.map_err(to_df)?;
+            let columns = if zero_columns {
+                vec![]
+            } else {
+                batch.columns().to_vec()
+            };
+            let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+            Ok(RecordBatch::try_new_with_options(
+                out.clone(),
+                columns,
+                &options,
+            )?)
+        });
+        Ok(Box::pin(RecordBatchStreamAdapter::new(schema, stream)))
+    }
+
+    fn partition_statistics(&self, partition: Option<usize>) -> Result<Arc<Statistics>> {
+        let rows: i64 = match partition {
+            Some(p) => self
+                .groups
+                .get(p)
+                .map_or(0, |g| g.iter().map(DataSplit::row_count).sum()),
+            None => self.groups.iter().flatten().map(DataSplit::row_count).sum(),
+        };
+        let mut stats = Statistics::new_unknown(&self.schema);
+        // Files' row counts before merging, deletion vectors and filters: an upper bound.
+        stats.num_rows = Precision::Inexact(usize::try_from(rows).unwrap_or(0));
+        Ok(Arc::new(stats))
+    }
+}

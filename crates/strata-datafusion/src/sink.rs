@@ -1,0 +1,308 @@
+//! Writes from SQL: INSERT INTO / INSERT OVERWRITE, and DELETE / UPDATE on primary-key tables.
+//!
+//! Every statement is one strata write and one commit, run by DataFusion's `DataSinkExec` over
+//! a [`StrataSink`]: the input rows go through `TableWrite` (the table's bucketing, sorting,
+//! merge engine and file sizes), and the commit happens after the last batch. A failure before
+//! the commit deletes the files written, so a failed statement changes nothing. The statement
+//! returns DataFusion's one-row `count`.
+//!
+//! DELETE and UPDATE on primary-key tables are written as row kinds, as Paimon's Spark
+//! connector does (`DeleteFromPaimonTableCommand`, `UpdatePaimonTableCommand`): the rows the
+//! condition selects are read (merged), and written back as `-D`, or with the assignments
+//! applied as `+U`, in one commit. DELETE needs a merge engine that removes a row on `-D`
+//! (Java's `PrimaryKeyTableUtils.validatePKUpsertDeletable`); UPDATE needs `deduplicate` or
+//! `partial-update` (Java's `RowLevelOp.Update`) and may not assign primary-key or partition
+//! columns. Tables without a primary key are refused for DELETE and UPDATE (Paimon rewrites
+//! their files copy-on-write, which strata does not do yet) with an error saying so.
+
+use std::fmt;
+use std::sync::Arc;
+
+use arrow_schema::SchemaRef;
+use async_trait::async_trait;
+use datafusion::catalog::Session;
+use datafusion::common::Column;
+use datafusion::common::Result;
+use datafusion::datasource::provider_as_source;
+use datafusion::datasource::sink::{DataSink, DataSinkExec};
+use datafusion::datasource::TableProvider;
+use datafusion::execution::TaskContext;
+use datafusion::logical_expr::dml::InsertOp;
+use datafusion::logical_expr::expr_rewriter::unnormalize_col;
+use datafusion::logical_expr::utils::conjunction;
+use datafusion::logical_expr::{Expr, LogicalPlanBuilder};
+use datafusion::physical_plan::{
+    DisplayAs, DisplayFormatType, ExecutionPlan, SendableRecordBatchStream,
+};
+use futures::StreamExt;
+use strata::commit::OverwriteScope;
+use strata::spec::kv::RowKind;
+use strata::table::Table;
+
+use crate::error::{plan_error, to_df};
+use crate::table::StrataTable;
+
+/// How a [`StrataSink`] commits its rows.
+#[derive(Debug, Clone)]
+pub enum SinkMode {
+    /// An APPEND commit (`INSERT INTO`).
+    Append,
+    /// An OVERWRITE commit of this scope (`INSERT OVERWRITE`).
+    Overwrite(OverwriteScope),
+    /// Every row written with this row kind, an APPEND commit (DELETE as `-D`, UPDATE as `+U`).
+    RowKind(RowKind),
+}
+
+/// A DataFusion [`DataSink`] writing into a strata table, committing once at the end.
+#[derive(Debug)]
+pub struct StrataSink {
+    table: Table,
+    mode: SinkMode,
+    schema: SchemaRef,
+}
+
+impl StrataSink {
+    pub fn new(table: Table, mode: SinkMode, schema: SchemaRef) -> Self {
+        StrataSink {
+            table,
+            mode,
+            schema,
+        }
+    }
+}
+
+impl DisplayAs for StrataSink {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(
+            f,
+            "StrataSink: table={}, mode={:?}",
+            self.table.identifier(),
+            self.mode
+        )
+    }
+}
+
+#[async_trait]
+impl DataSink for StrataSink {
+    fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    async fn write_all(
+        &self,
+        mut data: SendableRecordBatchStream,
+        _context: &Arc<TaskContext>,
+    ) -> Result<u64> {
+        let overwrite = matches!(self.mode, SinkMode::Overwrite(_));
+        let mut write = self
+            .table
+            .new_write()
+            .map_err(to_df)?
+            .with_overwrite(overwrite);
+        let result: Result<u64> = async {
+            while let Some(batch) = data.next().await {
+                let batch = batch?;
+                match &self.mode {
+                    SinkMode::RowKind(kind) => {
+                        let kinds = vec![*kind; batch.num_rows()];
+                        write
+                            .write_with_kinds(&batch, &kinds)
+                            .await
+                            .map_err(to_df)?
+                    }
+                    _ => write.write(&batch).await.map_err(to_df)?,
+                }
+            }
+            let rows = write.rows_written();
+            let messages = write.prepare_commit().await.map_err(to_df)?;
+            let commit = self.table.new_commit().map_err(to_df)?;
+            match &self.mode {
+                SinkMode::Overwrite(scope) => commit.overwrite(scope.clone(), messages).await,
+                _ => commit.commit(messages).await,
+            }
+            .map_err(to_df)?;
+            Ok(rows)
+        }
+        .await;
+        if let Err(e) = &result {
+            let may_have_committed = match e {
+                datafusion::error::DataFusionError::External(inner) => inner
+                    .downcast_ref::<strata::Error>()
+                    .is_some_and(strata::Error::may_have_committed),
+                _ => false,
+            };
+            if !may_have_committed {
+                write.abort().await;
+            }
+        }
+        result
+    }
+}
+
+/// INSERT INTO (`Append`) and INSERT OVERWRITE (`Overwrite`: the partitions the new rows
+/// fall in, as Paimon's dynamic partition overwrite; `Replace`: the whole table).
+pub(crate) fn insert(
+    table: &Table,
+    input: Arc<dyn ExecutionPlan>,
+    op: InsertOp,
+) -> Result<Arc<dyn ExecutionPlan>> {
+    let mode = match op {
+        InsertOp::Append => SinkMode::Append,
+        InsertOp::Overwrite => SinkMode::Overwrite(OverwriteScope::Dynamic),
+        InsertOp::Replace => SinkMode::Overwrite(OverwriteScope::WholeTable),
+    };
+    insert_with(table, input, mode)
+}
+
+/// A `DataSinkExec` writing `input` into `table` as `mode` says.
+pub fn insert_with(
+    table: &Table,
+    input: Arc<dyn ExecutionPlan>,
+    mode: SinkMode,
+) -> Result<Arc<dyn ExecutionPlan>> {
+    let sink = StrataSink::new(table.clone(), mode, input.schema());
+    Ok(Arc::new(DataSinkExec::new(input, Arc::new(sink), None)))
+}
+
+fn option_true(table: &Table, key: &str) -> bool {
+    table
+        .schema()
+        .options
+        .get(key)
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+}
+
+fn merge_engine(table: &Table) -> String {
+    table
+        .schema()
+        .options
+        .get("merge-engine")
+        .map_or_else(|| "deduplicate".to_string(), |v| v.to_ascii_lowercase())
+}
+
+fn require_primary_key(table: &Table, what: &str) -> Result<()> {
+    if table.is_primary_key_table() {
+        return Ok(());
+    }
+    Err(plan_error(format!(
+        "{what} on {}: the table has no primary key; strata writes {what} as row kinds of a \
+         primary-key table, and does not yet rewrite the files of an append table \
+         (copy-on-write)",
+        table.identifier()
+    )))
+}
+
+/// Java's `PrimaryKeyTableUtils.validatePKUpsertDeletable`.
+fn check_deletable(table: &Table) -> Result<()> {
+    let engine = merge_engine(table);
+    let ok = match engine.as_str() {
+        "deduplicate" => true,
+        "partial-update" => {
+            option_true(table, "partial-update.remove-record-on-delete")
+                || table
+                    .schema()
+                    .options
+                    .contains_key("partial-update.remove-record-on-sequence-group")
+        }
+        "aggregation" => option_true(table, "aggregation.remove-record-on-delete"),
+        _ => false,
+    };
+    if ok {
+        return Ok(());
+    }
+    Err(plan_error(format!(
+        "DELETE on {}: merge engine {engine} does not remove a row on a delete record; set \
+         'partial-update.remove-record-on-delete' (partial-update) or \
+         'aggregation.remove-record-on-delete' (aggregation) to 'true', as Paimon requires",
+        table.identifier()
+    )))
+}
+
+fn column(name: &str) -> Expr {
+    Expr::Column(Column::new_unqualified(name))
+}
+
+/// The rows of `provider` that `filters` select, as a physical plan of `columns`.
+async fn selected_rows(
+    provider: &StrataTable,
+    state: &dyn Session,
+    filters: Vec<Expr>,
+    columns: Vec<Expr>,
+) -> Result<Arc<dyn ExecutionPlan>> {
+    let source = provider_as_source(Arc::new(provider.clone()));
+    let mut builder = LogicalPlanBuilder::scan("target", source, None)?;
+    // The statement's qualifiers (`t.c`, `db.t.c`) are dropped: the scan has its own name.
+    let filters = filters.into_iter().map(unnormalize_col).collect::<Vec<_>>();
+    if let Some(condition) = conjunction(filters) {
+        builder = builder.filter(condition)?;
+    }
+    let plan = builder.project(columns)?.build()?;
+    state.create_physical_plan(&plan).await
+}
+
+/// DELETE FROM a primary-key table: the selected rows written as `-D`.
+pub(crate) async fn delete(
+    provider: &StrataTable,
+    state: &dyn Session,
+    filters: Vec<Expr>,
+) -> Result<Arc<dyn ExecutionPlan>> {
+    let table = provider.table();
+    require_primary_key(table, "DELETE")?;
+    check_deletable(table)?;
+    let columns = provider
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| column(f.name()))
+        .collect();
+    let input = selected_rows(provider, state, filters, columns).await?;
+    insert_with(table, input, SinkMode::RowKind(RowKind::Delete))
+}
+
+/// UPDATE of a primary-key table: the selected rows with the assignments applied, as `+U`.
+pub(crate) async fn update(
+    provider: &StrataTable,
+    state: &dyn Session,
+    assignments: Vec<(String, Expr)>,
+    filters: Vec<Expr>,
+) -> Result<Arc<dyn ExecutionPlan>> {
+    let table = provider.table();
+    require_primary_key(table, "UPDATE")?;
+    let engine = merge_engine(table);
+    if engine != "deduplicate" && engine != "partial-update" {
+        return Err(plan_error(format!(
+            "UPDATE on {}: merge engine {engine} cannot apply updates; Paimon supports UPDATE \
+             for deduplicate and partial-update tables",
+            table.identifier()
+        )));
+    }
+    let schema = table.schema();
+    for (name, _) in &assignments {
+        if schema.primary_keys.iter().any(|k| k == name) {
+            return Err(plan_error(format!(
+                "UPDATE on {}: cannot assign primary-key column {name}",
+                table.identifier()
+            )));
+        }
+        if schema.partition_keys.iter().any(|k| k == name) {
+            return Err(plan_error(format!(
+                "UPDATE on {}: cannot assign partition column {name}",
+                table.identifier()
+            )));
+        }
+    }
+    let columns = provider
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| {
+            let name = f.name();
+            match assignments.iter().find(|(c, _)| c == name) {
+                Some((_, e)) => unnormalize_col(e.clone()).alias(name),
+                None => column(name),
+            }
+        })
+        .collect();
+    let input = selected_rows(provider, state, filters, columns).await?;
+    insert_with(table, input, SinkMode::RowKind(RowKind::UpdateAfter))
+}

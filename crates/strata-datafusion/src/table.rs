@@ -1,0 +1,232 @@
+//! [`StrataTable`]: a strata table as a DataFusion [`TableProvider`].
+//!
+//! * `scan` plans strata splits and returns a [`StrataScanExec`]; projection, filters and
+//!   limit are pushed into strata's read.
+//! * `supports_filters_pushdown`: `Exact` for filters that convert to strata predicates (the
+//!   read returns exactly the rows they select), `Unsupported` otherwise.
+//! * `statistics`: the row count of the snapshot read — exact for append tables without
+//!   deletion vectors, an upper bound otherwise (rows not yet merged away).
+//! * `insert_into` (INSERT INTO / INSERT OVERWRITE), `delete_from` and `update` write through
+//!   strata's writer and commit once per statement (see [`crate::sink`]).
+//!
+//! A provider reads the newest snapshot at the time each query is planned, unless it was made
+//! for a time-travel target ([`StrataTable::at`]): then it reads that snapshot with the schema
+//! the snapshot was committed with.
+
+use std::sync::Arc;
+
+use arrow_schema::SchemaRef;
+use async_trait::async_trait;
+use datafusion::catalog::Session;
+use datafusion::common::stats::Precision;
+use datafusion::common::{Result, Statistics};
+use datafusion::datasource::{TableProvider, TableType};
+use datafusion::logical_expr::dml::InsertOp;
+use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
+use datafusion::physical_plan::ExecutionPlan;
+use strata::expr::Predicate;
+use strata::maintenance::time_travel::{table_at, TravelTarget};
+use strata::spec::snapshot::Snapshot;
+use strata::spec::types::RowType;
+use strata::table::Table;
+
+use crate::error::to_df;
+use crate::filter::to_bound_predicate;
+use crate::scan::StrataScanExec;
+use crate::sink;
+
+/// A strata table for DataFusion.
+#[derive(Debug, Clone)]
+pub struct StrataTable {
+    table: Table,
+    /// The snapshot a time-travel provider reads; `None` reads the newest at planning time.
+    snapshot: Option<Snapshot>,
+    schema: SchemaRef,
+    row_type: RowType,
+    /// Rows of the snapshot known when the provider was made, and whether that count is exact.
+    rows: Option<(i64, bool)>,
+}
+
+impl StrataTable {
+    /// A provider of `table` reading its newest snapshot.
+    pub async fn new(table: Table) -> strata::Result<Self> {
+        let latest = table.snapshot_manager().latest().await?;
+        Self::with_snapshot(table, None, latest)
+    }
+
+    /// A provider of `table` as of `target` (Paimon's `scan.snapshot-id`, `scan.tag-name`,
+    /// `scan.timestamp-millis`), with the schema that snapshot was committed with.
+    pub async fn at(table: &Table, target: &TravelTarget) -> strata::Result<Self> {
+        let snapshot = target.resolve(table).await?;
+        let t = table_at(table, &snapshot).await?;
+        Self::with_snapshot(t, Some(snapshot.clone()), Some(snapshot))
+    }
+
+    fn with_snapshot(
+        table: Table,
+        pinned: Option<Snapshot>,
+        known: Option<Snapshot>,
+    ) -> strata::Result<Self> {
+        let schema = table.new_read().output_schema()?;
+        let row_type = RowType::new(table.schema().fields.clone());
+        let exact = !table.is_primary_key_table() && !table.options().deletion_vectors_enabled()?;
+        let rows = Some(known.map_or((0, true), |s| (s.total_record_count, exact)));
+        Ok(StrataTable {
+            table,
+            snapshot: pinned,
+            schema,
+            row_type,
+            rows,
+        })
+    }
+
+    /// The strata table.
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// The snapshot a time-travel provider reads.
+    pub fn snapshot(&self) -> Option<&Snapshot> {
+        self.snapshot.as_ref()
+    }
+
+    fn column_names(&self, projection: Option<&Vec<usize>>) -> Option<Vec<String>> {
+        projection.map(|p| {
+            p.iter()
+                .map(|&i| self.schema.field(i).name().clone())
+                .collect()
+        })
+    }
+
+    /// The strata predicate of the filters DataFusion pushed (all convertible, see
+    /// [`Self::supports_filters_pushdown`]).
+    pub(crate) fn predicate(&self, filters: &[Expr]) -> Option<Predicate> {
+        let parts: Vec<Predicate> = filters
+            .iter()
+            .filter_map(|f| to_bound_predicate(f, &self.row_type))
+            .collect();
+        (!parts.is_empty()).then(|| Predicate::and(parts))
+    }
+
+    pub(crate) async fn scan_plan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> Result<StrataScanExec> {
+        let predicate = self.predicate(filters);
+        let mut scan = self.table.new_scan();
+        if let Some(s) = &self.snapshot {
+            scan = scan.with_snapshot_meta(s.clone());
+        }
+        if let Some(p) = &predicate {
+            scan = scan.with_filter(p.clone());
+        }
+        let plan = scan.plan().await.map_err(to_df)?;
+        let schema = match projection {
+            Some(p) => Arc::new(self.schema.project(p)?),
+            None => self.schema.clone(),
+        };
+        Ok(StrataScanExec::new(
+            self.table.clone(),
+            plan.snapshot.as_ref().map(|s| s.id),
+            self.column_names(projection),
+            predicate,
+            limit,
+            plan.splits,
+            state.config().target_partitions(),
+            schema,
+        ))
+    }
+}
+
+#[async_trait]
+impl TableProvider for StrataTable {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        Ok(Arc::new(
+            self.scan_plan(state, projection, filters, limit).await?,
+        ))
+    }
+
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> Result<Vec<TableProviderFilterPushDown>> {
+        Ok(filters
+            .iter()
+            .map(|f| match to_bound_predicate(f, &self.row_type) {
+                Some(_) => TableProviderFilterPushDown::Exact,
+                None => TableProviderFilterPushDown::Unsupported,
+            })
+            .collect())
+    }
+
+    fn statistics(&self) -> Option<Statistics> {
+        let (rows, exact) = self.rows?;
+        let rows = usize::try_from(rows).ok()?;
+        let mut s = Statistics::new_unknown(&self.schema);
+        s.num_rows = if exact && self.snapshot.is_some() {
+            Precision::Exact(rows)
+        } else {
+            Precision::Inexact(rows)
+        };
+        Some(s)
+    }
+
+    async fn insert_into(
+        &self,
+        _state: &dyn Session,
+        input: Arc<dyn ExecutionPlan>,
+        insert_op: InsertOp,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        self.refuse_time_travel("INSERT")?;
+        sink::insert(&self.table, input, insert_op)
+    }
+
+    async fn delete_from(
+        &self,
+        state: &dyn Session,
+        filters: Vec<Expr>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        self.refuse_time_travel("DELETE")?;
+        sink::delete(self, state, filters).await
+    }
+
+    async fn update(
+        &self,
+        state: &dyn Session,
+        assignments: Vec<(String, Expr)>,
+        filters: Vec<Expr>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        self.refuse_time_travel("UPDATE")?;
+        sink::update(self, state, assignments, filters).await
+    }
+}
+
+impl StrataTable {
+    fn refuse_time_travel(&self, what: &str) -> Result<()> {
+        match &self.snapshot {
+            Some(s) => Err(crate::error::plan_error(format!(
+                "{what} into {} as of snapshot {}: a time-travel view is read-only",
+                self.table.identifier(),
+                s.id
+            ))),
+            None => Ok(()),
+        }
+    }
+}

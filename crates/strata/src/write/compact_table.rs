@@ -1,0 +1,131 @@
+//! Compaction of a whole table, or of selected partitions and buckets, in one COMPACT commit:
+//! what `strata compact`, SQL's `CALL sys.compact` and the Python `compact()` share.
+//!
+//! Buckets are those holding a live file in the latest snapshot (level-0 files included, which
+//! scans of first-row and deletion-vector tables do not list), filtered by partition specs
+//! (`dt=1,hh=2`; several specs select their union, as Paimon's `partitions => 'dt=1;dt=2'`) and
+//! an optional bucket. Each bucket is compacted by the table's compaction strategy (or fully),
+//! and everything commits in one snapshot; a failure deletes the files written.
+
+use strata_spec::binary_row::BinaryRow;
+use strata_spec::manifest::merge_entries;
+use strata_spec::Datum;
+
+use super::CompactionMetrics;
+use crate::table::Table;
+use crate::{Error, Result};
+
+/// What to compact.
+#[derive(Clone, Debug, Default)]
+pub struct CompactRequest {
+    /// Partition specs (`[("dt", "1")]`); a bucket is selected when it matches any spec. Empty:
+    /// every partition.
+    pub partitions: Vec<Vec<(String, String)>>,
+    /// Only this bucket.
+    pub bucket: Option<i32>,
+    /// Full compaction (everything into the highest level) instead of the table's strategy.
+    pub full: bool,
+}
+
+/// What a compaction did.
+#[derive(Clone, Debug, Default)]
+pub struct CompactReport {
+    /// (partition, bucket) pairs visited.
+    pub buckets: Vec<(BinaryRow, i32)>,
+    /// The COMPACT snapshot, `None` when nothing needed compaction.
+    pub snapshot: Option<i64>,
+    /// One record per compaction task.
+    pub metrics: Vec<CompactionMetrics>,
+}
+
+impl Table {
+    /// Every (partition, bucket) holding a live file in the latest snapshot, level 0 included,
+    /// in (partition bytes, bucket) order.
+    pub async fn live_buckets(&self) -> Result<Vec<(BinaryRow, i32)>> {
+        let Some(snapshot) = self.snapshot_manager().latest().await? else {
+            return Ok(Vec::new());
+        };
+        let store = self.manifest_store();
+        let metas = store.data_manifests(&snapshot).await?;
+        let batches = store.read_manifests(&metas).await?;
+        let merged = merge_entries(batches.into_iter().flatten())?;
+        let mut out: Vec<(BinaryRow, i32)> = Vec::new();
+        for e in merged.adds {
+            if !out.contains(&(e.partition.clone(), e.bucket)) {
+                out.push((e.partition, e.bucket));
+            }
+        }
+        out.sort_by(|a, b| (a.0.as_bytes(), a.1).cmp(&(b.0.as_bytes(), b.1)));
+        Ok(out)
+    }
+
+    /// The buckets `request` selects (see [`CompactRequest`]).
+    pub async fn select_buckets(&self, request: &CompactRequest) -> Result<Vec<(BinaryRow, i32)>> {
+        let mut specs: Vec<Vec<(usize, Option<Datum>)>> = Vec::new();
+        for spec in &request.partitions {
+            specs.push(self.partition_computer().parse_partial_spec(spec)?);
+        }
+        let types = self.schema().partition_type().types();
+        let mut out = Vec::new();
+        for (p, b) in self.live_buckets().await? {
+            if request.bucket.is_some_and(|want| want != b) {
+                continue;
+            }
+            let values = p.to_datums(&types)?;
+            let matches = specs.is_empty()
+                || specs
+                    .iter()
+                    .any(|s| s.iter().all(|(i, v)| values.get(*i) == Some(v)));
+            if matches {
+                out.push((p, b));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Compacts the buckets `request` selects in one COMPACT commit; `progress` is called after
+    /// each bucket with (done, total).
+    pub async fn compact(
+        &self,
+        request: &CompactRequest,
+        progress: &(dyn Fn(usize, usize) + Send + Sync),
+    ) -> Result<CompactReport> {
+        if !self.is_primary_key_table() {
+            return Err(Error::Unsupported(format!(
+                "{} has no primary key; strata compacts primary-key tables only",
+                self.identifier()
+            )));
+        }
+        let selected = self.select_buckets(request).await?;
+        if selected.is_empty() {
+            return Ok(CompactReport::default());
+        }
+        let mut write = self.new_write()?;
+        let result = async {
+            for (i, (p, b)) in selected.iter().enumerate() {
+                write
+                    .compact(&|wp, wb| wp == p && wb == *b, request.full)
+                    .await?;
+                progress(i + 1, selected.len());
+            }
+            let messages = write.prepare_commit().await?;
+            let metrics = write.take_compaction_metrics();
+            let committed = self.new_commit()?.commit_messages(messages, None).await?;
+            Ok::<_, Error>((committed, metrics))
+        }
+        .await;
+        match result {
+            Ok((committed, metrics)) => Ok(CompactReport {
+                buckets: selected,
+                snapshot: committed.compact,
+                metrics,
+            }),
+            Err(e) => {
+                if !e.may_have_committed() {
+                    write.abort().await;
+                }
+                Err(e)
+            }
+        }
+    }
+}
