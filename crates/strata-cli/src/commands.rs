@@ -106,6 +106,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Read(args) => crate::commands_read::run(&catalog, args).await,
+        Command::Sql(args) => crate::commands_sql::run(&catalog, args).await,
         Command::Maintenance(cmd) => crate::commands_maintenance::run(&catalog, cmd).await,
         Command::Scan(args) => crate::commands_scan::run(&catalog, args).await,
         Command::Snapshots { table } => {

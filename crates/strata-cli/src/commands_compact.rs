@@ -13,10 +13,8 @@ use serde_json::json;
 use strata::catalog::FileSystemCatalog;
 use strata::table::Table;
 use strata::write::{CompactRequest, CompactionMetrics};
-use strata_spec::binary_row::BinaryRow;
-use strata_spec::Datum;
 
-use crate::commands::{msg, CliError, Result};
+use crate::commands::{msg, Result};
 
 /// Runs the `compact` command.
 pub async fn run(

@@ -14,6 +14,7 @@ mod commands_levels;
 mod commands_maintenance;
 mod commands_read;
 mod commands_scan;
+mod commands_sql;
 mod input;
 mod json_values;
 mod levels_svg;
@@ -103,6 +104,9 @@ enum Command {
     /// Read rows. --columns and --where accept MAP keys as m['key']; --metrics prints one
     /// JSON line of read counters to stderr after the rows.
     Read(commands_read::ReadArgs),
+    /// SQL over the warehouse: a shell, or -e "..." / -f FILE (CREATE TABLE, INSERT, UPDATE,
+    /// DELETE, SELECT with time travel, CALL sys.compact(...), system tables t$files, ...)
+    Sql(commands_sql::SqlArgs),
     /// Plan a scan (no data is read): one JSON object per split, or per scan with --metrics.
     /// All --repeat scans run in this process and share one in-memory cache, so with
     /// `-o scan.manifest-entry-cache.max-snapshots=N` the first scan fills the snapshot live

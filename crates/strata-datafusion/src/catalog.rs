@@ -10,7 +10,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use datafusion::catalog::{CatalogProvider, SchemaProvider};
+use datafusion::catalog::{CatalogProvider, MemorySchemaProvider, SchemaProvider};
 use datafusion::common::{DataFusionError, Result};
 use datafusion::datasource::TableProvider;
 use strata::catalog::{FileSystemCatalog, Identifier};
@@ -51,11 +51,25 @@ where
 #[derive(Debug, Clone)]
 pub struct StrataCatalog {
     catalog: Arc<FileSystemCatalog>,
+    /// Per-statement tables of a [`crate::SqlSession`] (time travel, option hints): schema
+    /// [`REFS_SCHEMA`], never listed.
+    refs: Option<Arc<MemorySchemaProvider>>,
 }
+
+/// The hidden schema of per-statement tables.
+pub(crate) const REFS_SCHEMA: &str = "__strata_refs";
 
 impl StrataCatalog {
     pub fn new(catalog: Arc<FileSystemCatalog>) -> Self {
-        StrataCatalog { catalog }
+        StrataCatalog {
+            catalog,
+            refs: None,
+        }
+    }
+
+    pub(crate) fn with_refs(mut self, refs: Arc<MemorySchemaProvider>) -> Self {
+        self.refs = Some(refs);
+        self
     }
 
     /// The strata catalog.
@@ -74,6 +88,9 @@ impl CatalogProvider for StrataCatalog {
     }
 
     fn schema(&self, name: &str) -> Option<Arc<dyn SchemaProvider>> {
+        if name == REFS_SCHEMA {
+            return self.refs.clone().map(|r| r as Arc<dyn SchemaProvider>);
+        }
         let catalog = self.catalog.clone();
         let db = name.to_string();
         let exists = block_on(async move { catalog.database_exists(&db).await })

@@ -40,5 +40,5 @@ pub mod table;
 
 pub use catalog::{StrataCatalog, StrataSchema};
 pub use scan::StrataScanExec;
-pub use session::{SqlSession, StrataDialect};
+pub use session::{Script, SqlSession, StrataDialect};
 pub use table::StrataTable;

@@ -31,6 +31,16 @@ use strata::table::Table;
 
 use crate::error::to_df;
 
+/// What each partition reads of its splits.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ReadRequest {
+    /// Table columns (`None`: all; empty: none, only row counts).
+    pub columns: Option<Vec<String>>,
+    /// Pushed predicate (exact).
+    pub filter: Option<Predicate>,
+    pub limit: Option<usize>,
+}
+
 /// Reads groups of strata [`DataSplit`]s, one group per DataFusion partition.
 #[derive(Debug)]
 pub struct StrataScanExec {
@@ -49,13 +59,16 @@ impl StrataScanExec {
     pub(crate) fn new(
         table: Table,
         snapshot_id: Option<i64>,
-        columns: Option<Vec<String>>,
-        filter: Option<Predicate>,
-        limit: Option<usize>,
+        read: ReadRequest,
         splits: Vec<DataSplit>,
         target_partitions: usize,
         schema: SchemaRef,
     ) -> Self {
+        let ReadRequest {
+            columns,
+            filter,
+            limit,
+        } = read;
         let groups = deal(splits, target_partitions.max(1));
         let properties = PlanProperties::new(
             EquivalenceProperties::new(schema.clone()),

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
-use datafusion::catalog::{MemoryCatalogProvider, MemorySchemaProvider, SchemaProvider};
+use datafusion::catalog::{MemorySchemaProvider, SchemaProvider};
 use datafusion::common::{DFSchema, Result};
 use datafusion::dataframe::DataFrame;
 use datafusion::datasource::MemTable;
@@ -32,7 +32,7 @@ use datafusion::sql::sqlparser::ast::{ObjectType, Statement, Use};
 use datafusion::sql::sqlparser::dialect::{Dialect, GenericDialect};
 use strata::catalog::{FileSystemCatalog, Identifier};
 
-use crate::catalog::{open_table, StrataCatalog};
+use crate::catalog::{open_table, StrataCatalog, REFS_SCHEMA};
 use crate::error::{plan_error, to_df};
 use crate::options::TableOptions;
 use crate::{ddl, procedures, rewrite};
@@ -41,9 +41,6 @@ use crate::{ddl, procedures, rewrite};
 pub const CATALOG: &str = "paimon";
 /// The database unqualified names refer to until `USE db`.
 pub const DEFAULT_DATABASE: &str = "default";
-/// The catalog and schema of the per-statement tables (time travel, dynamic options).
-const QUERY_CATALOG: &str = "strata_query";
-const QUERY_SCHEMA: &str = "refs";
 
 /// sqlparser's generic dialect with time travel (`VERSION AS OF`, `TIMESTAMP AS OF`).
 #[derive(Debug, Default)]
@@ -64,6 +61,31 @@ impl Dialect for StrataDialect {
     }
     fn supports_filter_during_aggregation(&self) -> bool {
         true
+    }
+}
+
+/// Parsed statements (see [`SqlSession::parse_script`]).
+pub struct Script {
+    parsed: rewrite::Parsed,
+}
+
+impl Script {
+    /// Number of statements.
+    pub fn len(&self) -> usize {
+        self.parsed.statements.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.parsed.statements.is_empty()
+    }
+
+    /// Statement `i` as SQL text.
+    pub fn statement_text(&self, i: usize) -> String {
+        self.parsed
+            .statements
+            .get(i)
+            .map(|s| s.to_string())
+            .unwrap_or_default()
     }
 }
 
@@ -89,15 +111,11 @@ impl SqlSession {
             .with_information_schema(true);
         let ctx = SessionContext::new_with_config(config);
         let catalog = Arc::new(catalog);
-        ctx.register_catalog(CATALOG, Arc::new(StrataCatalog::new(catalog.clone())));
         let refs = Arc::new(MemorySchemaProvider::new());
-        let query = MemoryCatalogProvider::new();
-        let _ = datafusion::catalog::CatalogProvider::register_schema(
-            &query,
-            QUERY_SCHEMA,
-            refs.clone(),
+        ctx.register_catalog(
+            CATALOG,
+            Arc::new(StrataCatalog::new(catalog.clone()).with_refs(refs.clone())),
         );
-        ctx.register_catalog(QUERY_CATALOG, Arc::new(query));
         SqlSession {
             ctx,
             catalog,
@@ -151,12 +169,9 @@ impl SqlSession {
     /// Runs one statement and returns its result (a query's rows, a procedure's result
     /// table, nothing for DDL). Several statements: use [`Self::execute_script`].
     pub async fn sql(&self, sql: &str) -> Result<DataFrame> {
-        let parsed = rewrite::parse(sql, &StrataDialect::default())?;
-        match parsed.statements.len() {
-            1 => {
-                let stmt = parsed.statements[0].clone();
-                self.statement(&parsed, stmt).await
-            }
+        let script = self.parse_script(sql)?;
+        match script.len() {
+            1 => self.run(&script, 0).await,
             0 => Err(plan_error("no SQL statement given")),
             n => Err(plan_error(format!(
                 "{n} statements given to sql(); run scripts with execute_script"
@@ -167,20 +182,31 @@ impl SqlSession {
     /// Runs every statement of `sql` in order, collecting each result; stops at the first
     /// error.
     pub async fn execute_script(&self, sql: &str) -> Result<Vec<(String, Vec<RecordBatch>)>> {
-        let parsed = rewrite::parse(sql, &StrataDialect::default())?;
+        let script = self.parse_script(sql)?;
         let mut out = Vec::new();
-        for stmt in parsed.statements.clone() {
-            let text = stmt.to_string();
-            let batches = self.statement(&parsed, stmt).await?.collect().await?;
-            out.push((text, batches));
+        for i in 0..script.len() {
+            let batches = self.run(&script, i).await?.collect().await?;
+            out.push((script.statement_text(i), batches));
         }
         Ok(out)
     }
 
-    /// Parses `sql` into statements (for shells that run them one by one).
-    pub fn split_statements(sql: &str) -> Result<Vec<String>> {
-        let parsed = rewrite::parse(sql, &StrataDialect::default())?;
-        Ok(parsed.statements.iter().map(|s| s.to_string()).collect())
+    /// Parses a script of statements, to run them one by one with [`Self::run`].
+    pub fn parse_script(&self, sql: &str) -> Result<Script> {
+        Ok(Script {
+            parsed: rewrite::parse(sql, &StrataDialect::default())?,
+        })
+    }
+
+    /// Runs statement `i` of `script`.
+    pub async fn run(&self, script: &Script, i: usize) -> Result<DataFrame> {
+        let stmt = script
+            .parsed
+            .statements
+            .get(i)
+            .cloned()
+            .ok_or_else(|| plan_error(format!("the script has no statement {i}")))?;
+        self.statement(&script.parsed, stmt).await
     }
 
     async fn statement(&self, parsed: &rewrite::Parsed, mut stmt: Statement) -> Result<DataFrame> {
@@ -210,7 +236,7 @@ impl SqlSession {
         stmt: &mut Statement,
     ) -> Result<DataFrame> {
         let n = self.statements.fetch_add(1, Ordering::Relaxed);
-        let prefix = [QUERY_CATALOG.to_string(), QUERY_SCHEMA.to_string()];
+        let prefix = [CATALOG.to_string(), REFS_SCHEMA.to_string()];
         let refs = parsed.resolve_refs(stmt, &prefix, n)?;
         let mut registered = Vec::new();
         let result = async {

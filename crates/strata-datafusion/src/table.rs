@@ -32,7 +32,7 @@ use strata::table::Table;
 
 use crate::error::to_df;
 use crate::filter::to_bound_predicate;
-use crate::scan::StrataScanExec;
+use crate::scan::{ReadRequest, StrataScanExec};
 use crate::sink;
 
 /// A strata table for DataFusion.
@@ -131,9 +131,11 @@ impl StrataTable {
         Ok(StrataScanExec::new(
             self.table.clone(),
             plan.snapshot.as_ref().map(|s| s.id),
-            self.column_names(projection),
-            predicate,
-            limit,
+            ReadRequest {
+                columns: self.column_names(projection),
+                filter: predicate,
+                limit,
+            },
             plan.splits,
             state.config().target_partitions(),
             schema,
