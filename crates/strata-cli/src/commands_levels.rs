@@ -1,24 +1,27 @@
 //! `strata files` and `strata levels`: the live data files of a snapshot and the LSM tree
 //! they form in each (partition, bucket).
 //!
-//! Both read every live file of the snapshot straight from its manifests (not through scan
-//! planning, which leaves out level-0 files of first-row and deletion-vector tables), decode
-//! partition values and min/max keys, and order the files by partition, bucket, level and min
-//! key. `files` prints them as JSON lines or an aligned table; `levels` prints one line per
-//! level per bucket, or hands a plain data model to [`crate::levels_svg`] for an SVG drawing.
+//! Both list every live file of the snapshot with the library's
+//! [`strata::system::live_files`] (read straight from the manifests, not through scan
+//! planning, which leaves out level-0 files of first-row and deletion-vector tables; partition
+//! values and min/max keys decoded; ordered by partition, bucket, level and min key), the
+//! listing behind the `files` and `levels` system tables too. `files` prints them as JSON
+//! lines or an aligned table; `levels` prints one line per level per bucket, or hands a plain
+//! data model to [`crate::levels_svg`] for an SVG drawing.
 //! Compaction is visible in both: an upgraded file keeps its name and changes level, a
 //! rewritten one disappears and new `COMPACT` files appear.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
+use strata::system::{compare_values as cmp_values, KeyValues, LiveFile};
 use strata::table::Table;
-use strata_spec::manifest::{merge_entries, DataFileMeta, FileSource};
+use strata_spec::manifest::FileSource;
 use strata_spec::snapshot::Snapshot;
-use strata_spec::{DataType, Datum};
+use strata_spec::Datum;
 
 use crate::commands::{msg, Result};
 use crate::json_values::{datum_to_json, key_to_json};
@@ -41,20 +44,6 @@ pub struct LevelsArgs {
     pub bucket: Option<i32>,
     pub snapshot: Option<i64>,
     pub svg: Option<PathBuf>,
-}
-
-/// A decoded key: `None` when the stored key does not match the key type (it is shown as `?`).
-type KeyValues = Option<Vec<Option<Datum>>>;
-
-/// One live data file with its partition and keys decoded.
-struct LiveFile {
-    partition: Vec<Option<Datum>>,
-    /// `k=v,k2=v2`, empty for an unpartitioned table.
-    partition_text: String,
-    bucket: i32,
-    min_key: KeyValues,
-    max_key: KeyValues,
-    file: DataFileMeta,
 }
 
 /// `strata files`.
@@ -165,103 +154,27 @@ fn source_text(s: FileSource) -> &'static str {
 }
 
 /// The snapshot (`None` for a table without snapshots) and its live files, ordered by
-/// partition, bucket, level, min key and file name.
+/// partition, bucket, level, min key and file name ([`strata::system::live_files`]); a missing
+/// snapshot is reported with the ids the table has.
 async fn live_files(
     table: &Table,
     snapshot: Option<i64>,
 ) -> Result<(Option<Snapshot>, Vec<LiveFile>)> {
-    let sm = table.snapshot_manager();
-    let snapshot = match snapshot {
-        Some(id) => match sm.snapshot(id).await {
-            Ok(s) => Some(s),
-            Err(strata::Error::SnapshotNotFound { .. }) => {
-                let ids = sm.list_ids().await?;
-                let have = match (ids.first(), ids.last()) {
-                    (Some(a), Some(b)) if a == b => format!("it has snapshot {a} only"),
-                    (Some(a), Some(b)) => format!("it has snapshots {a}..{b}"),
-                    _ => "it has no snapshots".to_string(),
-                };
-                return Err(msg(format!(
-                    "snapshot {id} not found in {} ({have})",
-                    table.identifier()
-                )));
-            }
-            Err(e) => return Err(e.into()),
-        },
-        None => sm.latest().await?,
-    };
-    let Some(snapshot) = snapshot else {
-        return Ok((None, Vec::new()));
-    };
-    let store = table.manifest_store();
-    let metas = store.data_manifests(&snapshot).await?;
-    let entries = store.read_manifests(&metas).await?;
-    let live = merge_entries(entries.into_iter().flatten())?.adds;
-
-    let ptypes = table.schema().partition_type().types();
-    let mut key_types: HashMap<i64, Vec<DataType>> = HashMap::new();
-    let mut out = Vec::with_capacity(live.len());
-    for e in live {
-        let partition = e.partition.to_datums(&ptypes)?;
-        let partition_text = table.partition_text(&e.partition)?;
-        let types = match key_types.get(&e.file.schema_id) {
-            Some(t) => t.clone(),
-            None => {
-                let t = table.key_types_for(e.file.schema_id).await?;
-                key_types.insert(e.file.schema_id, t.clone());
-                t
-            }
-        };
-        let decode = |row: &strata_spec::binary_row::BinaryRow| -> Result<KeyValues> {
-            if row.arity() == 0 {
-                Ok(Some(Vec::new()))
-            } else if row.arity() != types.len() {
-                Ok(None)
-            } else {
-                Ok(Some(row.to_datums(&types)?))
-            }
-        };
-        out.push(LiveFile {
-            partition,
-            partition_text,
-            bucket: e.bucket,
-            min_key: decode(&e.file.min_key)?,
-            max_key: decode(&e.file.max_key)?,
-            file: e.file,
-        });
-    }
-    out.sort_by(|a, b| {
-        cmp_values(&a.partition, &b.partition)
-            .then(a.bucket.cmp(&b.bucket))
-            .then(a.file.level.cmp(&b.file.level))
-            .then_with(|| cmp_keys(&a.min_key, &b.min_key))
-            .then_with(|| a.file.file_name.cmp(&b.file.file_name))
-    });
-    Ok((Some(snapshot), out))
-}
-
-/// Lexicographic order of value lists; NULL first.
-fn cmp_values(a: &[Option<Datum>], b: &[Option<Datum>]) -> Ordering {
-    for (x, y) in a.iter().zip(b) {
-        let o = match (x, y) {
-            (None, None) => Ordering::Equal,
-            (None, Some(_)) => Ordering::Less,
-            (Some(_), None) => Ordering::Greater,
-            (Some(x), Some(y)) => x.compare(y).unwrap_or(Ordering::Equal),
-        };
-        if o != Ordering::Equal {
-            return o;
+    match strata::system::live_files(table, snapshot).await {
+        Ok(live) => Ok((live.snapshot, live.files)),
+        Err(strata::Error::SnapshotNotFound { id, .. }) => {
+            let ids = table.snapshot_manager().list_ids().await?;
+            let have = match (ids.first(), ids.last()) {
+                (Some(a), Some(b)) if a == b => format!("it has snapshot {a} only"),
+                (Some(a), Some(b)) => format!("it has snapshots {a}..{b}"),
+                _ => "it has no snapshots".to_string(),
+            };
+            Err(msg(format!(
+                "snapshot {id} not found in {} ({have})",
+                table.identifier()
+            )))
         }
-    }
-    a.len().cmp(&b.len())
-}
-
-fn cmp_keys(a: &KeyValues, b: &KeyValues) -> Ordering {
-    match (a, b) {
-        (Some(a), Some(b)) => cmp_values(a, b),
-        (None, None) => Ordering::Equal,
-        (None, Some(_)) => Ordering::Greater,
-        (Some(_), None) => Ordering::Less,
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -674,16 +587,5 @@ mod tests {
         assert_eq!(key_text(&None), "?");
         assert_eq!(key_range_text(&Some(vec![]), &Some(vec![])), "-");
         assert_eq!(key_range_text(&one, &one), "7..7");
-    }
-
-    #[test]
-    fn value_order_puts_nulls_first() {
-        let a = vec![None, Some(Datum::Int(1))];
-        let b = vec![Some(Datum::Int(0)), Some(Datum::Int(0))];
-        assert_eq!(cmp_values(&a, &b), Ordering::Less);
-        assert_eq!(
-            cmp_values(&[Some(Datum::Int(2))], &[Some(Datum::Int(10))]),
-            Ordering::Less
-        );
     }
 }

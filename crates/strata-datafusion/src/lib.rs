@@ -13,6 +13,7 @@
 //! | [`sink`] | writes: one strata write and one commit per statement |
 //! | [`session`] | [`SqlSession`]: DDL, `CALL sys.*`, `USE`, time travel, option hints |
 //! | [`options`] | per-query options (time travel, dynamic options) |
+//! | [`codec`] | logical and physical extension codecs: strata plans shipped between processes (Ballista) |
 //!
 //! ```no_run
 //! # async fn demo() -> datafusion::common::Result<()> {
@@ -26,6 +27,8 @@
 
 mod alter;
 pub mod catalog;
+pub mod codec;
+mod codec_predicate;
 mod ddl;
 pub mod error;
 pub mod filter;
@@ -39,6 +42,7 @@ mod system_tables;
 pub mod table;
 
 pub use catalog::{StrataCatalog, StrataSchema};
+pub use codec::{StrataLogicalCodec, StrataPhysicalCodec};
 pub use scan::StrataScanExec;
 pub use session::{Script, SqlSession, StrataDialect};
 pub use table::StrataTable;

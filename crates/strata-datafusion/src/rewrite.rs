@@ -74,6 +74,7 @@ pub fn parse(sql: &str, dialect: &dyn Dialect) -> Result<Parsed> {
         }
         out.push(t);
     }
+    let out = reset_as_null_options(out);
     let statements = Parser::new(dialect)
         .with_tokens_with_locations(out)
         .parse_statements()
@@ -83,6 +84,64 @@ pub fn parse(sql: &str, dialect: &dyn Dialect) -> Result<Parsed> {
         tags,
         hints,
     })
+}
+
+/// `ALTER TABLE t RESET ('k', …)` (Flink) and `… UNSET TBLPROPERTIES ('k', …)` (Spark), which
+/// sqlparser does not parse, as `SET TBLPROPERTIES ('k' = NULL, …)`: a NULL value removes the
+/// option (see `alter.rs`).
+fn reset_as_null_options(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let word = |t: &TokenWithSpan, w: &str| matches!(&t.token, Token::Word(x) if x.value.eq_ignore_ascii_case(w));
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
+    let mut in_alter = false;
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = &tokens[i];
+        if word(t, "ALTER") {
+            in_alter = true;
+        } else if t.token == Token::SemiColon {
+            in_alter = false;
+        }
+        let is_reset = in_alter && word(t, "RESET");
+        let is_unset = in_alter && word(t, "UNSET");
+        if is_reset || is_unset {
+            let mut j = i + 1;
+            let skip = |j: &mut usize| {
+                while *j < tokens.len() && matches!(tokens[*j].token, Token::Whitespace(_)) {
+                    *j += 1;
+                }
+            };
+            skip(&mut j);
+            if is_unset && j < tokens.len() && word(&tokens[j], "TBLPROPERTIES") {
+                j += 1;
+                skip(&mut j);
+            }
+            if j < tokens.len() && tokens[j].token == Token::LParen {
+                let span = t.span;
+                let mk = |tok: Token| TokenWithSpan::new(tok, span);
+                out.push(mk(Token::make_keyword("SET")));
+                out.push(mk(Token::Whitespace(Whitespace::Space)));
+                out.push(mk(Token::make_keyword("TBLPROPERTIES")));
+                out.push(mk(Token::Whitespace(Whitespace::Space)));
+                out.push(tokens[j].clone());
+                j += 1;
+                while j < tokens.len() && tokens[j].token != Token::RParen {
+                    let tok = tokens[j].clone();
+                    let is_key = matches!(tok.token, Token::SingleQuotedString(_));
+                    out.push(tok);
+                    if is_key {
+                        out.push(mk(Token::Eq));
+                        out.push(mk(Token::make_keyword("NULL")));
+                    }
+                    j += 1;
+                }
+                i = j;
+                continue;
+            }
+        }
+        out.push(t.clone());
+        i += 1;
+    }
+    out
 }
 
 /// `/*+ OPTIONS('k' = 'v', ...) */` as options; `None` for other comments.

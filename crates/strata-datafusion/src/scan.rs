@@ -46,6 +46,9 @@ pub(crate) struct ReadRequest {
 pub struct StrataScanExec {
     table: Table,
     snapshot_id: Option<i64>,
+    /// Set when the table is a time-travel view of this snapshot (its schema is that
+    /// snapshot's).
+    pinned: Option<i64>,
     /// Table columns to read (`None`: all); empty for `count(*)`-like scans.
     columns: Option<Vec<String>>,
     filter: Option<Predicate>,
@@ -64,12 +67,24 @@ impl StrataScanExec {
         target_partitions: usize,
         schema: SchemaRef,
     ) -> Self {
+        let groups = deal(splits, target_partitions.max(1));
+        Self::from_groups(table, snapshot_id, read, groups, target_partitions, schema)
+    }
+
+    /// A scan of splits already dealt into partitions (a decoded plan).
+    pub(crate) fn from_groups(
+        table: Table,
+        snapshot_id: Option<i64>,
+        read: ReadRequest,
+        groups: Vec<Vec<DataSplit>>,
+        _target_partitions: usize,
+        schema: SchemaRef,
+    ) -> Self {
         let ReadRequest {
             columns,
             filter,
             limit,
         } = read;
-        let groups = deal(splits, target_partitions.max(1));
         let properties = PlanProperties::new(
             EquivalenceProperties::new(schema.clone()),
             Partitioning::UnknownPartitioning(groups.len().max(1)),
@@ -79,6 +94,7 @@ impl StrataScanExec {
         StrataScanExec {
             table,
             snapshot_id,
+            pinned: None,
             columns,
             filter,
             limit,
@@ -96,6 +112,32 @@ impl StrataScanExec {
     /// The table read.
     pub fn table(&self) -> &Table {
         &self.table
+    }
+
+    /// Marks the scan as reading a time-travel view of `snapshot`.
+    pub(crate) fn pinned_to(mut self, snapshot: Option<i64>) -> Self {
+        self.pinned = snapshot;
+        self
+    }
+
+    /// The snapshot of a time-travel view, `None` for a scan of the newest snapshot.
+    pub fn pinned_snapshot(&self) -> Option<i64> {
+        self.pinned
+    }
+
+    /// The snapshot the splits were planned from.
+    pub fn snapshot_id(&self) -> Option<i64> {
+        self.snapshot_id
+    }
+
+    /// The table columns read (`None`: all).
+    pub fn columns(&self) -> Option<&[String]> {
+        self.columns.as_deref()
+    }
+
+    /// The row limit pushed into the read.
+    pub fn limit(&self) -> Option<usize> {
+        self.limit
     }
 
     /// The predicate pushed into strata's read (exact).

@@ -1,17 +1,23 @@
-//! System tables (`t$snapshots`, `t$files`, …) as DataFusion tables.
+//! Paimon's system tables (`t$snapshots`, `t$schemas`, `t$options`, `t$files`, `t$manifests`,
+//! `t$partitions`, `t$buckets`, `t$tags`, `t$consumers`) and strata's `t$levels`, as DataFusion
+//! tables. The rows are computed by `strata::system` (Java Paimon's columns and texts) when the
+//! query is planned, and served from memory.
 
 use std::sync::Arc;
 
 use datafusion::common::Result;
-use datafusion::datasource::TableProvider;
+use datafusion::datasource::{MemTable, TableProvider};
 use strata::table::Table;
 
-use crate::error::plan_error;
+use crate::error::to_df;
 
 /// The provider of system table `name` of `table`.
 pub(crate) async fn provider(table: &Table, name: &str) -> Result<Arc<dyn TableProvider>> {
-    Err(plan_error(format!(
-        "system table {}${name} is not available yet",
-        table.identifier()
-    )))
+    let batch = strata::system::system_table(table, name)
+        .await
+        .map_err(to_df)?;
+    Ok(Arc::new(MemTable::try_new(
+        batch.schema(),
+        vec![vec![batch]],
+    )?))
 }

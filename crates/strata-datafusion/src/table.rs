@@ -45,6 +45,8 @@ pub struct StrataTable {
     row_type: RowType,
     /// Rows of the snapshot known when the provider was made, and whether that count is exact.
     rows: Option<(i64, bool)>,
+    /// At most this many scan partitions (default: the session's target partitions).
+    scan_partitions: Option<usize>,
 }
 
 impl StrataTable {
@@ -77,7 +79,22 @@ impl StrataTable {
             schema,
             row_type,
             rows,
+            scan_partitions: None,
         })
+    }
+
+    /// Caps the partitions of this table's scans at `n` (≥ 1). For Ballista 55 use 1: its
+    /// scheduler splits a stage's partitions between tasks only for its own and DataFusion's
+    /// file and memory sources, and every task would read all partitions of another leaf;
+    /// the stages above the scan are still distributed.
+    pub fn with_scan_partitions(mut self, n: usize) -> Self {
+        self.scan_partitions = Some(n.max(1));
+        self
+    }
+
+    /// The cap set by [`Self::with_scan_partitions`].
+    pub fn scan_partitions(&self) -> Option<usize> {
+        self.scan_partitions
     }
 
     /// The strata table.
@@ -137,9 +154,13 @@ impl StrataTable {
                 limit,
             },
             plan.splits,
-            state.config().target_partitions(),
+            self.scan_partitions
+                .map_or(state.config().target_partitions(), |n| {
+                    n.min(state.config().target_partitions())
+                }),
             schema,
-        ))
+        )
+        .pinned_to(self.snapshot.as_ref().map(|s| s.id)))
     }
 }
 

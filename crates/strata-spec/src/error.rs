@@ -20,9 +20,18 @@ pub enum SpecError {
     /// Avro container or datum that does not decode (or cannot be encoded).
     #[error("Avro error in {context}: {message}")]
     Avro { context: String, message: String },
-    /// Valid Paimon construct that strata does not support yet.
+    /// Valid Paimon construct that strata does not support yet, or a change Paimon refuses
+    /// as unsupported (Java's `UnsupportedOperationException`, e.g. dropping a primary key).
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// A schema change names a column that does not exist (Java's
+    /// `Catalog.ColumnNotExistException`); `column` is the dotted path.
+    #[error("column `{column}` does not exist")]
+    ColumnNotFound { column: String },
+    /// A schema change adds or renames to a column name that exists already (Java's
+    /// `Catalog.ColumnAlreadyExistException`); `column` is the dotted path.
+    #[error("column `{column}` already exists")]
+    ColumnAlreadyExists { column: String },
 }
 
 impl SpecError {

@@ -24,7 +24,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 pub use keys::*;
-pub use validate::validate;
+pub use validate::{is_known_key, validate};
 
 use crate::error::{Result, SpecError};
 use crate::stats::StatsMode;

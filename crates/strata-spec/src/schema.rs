@@ -13,8 +13,13 @@
 //! * `timeMillis` missing ⇒ 0; field ids missing (all of them) ⇒ numbered in document order.
 //!
 //! [`TableSchema::create`] turns a [`Schema`] into schema 0 of a new table, applying Java's
-//! normalisation (`Schema` constructor) and validation (`SchemaValidation`).
+//! normalisation (`Schema` constructor) and validation (`SchemaValidation`);
+//! [`TableSchema::apply_changes`] turns schema N and a list of [`SchemaChange`]s into schema
+//! N+1 (Java's `SchemaManager.generateTableSchema`, see [`change`]).
 
+pub mod change;
+#[cfg(test)]
+mod change_tests;
 mod create;
 #[cfg(test)]
 mod tests;
@@ -23,6 +28,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+pub use change::{ColumnMove, MoveType, SchemaChange};
 pub use create::assign_field_ids;
 
 use crate::error::{Result, SpecError};

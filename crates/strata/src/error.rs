@@ -74,6 +74,9 @@ pub enum Error {
         column: String,
         available: String,
     },
+    /// A schema change adds a column, or renames one to a name, that exists already.
+    #[error("column {column} already exists in {table}")]
+    ColumnAlreadyExists { table: String, column: String },
     /// Input data that does not match the table schema.
     #[error("schema mismatch for column {column}: {message}")]
     SchemaMismatch { column: String, message: String },
@@ -115,7 +118,7 @@ pub enum Error {
 pub enum ErrorKind {
     /// A database, table, column or snapshot that does not exist.
     NotFound,
-    /// A database or table that exists already.
+    /// A database, table or column that exists already.
     AlreadyExists,
     /// A commit that lost to a concurrent one in a way retrying cannot fix (or ran out of
     /// retries), or a database that is not empty. Nothing was committed.
@@ -142,8 +145,12 @@ impl Error {
             Error::DatabaseNotFound(_)
             | Error::TableNotFound(_)
             | Error::ColumnNotFound { .. }
-            | Error::SnapshotNotFound { .. } => NotFound,
-            Error::DatabaseAlreadyExists(_) | Error::TableAlreadyExists(_) => AlreadyExists,
+            | Error::SnapshotNotFound { .. }
+            | Error::Spec(SpecError::ColumnNotFound { .. }) => NotFound,
+            Error::DatabaseAlreadyExists(_)
+            | Error::TableAlreadyExists(_)
+            | Error::ColumnAlreadyExists { .. }
+            | Error::Spec(SpecError::ColumnAlreadyExists { .. }) => AlreadyExists,
             Error::CommitConflict { .. } | Error::DatabaseNotEmpty(_) => Conflict,
             Error::CommitOutcomeUnknown { .. } => OutcomeUnknown,
             Error::CorruptFile { .. }

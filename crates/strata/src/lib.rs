@@ -9,6 +9,7 @@
 //! | [`write`], [`commit`] | `TableWrite` → `CommitMessage`s → `TableCommit` → snapshot |
 //! | [`scan`], [`read`] | `TableScan` → `DataSplit`s → `TableRead` → Arrow batches |
 //! | [`maintenance`] | snapshot expiry, tags, rollback, time travel, orphan cleanup |
+//! | [`system`] | Paimon's system tables (`$snapshots`, `$files`, …) as Arrow batches |
 //! | [`expr`] | predicates (SQL text with the `sql` feature, or built in code) |
 //! | [`cache`] | the shared metadata [`cache::Cache`] (weight-bounded LRU built in) |
 //! | [`io`] | [`io::FileIO`] over `object_store` (local FS, S3 with the `s3` feature, memory) |
@@ -27,6 +28,7 @@ pub mod io;
 pub mod maintenance;
 pub mod read;
 pub mod scan;
+pub mod system;
 pub mod table;
 pub mod write;
 

@@ -187,6 +187,13 @@ fn positive(o: &CoreOptions, key: &str, value: i64) -> Result<()> {
     Ok(())
 }
 
+/// Whether [`validate`] accepts `key` as an option key: a key Java Paimon knows, a key of a
+/// pass-through family (`parquet.…`) that does not look like a misspelt known key, or a
+/// per-column key `fields.<column>.…`.
+pub fn is_known_key(key: &str) -> bool {
+    check_key(key).is_ok()
+}
+
 /// Accepts a known key or a key of a pass-through family; rejects anything else, and
 /// family keys that look like a misspelt known key.
 fn check_key(key: &str) -> Result<()> {

@@ -45,23 +45,7 @@ pub(super) fn create(id: i64, schema: &Schema, time_millis: i64) -> Result<Table
     if schema.fields.is_empty() {
         return Err(schema_error("a table needs at least one column"));
     }
-    check_names(&schema.fields, "table")?;
-    let names: Vec<&str> = schema.fields.iter().map(|f| f.name.as_str()).collect();
-    for name in &names {
-        if SYSTEM_FIELD_NAMES.contains(name) || name.starts_with(KEY_FIELD_PREFIX) {
-            return Err(schema_error(format!(
-                "column name `{name}` is reserved for Paimon's system columns"
-            )));
-        }
-    }
-    check_key_columns(schema, &partition_keys, "partition key")?;
-    check_key_columns(schema, &primary_keys, "primary key")?;
-    if !primary_keys.is_empty() && primary_keys.iter().all(|k| partition_keys.contains(k)) {
-        return Err(schema_error(format!(
-            "primary key {primary_keys:?} must not be the same as the partition keys \
-             {partition_keys:?}: that allows only one row per partition"
-        )));
-    }
+    check_columns_and_keys(&schema.fields, &partition_keys, &primary_keys)?;
 
     let pk_nullable = CoreOptions::new(options.clone()).primary_key_nullable()?;
     let mut fields: Vec<DataField> = schema
@@ -102,6 +86,54 @@ pub(super) fn create(id: i64, schema: &Schema, time_millis: i64) -> Result<Table
     options::validate(&table.options, table.is_primary_key_table())?;
     check_column_options(&table)?;
     Ok(table)
+}
+
+/// Names (non-blank, unique, not reserved) and keys (existing, unique, primitive; the primary
+/// key not only partition keys): Java's `Schema.normalizeFields`, `TableSchema` constructor and
+/// the column checks of `SchemaValidation`.
+fn check_columns_and_keys(
+    fields: &[DataField],
+    partition_keys: &[String],
+    primary_keys: &[String],
+) -> Result<()> {
+    check_names(fields, "table")?;
+    for f in fields {
+        let name = f.name.as_str();
+        if SYSTEM_FIELD_NAMES.contains(&name) || name.starts_with(KEY_FIELD_PREFIX) {
+            return Err(schema_error(format!(
+                "column name `{name}` is reserved for Paimon's system columns"
+            )));
+        }
+    }
+    check_key_columns(fields, partition_keys, "partition key")?;
+    check_key_columns(fields, primary_keys, "primary key")?;
+    if !primary_keys.is_empty() && primary_keys.iter().all(|k| partition_keys.contains(k)) {
+        return Err(schema_error(format!(
+            "primary key {primary_keys:?} must not be the same as the partition keys \
+             {partition_keys:?}: that allows only one row per partition"
+        )));
+    }
+    Ok(())
+}
+
+/// The checks [`create`] makes, on a complete schema (a schema produced by schema changes,
+/// Java's `SchemaValidation.validateTableSchema` in `SchemaManager.generateTableSchema`).
+/// Options for which `tolerated` returns true are left out of the option validation: keys
+/// another writer stored that strata does not know, carried over unchanged.
+pub(super) fn validate_table(table: &TableSchema, tolerated: &dyn Fn(&str) -> bool) -> Result<()> {
+    if table.fields.is_empty() {
+        return Err(schema_error("a table needs at least one column"));
+    }
+    check_columns_and_keys(&table.fields, &table.partition_keys, &table.primary_keys)?;
+    check_unique_ids(&table.fields)?;
+    let options: std::collections::BTreeMap<String, String> = table
+        .options
+        .iter()
+        .filter(|(k, _)| !tolerated(k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    options::validate(&options, table.is_primary_key_table())?;
+    check_column_options(table)
 }
 
 /// Java's `Schema.normalizePartitionKeys` / `normalizePrimaryKeys`: keys given as an option
@@ -161,13 +193,13 @@ fn check_nested_names(t: &DataType, path: &str) -> Result<()> {
 }
 
 /// Partition / primary keys: unique, existing, primitive (`validateOnlyContainPrimitiveType`).
-fn check_key_columns(schema: &Schema, keys: &[String], what: &str) -> Result<()> {
+fn check_key_columns(fields: &[DataField], keys: &[String], what: &str) -> Result<()> {
     let mut seen = HashSet::new();
     for k in keys {
         if !seen.insert(k) {
             return Err(schema_error(format!("{what} `{k}` is listed twice")));
         }
-        let Some(f) = schema.fields.iter().find(|f| &f.name == k) else {
+        let Some(f) = fields.iter().find(|f| &f.name == k) else {
             return Err(schema_error(format!("{what} `{k}` is not a column")));
         };
         if !is_key_type(&f.data_type) {
@@ -238,39 +270,13 @@ fn check_unique_ids(fields: &[DataField]) -> Result<()> {
 /// field's own type is numbered *before* the field itself. For
 /// `a INT, r ROW<x INT, z ROW<p INT>>, c INT` that gives a=0, r=1, x=2, p=3, z=4, c=5.
 pub fn assign_field_ids(fields: &[DataField]) -> Vec<DataField> {
-    fn reassign(t: &DataType, last: &mut i32) -> DataType {
-        let kind = match &t.kind {
-            TypeKind::Array(e) => TypeKind::Array(Box::new(reassign(e, last))),
-            TypeKind::Multiset(e) => TypeKind::Multiset(Box::new(reassign(e, last))),
-            TypeKind::Map { key, value } => {
-                let key = Box::new(reassign(key, last));
-                let value = Box::new(reassign(value, last));
-                TypeKind::Map { key, value }
-            }
-            TypeKind::Row(fs) => TypeKind::Row(
-                fs.iter()
-                    .map(|f| {
-                        let data_type = reassign(&f.data_type, last);
-                        *last += 1;
-                        DataField {
-                            id: *last,
-                            data_type,
-                            ..f.clone()
-                        }
-                    })
-                    .collect(),
-            ),
-            k => k.clone(),
-        };
-        DataType::new(kind, t.nullable)
-    }
     let mut last = -1;
     fields
         .iter()
         .map(|f| {
             last += 1;
             let id = last;
-            let data_type = reassign(&f.data_type, &mut last);
+            let data_type = reassign_nested_ids(&f.data_type, &mut last);
             DataField {
                 id,
                 data_type,
@@ -278,6 +284,36 @@ pub fn assign_field_ids(fields: &[DataField]) -> Vec<DataField> {
             }
         })
         .collect()
+}
+
+/// Java's `ReassignFieldId.reassign`: numbers the fields of the ROWs inside `t` from `*last + 1`
+/// on (a nested field's own type before the field itself), leaving `*last` at the highest id
+/// given.
+pub(crate) fn reassign_nested_ids(t: &DataType, last: &mut i32) -> DataType {
+    let kind = match &t.kind {
+        TypeKind::Array(e) => TypeKind::Array(Box::new(reassign_nested_ids(e, last))),
+        TypeKind::Multiset(e) => TypeKind::Multiset(Box::new(reassign_nested_ids(e, last))),
+        TypeKind::Map { key, value } => {
+            let key = Box::new(reassign_nested_ids(key, last));
+            let value = Box::new(reassign_nested_ids(value, last));
+            TypeKind::Map { key, value }
+        }
+        TypeKind::Row(fs) => TypeKind::Row(
+            fs.iter()
+                .map(|f| {
+                    let data_type = reassign_nested_ids(&f.data_type, last);
+                    *last += 1;
+                    DataField {
+                        id: *last,
+                        data_type,
+                        ..f.clone()
+                    }
+                })
+                .collect(),
+        ),
+        k => k.clone(),
+    };
+    DataType::new(kind, t.nullable)
 }
 
 /// The option rules of `SchemaValidation` that involve columns.
@@ -362,6 +398,31 @@ fn check_column_options(table: &TableSchema) -> Result<()> {
             options::SEQUENCE_FIELD,
             "cannot be used when the primary key does not include all partition keys".into(),
         ));
+    }
+
+    // record-level.time-field (validateTableSchema): an INT, BIGINT or TIMESTAMP column.
+    if let Some(c) = o.get("record-level.time-field") {
+        let Some(f) = table.field(c) else {
+            return Err(option_error(
+                "record-level.time-field",
+                format!("time field `{c}` is not a column"),
+            ));
+        };
+        if !matches!(
+            f.data_type.kind,
+            TypeKind::Int
+                | TypeKind::BigInt
+                | TypeKind::Timestamp(_)
+                | TypeKind::LocalZonedTimestamp(_)
+        ) {
+            return Err(option_error(
+                "record-level.time-field",
+                format!(
+                    "time field `{c}` has type {}; it must be INT, BIGINT or TIMESTAMP",
+                    f.data_type
+                ),
+            ));
+        }
     }
 
     if let Some(c) = o.get("rowkind.field") {

@@ -5,8 +5,10 @@
 //! the fields of a nested ROW. [`DataField`] carries the field id that ties columns across schema
 //! versions and into Parquet field ids.
 //!
-//! The JSON text form used in `schema/schema-N` lives in [`json`].
+//! The JSON text form used in `schema/schema-N` lives in [`json`]; which type changes Paimon
+//! allows (Java's `DataTypeCasts` and `CastExecutors`) in [`casts`].
 
+pub mod casts;
 pub mod json;
 
 use std::fmt;

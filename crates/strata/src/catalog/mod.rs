@@ -4,7 +4,7 @@
 //! `FileSystemCatalog` decides, so warehouses are shared with Java, pypaimon and paimon-rust.
 
 use object_store::path::Path;
-use strata_spec::schema::{Schema, TableSchema};
+use strata_spec::schema::{Schema, SchemaChange, TableSchema};
 
 pub use crate::table::Identifier;
 
@@ -208,6 +208,26 @@ impl FileSystemCatalog {
             };
         }
         self.io.delete_prefix(&self.table_path(id)).await
+    }
+
+    /// `ALTER TABLE`: applies `changes` (in order) to the table's latest schema and commits
+    /// the result as schema N+1, exactly as Java's `Catalog.alterTable` /
+    /// `SchemaManager.commitChanges` do (see [`Table::alter`] for what strata refuses on top).
+    /// Returns the new schema, or `None` when the table does not exist and
+    /// `ignore_if_not_exists` is set. Tables loaded afterwards ([`Self::get_table`]) use it.
+    pub async fn alter_table(
+        &self,
+        id: &Identifier,
+        changes: Vec<SchemaChange>,
+        ignore_if_not_exists: bool,
+    ) -> Result<Option<Arc<TableSchema>>> {
+        let table = match self.get_table(id).await {
+            Ok(t) => t,
+            Err(Error::TableNotFound(_)) if ignore_if_not_exists => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let altered = table.alter(&changes).await?;
+        Ok(Some(altered.schema().clone()))
     }
 
     /// Loads a table at its latest schema.

@@ -7,13 +7,23 @@
 //! with NULL. Leaves are cast to the read type (e.g. INT → BIGINT) and every nested field takes
 //! the target Arrow name and nullability, whatever physical variant the writer used
 //! (`item`/`element`, `entries`/`key_value`, decimals as FLBA, timestamps in any unit...).
+//!
+//! A leaf whose type changed is converted as Java's cast executors convert it
+//! (`CastExecutors`, applied by `SchemaEvolutionUtil` when Java reads an older file). For
+//! character and binary targets that includes the length: `BinaryStringUtils.toCharacterString`
+//! cuts values longer than a `CHAR(n)` / `VARCHAR(n)` target to `n` characters and pads
+//! `CHAR(n)` with spaces, `toBinaryString` cuts `VARBINARY(n)` and cuts or zero-pads
+//! `BINARY(n)`. [`check_readable_type_change`] says which type changes this module converts
+//! exactly as Java does; `ALTER TABLE` refuses the others, which Java allows but strata would
+//! read differently (or fail on).
 
 use std::sync::Arc;
 
+use arrow_array::builder::{BinaryBuilder, StringBuilder};
 use arrow_array::cast::AsArray;
 use arrow_array::{new_null_array, Array, ArrayRef, ListArray, MapArray, StructArray};
 use arrow_schema::{DataType as ArrowType, Field, FieldRef};
-use strata_spec::types::{DataField, DataType, TypeKind};
+use strata_spec::types::{DataField, DataType, TypeKind, MAX_LENGTH};
 
 use super::convert::{cast_to_type, check_not_null_under};
 use crate::{Error, Result};
@@ -82,7 +92,177 @@ fn evolve_to_type(
             let count = DataType::not_null(TypeKind::Int);
             evolve_map(array, (de, &count), (re, &count), target, path)
         }
-        _ => cast_to_type(array, target, path),
+        _ => {
+            let out = cast_to_type(array, target, path)?;
+            if data.kind == read.kind {
+                return Ok(out);
+            }
+            fit_length(out, &read.kind, path)
+        }
+    }
+}
+
+/// Java's length rules for a value cast to a character or binary type (see the module docs).
+fn fit_length(array: ArrayRef, read: &TypeKind, path: &str) -> Result<ArrayRef> {
+    match *read {
+        TypeKind::Char(n) => fit_strings(&array, n as usize, true, path),
+        TypeKind::VarChar(n) if n < MAX_LENGTH => fit_strings(&array, n as usize, false, path),
+        TypeKind::Binary(n) => fit_binary(&array, n as usize, true, path),
+        TypeKind::VarBinary(n) if n < MAX_LENGTH => fit_binary(&array, n as usize, false, path),
+        _ => Ok(array),
+    }
+}
+
+fn fit_strings(array: &ArrayRef, n: usize, pad: bool, path: &str) -> Result<ArrayRef> {
+    let Some(strings) = array.as_string_opt::<i32>() else {
+        return Err(mismatch(
+            path,
+            format!("expected strings, got {}", array.data_type()),
+        ));
+    };
+    let fits = |v: &str| {
+        let chars = v.chars().count();
+        chars == n || (!pad && chars < n)
+    };
+    if strings.iter().flatten().all(fits) {
+        return Ok(array.clone());
+    }
+    let mut out = StringBuilder::with_capacity(strings.len(), strings.value_data().len());
+    for v in strings.iter() {
+        match v {
+            None => out.append_null(),
+            Some(v) => {
+                let mut text: String = v.chars().take(n).collect();
+                if pad {
+                    let missing = n.saturating_sub(text.chars().count());
+                    text.extend(std::iter::repeat_n(' ', missing));
+                }
+                out.append_value(text);
+            }
+        }
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+fn fit_binary(array: &ArrayRef, n: usize, pad: bool, path: &str) -> Result<ArrayRef> {
+    let Some(bytes) = array.as_binary_opt::<i32>() else {
+        return Err(mismatch(
+            path,
+            format!("expected bytes, got {}", array.data_type()),
+        ));
+    };
+    let fits = |v: &[u8]| v.len() == n || (!pad && v.len() < n);
+    if bytes.iter().flatten().all(fits) {
+        return Ok(array.clone());
+    }
+    let mut out = BinaryBuilder::with_capacity(bytes.len(), bytes.value_data().len());
+    for v in bytes.iter() {
+        match v {
+            None => out.append_null(),
+            Some(v) => {
+                let mut value = v[..v.len().min(n)].to_vec();
+                if pad {
+                    value.resize(n, 0);
+                }
+                out.append_value(value);
+            }
+        }
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// Whether this module reads values written as `from` as `to` exactly as Java Paimon's cast
+/// executors would (`Err` says why not). Exact here: integer widening; integers to FLOAT /
+/// DOUBLE (rounded to nearest, as Java's `Number.floatValue` / `doubleValue`); FLOAT to
+/// DOUBLE; integers to a DECIMAL with room for every value; DECIMAL to a DECIMAL with at least
+/// the scale and integer digits; any character type to any character type, any binary type to
+/// any binary type (with Java's cutting and padding); BOOLEAN and integers to character types
+/// (Java's `toString`); TIMESTAMP(p) to TIMESTAMP(q ≥ p) and the same WITH LOCAL TIME ZONE;
+/// inside ARRAY, MAP values and ROW fields (matched by field id), the same rules. Java also
+/// allows narrowing and other explicit casts (BIGINT → INT wraps around, STRING → INT parses,
+/// DOUBLE → DECIMAL rounds through `BigDecimal.valueOf`, TIMESTAMP ↔ LTZ uses the JVM's time
+/// zone, ...), which strata does not reproduce.
+pub fn check_readable_type_change(
+    from: &DataType,
+    to: &DataType,
+) -> std::result::Result<(), String> {
+    use TypeKind as K;
+    fn int_digits(k: &TypeKind) -> Option<u32> {
+        match k {
+            K::TinyInt => Some(3),
+            K::SmallInt => Some(5),
+            K::Int => Some(10),
+            K::BigInt => Some(19),
+            _ => None,
+        }
+    }
+    let is_string = |k: &TypeKind| matches!(k, K::Char(_) | K::VarChar(_));
+    let is_binary = |k: &TypeKind| matches!(k, K::Binary(_) | K::VarBinary(_));
+    let refuse = || {
+        Err(format!(
+            "Java Paimon allows changing {from} to {to}, but strata cannot yet read values \
+             written as {from} the way Java converts them"
+        ))
+    };
+    match (&from.kind, &to.kind) {
+        (a, b) if a == b => Ok(()),
+        (a, b) if int_digits(a).is_some() && int_digits(b).is_some() => {
+            if int_digits(a) <= int_digits(b) {
+                Ok(())
+            } else {
+                refuse()
+            }
+        }
+        (a, K::Float | K::Double) if int_digits(a).is_some() => Ok(()),
+        (K::Float, K::Double) => Ok(()),
+        (a, K::Decimal { precision, scale }) if int_digits(a).is_some() => match int_digits(a) {
+            Some(d) if precision.saturating_sub(*scale) >= d => Ok(()),
+            _ => refuse(),
+        },
+        (
+            K::Decimal {
+                precision: p1,
+                scale: s1,
+            },
+            K::Decimal {
+                precision: p2,
+                scale: s2,
+            },
+        ) => {
+            if s2 >= s1 && p2.saturating_sub(*s2) >= p1.saturating_sub(*s1) {
+                Ok(())
+            } else {
+                refuse()
+            }
+        }
+        (a, b) if is_string(a) && is_string(b) => Ok(()),
+        (a, b) if is_binary(a) && is_binary(b) => Ok(()),
+        (a, b) if (int_digits(a).is_some() || *a == K::Boolean) && is_string(b) => Ok(()),
+        (K::Timestamp(p), K::Timestamp(q))
+        | (K::LocalZonedTimestamp(p), K::LocalZonedTimestamp(q)) => {
+            if q >= p {
+                Ok(())
+            } else {
+                refuse()
+            }
+        }
+        (K::Array(a), K::Array(b)) | (K::Multiset(a), K::Multiset(b)) => {
+            check_readable_type_change(a, b)
+        }
+        (K::Map { key: ka, value: va }, K::Map { key: kb, value: vb }) => {
+            check_readable_type_change(ka, kb)?;
+            check_readable_type_change(va, vb)
+        }
+        (K::Row(fa), K::Row(fb)) => {
+            for b in fb {
+                if let Some(a) = fa.iter().find(|a| a.id == b.id) {
+                    check_readable_type_change(&a.data_type, &b.data_type)
+                        .map_err(|e| format!("field `{}`: {e}", b.name))?;
+                }
+            }
+            Ok(())
+        }
+        _ => refuse(),
     }
 }
 
@@ -214,4 +394,112 @@ fn evolve_map(
     )
     .map_err(|e| mismatch(path, format!("rebuilding the map: {e}")))?;
     Ok(Arc::new(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{BinaryArray, StringArray};
+    use strata_spec::types::json::parse_type_text;
+
+    fn ty(t: &str) -> DataType {
+        parse_type_text(t).unwrap()
+    }
+
+    #[test]
+    fn readable_type_changes() {
+        let ok = [
+            ("TINYINT", "BIGINT"),
+            ("INT", "BIGINT"),
+            ("INT", "FLOAT"),
+            ("BIGINT", "DOUBLE"),
+            ("FLOAT", "DOUBLE"),
+            ("INT", "DECIMAL(10, 0)"),
+            ("BIGINT", "DECIMAL(21, 2)"),
+            ("DECIMAL(5, 2)", "DECIMAL(10, 3)"),
+            ("VARCHAR(5)", "VARCHAR(2)"),
+            ("CHAR(3)", "STRING"),
+            ("BYTES", "BINARY(4)"),
+            ("INT", "STRING"),
+            ("BOOLEAN", "VARCHAR(3)"),
+            ("TIMESTAMP(3)", "TIMESTAMP(6)"),
+            (
+                "TIMESTAMP(3) WITH LOCAL TIME ZONE",
+                "TIMESTAMP(9) WITH LOCAL TIME ZONE",
+            ),
+            ("ARRAY<INT>", "ARRAY<BIGINT>"),
+            (
+                "MAP<STRING NOT NULL, FLOAT>",
+                "MAP<STRING NOT NULL, DOUBLE>",
+            ),
+        ];
+        for (a, b) in ok {
+            assert_eq!(
+                check_readable_type_change(&ty(a), &ty(b)),
+                Ok(()),
+                "{a} -> {b}"
+            );
+        }
+        let refused = [
+            ("BIGINT", "INT"),
+            ("DOUBLE", "FLOAT"),
+            ("INT", "DECIMAL(9, 0)"),
+            ("DECIMAL(10, 3)", "DECIMAL(10, 2)"),
+            ("DECIMAL(10, 2)", "DECIMAL(10, 4)"),
+            ("FLOAT", "DECIMAL(20, 2)"),
+            ("DOUBLE", "STRING"),
+            ("STRING", "INT"),
+            ("TIMESTAMP(6)", "TIMESTAMP(3)"),
+            ("TIMESTAMP(3)", "TIMESTAMP(3) WITH LOCAL TIME ZONE"),
+            ("DATE", "TIMESTAMP(3)"),
+            ("ARRAY<BIGINT>", "ARRAY<INT>"),
+        ];
+        for (a, b) in refused {
+            let e = check_readable_type_change(&ty(a), &ty(b)).unwrap_err();
+            assert!(e.contains(a) || e.contains("INT"), "{a} -> {b}: {e}");
+        }
+        // ROW fields are matched by id (the parser numbers both `x` alike).
+        let rows = (ty("ROW<x BIGINT, y INT>"), ty("ROW<x INT, y BIGINT>"));
+        let e = check_readable_type_change(&rows.0, &rows.1).unwrap_err();
+        assert!(e.contains("field `x`"), "{e}");
+    }
+
+    #[test]
+    fn lengths_follow_java_casts() {
+        let strings: ArrayRef = Arc::new(StringArray::from(vec![
+            Some("abcdef"),
+            Some("ab"),
+            None,
+            Some("äöüß"),
+        ]));
+        let cut = fit_length(strings.clone(), &TypeKind::VarChar(3), "c").unwrap();
+        let cut = cut.as_string::<i32>();
+        assert_eq!(
+            cut.iter().collect::<Vec<_>>(),
+            [Some("abc"), Some("ab"), None, Some("äöü")]
+        );
+        let padded = fit_length(strings, &TypeKind::Char(3), "c").unwrap();
+        assert_eq!(
+            padded.as_string::<i32>().iter().collect::<Vec<_>>(),
+            [Some("abc"), Some("ab "), None, Some("äöü")]
+        );
+        let bytes: ArrayRef = Arc::new(BinaryArray::from(vec![
+            Some(&b"\x01\x02\x03"[..]),
+            Some(&b"\x01"[..]),
+        ]));
+        let var = fit_length(bytes.clone(), &TypeKind::VarBinary(2), "b").unwrap();
+        assert_eq!(
+            var.as_binary::<i32>().iter().collect::<Vec<_>>(),
+            [Some(&b"\x01\x02"[..]), Some(&b"\x01"[..])]
+        );
+        let fixed = fit_length(bytes, &TypeKind::Binary(2), "b").unwrap();
+        assert_eq!(
+            fixed.as_binary::<i32>().iter().collect::<Vec<_>>(),
+            [Some(&b"\x01\x02"[..]), Some(&b"\x01\x00"[..])]
+        );
+        // STRING and BYTES targets keep everything.
+        let long: ArrayRef = Arc::new(StringArray::from(vec!["x".repeat(50)]));
+        let same = fit_length(long.clone(), &TypeKind::VarChar(MAX_LENGTH), "c").unwrap();
+        assert!(Arc::ptr_eq(&same, &long));
+    }
 }

@@ -29,6 +29,10 @@ pub struct MapKeyLeaf {
     pub key: String,
     pub op: LeafOp,
     pub literals: Vec<Datum>,
+    /// The map's value type in the read schema. A file written before the value type changed
+    /// (`ALTER TABLE … TYPE` on `m.value`) has statistics in its old type, which are not used
+    /// (a string cut to a shorter length on read would no longer lie within them).
+    pub value_type: strata_spec::DataType,
 }
 
 /// A conservative predicate over MAP keys used only to skip files and row groups.

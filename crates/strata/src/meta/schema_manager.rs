@@ -1,15 +1,23 @@
-//! `schema/schema-N` files: reading any version, creating `schema-0`.
+//! `schema/schema-N` files: reading any version, creating `schema-0`, and committing schema
+//! changes (`schema-(N+1)`, Java's `SchemaManager.commitChanges`).
 //!
 //! Schemas are immutable once written, so every version read is cached for the life of the
 //! manager (a scan over files of many schema versions reads each schema file once).
+//!
+//! A schema change is committed optimistically, like a snapshot: read the latest schema N,
+//! apply the changes ([`TableSchema::apply_changes_with`], pure), and create `schema-(N+1)`
+//! only if it does not exist (put-if-absent: a hard link locally, `If-None-Match: *` on S3).
+//! A writer that loses the race re-reads the new latest schema and applies its changes to
+//! that one, so concurrent `ALTER TABLE`s serialize and none is lost; a change that no longer
+//! applies (the column it renames was dropped meanwhile) fails with the reason.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use strata_spec::schema::TableSchema;
+use strata_spec::schema::{SchemaChange, TableSchema};
 
 use crate::io::FileIO;
-use crate::meta::TablePaths;
+use crate::meta::{SnapshotManager, TablePaths};
 use crate::{Error, Result};
 
 /// Reads and creates the schema versions of one table.
@@ -88,6 +96,64 @@ impl SchemaManager {
             .expect("schema cache lock is never held across a panic")
             .get(&id)
             .cloned()
+    }
+
+    /// Applies `changes` to the latest schema and writes the result as the next version
+    /// (see the module docs): Java's `SchemaManager.commitChanges`. Returns the new schema.
+    pub async fn commit_changes(&self, changes: &[SchemaChange]) -> Result<Arc<TableSchema>> {
+        self.commit_changes_checked(changes, |_, _| Ok(())).await
+    }
+
+    /// [`SchemaManager::commit_changes`] with a check of each candidate before it is written:
+    /// `check(history, new)` gets every existing schema version (ascending; the last is the
+    /// one changed) and the new schema, and refuses it with an error. It runs again after a
+    /// lost race, on the schema then current.
+    pub async fn commit_changes_checked(
+        &self,
+        changes: &[SchemaChange],
+        mut check: impl FnMut(&[Arc<TableSchema>], &TableSchema) -> Result<()>,
+    ) -> Result<Arc<TableSchema>> {
+        /// Lost races in a row before giving up (Java retries without bound; a store whose
+        /// listing never shows the version that blocks the create would loop forever).
+        const MAX_ATTEMPTS: usize = 100;
+        let has_snapshots = SnapshotManager::new(self.io.clone(), self.paths.clone())
+            .latest_id()
+            .await?
+            .is_some();
+        let table = self.io.display(self.paths.root());
+        for _ in 0..MAX_ATTEMPTS {
+            let ids = self.list_ids().await?;
+            if ids.is_empty() {
+                return Err(Error::TableNotFound(table));
+            }
+            let mut history = Vec::with_capacity(ids.len());
+            for id in &ids {
+                history.push(self.schema(*id).await?);
+            }
+            let latest = history[history.len() - 1].clone();
+            let now = chrono::Utc::now().timestamp_millis();
+            let new = latest.apply_changes_with(changes, now, has_snapshots)?;
+            check(&history, &new)?;
+            if self.create(&new).await? {
+                let new = Arc::new(new);
+                self.cache_lock().insert(new.id, new.clone());
+                return Ok(new);
+            }
+            // Another writer created schema-(N+1) first: apply the changes to that one.
+        }
+        Err(Error::CommitConflict {
+            table,
+            message: format!(
+                "schema change lost {MAX_ATTEMPTS} races in a row: another writer keeps \
+                 creating the next schema version"
+            ),
+        })
+    }
+
+    fn cache_lock(&self) -> std::sync::MutexGuard<'_, HashMap<i64, Arc<TableSchema>>> {
+        self.cache
+            .lock()
+            .expect("schema cache lock is never held across a panic")
     }
 
     /// Writes `schema` as `schema-<schema.id>` if that version does not exist yet.

@@ -243,6 +243,7 @@ fn translate(p: &BoundPredicate, n_real: usize, keys: &[MapKeyColumn]) -> MapKey
                 key: k.key.clone(),
                 op: l.op.clone(),
                 literals: literals(&l.op),
+                value_type: l.data_type.clone(),
             }),
             None => MapKeyPredicate::Unknown,
         },

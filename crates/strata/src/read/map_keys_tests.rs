@@ -123,6 +123,7 @@ fn leaf(field_id: i32, key: &str, op: LeafOp) -> MapKeyPredicate {
         key: key.into(),
         literals: literals(&op),
         op,
+        value_type: DataType::nullable(TypeKind::Int),
     })
 }
 

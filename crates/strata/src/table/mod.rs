@@ -11,6 +11,9 @@
 //! table.new_read()   -> TableRead   -> stream of RecordBatch (crate::read)
 //! table.write_batches(...)                                   (crate::write)
 //! ```
+//!
+//! Schema changes are this module's own: [`Table::alter`] (in `alter`) commits
+//! `schema-(N+1)` and returns the table at it.
 
 use std::sync::Arc;
 
@@ -20,6 +23,7 @@ use strata_spec::options::CoreOptions;
 use strata_spec::partition::PartitionComputer;
 use strata_spec::schema::TableSchema;
 
+mod alter;
 mod identifier;
 
 pub use identifier::Identifier;

@@ -32,5 +32,8 @@ mod object_store_s3;
 mod option_support;
 mod pk_table;
 mod scan_planning;
+mod schema_evolution;
+mod system_tables;
+mod system_tables_pk;
 mod table_model;
 mod wire;

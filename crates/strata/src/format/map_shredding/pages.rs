@@ -202,6 +202,16 @@ impl Ctx<'_> {
     }
 }
 
+/// Whether a float column chunk is known to hold no NaN, so that its maximum is exact. The
+/// Parquet footer of this parquet version carries no NaN count, so this is known only for
+/// columns that are not floating point: float bounds are used conservatively.
+pub(super) fn nan_free(chunk: &parquet::file::metadata::ColumnChunkMetaData) -> bool {
+    !matches!(
+        chunk.column_type(),
+        parquet::basic::Type::FLOAT | parquet::basic::Type::DOUBLE
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,14 +227,4 @@ mod tests {
         assert_eq!(a.or(Rows::All), Rows::All);
         assert_eq!(merge(vec![3..4, 0..2, 2..3, 7..7]), vec![0..4]);
     }
-}
-
-/// Whether a float column chunk is known to hold no NaN, so that its maximum is exact. The
-/// Parquet footer of this parquet version carries no NaN count, so this is known only for
-/// columns that are not floating point: float bounds are used conservatively.
-pub(super) fn nan_free(chunk: &parquet::file::metadata::ColumnChunkMetaData) -> bool {
-    !matches!(
-        chunk.column_type(),
-        parquet::basic::Type::FLOAT | parquet::basic::Type::DOUBLE
-    )
 }

@@ -1,0 +1,153 @@
+//! `ALTER TABLE`: [`Table::alter`] commits a list of [`SchemaChange`]s as the table's next
+//! schema version (Java's `SchemaManager.commitChanges`, through
+//! [`crate::meta::SchemaManager::commit_changes_checked`]).
+//!
+//! The changes are applied by [`strata_spec::schema::TableSchema::apply_changes_with`], which
+//! mirrors Java's rules and refusals. On top of them strata refuses what it cannot honour:
+//!
+//! * options it does not implement ([`super::refuse_unsupported_options`], the same audit as
+//!   at `CREATE TABLE`), and a `file.format` other than parquet (strata writes only Parquet);
+//! * a new `bucket` count once the table has snapshots: Java allows N → M and then makes
+//!   writers refuse existing partitions until an INSERT OVERWRITE rescales them; strata has no
+//!   rescale and its writers would route keys by the new count next to files of the old one;
+//! * type changes Java allows but strata's reader would not convert the way Java does
+//!   ([`crate::format::evolve::check_readable_type_change`]), checked against the column's type
+//!   in *every* earlier schema version, since files of each may still be live;
+//! * a schema the [`Table`] context cannot be built on (e.g. a bad `manifest.compression`).
+//!
+//! Files written before the change stay as they are; reads map them to the new schema by
+//! field id (renamed columns keep their values, dropped ones vanish, added ones read as NULL,
+//! widened ones are converted), and writes and compactions after the change use the new one.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use strata_spec::schema::{SchemaChange, TableSchema};
+use strata_spec::SpecError;
+
+use super::{refuse_unsupported_options, Table};
+use crate::format::evolve::check_readable_type_change;
+use crate::{Error, Result};
+
+impl Table {
+    /// Applies `changes` to the table's latest schema and commits the result as the next
+    /// schema version; returns the table at that version. Concurrent alters serialize: one
+    /// that loses the race is applied again to the winner's schema. Errors name the column or
+    /// option: [`Error::ColumnNotFound`], [`Error::ColumnAlreadyExists`], [`Error::Unsupported`]
+    /// (Java refuses it, or strata does not implement it), [`Error::InvalidOption`],
+    /// [`Error::InvalidArgument`]. Nothing is written when a change is refused.
+    ///
+    /// The returned table has no dynamic options ([`Table::with_dynamic_options`]); other
+    /// handles of this table keep the schema they were loaded with.
+    pub async fn alter(&self, changes: &[SchemaChange]) -> Result<Table> {
+        let id = self.identifier().to_string();
+        let set_options: BTreeMap<String, String> = changes
+            .iter()
+            .filter_map(|c| match c {
+                SchemaChange::SetOption { key, value } => Some((key.clone(), value.clone())),
+                _ => None,
+            })
+            .collect();
+        refuse_unsupported_options(&set_options, &format!("altering table {id}"))?;
+        let has_snapshots = self.snapshot_manager().latest_id().await?.is_some();
+        let check = |history: &[Arc<TableSchema>], new: &TableSchema| -> Result<()> {
+            check_new_schema(self, &id, history, new, has_snapshots)
+        };
+        let schema = match self
+            .schema_manager()
+            .commit_changes_checked(changes, check)
+            .await
+        {
+            Ok(s) => s,
+            Err(Error::Spec(e)) => return Err(self.alter_error(&id, e).await),
+            Err(e) => return Err(e),
+        };
+        let mut table = Table::new(
+            self.identifier().clone(),
+            self.file_io().clone(),
+            self.paths().clone(),
+            self.schema_manager().clone(),
+            schema,
+        )?;
+        table.cache = self.cache.clone();
+        Ok(table)
+    }
+
+    /// A refusal of the pure schema change, with the table named.
+    async fn alter_error(&self, id: &str, e: SpecError) -> Error {
+        match e {
+            SpecError::ColumnNotFound { column } => {
+                let latest = self.schema_manager().latest().await.ok().flatten();
+                let names = latest.as_deref().unwrap_or(self.schema()).field_names();
+                Error::ColumnNotFound {
+                    table: id.to_string(),
+                    column,
+                    available: names.join(", "),
+                }
+            }
+            SpecError::ColumnAlreadyExists { column } => Error::ColumnAlreadyExists {
+                table: id.to_string(),
+                column,
+            },
+            SpecError::Unsupported(m) => Error::Unsupported(format!("altering table {id}: {m}")),
+            SpecError::Invalid { context, message } if context.starts_with("table option") => {
+                Error::InvalidOption {
+                    key: context,
+                    message: format!("altering table {id}: {message}"),
+                }
+            }
+            other => Error::InvalidArgument(format!("altering table {id}: {other}")),
+        }
+    }
+}
+
+/// strata's checks of a schema produced by changes (see the module docs).
+fn check_new_schema(
+    table: &Table,
+    id: &str,
+    history: &[Arc<TableSchema>],
+    new: &TableSchema,
+    has_snapshots: bool,
+) -> Result<()> {
+    let old = history.last().map(|s| s.options()).unwrap_or_default();
+    let (old_bucket, new_bucket) = (old.bucket()?, new.options().bucket()?);
+    if has_snapshots && old_bucket != new_bucket {
+        return Err(Error::Unsupported(format!(
+            "altering table {id}: changing `bucket` from {old_bucket} to {new_bucket} on a table \
+             that holds data needs a rescale (Java allows it, then refuses writes to existing \
+             partitions until an INSERT OVERWRITE rewrites them); strata does not rescale \
+             buckets, so it refuses the change"
+        )));
+    }
+    let format = new.options().file_format();
+    if format != "parquet" && format != old.file_format() {
+        return Err(Error::InvalidOption {
+            key: "file.format".into(),
+            message: format!(
+                "altering table {id}: strata writes only parquet data files, got {format}"
+            ),
+        });
+    }
+    for field in &new.fields {
+        for old in history {
+            let Some(before) = old.fields.iter().find(|f| f.id == field.id) else {
+                continue;
+            };
+            check_readable_type_change(&before.data_type, &field.data_type).map_err(|why| {
+                Error::Unsupported(format!(
+                    "altering table {id}: column `{}` (field id {}) was {} in schema {}: {why}",
+                    field.name, field.id, before.data_type, old.id
+                ))
+            })?;
+        }
+    }
+    // The table must still load at the new schema (manifest compression, partition names).
+    Table::new(
+        table.identifier().clone(),
+        table.file_io().clone(),
+        table.paths().clone(),
+        table.schema_manager().clone(),
+        Arc::new(new.clone()),
+    )?;
+    Ok(())
+}
