@@ -12,6 +12,7 @@
   ``sys.expire_snapshots``, ``sys.rollback``) and strata reads it; strata tags, expires and rolls
   back and Spark reads (``VERSION AS OF``);
 * schema evolution done by Spark (ADD / RENAME / DROP COLUMN, INT -> BIGINT) read by strata;
+* tables created, altered, merged and rewritten copy-on-write by ``strata sql``, read by Spark;
 * a strata writer and a Spark writer committing 50 times each to one table at the same time.
 
 Expected rows always come from the test's model, never from one engine's output.
@@ -294,6 +295,47 @@ def test_schema_evolution_by_spark(spark, strata):
                                                           schema=final)))
     assert_same_rows(canonical_lines(spark.arrow(f"SELECT * FROM {t}", final)), expected,
                      "Spark read after strata's write in the evolved schema")
+
+
+def test_tables_written_by_strata_sql_read_by_spark(spark, strata):
+    """``strata sql``: CREATE, INSERT, ALTER TABLE (add, rename, widen), MERGE INTO on a
+    primary-key table, copy-on-write DELETE / UPDATE on an append table; Spark reads the model."""
+    strata.run("sql", "-e", """
+        CREATE TABLE db.pk (id INT NOT NULL, v STRING, n INT, PRIMARY KEY (id) NOT ENFORCED)
+            WITH ('bucket' = '2');
+        INSERT INTO db.pk VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 3);
+        ALTER TABLE db.pk ADD COLUMN extra STRING;
+        ALTER TABLE db.pk RENAME COLUMN v TO label;
+        ALTER TABLE db.pk ALTER COLUMN n SET DATA TYPE BIGINT;
+        CREATE TABLE db.src (id INT, label STRING, n BIGINT);
+        INSERT INTO db.src VALUES (1, 'A', 10), (3, NULL, NULL), (4, 'D', 40);
+        MERGE INTO db.pk t USING db.src s ON t.id = s.id
+            WHEN MATCHED AND s.label IS NULL THEN DELETE
+            WHEN MATCHED THEN UPDATE SET label = s.label, n = s.n, extra = 'merged'
+            WHEN NOT MATCHED THEN INSERT (id, label, n) VALUES (s.id, s.label, s.n);
+        CREATE TABLE db.log (id INT NOT NULL, kind STRING, dt STRING NOT NULL) PARTITIONED BY (dt);
+        INSERT INTO db.log VALUES (1, 'a', 'x'), (2, 'b', 'x'), (3, 'b', 'y');
+        DELETE FROM db.log WHERE id = 2;
+        UPDATE db.log SET kind = 'B' WHERE kind = 'b';
+    """)
+    pk = pa.schema([pa.field("id", pa.int32(), nullable=False), pa.field("label", pa.string()),
+                    pa.field("n", pa.int64()), pa.field("extra", pa.string())])
+    expected = canonical_lines(pa.Table.from_pylist([
+        {"id": 1, "label": "A", "n": 10, "extra": "merged"},
+        {"id": 2, "label": "b", "n": 2, "extra": None},
+        {"id": 4, "label": "D", "n": 40, "extra": None},
+    ], schema=pk))
+    t = spark.table(strata.warehouse, "db.pk")
+    assert_same_rows(canonical_lines(spark.arrow(f"SELECT * FROM {t}", pk)), expected,
+                     "Spark reads the SQL-altered, merged primary-key table")
+    log = pa.schema([pa.field("id", pa.int32(), nullable=False), pa.field("kind", pa.string()),
+                     pa.field("dt", pa.string(), nullable=False)])
+    expected = canonical_lines(pa.Table.from_pylist([
+        {"id": 1, "kind": "a", "dt": "x"}, {"id": 3, "kind": "B", "dt": "y"}], schema=log))
+    t = spark.table(strata.warehouse, "db.log")
+    assert_same_rows(canonical_lines(spark.arrow(f"SELECT * FROM {t}", log)), expected,
+                     "Spark reads the append table strata rewrote copy-on-write")
+    assert_same_files(spark, strata, "db.log")
 
 
 # ---- concurrency -----------------------------------------------------------------------------------

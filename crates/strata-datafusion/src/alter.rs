@@ -77,9 +77,11 @@ pub(crate) async fn alter_table(session: &SqlSession, alter: &AlterTable) -> Res
                         ColumnOption::NotNull => t.nullable = false,
                         ColumnOption::Null => t.nullable = true,
                         ColumnOption::Comment(c) => comment = Some(c.clone()),
-                        other => return Err(plan_error(format!(
+                        other => {
+                            return Err(plan_error(format!(
                             "ALTER TABLE {id} ADD COLUMN {name}: option {other} is not supported"
-                        ))),
+                        )))
+                        }
                     }
                 }
                 let position = match column_position {

@@ -58,6 +58,8 @@ struct ScanWire {
     columns: Option<Vec<String>>,
     filter: Option<PredicateWire>,
     limit: Option<usize>,
+    #[serde(default)]
+    row_kinds: bool,
     groups: Vec<Vec<DataSplit>>,
 }
 
@@ -245,7 +247,7 @@ impl PhysicalExtensionCodec for StrataPhysicalCodec {
         let exec = block_on(async move {
             let provider = open(&w.table).await?;
             let full = provider.schema();
-            let schema: SchemaRef = match &w.columns {
+            let mut schema: SchemaRef = match &w.columns {
                 Some(cols) => {
                     let indices = cols
                         .iter()
@@ -255,6 +257,9 @@ impl PhysicalExtensionCodec for StrataPhysicalCodec {
                 }
                 None => full,
             };
+            if w.row_kinds {
+                schema = strata::read::row_kinds::with_kind_column(&schema);
+            }
             let filter = w
                 .filter
                 .as_ref()
@@ -268,6 +273,7 @@ impl PhysicalExtensionCodec for StrataPhysicalCodec {
                     columns: w.columns,
                     filter,
                     limit: w.limit,
+                    row_kinds: w.row_kinds,
                 },
                 w.groups,
                 partitions,
@@ -293,6 +299,7 @@ impl PhysicalExtensionCodec for StrataPhysicalCodec {
             columns: scan.columns().map(<[String]>::to_vec),
             filter: scan.filter().map(PredicateWire::from),
             limit: scan.limit(),
+            row_kinds: scan.row_kinds(),
             groups: scan.split_groups().to_vec(),
         };
         buf.push(STRATA_TAG);

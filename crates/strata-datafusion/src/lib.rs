@@ -7,10 +7,12 @@
 //! | module | what |
 //! |---|---|
 //! | [`catalog`] | [`StrataCatalog`] / [`StrataSchema`]: the warehouse as `CatalogProvider` / `SchemaProvider` |
-//! | [`table`] | [`StrataTable`]: a table as `TableProvider` (pushdown, statistics, INSERT, UPDATE, DELETE) |
+//! | [`table`] | [`StrataTable`]: a table as `TableProvider` (pushdown, statistics, INSERT, UPDATE, DELETE, MERGE) |
 //! | [`scan`] | [`StrataScanExec`]: the scan `ExecutionPlan`, strata splits dealt into partitions |
 //! | [`filter`] | DataFusion filters → strata predicates (what is pushed down exactly) |
 //! | [`sink`] | writes: one strata write and one commit per statement |
+//! | `merge` | `MERGE INTO` on primary-key tables, as row kinds |
+//! | `cow` | `UPDATE` / `DELETE` on append tables, copy-on-write |
 //! | [`session`] | [`SqlSession`]: DDL, `CALL sys.*`, `USE`, time travel, option hints |
 //! | [`options`] | per-query options (time travel, dynamic options) |
 //! | [`codec`] | logical and physical extension codecs: strata plans shipped between processes (Ballista) |
@@ -26,12 +28,15 @@
 //! ```
 
 mod alter;
+mod audit_log;
 pub mod catalog;
 pub mod codec;
 mod codec_predicate;
+mod cow;
 mod ddl;
 pub mod error;
 pub mod filter;
+mod merge;
 pub mod options;
 mod procedures;
 mod rewrite;

@@ -39,6 +39,8 @@ pub(crate) struct ReadRequest {
     /// Pushed predicate (exact).
     pub filter: Option<Predicate>,
     pub limit: Option<usize>,
+    /// Each row's kind first, deletes kept (`t$audit_log`; `TableRead::with_row_kinds`).
+    pub row_kinds: bool,
 }
 
 /// Reads groups of strata [`DataSplit`]s, one group per DataFusion partition.
@@ -53,6 +55,7 @@ pub struct StrataScanExec {
     columns: Option<Vec<String>>,
     filter: Option<Predicate>,
     limit: Option<usize>,
+    row_kinds: bool,
     groups: Vec<Vec<DataSplit>>,
     schema: SchemaRef,
     properties: Arc<PlanProperties>,
@@ -84,6 +87,7 @@ impl StrataScanExec {
             columns,
             filter,
             limit,
+            row_kinds,
         } = read;
         let properties = PlanProperties::new(
             EquivalenceProperties::new(schema.clone()),
@@ -98,6 +102,7 @@ impl StrataScanExec {
             columns,
             filter,
             limit,
+            row_kinds,
             groups,
             schema,
             properties: Arc::new(properties),
@@ -144,6 +149,11 @@ impl StrataScanExec {
     pub fn filter(&self) -> Option<&Predicate> {
         self.filter.as_ref()
     }
+
+    /// Whether rows come with their row kind first (`t$audit_log`).
+    pub fn row_kinds(&self) -> bool {
+        self.row_kinds
+    }
 }
 
 /// Deals splits into at most `n` groups, largest first onto the group with the fewest rows.
@@ -179,6 +189,9 @@ impl DisplayAs for StrataScanExec {
         }
         if let Some(l) = self.limit {
             write!(f, ", limit={l}")?;
+        }
+        if self.row_kinds {
+            write!(f, ", row_kinds")?;
         }
         Ok(())
     }
@@ -241,6 +254,9 @@ impl ExecutionPlan for StrataScanExec {
         }
         if let Some(l) = self.limit {
             read = read.with_limit(l);
+        }
+        if self.row_kinds {
+            read = read.with_row_kinds();
         }
         let schema = self.schema.clone();
         let stream = read.to_stream(splits).map_err(to_df)?;

@@ -12,11 +12,16 @@
 //! applied as `+U`, in one commit. DELETE needs a merge engine that removes a row on `-D`
 //! (Java's `PrimaryKeyTableUtils.validatePKUpsertDeletable`); UPDATE needs `deduplicate` or
 //! `partial-update` (Java's `RowLevelOp.Update`) and may not assign primary-key or partition
-//! columns. Tables without a primary key are refused for DELETE and UPDATE (Paimon rewrites
-//! their files copy-on-write, which strata does not do yet) with an error saying so.
+//! columns. On append tables DELETE and UPDATE rewrite the touched files instead
+//! ([`crate::cow`]); `MERGE INTO` ([`crate::merge`]) writes each row with its own kind
+//! ([`SinkMode::KindColumn`]).
 
+use std::collections::HashSet;
 use std::fmt;
 use std::sync::Arc;
+
+use arrow::array::{Array, Int8Array, RecordBatch};
+use arrow::row::{RowConverter, SortField};
 
 use arrow_schema::SchemaRef;
 use async_trait::async_trait;
@@ -51,7 +56,14 @@ pub enum SinkMode {
     Overwrite(OverwriteScope),
     /// Every row written with this row kind, an APPEND commit (DELETE as `-D`, UPDATE as `+U`).
     RowKind(RowKind),
+    /// Each row's kind in the input's last column, [`ROW_KIND_COLUMN`] (Paimon's row-kind
+    /// byte, Int8), which is not written; an APPEND commit (`MERGE INTO`). No primary key may
+    /// be updated or deleted twice (a target row matched by two source rows).
+    KindColumn,
 }
+
+/// The name of the row-kind column of a [`SinkMode::KindColumn`] input.
+pub const ROW_KIND_COLUMN: &str = "__strata_row_kind";
 
 /// A DataFusion [`DataSink`] writing into a strata table, committing once at the end.
 #[derive(Debug)]
@@ -99,10 +111,16 @@ impl DataSink for StrataSink {
             .new_write()
             .map_err(to_df)?
             .with_overwrite(overwrite);
+        let mut matched = MatchedKeys::new(&self.table, &self.schema)?;
         let result: Result<u64> = async {
             while let Some(batch) = data.next().await {
                 let batch = batch?;
                 match &self.mode {
+                    SinkMode::KindColumn => {
+                        let (data, kinds) = split_kinds(&batch)?;
+                        matched.check(&self.table, &data, &kinds)?;
+                        write.write_with_kinds(&data, &kinds).await.map_err(to_df)?
+                    }
                     SinkMode::RowKind(kind) => {
                         let kinds = vec![*kind; batch.num_rows()];
                         write
@@ -161,6 +179,7 @@ pub fn insert_with(
     mode: SinkMode,
 ) -> Result<Arc<dyn ExecutionPlan>> {
     let sink = StrataSink::new(table.clone(), mode, input.schema());
+    // The schema the sink reports is the input's; the kind column is dropped in `write_all`.
     Ok(Arc::new(DataSinkExec::new(input, Arc::new(sink), None)))
 }
 
@@ -180,20 +199,8 @@ fn merge_engine(table: &Table) -> String {
         .map_or_else(|| "deduplicate".to_string(), |v| v.to_ascii_lowercase())
 }
 
-fn require_primary_key(table: &Table, what: &str) -> Result<()> {
-    if table.is_primary_key_table() {
-        return Ok(());
-    }
-    Err(plan_error(format!(
-        "{what} on {}: the table has no primary key; strata writes {what} as row kinds of a \
-         primary-key table, and does not yet rewrite the files of an append table \
-         (copy-on-write)",
-        table.identifier()
-    )))
-}
-
 /// Java's `PrimaryKeyTableUtils.validatePKUpsertDeletable`.
-fn check_deletable(table: &Table) -> Result<()> {
+pub(crate) fn check_deletable(table: &Table, what: &str) -> Result<()> {
     let engine = merge_engine(table);
     let ok = match engine.as_str() {
         "deduplicate" => true,
@@ -211,11 +218,130 @@ fn check_deletable(table: &Table) -> Result<()> {
         return Ok(());
     }
     Err(plan_error(format!(
-        "DELETE on {}: merge engine {engine} does not remove a row on a delete record; set \
+        "{what} on {}: merge engine {engine} does not remove a row on a delete record; set \
          'partial-update.remove-record-on-delete' (partial-update) or \
          'aggregation.remove-record-on-delete' (aggregation) to 'true', as Paimon requires",
         table.identifier()
     )))
+}
+
+/// Java's `RowLevelOp.Update`: only `deduplicate` and `partial-update` apply an update.
+pub(crate) fn check_updatable(table: &Table, what: &str) -> Result<()> {
+    let engine = merge_engine(table);
+    if engine == "deduplicate" || engine == "partial-update" {
+        return Ok(());
+    }
+    Err(plan_error(format!(
+        "{what} on {}: merge engine {engine} cannot apply updates; Paimon supports UPDATE for \
+         deduplicate and partial-update tables",
+        table.identifier()
+    )))
+}
+
+/// An update may not assign a primary-key or partition column (the row would move).
+pub(crate) fn check_assignments(table: &Table, what: &str, names: &[&str]) -> Result<()> {
+    let schema = table.schema();
+    for name in names {
+        if schema.primary_keys.iter().any(|k| k == name) {
+            return Err(plan_error(format!(
+                "{what} on {}: cannot assign primary-key column {name}",
+                table.identifier()
+            )));
+        }
+        if schema.partition_keys.iter().any(|k| k == name) {
+            return Err(plan_error(format!(
+                "{what} on {}: cannot assign partition column {name}",
+                table.identifier()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Splits a [`SinkMode::KindColumn`] batch into its table columns and its row kinds.
+fn split_kinds(batch: &RecordBatch) -> Result<(RecordBatch, Vec<RowKind>)> {
+    let n = batch.num_columns();
+    let kinds = batch
+        .column(n.saturating_sub(1))
+        .as_any()
+        .downcast_ref::<Int8Array>()
+        .ok_or_else(|| plan_error(format!("the last input column is not {ROW_KIND_COLUMN}")))?;
+    let kinds = kinds
+        .iter()
+        .map(|k| {
+            RowKind::from_byte(k.unwrap_or(-1))
+                .map_err(|e| plan_error(format!("{ROW_KIND_COLUMN}: {e}")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok((batch.project(&(0..n - 1).collect::<Vec<_>>())?, kinds))
+}
+
+/// The primary keys a MERGE updated or deleted so far, to refuse a second change of one
+/// (Spark's `MERGE_CARDINALITY_VIOLATION`; which change wins would otherwise be arbitrary).
+struct MatchedKeys {
+    key_columns: Vec<usize>,
+    converter: Option<RowConverter>,
+    seen: HashSet<Box<[u8]>>,
+}
+
+impl MatchedKeys {
+    fn new(table: &Table, schema: &SchemaRef) -> Result<Self> {
+        let key_columns: Vec<usize> = table
+            .schema()
+            .primary_keys
+            .iter()
+            .filter_map(|k| schema.index_of(k).ok())
+            .collect();
+        let converter = if key_columns.is_empty() {
+            None
+        } else {
+            let fields = key_columns
+                .iter()
+                .map(|&i| SortField::new(schema.field(i).data_type().clone()))
+                .collect();
+            Some(RowConverter::new(fields)?)
+        };
+        Ok(MatchedKeys {
+            key_columns,
+            converter,
+            seen: HashSet::new(),
+        })
+    }
+
+    fn check(&mut self, table: &Table, batch: &RecordBatch, kinds: &[RowKind]) -> Result<()> {
+        let Some(converter) = &self.converter else {
+            return Ok(());
+        };
+        let columns: Vec<_> = self
+            .key_columns
+            .iter()
+            .map(|&i| batch.column(i).clone())
+            .collect();
+        let rows = converter.convert_columns(&columns)?;
+        for (i, kind) in kinds.iter().enumerate() {
+            if matches!(kind, RowKind::Insert) {
+                continue;
+            }
+            if !self.seen.insert(rows.row(i).as_ref().into()) {
+                let key = self
+                    .key_columns
+                    .iter()
+                    .map(|&c| {
+                        arrow::util::display::array_value_to_string(batch.column(c), i)
+                            .unwrap_or_default()
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                return Err(plan_error(format!(
+                    "MERGE INTO {}: the target row with primary key ({key}) is matched by more \
+                     than one source row; make the ON condition match each target row at most \
+                     once",
+                    table.identifier()
+                )));
+            }
+        }
+        Ok(())
+    }
 }
 
 fn column(name: &str) -> Expr {
@@ -240,15 +366,18 @@ async fn selected_rows(
     state.create_physical_plan(&plan).await
 }
 
-/// DELETE FROM a primary-key table: the selected rows written as `-D`.
+/// DELETE FROM a primary-key table: the selected rows written as `-D`. Append tables are
+/// rewritten copy-on-write ([`crate::cow`]).
 pub(crate) async fn delete(
     provider: &StrataTable,
     state: &dyn Session,
     filters: Vec<Expr>,
 ) -> Result<Arc<dyn ExecutionPlan>> {
     let table = provider.table();
-    require_primary_key(table, "DELETE")?;
-    check_deletable(table)?;
+    if !table.is_primary_key_table() {
+        return crate::cow::delete(provider, state, filters).await;
+    }
+    check_deletable(table, "DELETE")?;
     let columns = provider
         .schema()
         .fields()
@@ -260,6 +389,7 @@ pub(crate) async fn delete(
 }
 
 /// UPDATE of a primary-key table: the selected rows with the assignments applied, as `+U`.
+/// Append tables are rewritten copy-on-write ([`crate::cow`]).
 pub(crate) async fn update(
     provider: &StrataTable,
     state: &dyn Session,
@@ -267,30 +397,12 @@ pub(crate) async fn update(
     filters: Vec<Expr>,
 ) -> Result<Arc<dyn ExecutionPlan>> {
     let table = provider.table();
-    require_primary_key(table, "UPDATE")?;
-    let engine = merge_engine(table);
-    if engine != "deduplicate" && engine != "partial-update" {
-        return Err(plan_error(format!(
-            "UPDATE on {}: merge engine {engine} cannot apply updates; Paimon supports UPDATE \
-             for deduplicate and partial-update tables",
-            table.identifier()
-        )));
+    let names: Vec<&str> = assignments.iter().map(|(n, _)| n.as_str()).collect();
+    check_assignments(table, "UPDATE", &names)?;
+    if !table.is_primary_key_table() {
+        return crate::cow::update(provider, state, assignments, filters).await;
     }
-    let schema = table.schema();
-    for (name, _) in &assignments {
-        if schema.primary_keys.iter().any(|k| k == name) {
-            return Err(plan_error(format!(
-                "UPDATE on {}: cannot assign primary-key column {name}",
-                table.identifier()
-            )));
-        }
-        if schema.partition_keys.iter().any(|k| k == name) {
-            return Err(plan_error(format!(
-                "UPDATE on {}: cannot assign partition column {name}",
-                table.identifier()
-            )));
-        }
-    }
+    check_updatable(table, "UPDATE")?;
     let columns = provider
         .schema()
         .fields()

@@ -1,7 +1,8 @@
 //! Paimon's system tables (`t$snapshots`, `t$schemas`, `t$options`, `t$files`, `t$manifests`,
 //! `t$partitions`, `t$buckets`, `t$tags`, `t$consumers`) and strata's `t$levels`, as DataFusion
 //! tables. The rows are computed by `strata::system` (Java Paimon's columns and texts) when the
-//! query is planned, and served from memory.
+//! query is planned, and served from memory. `t$audit_log` (the rows with their row kinds) is
+//! a scan of the table itself ([`crate::audit_log`]).
 
 use std::sync::Arc;
 
@@ -13,6 +14,11 @@ use crate::error::to_df;
 
 /// The provider of system table `name` of `table`.
 pub(crate) async fn provider(table: &Table, name: &str) -> Result<Arc<dyn TableProvider>> {
+    if name.eq_ignore_ascii_case("audit_log") {
+        return Ok(Arc::new(crate::audit_log::AuditLogTable::new(
+            table.clone(),
+        )?));
+    }
     let batch = strata::system::system_table(table, name)
         .await
         .map_err(to_df)?;

@@ -19,9 +19,9 @@ use arrow_schema::SchemaRef;
 use async_trait::async_trait;
 use datafusion::catalog::Session;
 use datafusion::common::stats::Precision;
-use datafusion::common::{Result, Statistics};
+use datafusion::common::{DFSchemaRef, Result, Statistics};
 use datafusion::datasource::{TableProvider, TableType};
-use datafusion::logical_expr::dml::InsertOp;
+use datafusion::logical_expr::dml::{InsertOp, MergeIntoClause};
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::ExecutionPlan;
 use strata::expr::Predicate;
@@ -152,6 +152,7 @@ impl StrataTable {
                 columns: self.column_names(projection),
                 filter: predicate,
                 limit,
+                row_kinds: false,
             },
             plan.splits,
             self.scan_partitions
@@ -238,6 +239,18 @@ impl TableProvider for StrataTable {
     ) -> Result<Arc<dyn ExecutionPlan>> {
         self.refuse_time_travel("UPDATE")?;
         sink::update(self, state, assignments, filters).await
+    }
+
+    async fn merge_into(
+        &self,
+        state: &dyn Session,
+        source: Arc<dyn ExecutionPlan>,
+        merge_schema: DFSchemaRef,
+        on: Expr,
+        clauses: Vec<MergeIntoClause>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        self.refuse_time_travel("MERGE")?;
+        crate::merge::merge_into(self, state, source, merge_schema, on, clauses).await
     }
 }
 

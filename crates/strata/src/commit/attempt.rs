@@ -92,7 +92,10 @@ impl TableCommit {
                 )?);
             }
         }
-        if kind == CommitKind::Compact {
+        // A compaction, or an append that removes files (a copy-on-write rewrite), may only
+        // land while the files it removes are live.
+        let removes_files = adds.iter().any(|e| e.kind == FileKind::Delete);
+        if kind == CommitKind::Compact || (overwrite.is_none() && removes_files) {
             // Conflicts are checked per partition (live files, level overlaps, bucket
             // counts), so only the partitions the compaction touches are read.
             let mut touched: Vec<BinaryRow> = adds.iter().map(|e| e.partition.clone()).collect();

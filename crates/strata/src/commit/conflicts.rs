@@ -1,4 +1,5 @@
-//! Conflict checks of COMPACT commits (Java `ConflictDetection`).
+//! Conflict checks of COMPACT commits, and of APPEND commits that remove files (a
+//! copy-on-write UPDATE or DELETE), as Java's `ConflictDetection`.
 //!
 //! A compaction was planned on some snapshot; by the time it commits, other writers may
 //! have committed too. It may only land if:

@@ -47,6 +47,11 @@ pub struct CommitMessage {
     pub bucket: i32,
     pub total_buckets: i32,
     pub new_files: Vec<DataFileMeta>,
+    /// Files of the table this commit removes alongside `new_files`, in the same APPEND
+    /// snapshot (Java `DataIncrement.deletedFiles`): a copy-on-write UPDATE or DELETE replaces
+    /// the files it rewrote. Each must still be live when the commit lands, or the commit
+    /// fails as a conflict.
+    pub deleted_files: Vec<DataFileMeta>,
     /// Compaction: files removed (DELETE entries; an upgraded file at its old level).
     pub compact_before: Vec<DataFileMeta>,
     /// Compaction: files added (ADD entries; an upgraded file at its new level, same name).
@@ -70,6 +75,7 @@ impl CommitMessage {
             bucket,
             total_buckets,
             new_files: Vec::new(),
+            deleted_files: Vec::new(),
             compact_before: Vec::new(),
             compact_after: Vec::new(),
             index_changes: Vec::new(),
@@ -80,6 +86,7 @@ impl CommitMessage {
     /// Whether the message carries nothing to commit.
     pub fn is_empty(&self) -> bool {
         self.new_files.is_empty()
+            && self.deleted_files.is_empty()
             && self.compact_before.is_empty()
             && self.compact_after.is_empty()
             && self.index_changes.is_empty()
@@ -399,6 +406,9 @@ fn split_messages(messages: Vec<CommitMessage>) -> SplitMessages {
         };
         for f in m.new_files {
             out.adds.push(entry(FileKind::Add, f));
+        }
+        for f in m.deleted_files {
+            out.adds.push(entry(FileKind::Delete, f));
         }
         for f in m.compact_before {
             out.compact.push(entry(FileKind::Delete, f));

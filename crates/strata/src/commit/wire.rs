@@ -38,6 +38,9 @@ struct CommitMessageWire {
     bucket: i32,
     total_buckets: i32,
     new_files: String,
+    /// Added after version 1 was first written; absent means none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    deleted_files: Option<String>,
     compact_before: String,
     compact_after: String,
     index_changes: String,
@@ -114,6 +117,11 @@ impl TryFrom<&CommitMessage> for CommitMessageWire {
             bucket: m.bucket,
             total_buckets: m.total_buckets,
             new_files: files(&m.new_files)?,
+            deleted_files: if m.deleted_files.is_empty() {
+                None
+            } else {
+                Some(files(&m.deleted_files)?)
+            },
             compact_before: files(&m.compact_before)?,
             compact_after: files(&m.compact_after)?,
             index_changes: B64.encode(index),
@@ -134,6 +142,10 @@ impl TryFrom<CommitMessageWire> for CommitMessage {
             bucket: w.bucket,
             total_buckets: w.total_buckets,
             new_files: decode_files(&w.new_files, "newFiles")?,
+            deleted_files: match &w.deleted_files {
+                Some(text) => decode_files(text, "deletedFiles")?,
+                None => Vec::new(),
+            },
             compact_before: decode_files(&w.compact_before, "compactBefore")?,
             compact_after: decode_files(&w.compact_after, "compactAfter")?,
             index_changes: decode_index_manifest(&index)

@@ -17,7 +17,7 @@
 
 use std::sync::Arc;
 
-use arrow_array::RecordBatch;
+use arrow_array::{Array, RecordBatch};
 use futures::stream::{self, BoxStream};
 use futures::StreamExt;
 use strata_spec::binary_row::BinaryRow;
@@ -58,6 +58,8 @@ pub(super) struct KvReadContext {
     pub dv: Option<Arc<super::deletion_vectors::DvCache>>,
     /// Decodes the files into `layout`.
     pub files: KvFileReader,
+    /// Keep deletes and output each row's kind first, as this schema (`None`: a plain read).
+    pub kinds_schema: Option<arrow_schema::SchemaRef>,
 }
 
 impl KvReadContext {
@@ -124,7 +126,23 @@ impl KvReadContext {
                             single,
                         ));
                     }
-                    let merged: SortedRun = if single {
+                    let keep_kinds = ctx.kinds_schema.is_some();
+                    let mut projection = layout_values(&ctx.layout);
+                    if keep_kinds {
+                        projection.insert(0, ctx.layout.kind_col());
+                    }
+                    let merged: SortedRun = if single && keep_kinds {
+                        run_streams
+                            .pop()
+                            .expect("a section has at least one run")
+                            .map(move |b| {
+                                b.and_then(|b| {
+                                    b.project(&projection)
+                                        .map_err(|e| Error::arrow("value columns", e))
+                                })
+                            })
+                            .boxed()
+                    } else if single {
                         let layout = ctx.layout.clone();
                         run_streams
                             .pop()
@@ -137,13 +155,18 @@ impl KvReadContext {
                             })
                             .boxed()
                     } else {
+                        let deletes = if keep_kinds {
+                            DeletePolicy::Keep
+                        } else {
+                            DeletePolicy::Drop
+                        };
                         MergeSorter::new(
                             ctx.layout.clone(),
                             ctx.merge.clone(),
-                            DeletePolicy::Drop,
+                            deletes,
                             ctx.batch_size,
                         )
-                        .with_projection(layout_values(&ctx.layout))
+                        .with_projection(projection)
                         .merge(run_streams)?
                     };
                     let ctx2 = ctx.clone();
@@ -251,6 +274,17 @@ impl KvReadContext {
     /// (deriving MAP key columns).
     fn finish(&self, values: RecordBatch) -> Result<RecordBatch> {
         let n = values.num_rows();
-        self.plan.finish(values.columns().to_vec(), n)
+        let Some(schema) = &self.kinds_schema else {
+            return self.plan.finish(values.columns().to_vec(), n);
+        };
+        // The kind column first, then the value columns (a read with kinds has no filter).
+        let kinds = values
+            .column(0)
+            .as_any()
+            .downcast_ref::<arrow_array::Int8Array>()
+            .ok_or_else(|| Error::InvalidArgument("_VALUE_KIND is not TINYINT".into()))?;
+        let kinds = super::row_kinds::kind_strings(kinds)?;
+        let rows = self.plan.finish(values.columns()[1..].to_vec(), n)?;
+        super::row_kinds::prepend(schema, kinds, &rows)
     }
 }

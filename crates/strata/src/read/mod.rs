@@ -22,6 +22,7 @@ pub mod deletion_vectors;
 mod kv_read;
 mod map_keys;
 mod plan;
+pub mod row_kinds;
 
 use std::sync::Arc;
 
@@ -63,6 +64,8 @@ pub struct TableRead {
     limit: Option<usize>,
     batch_size: usize,
     metrics: Option<Arc<ReadMetrics>>,
+    /// Output each row's kind first ([`row_kinds`]).
+    row_kinds: bool,
 }
 
 impl TableRead {
@@ -74,6 +77,7 @@ impl TableRead {
             limit: None,
             batch_size: DEFAULT_BATCH_SIZE,
             metrics: None,
+            row_kinds: false,
         }
     }
 
@@ -107,6 +111,14 @@ impl TableRead {
         self
     }
 
+    /// Output every record with its row kind, in a first column `rowkind` (`+I`, `-U`, `+U`,
+    /// `-D`), keeping the deletes a merge would drop: Paimon's `t$audit_log`
+    /// ([`row_kinds`]). Such a read takes no filter (filter the rows it returns).
+    pub fn with_row_kinds(mut self) -> Self {
+        self.row_kinds = true;
+        self
+    }
+
     fn resolve(&self) -> Result<plan::Resolved> {
         plan::Resolved::new(
             &self.table,
@@ -124,7 +136,12 @@ impl TableRead {
     /// Arrow schema of the output batches.
     pub fn output_schema(&self) -> Result<SchemaRef> {
         let resolved = self.resolve()?;
-        Ok(resolved.plan(resolved.wanted.clone())?.out_schema)
+        let schema = resolved.plan(resolved.wanted.clone())?.out_schema;
+        Ok(if self.row_kinds {
+            row_kinds::with_kind_column(&schema)
+        } else {
+            schema
+        })
     }
 
     /// Streams the rows of `splits` as Arrow batches.
@@ -132,8 +149,17 @@ impl TableRead {
         &self,
         splits: Vec<DataSplit>,
     ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+        if self.row_kinds && self.filter.is_some() {
+            return Err(crate::Error::Unsupported(format!(
+                "reading {} with row kinds and a filter: filter the rows the read returns",
+                self.table.identifier()
+            )));
+        }
         let resolved = self.resolve()?;
         let plan = resolved.plan(resolved.wanted.clone())?;
+        let kinds_schema = self
+            .row_kinds
+            .then(|| row_kinds::with_kind_column(&plan.out_schema));
         let hints = ReadHints {
             selected_map_keys: resolved.selected_map_keys(),
             map_key_predicate: plan.map_key_predicate().map(Arc::new),
@@ -154,7 +180,8 @@ impl TableRead {
         let mut jobs = Vec::new();
         let mut kv_ctx: Option<Arc<kv_read::KvReadContext>> = None;
         for split in splits {
-            if !split.raw_convertible && self.table.is_primary_key_table() {
+            let merge = !split.raw_convertible || self.row_kinds;
+            if merge && self.table.is_primary_key_table() {
                 if kv_ctx.is_none() {
                     kv_ctx = Some(Arc::new(self.kv_context(&resolved)?));
                 }
@@ -187,7 +214,16 @@ impl TableRead {
                         crate::io::producer::spawn_producer(what, tx, async move {
                             ctx.read_file(&job, &feed).await
                         });
-                        receiver_stream(rx)
+                        match &kinds_schema {
+                            // Rows of append files (the merge path adds kinds itself).
+                            Some(schema) => {
+                                let schema = schema.clone();
+                                receiver_stream(rx)
+                                    .map(move |b| b.and_then(|b| row_kinds::inserts(&schema, &b)))
+                                    .boxed()
+                            }
+                            None => receiver_stream(rx),
+                        }
                     }
                     ReadJob::Merge(split) => {
                         let kv = kv_ctx.clone().expect("created for every merge job");
@@ -240,6 +276,9 @@ impl TableRead {
             layout,
             merge,
             key_bound,
+            kinds_schema: self
+                .row_kinds
+                .then(|| row_kinds::with_kind_column(&plan.out_schema)),
             plan: Arc::new(plan),
             batch_size: self.batch_size,
             dv: self

@@ -90,6 +90,7 @@ async fn deletion_vectors_hide_marked_rows() {
         bucket: 0,
         total_buckets: 1,
         new_files: Vec::new(),
+        deleted_files: Vec::new(),
         compact_before: Vec::new(),
         compact_after: Vec::new(),
         index_changes: vec![entry],

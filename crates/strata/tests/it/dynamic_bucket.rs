@@ -209,6 +209,7 @@ async fn index_manifest_through_appends_and_overwrites() {
             bucket: 0,
             total_buckets: -1,
             new_files: vec![fake_file("data-plain.parquet")],
+            deleted_files: Vec::new(),
             compact_before: Vec::new(),
             compact_after: Vec::new(),
             index_changes: Vec::new(),

@@ -31,6 +31,7 @@ mod map_shredding;
 mod object_store_s3;
 mod option_support;
 mod pk_table;
+mod row_kinds;
 mod scan_planning;
 mod schema_evolution;
 mod system_tables;

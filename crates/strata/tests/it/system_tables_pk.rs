@@ -175,6 +175,7 @@ async fn deletion_vector_counts() {
         bucket: 0,
         total_buckets: 1,
         new_files: Vec::new(),
+        deleted_files: Vec::new(),
         compact_before: Vec::new(),
         compact_after: Vec::new(),
         index_changes: vec![entry],
