@@ -17,7 +17,10 @@ use strata_spec::snapshot::CommitKind;
 /// letter differs), so the files of A, B, C and D have nearly equal sizes, as in the seed.
 /// E's ten rows carry a longer, less compressible payload: the seed's inequalities need
 /// `1.01 × B < A + E` (B must stop below A in the size-ratio rule), i.e. E larger than 1% of
-/// a 12000-row commit, while E stays below the 3276-byte small-file threshold.
+/// a 12000-row commit, while E stays below the 3276-byte small-file threshold. The key ranges
+/// are the seed's shifted by 1,000,000 so that every commit's keys have the same magnitude:
+/// with keys 1.. for A and 100001.. for B, B's files compress up to 8% worse than A's under
+/// some deflate backends (zlib-rs, which a workspace build enables) and the inequality flips.
 fn payload(id: i32, version: &str) -> String {
     if version == "e" {
         let h = |k: u64| (id as u64 ^ k).wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -122,7 +125,7 @@ async fn seed_experiment_upgrades_instead_of_rewriting() {
 
     // E: 10 rows, one small file; nothing to compact yet.
     for t in [&ct, &ct_def] {
-        let s = commit(t, batch(300001..=300010, "e")).await;
+        let s = commit(t, batch(1_300_001..=1_300_010, "e")).await;
         assert!(s.metrics.is_empty());
         assert_eq!(s.new_files.len(), 1);
         assert!(
@@ -131,11 +134,11 @@ async fn seed_experiment_upgrades_instead_of_rewriting() {
             s.append.file_size
         );
     }
-    model.extend((300001..=300010).map(|i| (i, payload(i, "e"))));
+    model.extend((1_300_001..=1_300_010).map(|i| (i, payload(i, "e"))));
     let e_name = levels(&ct).await.into_keys().next().unwrap();
 
     // A: 12000 rows → 6 level-0 files of about 2000 rows; E + A → L5.
-    let a = commit(&ct, batch(1..=12000, "a")).await;
+    let a = commit(&ct, batch(1_000_001..=1_012_000, "a")).await;
     assert_eq!(a.new_files.len(), 6, "12000 rows roll into 6 files at 64kb");
     assert_eq!(
         latest_kinds(&ct, 2).await,
@@ -154,7 +157,7 @@ async fn seed_experiment_upgrades_instead_of_rewriting() {
     );
     assert!(after_a.values().all(|l| *l == 5));
 
-    let a_def = commit(&ct_def, batch(1..=12000, "a")).await;
+    let a_def = commit(&ct_def, batch(1_000_001..=1_012_000, "a")).await;
     let m = &a_def.metrics[0].task;
     assert_eq!((m.output_level, m.upgraded_files, m.rewrites), (5, 0, 1));
     let def_after_a = levels(&ct_def).await;
@@ -162,24 +165,24 @@ async fn seed_experiment_upgrades_instead_of_rewriting() {
         def_after_a.keys().all(|n| !a_def.new_files.contains(n)),
         "all rewritten"
     );
-    model.extend((1..=12000).map(|i| (i, payload(i, "a"))));
+    model.extend((1_000_001..=1_012_000).map(|i| (i, payload(i, "a"))));
     assert_eq!(rows(&ct).await, model);
     assert_eq!(rows(&ct_def).await, model);
 
     // B: disjoint keys → six upgrades to L4.
-    let b = commit(&ct, batch(100001..=112000, "b")).await;
+    let b = commit(&ct, batch(1_100_001..=1_112_000, "b")).await;
     let m = &b.metrics[0].task;
     assert_eq!((m.output_level, m.upgraded_files, m.rewrites), (4, 6, 0));
     let after_b = levels(&ct).await;
     for n in &b.new_files {
         assert_eq!(after_b[n], 4);
     }
-    let b_def = commit(&ct_def, batch(100001..=112000, "b")).await;
+    let b_def = commit(&ct_def, batch(1_100_001..=1_112_000, "b")).await;
     assert_eq!(b_def.metrics[0].task.upgraded_files, 0);
-    model.extend((100001..=112000).map(|i| (i, payload(i, "b"))));
+    model.extend((1_100_001..=1_112_000).map(|i| (i, payload(i, "b"))));
 
     // C: updates A → one rewrite of A+C into L5, B upgraded L4 → L5, E untouched.
-    let c = commit(&ct, batch(1..=12000, "c")).await;
+    let c = commit(&ct, batch(1_000_001..=1_012_000, "c")).await;
     let m = &c.metrics[0].task;
     assert_eq!((m.output_level, m.upgraded_files, m.rewrites), (5, 6, 1));
     assert_eq!(m.rewritten_input_files, 12);
@@ -195,23 +198,23 @@ async fn seed_experiment_upgrades_instead_of_rewriting() {
     for n in a.new_files.iter().chain(&c.new_files) {
         assert!(!after_c.contains_key(n), "{n} was rewritten");
     }
-    let c_def = commit(&ct_def, batch(1..=12000, "c")).await;
+    let c_def = commit(&ct_def, batch(1_000_001..=1_012_000, "c")).await;
     assert_eq!(c_def.metrics[0].task.upgraded_files, 0);
     let def_after_c = levels(&ct_def).await;
     assert!(def_after_c
         .keys()
         .all(|n| !def_after_a.contains_key(n) && !after_b.contains_key(n)));
-    model.extend((1..=12000).map(|i| (i, payload(i, "c"))));
+    model.extend((1_000_001..=1_012_000).map(|i| (i, payload(i, "c"))));
     assert_eq!(rows(&ct).await, model);
     assert_eq!(rows(&ct_def).await, model);
 
     // D: disjoint → six upgrades to L4.
-    let d = commit(&ct, batch(200001..=212000, "d")).await;
+    let d = commit(&ct, batch(1_200_001..=1_212_000, "d")).await;
     let m = &d.metrics[0].task;
     assert_eq!((m.output_level, m.upgraded_files, m.rewrites), (4, 6, 0));
-    let d_def = commit(&ct_def, batch(200001..=212000, "d")).await;
+    let d_def = commit(&ct_def, batch(1_200_001..=1_212_000, "d")).await;
     assert_eq!(d_def.metrics[0].task.upgraded_files, 0);
-    model.extend((200001..=212000).map(|i| (i, payload(i, "d"))));
+    model.extend((1_200_001..=1_212_000).map(|i| (i, payload(i, "d"))));
     assert_eq!(rows(&ct).await, model);
     assert_eq!(rows(&ct_def).await, model);
     let after_d = levels(&ct).await;
