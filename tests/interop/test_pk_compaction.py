@@ -23,7 +23,7 @@ import pytest
 
 from interop_support import engines, pk, warehouse
 from interop_support.compaction import (ADD, DELETE, FILE_SOURCE_APPEND, MAX_LEVEL, SEED_SCHEMA,
-                                        SEED_STEPS, assert_all_read_model, max_level, check_snapshot_counts,
+                                        SEED_OFFSET as O, SEED_STEPS, assert_all_read_model, max_level, check_snapshot_counts,
                                         classify_compact, commit_kinds, delta_entries, manifest_live,
                                         live_levels, seed_rows, seed_schema_json)
 from interop_support.datagen import write_input
@@ -166,10 +166,10 @@ def test_peer_level0_files_over_strata_levels(strata, inputs):
     peer_files = {}
     commits = {
         # updates inside A's L5 files, new keys above everything
-        "pypaimon": pa.concat_tables([seed_rows(5001, 6000, "p"), seed_rows(400001, 400500, "p")]),
+        "pypaimon": pa.concat_tables([seed_rows(O + 5001, O + 6000, "p"), seed_rows(O + 400001, O + 400500, "p")]),
         # updates inside B's L4 files and a few of A's (and of pypaimon's) keys
-        "pypaimon-rust": pa.concat_tables([seed_rows(3, 7, "r"), seed_rows(5990, 6010, "r"),
-                                           seed_rows(100001, 100300, "r")]),
+        "pypaimon-rust": pa.concat_tables([seed_rows(O + 3, O + 7, "r"), seed_rows(O + 5990, O + 6010, "r"),
+                                           seed_rows(O + 100001, O + 100300, "r")]),
     }
     for writer, data in commits.items():
         before = warehouse.snapshot_ids(wh, ident)
@@ -200,7 +200,7 @@ def test_peer_level0_files_over_strata_levels(strata, inputs):
     assert_all_read_model(strata, ident, model)
 
     # and the peers keep writing on top of what strata compacted
-    data = seed_rows(100250, 100350, "z")
+    data = seed_rows(O + 100250, O + 100350, "z")
     engines.write("pypaimon", wh, ident, data)
     model.update(zip(data["id"].to_pylist(), data["v"].to_pylist()))
     history.append((warehouse.snapshot_ids(wh, ident)[-1], dict(model)))
