@@ -21,6 +21,8 @@
 //! | `scan-gen --wh W [--partitions P] [--buckets B] [--commits C]` | strata / scan-gen | the scan-planning table `bench.scan_t` (bench/scan.sh; see `scan_gen.rs`) |
 //! | `map-gen --wh W [--rows N] [--option k=v]...` | strata / map-gen | the MAP shredding table `bench.map_t`, C commits (bench/map_shredding.sh; see `map_gen.rs`) |
 //! | `map-read --wh W [--columns id,metrics] [--where EXPR]` | strata / map-read | plan + read of those columns of `bench.map_t` into memory |
+//! | `tpch-load --dir D [--sf 1]` | tpch / load | TPC-H tables as plain Parquet and as strata tables (bench/tpch.sh; see `tpch.rs`) |
+//! | `tpch-run --dir D --engine parquet\|strata --queries Q [--runs N]` | parquet / strata | the 22 TPC-H queries through DataFusion, one JSON line per query |
 //!
 //! `--table` is `append` (default; `bench.append_t`, bucket -1) or `pk` (`bench.pk_t`, primary
 //! key `id`, bucket 1); `raw-scan`, `compact` and `raw-rewrite` default to `pk`. `write
@@ -39,6 +41,7 @@ mod pk_mem;
 mod raw;
 mod scan_gen;
 mod strata_phases;
+mod tpch;
 
 use std::path::PathBuf;
 
@@ -267,6 +270,27 @@ enum Command {
         #[arg(long = "where")]
         filter: Option<String>,
     },
+    /// TPC-H tables as plain Parquet files and strata tables (see tpch.rs).
+    TpchLoad {
+        #[arg(long)]
+        dir: PathBuf,
+        #[arg(long, default_value_t = 1.0)]
+        sf: f64,
+    },
+    /// The TPC-H queries on one engine; one JSON line per query.
+    TpchRun {
+        #[arg(long)]
+        dir: PathBuf,
+        #[arg(long, value_enum)]
+        engine: tpch::Engine,
+        #[arg(long)]
+        queries: PathBuf,
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// Only these queries, e.g. `q1,q6`.
+        #[arg(long)]
+        only: Option<String>,
+    },
 }
 
 fn runtime(threads: Option<usize>) -> Result<tokio::runtime::Runtime> {
@@ -471,6 +495,32 @@ fn run(cli: Cli) -> Result<()> {
             let out =
                 runtime(None)?.block_on(map_gen::read(&wh, &table, &columns, filter.as_deref()))?;
             emit("strata", "map-read", out);
+        }
+        Command::TpchLoad { dir, sf } => {
+            let out = runtime(None)?.block_on(tpch::load(&dir, sf))?;
+            emit("strata", "tpch-load", out);
+        }
+        Command::TpchRun {
+            dir,
+            engine,
+            queries,
+            runs,
+            only,
+        } => {
+            let name = match engine {
+                tpch::Engine::Parquet => "parquet",
+                tpch::Engine::Strata => "strata",
+            };
+            let results = runtime(None)?.block_on(tpch::run(
+                &dir,
+                engine,
+                &queries,
+                runs,
+                only.as_deref(),
+            ))?;
+            for r in results {
+                emit(name, "tpch", r);
+            }
         }
     }
     Ok(())
