@@ -276,6 +276,9 @@ enum Command {
         dir: PathBuf,
         #[arg(long, default_value_t = 1.0)]
         sf: f64,
+        /// Extra option `key=value` of the strata tables (repeatable).
+        #[arg(long = "option")]
+        options: Vec<String>,
     },
     /// The TPC-H queries on one engine; one JSON line per query.
     TpchRun {
@@ -496,8 +499,8 @@ fn run(cli: Cli) -> Result<()> {
                 runtime(None)?.block_on(map_gen::read(&wh, &table, &columns, filter.as_deref()))?;
             emit("strata", "map-read", out);
         }
-        Command::TpchLoad { dir, sf } => {
-            let out = runtime(None)?.block_on(tpch::load(&dir, sf))?;
+        Command::TpchLoad { dir, sf, options } => {
+            let out = runtime(None)?.block_on(tpch::load(&dir, sf, &options))?;
             emit("strata", "tpch-load", out);
         }
         Command::TpchRun {

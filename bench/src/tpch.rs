@@ -111,7 +111,8 @@ fn paimon_type(f: &Field) -> Result<String> {
 }
 
 /// Generates the tables into `dir/parquet` and the strata warehouse `dir/wh`.
-pub async fn load(dir: &Path, sf: f64) -> Result<Map<String, Value>> {
+/// `options`: extra table options `key=value` of the strata tables (e.g. `target-file-size`).
+pub async fn load(dir: &Path, sf: f64, options: &[String]) -> Result<Map<String, Value>> {
     let pq_dir = dir.join("parquet");
     std::fs::create_dir_all(&pq_dir)?;
     let wh = dir.join("wh");
@@ -144,7 +145,15 @@ pub async fn load(dir: &Path, sf: f64) -> Result<Map<String, Value>> {
             .iter()
             .map(|f| Ok(json!({"name": f.name(), "type": paimon_type(f)?})))
             .collect::<Result<_>>()?;
-        let doc = json!({"fields": fields, "options": {"bucket": "-1"}}).to_string();
+        let mut table_options = Map::new();
+        table_options.insert("bucket".into(), json!("-1"));
+        for o in options {
+            let (k, v) = o
+                .split_once('=')
+                .ok_or_else(|| format!("--option {o}: expected key=value"))?;
+            table_options.insert(k.into(), json!(v));
+        }
+        let doc = json!({"fields": fields, "options": table_options}).to_string();
         let id: strata::catalog::Identifier = format!("{DB}.{name}").parse()?;
         catalog
             .create_table(&id, &PaimonSchema::from_json(&doc)?, true)
