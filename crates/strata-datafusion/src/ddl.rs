@@ -33,6 +33,7 @@ use strata::spec::types::DataField;
 use strata::spec::Datum;
 
 use crate::error::{plan_error, to_df};
+use crate::options::TableOptions;
 use crate::rewrite::Parsed;
 use crate::session::SqlSession;
 use crate::sink::{insert_with, SinkMode};
@@ -249,7 +250,10 @@ pub(crate) async fn insert_static_partition(
         return Err(plan_error("INSERT … PARTITION: expected a table name"));
     };
     let id = session.identifier(&name_parts(name))?;
-    let table = session.catalog().get_table(&id).await.map_err(to_df)?;
+    let mut table = session.catalog().get_table(&id).await.map_err(to_df)?;
+    if let Some(options) = parsed.hint_of(name) {
+        table = TableOptions::new(options.clone()).for_write(&table)?;
+    }
     let Some(source) = &insert.source else {
         return Err(plan_error("INSERT … PARTITION: expected a query"));
     };

@@ -70,6 +70,24 @@ impl TableOptions {
         }))
     }
 
+    /// `table` with these options for a write (`INSERT INTO t /*+ OPTIONS(…) */`): the
+    /// dynamic options applied; a time-travel option is refused, a view of a snapshot being
+    /// read-only.
+    pub fn for_write(&self, table: &Table) -> Result<Table> {
+        if let Some(key) = TRAVEL_KEYS.iter().find(|k| self.options.contains_key(**k)) {
+            return Err(plan_error(format!(
+                "INSERT into {} with '{key}': a time-travel view is read-only",
+                table.identifier()
+            )));
+        }
+        if self.options.is_empty() {
+            return Ok(table.clone());
+        }
+        table
+            .with_dynamic_options(self.options.clone())
+            .map_err(to_df)
+    }
+
     /// `table` with these options: a time-travel provider if they name a snapshot, with the
     /// other options applied as dynamic options.
     pub async fn apply(&self, table: &Table) -> Result<Arc<dyn TableProvider>> {

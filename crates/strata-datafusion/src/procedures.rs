@@ -4,7 +4,7 @@
 //!
 //! | procedure | arguments | result |
 //! |---|---|---|
-//! | `sys.compact` | `table`, `partitions` (`'dt=1,hh=2;dt=2'`), `compact_strategy` (`'full'` / `'minor'`) | `result BOOLEAN`, `snapshot_id BIGINT`, `buckets BIGINT` |
+//! | `sys.compact` | `table`, `partitions` (`'dt=1,hh=2;dt=2'`), `compact_strategy` (`'full'` / `'minor'`) | `result BOOLEAN`, `snapshot_id BIGINT` (NULL when nothing needed compaction), `buckets BIGINT` (buckets visited) |
 //! | `sys.expire_snapshots` | `table`, `retain_max`, `retain_min`, `older_than` (`'yyyy-MM-dd HH:mm:ss'`), `max_deletes` | `deleted_snapshots_num INT` |
 //! | `sys.create_tag` | `table`, `tag`, `snapshot`, `time_retained` (`'1 d'`) | `result BOOLEAN` |
 //! | `sys.delete_tag` | `table`, `tag` (comma-separated names) | `result BOOLEAN` |
@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use arrow_array::{ArrayRef, BooleanArray, Int32Array, Int64Array, RecordBatch};
+use arrow_array::{Array, ArrayRef, BooleanArray, Int32Array, Int64Array, RecordBatch};
 use arrow_schema::{Field, Schema};
 use datafusion::common::Result;
 use datafusion::dataframe::DataFrame;
@@ -128,10 +128,12 @@ impl Args {
     }
 }
 
+/// A one-row result; a column holding NULL (`snapshot_id` of a compaction with nothing to do)
+/// is nullable.
 fn batch(columns: Vec<(&str, ArrayRef)>) -> Result<RecordBatch> {
     let fields: Vec<Field> = columns
         .iter()
-        .map(|(n, a)| Field::new(*n, a.data_type().clone(), false))
+        .map(|(n, a)| Field::new(*n, a.data_type().clone(), a.null_count() > 0))
         .collect();
     Ok(RecordBatch::try_new(
         Arc::new(Schema::new(fields)),

@@ -4,25 +4,27 @@
 //!   `t VERSION AS OF 'tag-name'` (a tag), `t TIMESTAMP AS OF '2026-01-01 10:00:00'` (the latest
 //!   snapshot committed at or before that local time), `t FOR SYSTEM_TIME AS OF '…'`.
 //! * **Dynamic options** per table reference, Flink's hint syntax that Paimon documents:
-//!   `t /*+ OPTIONS('scan.snapshot-id' = '1') */`.
+//!   `t /*+ OPTIONS('scan.snapshot-id' = '1') */`, on a table read or on the target of an
+//!   `INSERT` (where a time-travel option is refused: a view of a snapshot is read-only).
 //!
 //! Both are found in the token stream (sqlparser drops comments, and parses `VERSION AS OF`
 //! with a number only): a tag name becomes a numeric placeholder and each hint is remembered
-//! with the table name before it. After parsing, every table reference that carries either is
-//! renamed to a per-statement table registered by the session with the options applied
-//! ([`crate::SqlSession`]).
+//! with the position of the table name before it, so it applies to that one reference even
+//! when the statement names the table twice. After parsing, every table reference that carries
+//! either is renamed to a per-statement table registered by the session with the options
+//! applied ([`crate::SqlSession`]).
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
 use datafusion::common::Result;
 use datafusion::sql::sqlparser::ast::{
-    Expr, Ident, ObjectName, ObjectNamePart, Statement, TableAlias, TableFactor, TableVersion,
-    Value, ValueWithSpan, VisitMut, VisitorMut,
+    Expr, Ident, Insert, ObjectName, ObjectNamePart, Statement, TableAlias, TableFactor,
+    TableObject, TableVersion, Value, ValueWithSpan, VisitMut, VisitorMut,
 };
 use datafusion::sql::sqlparser::dialect::Dialect;
 use datafusion::sql::sqlparser::parser::Parser;
-use datafusion::sql::sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace, Word};
+use datafusion::sql::sqlparser::tokenizer::{Span, Token, TokenWithSpan, Tokenizer, Whitespace};
 
 use crate::error::plan_error;
 
@@ -33,7 +35,8 @@ const TAG_PLACEHOLDER_BASE: i64 = 9_000_000_000_000_000_000;
 pub struct Parsed {
     pub statements: Vec<Statement>,
     tags: Vec<String>,
-    hints: Vec<(Vec<String>, BTreeMap<String, String>)>,
+    /// Each hint with the position of the table name it follows (the name's last part).
+    hints: Vec<(Span, BTreeMap<String, String>)>,
 }
 
 /// One table reference that needs its own provider.
@@ -57,7 +60,13 @@ pub fn parse(sql: &str, dialect: &dyn Dialect) -> Result<Parsed> {
     for t in tokens {
         if let Token::Whitespace(Whitespace::MultiLineComment(text)) = &t.token {
             if let Some(options) = parse_hint(text)? {
-                hints.push((previous_name(&out), options));
+                let name = previous_word(&out).ok_or_else(|| {
+                    plan_error(format!(
+                        "SQL hint /*{text}*/{}: a hint follows the table name it applies to",
+                        t.span.start
+                    ))
+                })?;
+                hints.push((name, options));
             }
             continue;
         }
@@ -199,32 +208,15 @@ fn quoted_strings(text: &str) -> Option<Vec<String>> {
     Some(out)
 }
 
-/// The dotted name that ends the tokens so far (`a.b.c`), empty if none.
-fn previous_name(tokens: &[TokenWithSpan]) -> Vec<String> {
-    let mut parts = Vec::new();
-    let mut i = tokens.len();
-    let skip_ws = |i: &mut usize| {
-        while *i > 0 && matches!(tokens[*i - 1].token, Token::Whitespace(_)) {
-            *i -= 1;
-        }
-    };
-    skip_ws(&mut i);
-    loop {
-        match tokens.get(i.wrapping_sub(1)).map(|t| &t.token) {
-            Some(Token::Word(Word { value, .. })) if i > 0 => {
-                parts.push(value.clone());
-                i -= 1;
-            }
-            _ => break,
-        }
-        if i > 0 && tokens[i - 1].token == Token::Period {
-            i -= 1;
-        } else {
-            break;
-        }
-    }
-    parts.reverse();
-    parts
+/// The position of the word that ends the tokens so far (the last part of a table name
+/// before a hint), if they end with a word.
+fn previous_word(tokens: &[TokenWithSpan]) -> Option<Span> {
+    tokens
+        .iter()
+        .rev()
+        .find(|t| !matches!(t.token, Token::Whitespace(_)))
+        .filter(|t| matches!(t.token, Token::Word(_)))
+        .map(|t| t.span)
 }
 
 fn follows_version_as_of(tokens: &[TokenWithSpan]) -> bool {
@@ -242,6 +234,12 @@ fn follows_version_as_of(tokens: &[TokenWithSpan]) -> bool {
 }
 
 impl Parsed {
+    /// The options of the hint written right after `name` (`t /*+ OPTIONS(…) */`).
+    pub fn hint_of(&self, name: &ObjectName) -> Option<&BTreeMap<String, String>> {
+        let at = name.0.last().and_then(|p| p.as_ident()).map(|i| i.span)?;
+        self.hints.iter().find(|(s, _)| *s == at).map(|(_, o)| o)
+    }
+
     /// Renames the table references of `stmt` that carry a time-travel clause or an options
     /// hint, returning them (the session registers a provider for each under its alias).
     pub fn resolve_refs(
@@ -345,22 +343,19 @@ impl RefCollector<'_> {
     }
 }
 
-impl VisitorMut for RefCollector<'_> {
-    type Break = ();
-
-    fn pre_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
-        let TableFactor::Table {
-            name,
-            version,
-            alias: table_alias,
-            ..
-        } = factor
-        else {
-            return ControlFlow::Continue(());
-        };
+impl RefCollector<'_> {
+    /// Renames the reference `name` (with its time-travel clause, if any) to a per-statement
+    /// table when it carries options; `alias` is the reference's alias, set to the name as
+    /// written so that columns stay qualified by it (`None`: the reference cannot have one).
+    fn rename(
+        &mut self,
+        name: &mut ObjectName,
+        version: Option<TableVersion>,
+        alias: Option<&mut Option<TableAlias>>,
+    ) -> ControlFlow<()> {
         let parts = name_parts(name);
         let mut options = BTreeMap::new();
-        if let Some(v) = version.take() {
+        if let Some(v) = version {
             match self.version_options(&v) {
                 Ok(o) => options.extend(o),
                 Err(e) => {
@@ -369,18 +364,15 @@ impl VisitorMut for RefCollector<'_> {
                 }
             }
         }
-        if let Some((_, o)) = self
-            .parsed
-            .hints
-            .iter()
-            .find(|(n, _)| !n.is_empty() && parts.ends_with(n) || n == &parts)
-        {
+        // The hint written right after this reference's name (a table named twice in one
+        // statement takes each reference's own hint).
+        if let Some(o) = self.parsed.hint_of(name) {
             options.extend(o.clone());
         }
         if options.is_empty() {
             return ControlFlow::Continue(());
         }
-        let alias = format!("s{}_t{}", self.statement, self.refs.len());
+        let renamed = format!("s{}_t{}", self.statement, self.refs.len());
         let mut new_name: Vec<ObjectNamePart> = self
             .prefix
             .iter()
@@ -388,12 +380,12 @@ impl VisitorMut for RefCollector<'_> {
             .collect();
         new_name.push(ObjectNamePart::Identifier(Ident::with_quote(
             '"',
-            alias.clone(),
+            renamed.clone(),
         )));
         // Columns stay qualified by the name as written (`t.c`).
-        if table_alias.is_none() {
+        if let Some(alias @ None) = alias {
             if let Some(last) = parts.last() {
-                *table_alias = Some(TableAlias {
+                *alias = Some(TableAlias {
                     explicit: true,
                     name: Ident::new(last.clone()),
                     columns: vec![],
@@ -405,8 +397,39 @@ impl VisitorMut for RefCollector<'_> {
         self.refs.push(TableRef {
             name: parts,
             options,
-            alias,
+            alias: renamed,
         });
+        ControlFlow::Continue(())
+    }
+}
+
+impl VisitorMut for RefCollector<'_> {
+    type Break = ();
+
+    fn pre_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
+        let TableFactor::Table {
+            name,
+            version,
+            alias,
+            ..
+        } = factor
+        else {
+            return ControlFlow::Continue(());
+        };
+        let version = version.take();
+        self.rename(name, version, Some(alias))
+    }
+
+    /// The target of `INSERT INTO t /*+ OPTIONS(…) */`: its options apply to the write (a
+    /// time-travel option makes it a read-only view, and the INSERT is refused).
+    fn pre_visit_statement(&mut self, stmt: &mut Statement) -> ControlFlow<()> {
+        if let Statement::Insert(Insert {
+            table: TableObject::TableName(name),
+            ..
+        }) = stmt
+        {
+            return self.rename(name, None, None);
+        }
         ControlFlow::Continue(())
     }
 }

@@ -4,6 +4,10 @@
 //!
 //! Values print as DataFusion's Arrow display does; NULL as `NULL`, the empty string as
 //! `(empty)`. Column types: `I` integers, `R` floats and decimals, `T` everything else.
+//!
+//! Each file gets its own warehouse; with `control substitution on`, `$WAREHOUSE` in a
+//! statement or a `system` command is its path (to plant files a test needs, such as an orphan
+//! file or a consumer), and `let name` binds a query's value to `$name`.
 
 use std::path::PathBuf;
 
@@ -17,7 +21,6 @@ use strata_datafusion::SqlSession;
 
 struct StrataDb {
     session: SqlSession,
-    _warehouse: tempfile::TempDir,
 }
 
 fn column_type(t: &DataType) -> DefaultColumnType {
@@ -127,15 +130,24 @@ async fn main() {
     assert!(!files.is_empty(), "no .slt files match");
     let mut failed = Vec::new();
     for file in &files {
-        let mut runner = Runner::new(|| async {
-            let dir = tempfile::tempdir().map_err(|e| DataFusionError::External(Box::new(e)))?;
-            let catalog = FileSystemCatalog::open(dir.path().to_str().expect("UTF-8 temp path"))
-                .map_err(|e| DataFusionError::External(Box::new(e)))?;
-            Ok(StrataDb {
-                session: SqlSession::new(catalog),
-                _warehouse: dir,
-            })
+        let warehouse = tempfile::tempdir().expect("a temporary warehouse");
+        let path = warehouse
+            .path()
+            .to_str()
+            .expect("UTF-8 temp path")
+            .to_string();
+        let location = path.clone();
+        let mut runner = Runner::new(move || {
+            let location = location.clone();
+            async move {
+                let catalog = FileSystemCatalog::open(&location)
+                    .map_err(|e| DataFusionError::External(Box::new(e)))?;
+                Ok(StrataDb {
+                    session: SqlSession::new(catalog),
+                })
+            }
         });
+        runner.set_var("WAREHOUSE".to_string(), path);
         let name = file
             .file_name()
             .unwrap_or_default()
@@ -148,6 +160,7 @@ async fn main() {
                 failed.push(name);
             }
         }
+        drop(warehouse);
     }
     if !failed.is_empty() {
         eprintln!(
