@@ -8,7 +8,8 @@
 //!   `\timing` toggles timing, `\q` quits, `\?` helps.
 //!
 //! Results print as an aligned table (or JSON lines, CSV, Parquet with `--format`); a statement
-//! without a result prints `OK`. An error names what it concerns and, for a syntax error, shows
+//! without a result prints `OK`. Parquet holds one result, the last statement's; the results
+//! before it show as tables on stderr. An error names what it concerns and, for a syntax error, shows
 //! the line with a caret under the column.
 
 use std::io::{IsTerminal, Read};
@@ -89,7 +90,13 @@ async fn run_script(session: &SqlSession, sql: &str, args: &SqlArgs, timing: boo
             .await
             .map_err(|e| msg(with_caret(sql, &e.to_string())))?;
         let last = i + 1 == script.len();
-        print_result(df, args, if last { args.output.as_deref() } else { None }).await?;
+        if !last && args.format == output::Format::Parquet {
+            // One Parquet file goes to stdout or --output: the last result. Earlier ones (an
+            // INSERT's count, say) are shown on stderr.
+            print_to_stderr(df).await?;
+        } else {
+            print_result(df, args, if last { args.output.as_deref() } else { None }).await?;
+        }
         if timing {
             eprintln!("({:.3} s)", started.elapsed().as_secs_f64());
         }
@@ -115,6 +122,20 @@ async fn print_result(
         .map(|b| b.map_err(strata_datafusion::error::from_df))
         .boxed();
     output::write_stream(stream, schema, args.format, output).await
+}
+
+/// A result as a table on stderr (`OK` for a statement without one).
+async fn print_to_stderr(df: datafusion::dataframe::DataFrame) -> Result<()> {
+    let empty = df.schema().fields().is_empty();
+    let batches = df.collect().await.map_err(|e| msg(e.to_string()))?;
+    if empty {
+        eprintln!("OK");
+    } else {
+        let text = arrow::util::pretty::pretty_format_batches(&batches)
+            .map_err(|e| msg(format!("cannot format a result: {e}")))?;
+        eprintln!("{text}");
+    }
+    Ok(())
 }
 
 /// The message of an error, with the offending line and a caret under the column when the

@@ -47,6 +47,11 @@ pub const DEFAULT_DATABASE: &str = "default";
 pub struct StrataDialect(GenericDialect);
 
 impl Dialect for StrataDialect {
+    /// The parser's checks for the generic dialect hold for this one (`ADD COLUMN … FIRST |
+    /// AFTER x` among them).
+    fn dialect(&self) -> std::any::TypeId {
+        std::any::TypeId::of::<GenericDialect>()
+    }
     fn is_identifier_start(&self, ch: char) -> bool {
         self.0.is_identifier_start(ch)
     }

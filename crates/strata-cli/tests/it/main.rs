@@ -10,4 +10,5 @@ mod map_keys;
 mod object_store_s3;
 mod reliability;
 mod scan;
+mod sql;
 mod write_notes;
