@@ -293,6 +293,9 @@ enum Command {
         /// Only these queries, e.g. `q1,q6`.
         #[arg(long)]
         only: Option<String>,
+        /// Print each query's `EXPLAIN ANALYZE` to stderr after its timed runs.
+        #[arg(long)]
+        explain: bool,
     },
 }
 
@@ -509,6 +512,7 @@ fn run(cli: Cli) -> Result<()> {
             queries,
             runs,
             only,
+            explain,
         } => {
             let name = match engine {
                 tpch::Engine::Parquet => "parquet",
@@ -520,6 +524,7 @@ fn run(cli: Cli) -> Result<()> {
                 &queries,
                 runs,
                 only.as_deref(),
+                explain,
             ))?;
             for r in results {
                 emit(name, "tpch", r);

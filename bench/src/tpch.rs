@@ -182,12 +182,14 @@ pub enum Engine {
     Strata,
 }
 
-fn config() -> SessionConfig {
-    SessionConfig::new().with_target_partitions(2)
+/// DataFusion's defaults (overridable by `DATAFUSION_*` variables, e.g.
+/// `DATAFUSION_EXECUTION_PARQUET_SCHEMA_FORCE_VIEW_TYPES=false`), two partitions.
+fn config() -> Result<SessionConfig> {
+    Ok(SessionConfig::from_env()?.with_target_partitions(2))
 }
 
 async fn parquet_context(dir: &Path) -> Result<SessionContext> {
-    let ctx = SessionContext::new_with_config(config());
+    let ctx = SessionContext::new_with_config(config()?);
     for name in TABLES {
         let path = dir.join("parquet").join(format!("{name}.parquet"));
         ctx.register_parquet(
@@ -207,6 +209,7 @@ pub async fn run(
     queries: &Path,
     runs: usize,
     only: Option<&str>,
+    explain: bool,
 ) -> Result<Vec<Map<String, Value>>> {
     let mut files: Vec<(u32, PathBuf)> = std::fs::read_dir(queries)?
         .filter_map(|e| e.ok())
@@ -228,20 +231,7 @@ pub async fn run(
         let mut result = None;
         for i in 0..=runs {
             let t0 = Instant::now();
-            let batches = match engine {
-                Engine::Parquet => {
-                    let ctx = parquet_context(dir).await?;
-                    ctx.sql(&sql).await?.collect().await?
-                }
-                Engine::Strata => {
-                    let wh = dir.join("wh");
-                    let catalog =
-                        FileSystemCatalog::open(wh.to_str().ok_or("warehouse path is not UTF-8")?)?;
-                    let session = strata_datafusion::SqlSession::with_config(catalog, config());
-                    session.sql(&format!("USE {DB}")).await?.collect().await?;
-                    session.sql(&sql).await?.collect().await?
-                }
-            };
+            let batches = execute(dir, engine, &sql).await?;
             let secs = t0.elapsed().as_secs_f64();
             if i > 0 {
                 times.push(secs);
@@ -250,6 +240,11 @@ pub async fn run(
         }
         let batches = result.unwrap_or_default();
         let (rows, digest) = digest(&batches)?;
+        if explain {
+            let plan = execute(dir, engine, &format!("EXPLAIN ANALYZE {sql}")).await?;
+            let text = arrow::util::pretty::pretty_format_batches(&plan)?;
+            eprintln!("-- {query} ({engine:?})\n{text}");
+        }
         let mut sorted = times.clone();
         sorted.sort_by(f64::total_cmp);
         let median = sorted.get(sorted.len() / 2).copied().unwrap_or(f64::NAN);
@@ -262,6 +257,24 @@ pub async fn run(
         out.push(m);
     }
     Ok(out)
+}
+
+/// Plans, runs and collects `sql` on a fresh session of `engine`.
+async fn execute(dir: &Path, engine: Engine, sql: &str) -> Result<Vec<RecordBatch>> {
+    Ok(match engine {
+        Engine::Parquet => {
+            let ctx = parquet_context(dir).await?;
+            ctx.sql(sql).await?.collect().await?
+        }
+        Engine::Strata => {
+            let wh = dir.join("wh");
+            let catalog =
+                FileSystemCatalog::open(wh.to_str().ok_or("warehouse path is not UTF-8")?)?;
+            let session = strata_datafusion::SqlSession::with_config(catalog, config()?);
+            session.sql(&format!("USE {DB}")).await?.collect().await?;
+            session.sql(sql).await?.collect().await?
+        }
+    })
 }
 
 /// Rows and an order-independent digest of a result: each row as text (floats rounded to

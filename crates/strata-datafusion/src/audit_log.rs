@@ -38,7 +38,11 @@ pub(crate) struct AuditLogTable {
 
 impl AuditLogTable {
     pub(crate) fn new(table: Table) -> Result<Self> {
-        let columns = table.new_read().output_schema().map_err(to_df)?;
+        let columns = table
+            .new_read()
+            .with_string_views()
+            .output_schema()
+            .map_err(to_df)?;
         let schema = with_kind_column(&columns);
         Ok(AuditLogTable {
             table,

@@ -331,10 +331,14 @@ impl Rewrite {
                     total_buckets: split.total_buckets,
                     files: vec![file.clone()],
                     raw_convertible: true,
+                    row_range: None,
                 };
+                // Strings as views: the condition and assignments were planned against the
+                // provider's schema.
                 let mut stream = self
                     .table
                     .new_read()
+                    .with_string_views()
                     .to_stream(vec![single])
                     .map_err(to_df)?;
                 let mut out = Vec::new();

@@ -8,7 +8,8 @@
 //! |---|---|
 //! | [`catalog`] | [`StrataCatalog`] / [`StrataSchema`]: the warehouse as `CatalogProvider` / `SchemaProvider` |
 //! | [`table`] | [`StrataTable`]: a table as `TableProvider` (pushdown, statistics, INSERT, UPDATE, DELETE, MERGE) |
-//! | [`scan`] | [`StrataScanExec`]: the scan `ExecutionPlan`, strata splits dealt into partitions |
+//! | [`scan`] | [`StrataScanExec`]: the scan `ExecutionPlan`, strata splits (and slices of large files) dealt into partitions |
+//! | `statistics` | row counts and column bounds from the manifests, for the planner |
 //! | [`filter`] | DataFusion filters → strata predicates (what is pushed down exactly) |
 //! | [`sink`] | writes: one strata write and one commit per statement |
 //! | `merge` | `MERGE INTO` on primary-key tables, as row kinds |
@@ -43,6 +44,7 @@ mod rewrite;
 pub mod scan;
 pub mod session;
 pub mod sink;
+mod statistics;
 mod system_tables;
 pub mod table;
 

@@ -1,12 +1,16 @@
 //! [`StrataScanExec`]: the physical scan of a strata table.
 //!
 //! The scan is planned once, when DataFusion builds the physical plan (`TableScan::plan`:
-//! snapshot, manifests, live files, statistics pruning), and its `DataSplit`s — one per
-//! (partition, bucket) — are dealt into DataFusion partitions of about equal row counts, so
-//! DataFusion reads them in parallel. Each partition reads its splits through strata's own read
-//! path (`TableRead`: merge-on-read for primary-key tables, deletion vectors, schema evolution
-//! by field id, pushed filters, shredded MAP keys), with the projection and limit DataFusion
-//! pushed into the scan.
+//! snapshot, manifests, live files, statistics pruning). Its `DataSplit`s — one per
+//! (partition, bucket) — become units of parallel reading ([`parallel_units`]): a split read
+//! without merging is one unit per file, and a Parquet file holding more than one partition's
+//! share of the rows is cut into row ranges (`DataSplit::slices`), as DataFusion's own Parquet
+//! source splits large files; splits that merge stay whole. The units are dealt into
+//! DataFusion partitions of about equal row counts, so DataFusion reads them in parallel.
+//! Each partition reads its units through strata's own read path (`TableRead`: merge-on-read
+//! for primary-key tables, deletion vectors, schema evolution by field id, pushed filters,
+//! shredded MAP keys), with the projection and limit DataFusion pushed into the scan, and
+//! top-level strings as `Utf8View` (DataFusion's string type for Parquet).
 
 use std::fmt;
 use std::sync::Arc;
@@ -30,6 +34,7 @@ use strata::scan::DataSplit;
 use strata::table::Table;
 
 use crate::error::to_df;
+use crate::statistics::{scan_statistics, ScanStatistics};
 
 /// What each partition reads of its splits.
 #[derive(Debug, Clone, Default)]
@@ -59,6 +64,9 @@ pub struct StrataScanExec {
     groups: Vec<Vec<DataSplit>>,
     schema: SchemaRef,
     properties: Arc<PlanProperties>,
+    /// Row counts and column bounds for the planner ([`Self::with_statistics`]); `None`: row
+    /// counts of the splits only.
+    statistics: Option<ScanStatistics>,
 }
 
 impl StrataScanExec {
@@ -70,7 +78,14 @@ impl StrataScanExec {
         target_partitions: usize,
         schema: SchemaRef,
     ) -> Self {
-        let groups = deal(splits, target_partitions.max(1));
+        let n = target_partitions.max(1);
+        // A read with row kinds merges every split (deletes kept), so splits stay whole.
+        let units = if read.row_kinds {
+            splits
+        } else {
+            parallel_units(splits, n)
+        };
+        let groups = deal(units, n);
         Self::from_groups(table, snapshot_id, read, groups, target_partitions, schema)
     }
 
@@ -106,7 +121,21 @@ impl StrataScanExec {
             groups,
             schema,
             properties: Arc::new(properties),
+            statistics: None,
         }
+    }
+
+    /// Gathers the scan's statistics from the files' manifest statistics
+    /// ([`crate::statistics`]).
+    pub(crate) async fn with_statistics(mut self) -> strata::Result<Self> {
+        let exact_rows = !self.table.is_primary_key_table()
+            && !self.table.options().deletion_vectors_enabled()?
+            && self.filter.is_none()
+            && self.limit.is_none()
+            && !self.row_kinds;
+        self.statistics =
+            Some(scan_statistics(&self.table, &self.groups, &self.schema, exact_rows).await?);
+        Ok(self)
     }
 
     /// The splits each partition reads.
@@ -154,6 +183,28 @@ impl StrataScanExec {
     pub fn row_kinds(&self) -> bool {
         self.row_kinds
     }
+}
+
+/// A file is cut into row ranges of at least this many rows.
+const MIN_SLICE_ROWS: u64 = 128 * 1024;
+
+/// `splits` as units of parallel reading for `n` partitions: splits read without merging one
+/// per file, and a Parquet file with more rows than a partition's share (at least
+/// [`MIN_SLICE_ROWS`]) cut into row ranges of about a share each. Splits that merge stay whole.
+pub(crate) fn parallel_units(splits: Vec<DataSplit>, n: usize) -> Vec<DataSplit> {
+    let units: Vec<DataSplit> = splits.into_iter().flat_map(DataSplit::per_file).collect();
+    if n <= 1 {
+        return units;
+    }
+    let total: u64 = units.iter().map(|u| u.row_count().max(0) as u64).sum();
+    let share = total.div_ceil(n as u64).max(MIN_SLICE_ROWS);
+    units
+        .into_iter()
+        .flat_map(|u| {
+            let pieces = (u.row_count().max(0) as u64).div_ceil(share);
+            u.slices(usize::try_from(pieces).unwrap_or(n).min(n))
+        })
+        .collect()
 }
 
 /// Deals splits into at most `n` groups, largest first onto the group with the fewest rows.
@@ -238,7 +289,7 @@ impl ExecutionPlan for StrataScanExec {
         _context: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
         let splits = self.groups.get(partition).cloned().unwrap_or_default();
-        let mut read = self.table.new_read();
+        let mut read = self.table.new_read().with_string_views();
         // A scan that needs no column (count(*)) still reads one, for the row counts.
         let zero_columns = self.columns.as_ref().is_some_and(Vec::is_empty);
         match &self.columns {
@@ -279,6 +330,16 @@ impl ExecutionPlan for StrataScanExec {
     }
 
     fn partition_statistics(&self, partition: Option<usize>) -> Result<Arc<Statistics>> {
+        if let Some(stats) = &self.statistics {
+            return Ok(Arc::new(match partition {
+                Some(p) => stats
+                    .partitions
+                    .get(p)
+                    .cloned()
+                    .unwrap_or_else(|| Statistics::new_unknown(&self.schema)),
+                None => stats.total.clone(),
+            }));
+        }
         let rows: i64 = match partition {
             Some(p) => self
                 .groups

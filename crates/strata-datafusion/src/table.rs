@@ -5,7 +5,8 @@
 //! * `supports_filters_pushdown`: `Exact` for filters that convert to strata predicates (the
 //!   read returns exactly the rows they select), `Unsupported` otherwise.
 //! * `statistics`: the row count of the snapshot read — exact for append tables without
-//!   deletion vectors, an upper bound otherwise (rows not yet merged away).
+//!   deletion vectors, an upper bound otherwise (rows not yet merged away); the scan plan
+//!   adds column bounds and null counts from the manifests ([`crate::statistics`]).
 //! * `insert_into` (INSERT INTO / INSERT OVERWRITE), `delete_from` and `update` write through
 //!   strata's writer and commit once per statement (see [`crate::sink`]).
 //!
@@ -69,7 +70,7 @@ impl StrataTable {
         pinned: Option<Snapshot>,
         known: Option<Snapshot>,
     ) -> strata::Result<Self> {
-        let schema = table.new_read().output_schema()?;
+        let schema = table.new_read().with_string_views().output_schema()?;
         let row_type = RowType::new(table.schema().fields.clone());
         let exact = !table.is_primary_key_table() && !table.options().deletion_vectors_enabled()?;
         let rows = Some(known.map_or((0, true), |s| (s.total_record_count, exact)));
@@ -145,7 +146,7 @@ impl StrataTable {
             Some(p) => Arc::new(self.schema.project(p)?),
             None => self.schema.clone(),
         };
-        Ok(StrataScanExec::new(
+        StrataScanExec::new(
             self.table.clone(),
             plan.snapshot.as_ref().map(|s| s.id),
             ReadRequest {
@@ -161,7 +162,10 @@ impl StrataTable {
                 }),
             schema,
         )
-        .pinned_to(self.snapshot.as_ref().map(|s| s.id)))
+        .pinned_to(self.snapshot.as_ref().map(|s| s.id))
+        .with_statistics()
+        .await
+        .map_err(to_df)
     }
 }
 

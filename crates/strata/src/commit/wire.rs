@@ -28,6 +28,10 @@ use crate::scan::DataSplit;
 /// Version of the serialized form written by this build.
 pub const WIRE_VERSION: u32 = 1;
 
+/// Version of a serialized [`DataSplit`] with a row range ([`DataSplit::row_range`]): a reader
+/// that knows only version 1 would read the whole file, so it must refuse such a split.
+pub const SPLIT_ROW_RANGE_VERSION: u32 = 2;
+
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
 #[derive(Serialize, Deserialize)]
@@ -57,6 +61,9 @@ struct DataSplitWire {
     total_buckets: i32,
     files: String,
     raw_convertible: bool,
+    /// `[start, end)` rows of the one file (version [`SPLIT_ROW_RANGE_VERSION`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    row_range: Option<[u64; 2]>,
 }
 
 fn encode_files(
@@ -172,7 +179,10 @@ impl<'de> Deserialize<'de> for CommitMessage {
 impl Serialize for DataSplit {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         DataSplitWire {
-            version: WIRE_VERSION,
+            version: match self.row_range {
+                Some(_) => SPLIT_ROW_RANGE_VERSION,
+                None => WIRE_VERSION,
+            },
             snapshot_id: self.snapshot_id,
             partition: B64.encode(self.partition.to_serialized()),
             bucket: self.bucket,
@@ -185,6 +195,7 @@ impl Serialize for DataSplit {
             )
             .map_err(serde::ser::Error::custom)?,
             raw_convertible: self.raw_convertible,
+            row_range: self.row_range.as_ref().map(|r| [r.start, r.end]),
         }
         .serialize(s)
     }
@@ -194,14 +205,41 @@ impl<'de> Deserialize<'de> for DataSplit {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let w = DataSplitWire::deserialize(d)?;
         let split = (|| -> Result<DataSplit, String> {
-            check_version(w.version, "data split")?;
+            if w.version != SPLIT_ROW_RANGE_VERSION {
+                check_version(w.version, "data split")?;
+            }
+            let row_range = match (w.version, w.row_range) {
+                (SPLIT_ROW_RANGE_VERSION, Some([start, end])) if start <= end => Some(start..end),
+                (SPLIT_ROW_RANGE_VERSION, other) => {
+                    return Err(format!(
+                        "serialized data split of version {SPLIT_ROW_RANGE_VERSION} needs a row \
+                         range [start, end] with start <= end, found {other:?}"
+                    ))
+                }
+                (_, Some(_)) => {
+                    return Err(format!(
+                        "serialized data split has a row range but version {}; a row range \
+                         needs version {SPLIT_ROW_RANGE_VERSION}",
+                        w.version
+                    ))
+                }
+                (_, None) => None,
+            };
+            let files = decode_files(&w.files, "files")?;
+            if row_range.is_some() && files.len() != 1 {
+                return Err(format!(
+                    "serialized data split has a row range over {} files; a range needs one file",
+                    files.len()
+                ));
+            }
             Ok(DataSplit {
                 snapshot_id: w.snapshot_id,
                 partition: decode_partition(&w.partition)?,
                 bucket: w.bucket,
                 total_buckets: w.total_buckets,
-                files: decode_files(&w.files, "files")?,
+                files,
                 raw_convertible: w.raw_convertible,
+                row_range,
             })
         })();
         split.map_err(D::Error::custom)

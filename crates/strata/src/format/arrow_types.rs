@@ -113,6 +113,26 @@ pub fn to_arrow_schema_of(fields: &[DataField]) -> Result<SchemaRef> {
     Ok(Arc::new(Schema::new(fields)))
 }
 
+/// `field` with a top-level `Utf8` type read as `Utf8View` (Arrow's string views: no copy of
+/// dictionary-encoded values while decoding, and the string type DataFusion plans with);
+/// other fields, nested strings included, unchanged. Metadata (the field id) is kept.
+pub fn string_view_field(field: &Field) -> Field {
+    match field.data_type() {
+        ArrowType::Utf8 | ArrowType::LargeUtf8 => field.clone().with_data_type(ArrowType::Utf8View),
+        _ => field.clone(),
+    }
+}
+
+/// `schema` with every top-level string field read as `Utf8View` ([`string_view_field`]).
+pub fn with_string_views(schema: &Schema) -> SchemaRef {
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| string_view_field(f))
+        .collect();
+    Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
+}
+
 /// Where the synthetic ids of ARRAY/MAP children come from: the enclosing column's id and the
 /// nesting depth below it (ROW children restart from their own id at depth 0, like Java).
 #[derive(Clone, Copy)]

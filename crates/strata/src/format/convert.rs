@@ -147,6 +147,12 @@ pub fn cast_to_type(array: &ArrayRef, target: &ArrowType, path: &str) -> Result<
 
 fn cast_leaf(array: &ArrayRef, target: &ArrowType, path: &str) -> Result<ArrayRef> {
     let source = array.data_type();
+    // String views are reached through plain strings, whose casts arrow covers fully (and
+    // `Utf8` → `Utf8View` shares the value buffer).
+    if matches!(target, ArrowType::Utf8View) && !matches!(source, ArrowType::Utf8) {
+        let plain = cast_leaf(array, &ArrowType::Utf8, path)?;
+        return cast_leaf(&plain, target, path);
+    }
     if let (ArrowType::Timestamp(from, _), ArrowType::Timestamp(to, tz)) = (source, target) {
         return cast_timestamp(array, *from, *to, tz.clone(), path);
     }

@@ -11,7 +11,8 @@
 //! of [`super::parquet_reader`] is shared). ORC and Avro files are fetched whole and decoded batch
 //! by batch as the stream is polled ([`super::orc_reader`], [`super::avro_reader`]); of the
 //! [`ParquetReadOptions`] they honour the batch size, the pushed row filter (evaluated on each
-//! decoded batch, so it stays exact) and the read counters. Row-group filters, page selection and
+//! decoded batch, so it stays exact), string views and the read counters, and refuse a row
+//! range. Row-group filters, page selection and
 //! shredded-MAP hints concern Parquet footers and do not apply to them.
 
 use std::sync::Arc;
@@ -24,10 +25,10 @@ use futures::StreamExt;
 use object_store::path::Path;
 use strata_spec::types::DataField;
 
-use super::arrow_types::to_arrow_schema_of;
 use super::map_shredding::FileShreddingMeta;
 use super::parquet_reader::{
-    evolve_batch, plan_columns, read_parquet_with, ColumnPlan, Decode, ParquetReadOptions,
+    evolve_batch, plan_columns, read_parquet_with, read_schema, ColumnPlan, Decode,
+    ParquetReadOptions,
 };
 use super::read_hints::{ReadHints, ReadMetrics};
 use crate::io::FileIO;
@@ -81,6 +82,13 @@ pub async fn read_data_file(
     if format == DataFileFormat::Parquet {
         return read_parquet_with(io, path, data_fields, read_fields, options).await;
     }
+    if options.row_range.is_some() {
+        return Err(Error::Unsupported(format!(
+            "data file {display}: reading a row range of a {} file (only Parquet files are read \
+             in slices)",
+            format.name()
+        )));
+    }
     let bytes = io.get(path).await?;
     if let Some(m) = &options.hints.metrics {
         ReadMetrics::add(&m.bytes_read, bytes.len() as u64);
@@ -125,7 +133,7 @@ fn read_decoded(
     display: String,
 ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
     let file_schema = file.schema();
-    let target_schema = to_arrow_schema_of(read_fields)?;
+    let target_schema = read_schema(read_fields, options.string_views)?;
     // No shredded MAP columns outside Parquet, and no MAP-key hints to honour.
     let shredding = FileShreddingMeta::default();
     let hints = ReadHints::default();
@@ -142,7 +150,7 @@ fn read_decoded(
     )?;
     let filter = match &options.row_filter {
         Some(f) => {
-            let schema = to_arrow_schema_of(&f.fields)?;
+            let schema = read_schema(&f.fields, options.string_views)?;
             let plans = plan_columns(
                 &file_schema,
                 data_fields,

@@ -92,12 +92,16 @@ fn evolve_to_type(
             let count = DataType::not_null(TypeKind::Int);
             evolve_map(array, (de, &count), (re, &count), target, path)
         }
+        _ if data.kind == read.kind => cast_to_type(array, target, path),
         _ => {
-            let out = cast_to_type(array, target, path)?;
-            if data.kind == read.kind {
-                return Ok(out);
-            }
-            fit_length(out, &read.kind, path)
+            // Length rules work on plain strings and binaries; a string-view target is
+            // reached from the fitted plain strings.
+            let plain = match target {
+                ArrowType::Utf8View => &ArrowType::Utf8,
+                other => other,
+            };
+            let out = fit_length(cast_to_type(array, plain, path)?, &read.kind, path)?;
+            cast_to_type(&out, target, path)
         }
     }
 }

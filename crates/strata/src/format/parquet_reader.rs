@@ -29,7 +29,7 @@ use futures::{FutureExt, StreamExt, TryFutureExt};
 use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt};
 use parquet::arrow::arrow_reader::{
-    ArrowPredicateFn, ArrowReaderMetadata, ArrowReaderOptions, RowFilter,
+    ArrowPredicateFn, ArrowReaderMetadata, ArrowReaderOptions, RowFilter, RowSelection, RowSelector,
 };
 use parquet::arrow::async_reader::{AsyncFileReader, ParquetRecordBatchStreamBuilder};
 use parquet::arrow::ProjectionMask;
@@ -39,7 +39,7 @@ use parquet::file::metadata::{
 };
 use strata_spec::types::{DataField, DataType, TypeKind};
 
-use super::arrow_types::to_arrow_schema_of;
+use super::arrow_types::{to_arrow_schema_of, with_string_views};
 use super::decode_guard::{guard, GuardedStream};
 use super::evolve::{evolve_array, find_by_name};
 use super::map_shredding::{
@@ -87,6 +87,15 @@ pub struct ParquetReadOptions {
     pub row_filter: Option<PushedRowFilter>,
     /// Selected MAP keys, MAP-key pruning and read counters.
     pub hints: ReadHints,
+    /// Decode top-level string columns as `Utf8View` ([`super::arrow_types::with_string_views`]):
+    /// the batches (and the row filter's batches) then have views where the read schema has
+    /// `Utf8`.
+    pub string_views: bool,
+    /// Read only rows `[start, end)` of the file (positions in the whole file, before any
+    /// pruning): the row groups overlapping the range, and within them the pages holding it
+    /// (through the offset index, when the file has one). Lets several readers share one large
+    /// file.
+    pub row_range: Option<Range<u64>>,
 }
 
 impl Default for ParquetReadOptions {
@@ -98,6 +107,8 @@ impl Default for ParquetReadOptions {
             metadata: None,
             row_filter: None,
             hints: ReadHints::default(),
+            string_views: false,
+            row_range: None,
         }
     }
 }
@@ -111,6 +122,8 @@ impl std::fmt::Debug for ParquetReadOptions {
             .field("metadata", &self.metadata.is_some())
             .field("row_filter", &self.row_filter.is_some())
             .field("hints", &self.hints)
+            .field("string_views", &self.string_views)
+            .field("row_range", &self.row_range)
             .finish()
     }
 }
@@ -365,7 +378,7 @@ async fn open_stream(
     options: ParquetReadOptions,
 ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
     let display = io.display(path);
-    let target_schema = to_arrow_schema_of(read_fields)?;
+    let target_schema = read_schema(read_fields, options.string_views)?;
     let metrics = options.hints.metrics.clone();
     let reader = open(
         io,
@@ -378,18 +391,33 @@ async fn open_stream(
     let parquet_err = |e| Error::parquet(display.clone(), e);
 
     let mut reader_for_meta = reader.clone();
+    let page_stats = options.row_filter.is_some() || options.hints.map_key_predicate.is_some();
     let arrow_options = ArrowReaderOptions::new()
         .with_skip_arrow_metadata(true)
-        .with_page_index_policy(
-            if options.row_filter.is_some() || options.hints.map_key_predicate.is_some() {
-                PageIndexPolicy::Optional
-            } else {
-                PageIndexPolicy::Skip
-            },
-        );
-    let metadata = ArrowReaderMetadata::load_async(&mut reader_for_meta, arrow_options)
+        .with_column_index_policy(if page_stats {
+            PageIndexPolicy::Optional
+        } else {
+            PageIndexPolicy::Skip
+        })
+        // Page locations let a row selection (pages of other rows, a row range) skip pages.
+        .with_offset_index_policy(if page_stats || options.row_range.is_some() {
+            PageIndexPolicy::Optional
+        } else {
+            PageIndexPolicy::Skip
+        });
+    let mut metadata = ArrowReaderMetadata::load_async(&mut reader_for_meta, arrow_options.clone())
         .await
         .map_err(parquet_err)?;
+    if options.string_views {
+        let hint = with_string_views(metadata.schema());
+        if hint.as_ref() != metadata.schema().as_ref() {
+            metadata = ArrowReaderMetadata::try_new(
+                metadata.metadata().clone(),
+                arrow_options.with_schema(hint),
+            )
+            .map_err(parquet_err)?;
+        }
+    }
     let file_schema = metadata.schema().clone();
 
     // Plan each output column and the file columns to decode.
@@ -407,16 +435,20 @@ async fn open_stream(
     )?;
 
     let parquet_meta = metadata.metadata().clone();
-    let row_groups: Vec<usize> = match &options.row_group_filter {
-        Some(filter) => parquet_meta
-            .row_groups()
-            .iter()
-            .enumerate()
-            .filter(|(_, rg)| filter(rg))
-            .map(|(i, _)| i)
-            .collect(),
-        None => (0..parquet_meta.num_row_groups()).collect(),
+    let starts = row_group_starts(&parquet_meta);
+    let in_range = |i: usize| match &options.row_range {
+        Some(r) => starts[i] < r.end && starts[i + 1] > r.start,
+        None => true,
     };
+    let row_groups: Vec<usize> = (0..parquet_meta.num_row_groups())
+        .filter(|&i| in_range(i))
+        .filter(|&i| {
+            options
+                .row_group_filter
+                .as_ref()
+                .is_none_or(|f| f(parquet_meta.row_group(i)))
+        })
+        .collect();
     let names: Vec<&str> = file_schema
         .fields()
         .iter()
@@ -442,6 +474,17 @@ async fn open_stream(
         ),
         _ => None,
     };
+    // And the rows of the range.
+    let selection = match &options.row_range {
+        Some(range) => {
+            let rows = range_selection(range, &starts, &row_groups);
+            Some(match selection {
+                Some(keys) => keys.intersection(&rows),
+                None => rows,
+            })
+        }
+        None => selection,
+    };
     if let Some(m) = &metrics {
         let total = parquet_meta.num_row_groups() as u64;
         let read = row_groups.len() as u64;
@@ -457,11 +500,18 @@ async fn open_stream(
         );
     }
     if let (Some(m), Some(sel)) = (&metrics, &selection) {
+        // Rows outside the range are not the read's, not skipped ones.
         let total: u64 = row_groups
             .iter()
-            .map(|&i| parquet_meta.row_group(i).num_rows() as u64)
+            .map(|&i| match &options.row_range {
+                Some(r) => starts[i + 1].min(r.end) - starts[i].max(r.start),
+                None => parquet_meta.row_group(i).num_rows() as u64,
+            })
             .sum();
-        ReadMetrics::add(&m.page_rows_skipped, total - sel.row_count() as u64);
+        ReadMetrics::add(
+            &m.page_rows_skipped,
+            total.saturating_sub(sel.row_count() as u64),
+        );
     }
     if row_groups.is_empty() || selection.as_ref().is_some_and(|s| s.row_count() == 0) {
         return Ok(futures::stream::empty().boxed());
@@ -475,7 +525,7 @@ async fn open_stream(
         builder = builder.with_row_selection(selection);
     }
     if let Some(filter) = &options.row_filter {
-        let filter_schema = to_arrow_schema_of(&filter.fields)?;
+        let filter_schema = read_schema(&filter.fields, options.string_views)?;
         let mut filter_decode = Decode::default();
         let filter_plans = plan_columns(
             &file_schema,
@@ -512,6 +562,49 @@ async fn open_stream(
         })
     });
     Ok(out.boxed())
+}
+
+/// The Arrow schema batches of `fields` are read as.
+pub(super) fn read_schema(fields: &[DataField], string_views: bool) -> Result<SchemaRef> {
+    let schema = to_arrow_schema_of(fields)?;
+    Ok(if string_views {
+        with_string_views(&schema)
+    } else {
+        schema
+    })
+}
+
+/// The first row of each row group in the file, and the file's row count last.
+fn row_group_starts(metadata: &ParquetMetaData) -> Vec<u64> {
+    let mut starts = Vec::with_capacity(metadata.num_row_groups() + 1);
+    let mut at = 0u64;
+    starts.push(at);
+    for rg in metadata.row_groups() {
+        at += rg.num_rows().max(0) as u64;
+        starts.push(at);
+    }
+    starts
+}
+
+/// The rows of `range` as a selection over the rows of `row_groups` (ascending; `starts` from
+/// [`row_group_starts`]).
+fn range_selection(range: &Range<u64>, starts: &[u64], row_groups: &[usize]) -> RowSelection {
+    let mut selectors = Vec::new();
+    for &i in row_groups {
+        let (first, end) = (starts[i], starts[i + 1]);
+        let from = range.start.clamp(first, end);
+        let to = range.end.clamp(from, end);
+        for (rows, keep) in [(from - first, false), (to - from, true), (end - to, false)] {
+            if rows > 0 {
+                selectors.push(if keep {
+                    RowSelector::select(rows as usize)
+                } else {
+                    RowSelector::skip(rows as usize)
+                });
+            }
+        }
+    }
+    RowSelection::from(selectors)
 }
 
 /// Ties each read field to a file column (by field id, then name) and records the file

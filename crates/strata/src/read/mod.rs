@@ -66,6 +66,8 @@ pub struct TableRead {
     metrics: Option<Arc<ReadMetrics>>,
     /// Output each row's kind first ([`row_kinds`]).
     row_kinds: bool,
+    /// Top-level string columns as `Utf8View`.
+    string_views: bool,
 }
 
 impl TableRead {
@@ -78,6 +80,7 @@ impl TableRead {
             batch_size: DEFAULT_BATCH_SIZE,
             metrics: None,
             row_kinds: false,
+            string_views: false,
         }
     }
 
@@ -119,12 +122,23 @@ impl TableRead {
         self
     }
 
+    /// Output top-level string columns (`CHAR`, `VARCHAR`, `STRING`) as Arrow `Utf8View`
+    /// instead of `Utf8`: Parquet pages are decoded into views, which saves copying
+    /// dictionary-encoded values, and it is the string type DataFusion reads Parquet as.
+    /// Nested strings (in ARRAY, MAP, ROW) and MAP key columns `m['k']` stay `Utf8`.
+    pub fn with_string_views(mut self) -> Self {
+        self.string_views = true;
+        self
+    }
+
     fn resolve(&self) -> Result<plan::Resolved> {
-        plan::Resolved::new(
+        let mut resolved = plan::Resolved::new(
             &self.table,
             self.projection.as_deref(),
             self.filter.as_ref(),
-        )
+        )?;
+        resolved.string_views = self.string_views;
+        Ok(resolved)
     }
 
     /// Fields output, in order. Key columns have the id
@@ -170,6 +184,7 @@ impl TableRead {
             pushed: plan.pushed_filter(),
             plan,
             hints,
+            string_views: self.string_views,
             batch_size: self.batch_size,
             dv: self
                 .table
@@ -181,6 +196,15 @@ impl TableRead {
         let mut kv_ctx: Option<Arc<kv_read::KvReadContext>> = None;
         for split in splits {
             let merge = !split.raw_convertible || self.row_kinds;
+            if split.row_range.is_some() && (split.files.len() != 1 || merge) {
+                return Err(crate::Error::InvalidArgument(format!(
+                    "a split of {} with a row range must hold one file read without merging \
+                     (it holds {} files{})",
+                    self.table.identifier(),
+                    split.files.len(),
+                    if merge { " to merge" } else { "" }
+                )));
+            }
             if merge && self.table.is_primary_key_table() {
                 if kv_ctx.is_none() {
                     kv_ctx = Some(Arc::new(self.kv_context(&resolved)?));
@@ -196,6 +220,7 @@ impl TableRead {
                     file: f,
                     snapshot_id: split.snapshot_id,
                     partition: split.partition.clone(),
+                    row_range: split.row_range.clone(),
                 })));
             }
         }
@@ -312,6 +337,8 @@ struct FileJob {
     file: DataFileMeta,
     snapshot_id: i64,
     partition: strata_spec::binary_row::BinaryRow,
+    /// Only these rows of the file ([`DataSplit::row_range`]).
+    row_range: Option<std::ops::Range<u64>>,
 }
 
 struct FileReadContext {
@@ -322,6 +349,7 @@ struct FileReadContext {
     pushed: Option<PushedRowFilter>,
     /// Selected MAP keys, MAP-key predicate, metrics.
     hints: ReadHints,
+    string_views: bool,
     batch_size: usize,
     /// Deletion vectors (tables with `deletion-vectors.enabled`).
     dv: Option<Arc<deletion_vectors::DvCache>>,
@@ -356,6 +384,12 @@ impl FileReadContext {
                 .data_file(partition_dir, bucket, &file.file_name),
         };
         let data_schema = self.table.schema_manager().schema(file.schema_id).await?;
+        let mut hints = self.hints.clone();
+        if dv.is_some() {
+            // Row positions must stay contiguous for a deletion vector: no pruning by MAP
+            // keys (the filter is applied after decoding either way).
+            hints.map_key_predicate = None;
+        }
         let options = ParquetReadOptions {
             file_size: Some(file.file_size as u64),
             batch_size: self.batch_size,
@@ -364,7 +398,9 @@ impl FileReadContext {
                 Some(_) => None,
                 None => self.pushed.clone(),
             },
-            hints: self.hints.clone(),
+            hints,
+            string_views: self.string_views,
+            row_range: job.row_range.clone(),
             ..Default::default()
         };
         let mut stream = crate::format::data_file_reader::read_data_file(
@@ -375,7 +411,8 @@ impl FileReadContext {
             options,
         )
         .await?;
-        let mut position = 0u64;
+        // The first row read is the range's first.
+        let mut position = job.row_range.as_ref().map_or(0, |r| r.start);
         while let Some(batch) = stream.next().await {
             let mut batch = batch?;
             if let Some(dv) = &dv {

@@ -18,7 +18,7 @@ use strata_spec::{DataField, TypeKind};
 use super::map_keys::{map_key_predicate, pushed_filter, KeyDeriver};
 use crate::expr::map_key::resolve_map_key;
 use crate::expr::{BoundPredicate, MapKeyColumn, Predicate};
-use crate::format::arrow_types::to_arrow_field;
+use crate::format::arrow_types::{string_view_field, to_arrow_field};
 use crate::format::parquet_reader::PushedRowFilter;
 use crate::format::MapKeyPredicate;
 use crate::table::Table;
@@ -45,6 +45,8 @@ pub(crate) struct Resolved {
     whole_maps: Vec<i32>,
     /// Field ids of the table schema, in order (the filter's field `i < len` is `table_ids[i]`).
     table_ids: Vec<i32>,
+    /// Top-level string columns are output as `Utf8View` ([`crate::read::TableRead::with_string_views`]).
+    pub string_views: bool,
 }
 
 impl Resolved {
@@ -118,6 +120,7 @@ impl Resolved {
             wanted,
             whole_maps,
             table_ids: schema.fields.iter().map(|f| f.id).collect(),
+            string_views: false,
         })
     }
 
@@ -176,7 +179,14 @@ impl Resolved {
         };
         let read_arrow: Vec<Field> = read_fields
             .iter()
-            .map(to_arrow_field)
+            .map(|f| {
+                let field = to_arrow_field(f)?;
+                Ok(if self.string_views {
+                    string_view_field(&field)
+                } else {
+                    field
+                })
+            })
             .collect::<Result<_>>()?;
         let mut out_fields = Vec::with_capacity(output.len());
         for &i in &output {
@@ -192,6 +202,10 @@ impl Resolved {
             });
         }
         Ok(ReadPlan {
+            views: read_arrow
+                .iter()
+                .map(|f| matches!(f.data_type(), ArrowType::Utf8View))
+                .collect(),
             deriver: KeyDeriver::new(&read_fields, &self.keys)?,
             read_fields,
             keys: self.keys.clone(),
@@ -240,6 +254,9 @@ pub(crate) struct ReadPlan {
     output: Vec<usize>,
     pub out_schema: SchemaRef,
     deriver: KeyDeriver,
+    /// Read fields output as `Utf8View`: a decoder that produced plain strings (merge reads,
+    /// which merge plain columns) has them cast in [`Self::finish`].
+    views: Vec<bool>,
 }
 
 impl ReadPlan {
@@ -247,6 +264,12 @@ impl ReadPlan {
     /// columns derived, filter applied exactly, projection applied.
     pub fn finish(&self, columns: Vec<ArrayRef>, num_rows: usize) -> Result<RecordBatch> {
         let mut all = columns;
+        for (column, view) in all.iter_mut().zip(&self.views) {
+            if *view && !matches!(column.data_type(), ArrowType::Utf8View) {
+                *column = arrow::compute::cast(column, &ArrowType::Utf8View)
+                    .map_err(|e| Error::arrow("reading strings as views", e))?;
+            }
+        }
         if !self.deriver.is_empty() {
             let derived = self.deriver.derive(&all)?;
             all.extend(derived);

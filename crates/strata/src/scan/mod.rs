@@ -20,6 +20,8 @@ mod live_cache;
 mod pk_splits;
 mod stats_pruning;
 
+pub use stats_pruning::file_column_stats;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Instant;
@@ -48,11 +50,70 @@ pub struct DataSplit {
     /// Primary-key tables: the files can be read without merging (no overlapping keys, no
     /// deletes). Always true for append tables.
     pub raw_convertible: bool,
+    /// Only rows `[start, end)` of the split's one file are read: a slice of a large file made
+    /// by [`DataSplit::slices`] so that several readers share it. `None` (every split a scan
+    /// plans) reads every file whole.
+    pub row_range: Option<std::ops::Range<u64>>,
 }
 
 impl DataSplit {
+    /// Rows of the split's files (of its row range, if any) before merging, deletion vectors
+    /// and filters.
     pub fn row_count(&self) -> i64 {
-        self.files.iter().map(|f| f.row_count).sum()
+        match &self.row_range {
+            Some(r) => (r.end - r.start) as i64,
+            None => self.files.iter().map(|f| f.row_count).sum(),
+        }
+    }
+
+    /// A raw-convertible split as one split per file (each read on its own anyway, see
+    /// [`crate::read::TableRead`]); any other split unchanged.
+    pub fn per_file(self) -> Vec<DataSplit> {
+        if !self.raw_convertible || self.files.len() <= 1 || self.row_range.is_some() {
+            return vec![self];
+        }
+        let DataSplit {
+            snapshot_id,
+            partition,
+            bucket,
+            total_buckets,
+            files,
+            raw_convertible,
+            row_range: _,
+        } = self;
+        files
+            .into_iter()
+            .map(|f| DataSplit {
+                snapshot_id,
+                partition: partition.clone(),
+                bucket,
+                total_buckets,
+                files: vec![f],
+                raw_convertible,
+                row_range: None,
+            })
+            .collect()
+    }
+
+    /// The split cut into `n` slices of about equal rows, each reading a row range of the
+    /// file, when it can be: a raw-convertible split of one whole Parquet file with at least
+    /// `n` rows. Otherwise the split unchanged.
+    pub fn slices(self, n: usize) -> Vec<DataSplit> {
+        let sliceable = self.raw_convertible
+            && self.row_range.is_none()
+            && self.files.len() == 1
+            && self.files[0].file_name.ends_with(".parquet");
+        let rows = self.files.first().map_or(0, |f| f.row_count.max(0) as u64);
+        if !sliceable || n <= 1 || rows < n as u64 {
+            return vec![self];
+        }
+        let n = n as u64;
+        (0..n)
+            .map(|i| DataSplit {
+                row_range: Some(rows * i / n..rows * (i + 1) / n),
+                ..self.clone()
+            })
+            .collect()
     }
 }
 
@@ -288,6 +349,7 @@ impl TableScan {
                     total_buckets: e.total_buckets,
                     files: Vec::new(),
                     raw_convertible: true,
+                    row_range: None,
                 })
                 .files
                 .push(e.file);

@@ -78,6 +78,7 @@ pub(super) async fn plan_splits(
                 total_buckets: e.total_buckets,
                 files: Vec::new(),
                 raw_convertible: false,
+                row_range: None,
             })
             .files
             .push(e.file);

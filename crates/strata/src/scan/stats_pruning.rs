@@ -20,6 +20,21 @@ pub(super) async fn may_match(
     bound: &BoundPredicate,
     file: &DataFileMeta,
 ) -> Result<bool> {
+    Ok(match file_column_stats(table, file).await? {
+        Some(aligned) => bound.test_stats(file.row_count, &aligned),
+        None => true,
+    })
+}
+
+/// The value statistics of `file` for each column of the table's current schema (in order),
+/// re-aligned by field id as described in the module docs; an entry with no min, max or null
+/// count is unknown. `None` when the file's statistics cannot be placed at all. Min and max
+/// are bounds, not values (`truncate(N)` string statistics are prefixes, see
+/// [`crate::expr`]'s stats tests).
+pub async fn file_column_stats(
+    table: &Table,
+    file: &DataFileMeta,
+) -> Result<Option<Vec<ColumnStats>>> {
     let data_schema = table.schema_manager().schema(file.schema_id).await?;
     let stats_fields: Vec<&DataField> = match (&file.value_stats_cols, &file.write_cols) {
         (Some(cols), _) | (None, Some(cols)) => {
@@ -28,7 +43,7 @@ pub(super) async fn may_match(
                 match data_schema.fields.iter().find(|f| &f.name == c) {
                     Some(f) => v.push(f),
                     // Stats over a column we cannot place: treat everything as unknown.
-                    None => return Ok(true),
+                    None => return Ok(None),
                 }
             }
             v
@@ -37,7 +52,7 @@ pub(super) async fn may_match(
     };
     let types: Vec<_> = stats_fields.iter().map(|f| f.data_type.clone()).collect();
     let Ok(cols) = file.value_stats.to_columns(&types) else {
-        return Ok(true);
+        return Ok(None);
     };
     let current = table.schema();
     let mut aligned = vec![ColumnStats::default(); current.fields.len()];
@@ -57,5 +72,5 @@ pub(super) async fn may_match(
             };
         }
     }
-    Ok(bound.test_stats(file.row_count, &aligned))
+    Ok(Some(aligned))
 }

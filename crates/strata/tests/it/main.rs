@@ -34,6 +34,7 @@ mod pk_table;
 mod row_kinds;
 mod scan_planning;
 mod schema_evolution;
+mod split_slices;
 mod system_tables;
 mod system_tables_pk;
 mod table_model;

@@ -50,11 +50,24 @@ async fn read_rows_at(
     filter: Option<&str>,
     snapshot: Option<i64>,
 ) -> (Vec<String>, Vec<String>) {
+    read_rows_with(t, filter, snapshot, false).await
+}
+
+/// [`read_rows_at`], with top-level strings read as `Utf8View` when `views`.
+async fn read_rows_with(
+    t: &Table,
+    filter: Option<&str>,
+    snapshot: Option<i64>,
+    views: bool,
+) -> (Vec<String>, Vec<String>) {
     let mut scan = t.new_scan();
     if let Some(s) = snapshot {
         scan = scan.with_snapshot(s);
     }
     let mut read = t.new_read();
+    if views {
+        read = read.with_string_views();
+    }
     if let Some(f) = filter {
         let p = strata::expr::parse_sql_predicate(f).unwrap();
         scan = scan.with_filter(p.clone());
@@ -319,6 +332,21 @@ async fn append_table_write_alter_write_read() {
         .collect();
     assert_eq!(codes, ["code=abc", "code=xy", "code=null", "code=a-l"]);
     assert!(rows.iter().all(|r| r.contains("extra=null")), "{rows:?}");
+
+    // Strings read as views: the same rows from files of every schema (renamed, added, cut
+    // to a shorter VARCHAR), top-level strings as Utf8View, nested ones as Utf8.
+    let (view_rows, view_columns) = read_rows_with(&t3, None, None, true).await;
+    assert_eq!(view_rows, rows);
+    assert!(
+        view_columns.contains(&"code:Utf8View".to_string()),
+        "{view_columns:?}"
+    );
+    assert!(view_columns.contains(&"full_name:Utf8View".to_string()));
+    assert!(view_columns
+        .iter()
+        .any(|c| c.starts_with("r:") && c.contains("Utf8") && !c.contains("Utf8View")));
+    let filtered = read_rows_with(&t3, Some("full_name = 'n3' OR code LIKE 'a-%'"), None, true);
+    assert_eq!(ids(filtered.await.0), ["id=3", "id=4"]);
 }
 
 #[tokio::test]
