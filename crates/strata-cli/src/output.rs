@@ -94,14 +94,46 @@ pub async fn write_stream(
             let props = WriterProperties::builder()
                 .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).map_err(werr)?))
                 .build();
-            let mut w = ArrowWriter::try_new(out, schema, Some(props)).map_err(werr)?;
+            let schema = plain_schema(&schema);
+            let mut w = ArrowWriter::try_new(out, schema.clone(), Some(props)).map_err(werr)?;
             while let Some(b) = stream.next().await {
-                w.write(&b?).map_err(werr)?;
+                w.write(&plain_strings(&b?, &schema)?).map_err(werr)?;
             }
             w.close().map_err(werr)?;
             Ok(())
         }
     }
+}
+
+/// `schema` with string and binary views as plain strings and binaries: the Arrow schema
+/// stored in a Parquet file names the view types, which older readers (pyarrow before 16,
+/// Spark) do not know.
+fn plain_schema(schema: &SchemaRef) -> SchemaRef {
+    use arrow::datatypes::{DataType, Schema};
+    let fields: Vec<_> = schema
+        .fields()
+        .iter()
+        .map(|f| match f.data_type() {
+            DataType::Utf8View => f.as_ref().clone().with_data_type(DataType::Utf8),
+            DataType::BinaryView => f.as_ref().clone().with_data_type(DataType::Binary),
+            _ => f.as_ref().clone(),
+        })
+        .collect();
+    std::sync::Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
+}
+
+/// `batch` cast to `schema` (its [`plain_schema`]).
+fn plain_strings(batch: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> {
+    let columns = batch
+        .columns()
+        .iter()
+        .zip(schema.fields())
+        .map(|(c, f)| match c.data_type() == f.data_type() {
+            true => Ok(c.clone()),
+            false => arrow::compute::cast(c, f.data_type()).map_err(werr),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    RecordBatch::try_new(schema.clone(), columns).map_err(werr)
 }
 
 /// CSV cannot carry nested or binary values: those columns become text in the JSON encoding

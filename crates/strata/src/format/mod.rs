@@ -21,6 +21,7 @@
 //! | [`evolve`] | schema evolution by field id while reading |
 //! | [`map_shredding`] | PIP-43 shared-shredding MAP columns: conversion, footer metadata, reconstruction |
 //! | [`rowgroup_stats`] | footer statistics as Paimon column stats (row-group pruning) |
+//! | [`page_pruning`] | row groups and pages a filter rules out by footer statistics and the page index |
 //! | [`read_hints`] | selected MAP keys, MAP-key predicates and read counters passed to the reader |
 
 pub mod arrow_types;
@@ -36,6 +37,7 @@ mod int96;
 pub mod map_shredding;
 mod nested_rewrite;
 mod orc_reader;
+pub mod page_pruning;
 pub mod parallel_encoder;
 pub mod parquet_reader;
 pub mod parquet_writer;

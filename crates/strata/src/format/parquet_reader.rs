@@ -45,6 +45,9 @@ use super::evolve::{evolve_array, find_by_name};
 use super::map_shredding::{
     file_shredding_meta, page_selection, row_groups_may_match, FileShreddingMeta, ShreddedRead,
 };
+use super::page_pruning::{
+    page_selection as stats_pages, row_groups_may_match as stats_row_groups, StatsPruning,
+};
 use super::read_hints::{ReadHints, ReadMetrics};
 use crate::io::FileIO;
 use crate::{Error, Result};
@@ -91,6 +94,9 @@ pub struct ParquetReadOptions {
     /// the batches (and the row filter's batches) then have views where the read schema has
     /// `Utf8`.
     pub string_views: bool,
+    /// Row groups and pages this filter rules out by their statistics are skipped
+    /// ([`super::page_pruning`]); rows are not filtered (pair it with an exact filter).
+    pub stats_pruning: Option<Arc<StatsPruning>>,
     /// Read only rows `[start, end)` of the file (positions in the whole file, before any
     /// pruning): the row groups overlapping the range, and within them the pages holding it
     /// (through the offset index, when the file has one). Lets several readers share one large
@@ -108,6 +114,7 @@ impl Default for ParquetReadOptions {
             row_filter: None,
             hints: ReadHints::default(),
             string_views: false,
+            stats_pruning: None,
             row_range: None,
         }
     }
@@ -123,6 +130,7 @@ impl std::fmt::Debug for ParquetReadOptions {
             .field("row_filter", &self.row_filter.is_some())
             .field("hints", &self.hints)
             .field("string_views", &self.string_views)
+            .field("stats_pruning", &self.stats_pruning.is_some())
             .field("row_range", &self.row_range)
             .finish()
     }
@@ -391,7 +399,9 @@ async fn open_stream(
     let parquet_err = |e| Error::parquet(display.clone(), e);
 
     let mut reader_for_meta = reader.clone();
-    let page_stats = options.row_filter.is_some() || options.hints.map_key_predicate.is_some();
+    let page_stats = options.row_filter.is_some()
+        || options.hints.map_key_predicate.is_some()
+        || options.stats_pruning.is_some();
     let arrow_options = ArrowReaderOptions::new()
         .with_skip_arrow_metadata(true)
         .with_column_index_policy(if page_stats {
@@ -454,6 +464,13 @@ async fn open_stream(
         .iter()
         .map(|f| f.name().as_str())
         .collect();
+    let row_groups: Vec<usize> = match &options.stats_pruning {
+        Some(pruning) => {
+            let may = stats_row_groups(pruning, &parquet_meta, data_fields, &names);
+            row_groups.into_iter().filter(|&i| may[i]).collect()
+        }
+        None => row_groups,
+    };
     let row_groups: Vec<usize> = match &options.hints.map_key_predicate {
         Some(predicate) if !shredding.is_empty() => {
             let may =
@@ -473,6 +490,19 @@ async fn open_stream(
             &shredding,
         ),
         _ => None,
+    };
+    // And the pages the filter's statistics admit.
+    let selection = match &options.stats_pruning {
+        Some(pruning) if !row_groups.is_empty() => {
+            match stats_pages(pruning, &parquet_meta, &row_groups, data_fields, &names) {
+                Some(pages) => Some(match selection {
+                    Some(keys) => keys.intersection(&pages),
+                    None => pages,
+                }),
+                None => selection,
+            }
+        }
+        _ => selection,
     };
     // And the rows of the range.
     let selection = match &options.row_range {

@@ -35,6 +35,7 @@ use strata_spec::manifest::DataFileMeta;
 use strata_spec::DataField;
 
 use crate::expr::{BoundPredicate, Predicate};
+use crate::format::page_pruning::StatsPruning;
 use crate::format::parquet_reader::{ParquetReadOptions, PushedRowFilter};
 use crate::format::{ReadHints, ReadMetrics};
 use crate::scan::DataSplit;
@@ -182,6 +183,7 @@ impl TableRead {
         let ctx = Arc::new(FileReadContext {
             table: self.table.clone(),
             pushed: plan.pushed_filter(),
+            stats_pruning: plan.stats_pruning().map(Arc::new),
             plan,
             hints,
             string_views: self.string_views,
@@ -347,6 +349,8 @@ struct FileReadContext {
     plan: plan::ReadPlan,
     /// `plan`'s filter pushed into decoding.
     pushed: Option<PushedRowFilter>,
+    /// `plan`'s filter as row-group and page pruning.
+    stats_pruning: Option<Arc<StatsPruning>>,
     /// Selected MAP keys, MAP-key predicate, metrics.
     hints: ReadHints,
     string_views: bool,
@@ -387,7 +391,7 @@ impl FileReadContext {
         let mut hints = self.hints.clone();
         if dv.is_some() {
             // Row positions must stay contiguous for a deletion vector: no pruning by MAP
-            // keys (the filter is applied after decoding either way).
+            // keys or statistics (the filter is applied after decoding either way).
             hints.map_key_predicate = None;
         }
         let options = ParquetReadOptions {
@@ -400,6 +404,10 @@ impl FileReadContext {
             },
             hints,
             string_views: self.string_views,
+            stats_pruning: match dv {
+                Some(_) => None,
+                None => self.stats_pruning.clone(),
+            },
             row_range: job.row_range.clone(),
             ..Default::default()
         };

@@ -19,6 +19,7 @@ use super::map_keys::{map_key_predicate, pushed_filter, KeyDeriver};
 use crate::expr::map_key::resolve_map_key;
 use crate::expr::{BoundPredicate, MapKeyColumn, Predicate};
 use crate::format::arrow_types::{string_view_field, to_arrow_field};
+use crate::format::page_pruning::StatsPruning;
 use crate::format::parquet_reader::PushedRowFilter;
 use crate::format::MapKeyPredicate;
 use crate::table::Table;
@@ -288,17 +289,40 @@ impl ReadPlan {
         }
     }
 
-    /// The filter pushed into Parquet decoding (key columns derived inside it).
+    /// The filter pushed into Parquet decoding (late materialization: the filter's columns
+    /// are decoded first, the others only for the rows it keeps; key columns are derived
+    /// inside it), when that pays: when a column the filter does not read is nested (ARRAY,
+    /// MAP, ROW: costly to decode for rows that are then dropped) or the filter tests MAP
+    /// keys (a key read decodes only the shredded columns holding it). Otherwise every
+    /// column is decoded and `finish` filters: measured on TPC-H, late materialization of
+    /// flat columns cost more (pages are decompressed either way, and arrow-rs then skips
+    /// row by row) than it saved. Pages and row groups that cannot match are skipped either
+    /// way ([`Self::stats_pruning`]). `finish` applies the exact predicate in both cases.
     pub fn pushed_filter(&self) -> Option<PushedRowFilter> {
         let pushed = pushed_filter(self.bound.as_ref()?, &self.read_fields, &self.keys)?;
-        // When the filter needs every column the read decodes, late materialization would
-        // decode them all twice (once for the filter, again for the rows it keeps): filter
-        // after decoding instead (`finish` applies the exact predicate either way).
-        let covered = self
+        let uses_keys = self.bound.as_ref().is_some_and(|b| {
+            b.referenced_columns()
+                .iter()
+                .any(|&i| i >= self.read_fields.len())
+        });
+        let costly_rest = self
             .read_fields
             .iter()
-            .all(|f| pushed.fields.iter().any(|p| p.id == f.id));
-        (!covered).then_some(pushed)
+            .any(|f| f.data_type.is_nested() && !pushed.fields.iter().any(|p| p.id == f.id));
+        (uses_keys || costly_rest).then_some(pushed)
+    }
+
+    /// The filter as row-group and page pruning over the decoded fields (leaves on key columns
+    /// are unknown there).
+    pub fn stats_pruning(&self) -> Option<StatsPruning> {
+        let predicate = self.bound.clone()?;
+        if matches!(predicate, BoundPredicate::AlwaysTrue) {
+            return None;
+        }
+        Some(StatsPruning {
+            fields: self.read_fields.clone(),
+            predicate,
+        })
     }
 
     /// The MAP-key predicate hint of the filter.

@@ -30,6 +30,7 @@ mod map_key_read;
 mod map_shredding;
 mod object_store_s3;
 mod option_support;
+mod page_pruning;
 mod pk_table;
 mod row_kinds;
 mod scan_planning;

@@ -10,71 +10,17 @@
 //! decoded (for every projected column, through the offset index). The exact filter still runs
 //! on the rebuilt values; this only skips what cannot match.
 
-use std::ops::Range;
-
 use parquet::arrow::arrow_reader::RowSelection;
 use parquet::file::metadata::ParquetMetaData;
 use strata_spec::shredding::metadata::column_name;
 use strata_spec::types::{DataField, TypeKind};
 
 use super::super::evolve::find_by_name;
+use super::super::page_pruning::{merge, nan_free, to_selection, Rows};
 use super::super::read_hints::{MapKeyLeaf, MapKeyPredicate};
 use super::super::rowgroup_stats::page_stats;
 use super::read::FileShreddingMeta;
 use crate::expr::{BoundLeafPredicate, BoundPredicate, LeafOp};
-
-/// Rows of one row group that may match: every row, or sorted disjoint ranges.
-#[derive(Clone, Debug, PartialEq)]
-enum Rows {
-    All,
-    Some(Vec<Range<usize>>),
-}
-
-impl Rows {
-    fn and(self, other: Rows) -> Rows {
-        match (self, other) {
-            (Rows::All, r) | (r, Rows::All) => r,
-            (Rows::Some(a), Rows::Some(b)) => {
-                let (mut i, mut j, mut out) = (0, 0, Vec::new());
-                while i < a.len() && j < b.len() {
-                    let (s, e) = (a[i].start.max(b[j].start), a[i].end.min(b[j].end));
-                    if s < e {
-                        out.push(s..e);
-                    }
-                    if a[i].end < b[j].end {
-                        i += 1;
-                    } else {
-                        j += 1;
-                    }
-                }
-                Rows::Some(out)
-            }
-        }
-    }
-
-    fn or(self, other: Rows) -> Rows {
-        match (self, other) {
-            (Rows::All, _) | (_, Rows::All) => Rows::All,
-            (Rows::Some(mut a), Rows::Some(b)) => {
-                a.extend(b);
-                Rows::Some(merge(a))
-            }
-        }
-    }
-}
-
-/// Sorts and merges overlapping or touching ranges.
-fn merge(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
-    ranges.sort_by_key(|r| r.start);
-    let mut out: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
-    for r in ranges.into_iter().filter(|r| r.start < r.end) {
-        match out.last_mut() {
-            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
-            _ => out.push(r),
-        }
-    }
-    out
-}
 
 /// The rows of `row_groups` (in that order) that may satisfy `predicate`, as a selection
 /// over those row groups' rows; `None` when nothing can be skipped (or the file has no page
@@ -95,21 +41,15 @@ pub fn page_selection(
         file_columns,
         shredding,
     };
-    let mut ranges = Vec::new();
-    let mut offset = 0;
-    let mut skips = false;
-    for &rg in row_groups {
-        let rows = meta.row_group(rg).num_rows() as usize;
-        match ctx.eval(predicate, rg, rows) {
-            Rows::All => ranges.push(offset..offset + rows),
-            Rows::Some(r) => {
-                skips |= r.iter().map(|r| r.len()).sum::<usize>() < rows;
-                ranges.extend(r.into_iter().map(|r| r.start + offset..r.end + offset));
-            }
-        }
-        offset += rows;
-    }
-    skips.then(|| RowSelection::from_consecutive_ranges(merge(ranges).into_iter(), offset))
+    to_selection(
+        row_groups
+            .iter()
+            .map(|&rg| {
+                let rows = meta.row_group(rg).num_rows() as usize;
+                (rows, ctx.eval(predicate, rg, rows))
+            })
+            .collect(),
+    )
 }
 
 struct Ctx<'a> {
@@ -199,32 +139,5 @@ impl Ctx<'_> {
             keep = keep.or(Rows::Some(merge(ranges)));
         }
         keep
-    }
-}
-
-/// Whether a float column chunk is known to hold no NaN, so that its maximum is exact. The
-/// Parquet footer of this parquet version carries no NaN count, so this is known only for
-/// columns that are not floating point: float bounds are used conservatively.
-pub(super) fn nan_free(chunk: &parquet::file::metadata::ColumnChunkMetaData) -> bool {
-    !matches!(
-        chunk.column_type(),
-        parquet::basic::Type::FLOAT | parquet::basic::Type::DOUBLE
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    #[allow(clippy::single_range_in_vec_init)]
-    fn ranges_combine() {
-        let a = Rows::Some(vec![0..10, 20..30]);
-        let b = Rows::Some(vec![5..25]);
-        assert_eq!(a.clone().and(b.clone()), Rows::Some(vec![5..10, 20..25]));
-        assert_eq!(a.clone().or(b), Rows::Some(vec![0..30]));
-        assert_eq!(a.clone().and(Rows::All), a);
-        assert_eq!(a.or(Rows::All), Rows::All);
-        assert_eq!(merge(vec![3..4, 0..2, 2..3, 7..7]), vec![0..4]);
     }
 }

@@ -118,7 +118,7 @@ impl Ctx<'_> {
             match chunks.get(&format!("{name}.{}", column_name(c as usize))) {
                 Some(&i) => {
                     let chunk = rg.column(i);
-                    let nan_free = super::pages::nan_free(chunk);
+                    let nan_free = super::super::page_pruning::nan_free(chunk);
                     bound.test_stats_nan_free(rows, &[column_stats(chunk, value)], nan_free)
                 }
                 None => true,
