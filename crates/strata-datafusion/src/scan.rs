@@ -23,6 +23,7 @@ use datafusion::common::{Result, Statistics};
 use datafusion::execution::TaskContext;
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::statistics::StatisticsArgs;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
@@ -329,7 +330,12 @@ impl ExecutionPlan for StrataScanExec {
         Ok(Box::pin(RecordBatchStreamAdapter::new(schema, stream)))
     }
 
-    fn partition_statistics(&self, partition: Option<usize>) -> Result<Arc<Statistics>> {
+    fn statistics_from_inputs(
+        &self,
+        _input_stats: &[Arc<Statistics>],
+        args: &StatisticsArgs,
+    ) -> Result<Arc<Statistics>> {
+        let partition = args.partition();
         if let Some(stats) = &self.statistics {
             return Ok(Arc::new(match partition {
                 Some(p) => stats
@@ -351,5 +357,158 @@ impl ExecutionPlan for StrataScanExec {
         // Files' row counts before merging, deletion vectors and filters: an upper bound.
         stats.num_rows = Precision::Inexact(usize::try_from(rows).unwrap_or(0));
         Ok(Arc::new(stats))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use datafusion::common::stats::Precision;
+    use datafusion::common::ScalarValue;
+    use datafusion::common::Statistics;
+    use datafusion::physical_plan::statistics::{StatisticsArgs, StatisticsContext};
+    use datafusion::physical_plan::{collect, ExecutionPlan};
+    use datafusion::prelude::SessionConfig;
+    use strata::catalog::FileSystemCatalog;
+
+    use super::StrataScanExec;
+    use crate::SqlSession;
+
+    fn session(dir: &std::path::Path) -> SqlSession {
+        let catalog = FileSystemCatalog::open(dir.to_str().unwrap()).unwrap();
+        SqlSession::with_config(catalog, SessionConfig::new().with_target_partitions(2))
+    }
+
+    fn stats_of(scan: &StrataScanExec, partition: Option<usize>) -> Arc<Statistics> {
+        StatisticsContext::new()
+            .compute(scan, &StatisticsArgs::new().with_partition(partition))
+            .unwrap()
+    }
+
+    /// The scan nodes of a physical plan.
+    fn scans(plan: &Arc<dyn ExecutionPlan>) -> Vec<&StrataScanExec> {
+        let mut out = Vec::new();
+        if let Some(s) = plan.downcast_ref::<StrataScanExec>() {
+            out.push(s);
+        }
+        for c in plan.children() {
+            out.extend(scans(c));
+        }
+        out
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_large_file_is_read_as_row_ranges_by_every_partition() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = session(dir.path());
+        let run = |sql: &str| {
+            let s = &s;
+            let sql = sql.to_string();
+            async move { s.sql(&sql).await.unwrap().collect().await.unwrap() }
+        };
+        run("CREATE TABLE t (id BIGINT NOT NULL, name STRING) WITH ('bucket' = '-1')").await;
+        run(
+            "INSERT INTO t SELECT value, concat('n', CAST(value % 10 AS STRING)) \
+             FROM generate_series(0, 299999)",
+        )
+        .await;
+        let df = s
+            .sql("SELECT id, name FROM t WHERE id >= 10 AND name <> 'n3'")
+            .await
+            .unwrap();
+        let plan = df.create_physical_plan().await.unwrap();
+        let found = scans(&plan);
+        assert_eq!(found.len(), 1);
+        let scan = found[0];
+        // One file of 300,000 rows, cut in two row ranges, one per partition.
+        assert_eq!(scan.split_groups().len(), 2);
+        for g in scan.split_groups() {
+            assert_eq!(g.len(), 1);
+            assert_eq!(
+                g[0].row_range.as_ref().map(|r| r.end - r.start),
+                Some(150_000)
+            );
+        }
+        // Strings are views, as DataFusion reads Parquet.
+        assert_eq!(
+            scan.schema().field(1).data_type(),
+            &arrow_schema::DataType::Utf8View
+        );
+        let ctx = s.context().task_ctx();
+        let rows: usize = collect(plan, ctx)
+            .await
+            .unwrap()
+            .iter()
+            .map(|b| b.num_rows())
+            .sum();
+        assert_eq!(rows, 300_000 - 10 - 29_999);
+
+        // Statistics for the planner: exact rows without a filter, bounds from the manifest.
+        let plan = s
+            .sql("SELECT id FROM t")
+            .await
+            .unwrap()
+            .create_physical_plan()
+            .await
+            .unwrap();
+        let scan = scans(&plan)[0];
+        let stats = stats_of(scan, None);
+        assert_eq!(stats.num_rows, Precision::Exact(300_000));
+        let id = &stats.column_statistics[0];
+        assert_eq!(
+            id.min_value,
+            Precision::Inexact(ScalarValue::Int64(Some(0)))
+        );
+        assert_eq!(
+            id.max_value,
+            Precision::Inexact(ScalarValue::Int64(Some(299_999)))
+        );
+        assert_eq!(id.null_count, Precision::Inexact(0));
+        let first = stats_of(scan, Some(0));
+        assert_eq!(first.num_rows, Precision::Exact(150_000));
+        // count(*) answered from the exact row count gives the right number.
+        let n = run("SELECT count(*) FROM t").await;
+        let n = n[0]
+            .column(0)
+            .as_any()
+            .downcast_ref::<arrow_array::Int64Array>()
+            .unwrap()
+            .value(0);
+        assert_eq!(n, 300_000);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn merged_splits_are_not_cut_and_their_rows_are_upper_bounds() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = session(dir.path());
+        for sql in [
+            "CREATE TABLE k (id BIGINT NOT NULL, v STRING, PRIMARY KEY (id) NOT ENFORCED) \
+             WITH ('bucket' = '1', 'write-only' = 'true')",
+            "INSERT INTO k SELECT value, 'a' FROM generate_series(0, 199999)",
+            "INSERT INTO k SELECT value, 'b' FROM generate_series(0, 199999)",
+        ] {
+            s.sql(sql).await.unwrap().collect().await.unwrap();
+        }
+        let plan = s
+            .sql("SELECT * FROM k")
+            .await
+            .unwrap()
+            .create_physical_plan()
+            .await
+            .unwrap();
+        let scan = scans(&plan)[0];
+        let splits: Vec<_> = scan.split_groups().iter().flatten().collect();
+        assert_eq!(splits.len(), 1, "one bucket to merge, whole");
+        assert!(splits[0].row_range.is_none() && !splits[0].raw_convertible);
+        let stats = stats_of(scan, None);
+        assert_eq!(stats.num_rows, Precision::Inexact(400_000));
+        let rows: usize = collect(plan, s.context().task_ctx())
+            .await
+            .unwrap()
+            .iter()
+            .map(|b| b.num_rows())
+            .sum();
+        assert_eq!(rows, 200_000);
     }
 }
