@@ -35,7 +35,7 @@ use strata::scan::DataSplit;
 use strata::table::Table;
 
 use crate::error::to_df;
-use crate::statistics::{scan_statistics, ScanStatistics};
+use crate::statistics::{scan_statistics, RowEstimate, ScanStatistics};
 
 /// What each partition reads of its splits.
 #[derive(Debug, Clone, Default)]
@@ -128,14 +128,21 @@ impl StrataScanExec {
 
     /// Gathers the scan's statistics from the files' manifest statistics
     /// ([`crate::statistics`]).
-    pub(crate) async fn with_statistics(mut self) -> strata::Result<Self> {
-        let exact_rows = !self.table.is_primary_key_table()
-            && !self.table.options().deletion_vectors_enabled()?
-            && self.filter.is_none()
-            && self.limit.is_none()
-            && !self.row_kinds;
+    /// `filter_selectivity`: the percentage of rows a pushed filter is assumed to keep.
+    pub(crate) async fn with_statistics(mut self, filter_selectivity: u8) -> strata::Result<Self> {
+        let estimate = if self.filter.is_some() {
+            RowEstimate::Filtered(filter_selectivity)
+        } else if self.table.is_primary_key_table()
+            || self.table.options().deletion_vectors_enabled()?
+            || self.limit.is_some()
+            || self.row_kinds
+        {
+            RowEstimate::AtMost
+        } else {
+            RowEstimate::Exact
+        };
         self.statistics =
-            Some(scan_statistics(&self.table, &self.groups, &self.schema, exact_rows).await?);
+            Some(scan_statistics(&self.table, &self.groups, &self.schema, estimate).await?);
         Ok(self)
     }
 
@@ -467,6 +474,16 @@ mod tests {
         assert_eq!(id.null_count, Precision::Inexact(0));
         let first = stats_of(scan, Some(0));
         assert_eq!(first.num_rows, Precision::Exact(150_000));
+        // A pushed filter is estimated with DataFusion's default selectivity (20%).
+        let plan = s
+            .sql("SELECT id FROM t WHERE name = 'n1'")
+            .await
+            .unwrap()
+            .create_physical_plan()
+            .await
+            .unwrap();
+        let filtered = stats_of(scans(&plan)[0], None);
+        assert_eq!(filtered.num_rows, Precision::Inexact(60_000));
         // count(*) answered from the exact row count gives the right number.
         let n = run("SELECT count(*) FROM t").await;
         let n = n[0]

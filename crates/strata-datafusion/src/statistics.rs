@@ -5,7 +5,9 @@
 //! order — as it does for Parquet files from their footers.
 //!
 //! Exactness: the row count is exact only when every file row is output (append tables without
-//! deletion vectors, read without filter or limit). Min and max are bounds, not values
+//! deletion vectors, read without filter or limit); a pushed filter scales it by DataFusion's
+//! `default_filter_selectivity`, the estimate its own `FilterExec` would make, so that a small
+//! filtered table is still recognised as a broadcast build side. Min and max are bounds, not values
 //! (`truncate(N)` string statistics are prefixes; merging and filters remove rows), and null
 //! counts are counted before merging, so column statistics are always `Inexact`: DataFusion
 //! plans with them but never answers a query from them.
@@ -103,13 +105,37 @@ fn bound(
     }))
 }
 
+/// How the rows a scan outputs relate to its files' rows.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum RowEstimate {
+    /// Every file row is output.
+    Exact,
+    /// At most the files' rows (merging, deletion vectors, a limit).
+    AtMost,
+    /// A pushed filter keeps this percentage of the rows (DataFusion's
+    /// `default_filter_selectivity`, as its `FilterExec` would estimate).
+    Filtered(u8),
+}
+
+impl RowEstimate {
+    fn rows(self, rows: usize) -> Precision<usize> {
+        match self {
+            RowEstimate::Exact => Precision::Exact(rows),
+            RowEstimate::AtMost => Precision::Inexact(rows),
+            RowEstimate::Filtered(p) => {
+                Precision::Inexact(rows.saturating_mul(p.min(100) as usize) / 100)
+            }
+        }
+    }
+}
+
 /// Gathers the statistics of `groups` for the output columns of `schema` (table columns by
 /// name; other columns, such as `rowkind` or MAP key accesses, are unknown).
 pub(crate) async fn scan_statistics(
     table: &Table,
     groups: &[Vec<DataSplit>],
     schema: &SchemaRef,
-    exact_rows: bool,
+    estimate: RowEstimate,
 ) -> strata::Result<ScanStatistics> {
     let table_schema = table.schema();
     let columns: Vec<Option<(usize, DataType)>> = schema
@@ -156,29 +182,26 @@ pub(crate) async fn scan_statistics(
         for (t, a) in total_acc.iter_mut().zip(&acc) {
             t.merge(a);
         }
-        partitions.push(to_statistics(rows, exact_rows, &acc, &columns, schema));
+        partitions.push(to_statistics(rows, estimate, &acc, &columns, schema));
     }
     if groups.is_empty() {
         total_acc = vec![ColumnAcc::start(); columns.len()];
     }
-    let total = to_statistics(total_rows, exact_rows, &total_acc, &columns, schema);
+    let total = to_statistics(total_rows, estimate, &total_acc, &columns, schema);
     Ok(ScanStatistics { partitions, total })
 }
 
 fn to_statistics(
     rows: i64,
-    exact_rows: bool,
+    estimate: RowEstimate,
     acc: &[ColumnAcc],
     columns: &[Option<(usize, DataType)>],
     schema: &SchemaRef,
 ) -> Statistics {
     let rows = usize::try_from(rows).unwrap_or(0);
     let mut stats = Statistics::new_unknown(schema);
-    stats.num_rows = if exact_rows {
-        Precision::Exact(rows)
-    } else {
-        Precision::Inexact(rows)
-    };
+    stats.num_rows = estimate.rows(rows);
+    let out_rows = stats.num_rows.get_value().copied().unwrap_or(rows);
     for (((cs, a), c), field) in stats
         .column_statistics
         .iter_mut()
@@ -204,7 +227,7 @@ fn to_statistics(
             byte_size: field
                 .data_type()
                 .primitive_width()
-                .map_or(Precision::Absent, |w| Precision::Inexact(w * rows)),
+                .map_or(Precision::Absent, |w| Precision::Inexact(w * out_rows)),
             ..ColumnStatistics::new_unknown()
         };
     }

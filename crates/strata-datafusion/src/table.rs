@@ -163,7 +163,13 @@ impl StrataTable {
             schema,
         )
         .pinned_to(self.snapshot.as_ref().map(|s| s.id))
-        .with_statistics()
+        .with_statistics(
+            state
+                .config()
+                .options()
+                .optimizer
+                .default_filter_selectivity,
+        )
         .await
         .map_err(to_df)
     }
