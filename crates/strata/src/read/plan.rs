@@ -291,11 +291,12 @@ impl ReadPlan {
 
     /// The filter pushed into Parquet decoding (late materialization: the filter's columns
     /// are decoded first, the others only for the rows it keeps; key columns are derived
-    /// inside it), when that pays: when a column the filter does not read is nested (ARRAY,
-    /// MAP, ROW: costly to decode for rows that are then dropped) or the filter tests MAP
-    /// keys (a key read decodes only the shredded columns holding it). Otherwise every
-    /// column is decoded and `finish` filters: measured on TPC-H, late materialization of
-    /// flat columns cost more (pages are decompressed either way, and arrow-rs then skips
+    /// inside it), when that pays: when some column is not read by the filter, and either
+    /// such a column is nested (ARRAY, MAP, ROW: costly to decode for rows that are then
+    /// dropped) or the filter tests MAP keys (a key read decodes only the shredded columns
+    /// holding it); a filter that needs every column would decode them twice. Otherwise
+    /// every column is decoded and `finish` filters: measured on TPC-H, late materialization
+    /// of flat columns cost more (pages are decompressed either way, and arrow-rs then skips
     /// row by row) than it saved. Pages and row groups that cannot match are skipped either
     /// way ([`Self::stats_pruning`]). `finish` applies the exact predicate in both cases.
     pub fn pushed_filter(&self) -> Option<PushedRowFilter> {
@@ -305,11 +306,14 @@ impl ReadPlan {
                 .iter()
                 .any(|&i| i >= self.read_fields.len())
         });
+        let unread = |f: &DataField| !pushed.fields.iter().any(|p| p.id == f.id);
+        // A filter that needs every column decoded would decode them twice.
+        let covered = !self.read_fields.iter().any(unread);
         let costly_rest = self
             .read_fields
             .iter()
-            .any(|f| f.data_type.is_nested() && !pushed.fields.iter().any(|p| p.id == f.id));
-        (uses_keys || costly_rest).then_some(pushed)
+            .any(|f| f.data_type.is_nested() && unread(f));
+        (!covered && (uses_keys || costly_rest)).then_some(pushed)
     }
 
     /// The filter as row-group and page pruning over the decoded fields (leaves on key columns
