@@ -9,8 +9,9 @@
 //!
 //! Results print as an aligned table (or JSON lines, CSV, Parquet with `--format`); a statement
 //! without a result prints `OK`. Parquet holds one result, the last statement's; the results
-//! before it show as tables on stderr. An error names what it concerns and, for a syntax error, shows
-//! the line with a caret under the column.
+//! before it show as tables on stderr. An error names what it concerns and shows the offending line
+//! with carets under it: the column of a syntax error, or what a planning error concerns (an
+//! unknown column or table, a function call; DataFusion's diagnostics).
 
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
@@ -82,13 +83,13 @@ pub async fn run(catalog: &FileSystemCatalog, args: SqlArgs) -> Result<()> {
 async fn run_script(session: &SqlSession, sql: &str, args: &SqlArgs, timing: bool) -> Result<()> {
     let script = session
         .parse_script(sql)
-        .map_err(|e| msg(with_caret(sql, &e.to_string())))?;
+        .map_err(|e| msg(located(sql, &e)))?;
     for i in 0..script.len() {
         let started = Instant::now();
         let df = session
             .run(&script, i)
             .await
-            .map_err(|e| msg(with_caret(sql, &e.to_string())))?;
+            .map_err(|e| msg(located(sql, &e)))?;
         let last = i + 1 == script.len();
         if !last && args.format == output::Format::Parquet {
             // One Parquet file goes to stdout or --output: the last result. Earlier ones (an
@@ -136,6 +137,24 @@ async fn print_to_stderr(df: datafusion::dataframe::DataFrame) -> Result<()> {
         eprintln!("{text}");
     }
     Ok(())
+}
+
+/// The message of a planning error with the offending line and carets under what it concerns:
+/// the span DataFusion's planner gives (an unknown column or table, a bad function call), or
+/// the position in a parser message.
+fn located(sql: &str, e: &datafusion::error::DataFusionError) -> String {
+    let message = e.to_string();
+    match strata_datafusion::error::error_position(e) {
+        Some((line, column, end)) => match sql.lines().nth(line - 1) {
+            Some(text) => format!(
+                "{message}\n  {text}\n  {}{}",
+                " ".repeat(column - 1),
+                "^".repeat(end - column)
+            ),
+            None => message,
+        },
+        None => with_caret(sql, &message),
+    }
 }
 
 /// The message of an error, with the offending line and a caret under the column when the

@@ -25,3 +25,20 @@ pub fn from_df(e: DataFusionError) -> strata::Error {
 pub fn plan_error(message: impl Into<String>) -> DataFusionError {
     DataFusionError::Plan(message.into())
 }
+
+/// Where in the SQL text an error points, when DataFusion's planner knows (its `Diagnostic`
+/// span; a [`crate::SqlSession`] collects spans): `(line, column, end column)`, 1-based, the
+/// end on the same line (or the column itself when the span runs over several lines).
+pub fn error_position(e: &DataFusionError) -> Option<(usize, usize, usize)> {
+    let span = e.diagnostic()?.span?;
+    let (line, column) = (span.start.line as usize, span.start.column as usize);
+    if line == 0 || column == 0 {
+        return None;
+    }
+    let end = if span.end.line == span.start.line {
+        (span.end.column as usize).max(column + 1)
+    } else {
+        column + 1
+    };
+    Some((line, column, end))
+}

@@ -287,6 +287,13 @@ fn sql_errors_show_the_statement_and_stop_the_script() {
     create_database(&wh);
     ok(&wh, &["sql", "-e", SETUP]);
 
+    // An unknown table: carets under its name.
+    let e = fails(&wh, &["sql", "-e", "SELECT *\nFROM db.missing"]);
+    assert!(
+        e.contains("not found\n  FROM db.missing\n       ^^^^^^^^^"),
+        "{e}"
+    );
+
     // A syntax error: the line, and a caret under the column the parser names.
     let e = fails(
         &wh,
@@ -326,6 +333,14 @@ fn sql_errors_show_the_statement_and_stop_the_script() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("error:"), "{err}");
     assert!(err.contains("No field named nope"), "{err}");
+    // Planning errors point at what they concern too: carets under the unknown column.
+    assert!(
+        err.contains(&format!(
+            "\n{0}SELECT nope FROM db.t;\n{0}       ^^^^",
+            " ".repeat(15)
+        )),
+        "{err}"
+    );
     assert_eq!(
         jsonl(&String::from_utf8_lossy(&out.stdout)),
         [json!({"count": 1})]
