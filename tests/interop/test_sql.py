@@ -1,5 +1,6 @@
 """Tables created and written through strata's SQL (``strata sql``) are ordinary Paimon tables:
-pypaimon and Java Paimon read exactly the rows an independent model holds after each script.
+pypaimon, Java Paimon and Spark (``paimon-spark-3.5``) read exactly the rows an independent model
+holds after each script.
 
 Covers DDL (primary key, partitioning, options), INSERT, upserts, UPDATE and DELETE written as
 row kinds, MERGE INTO, static-partition INSERT OVERWRITE, ``CALL sys.compact``, time travel,
@@ -18,6 +19,7 @@ import pytest
 from interop_support import engines, warehouse
 from interop_support.canonical import assert_same_rows, canonical_lines
 from interop_support.java_oracle import java  # noqa: F401  (fixture)
+from interop_support.spark import spark  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.cli_write
 
@@ -42,13 +44,19 @@ def lines(model: dict) -> list:
     return canonical_lines(pa.Table.from_pylist(rows, schema=SCHEMA))
 
 
-def check(java, wh: str, model: dict, what: str) -> None:
+def check(java, spark, wh: str, model: dict, what: str) -> None:
     exp = lines(model)
     assert_same_rows(canonical_lines(engines.read_pypaimon(wh, "db.orders")), exp, f"pypaimon {what}")
     assert_same_rows(java.read(wh, "db.orders"), exp, f"Java {java.version} {what}")
+    assert_same_rows(spark_lines(spark, wh, "db.orders", SCHEMA), exp, f"Spark {spark.version} {what}")
 
 
-def test_sql_written_primary_key_table_reads_the_same_everywhere(java, strata_bin, wh):
+def spark_lines(spark, wh: str, ident: str, schema: pa.Schema, at: str = "") -> list:
+    """Spark's rows of ``ident`` (``at``: e.g. `` VERSION AS OF 1``) as canonical lines."""
+    return canonical_lines(spark.arrow(f"SELECT * FROM {spark.table(wh, ident)}{at}", schema))
+
+
+def test_sql_written_primary_key_table_reads_the_same_everywhere(java, spark, strata_bin, wh):
     sql(strata_bin, wh, """
         CREATE TABLE db.orders (
             id BIGINT NOT NULL, dt STRING NOT NULL, amount DECIMAL(10, 2), note STRING,
@@ -59,7 +67,7 @@ def test_sql_written_primary_key_table_reads_the_same_everywhere(java, strata_bi
     """)
     model = {("d1", 1): ("1.50", "a"), ("d1", 2): ("2.00", "b"),
              ("d2", 3): ("3.25", None), ("d2", 4): ("4.00", "d")}
-    check(java, wh, model, "after INSERT")
+    check(java, spark, wh, model, "after INSERT")
 
     sql(strata_bin, wh, """
         INSERT INTO db.orders VALUES (2, 'd1', 20.00, 'b2'), (5, 'd3', 5.00, 'e');
@@ -71,7 +79,7 @@ def test_sql_written_primary_key_table_reads_the_same_everywhere(java, strata_bi
     model[("d1", 1)] = ("2.50", "upd")
     model[("d2", 3)] = ("4.25", "upd")
     del model[("d2", 4)]
-    check(java, wh, model, "after upsert, UPDATE and DELETE")
+    check(java, spark, wh, model, "after upsert, UPDATE and DELETE")
 
     sql(strata_bin, wh, """
         INSERT OVERWRITE db.orders PARTITION (dt = 'd1') VALUES (9, 9.99, 'only');
@@ -80,7 +88,7 @@ def test_sql_written_primary_key_table_reads_the_same_everywhere(java, strata_bi
     for k in [k for k in model if k[0] == "d1"]:
         del model[k]
     model[("d1", 9)] = ("9.99", "only")
-    check(java, wh, model, "after static overwrite and full compaction")
+    check(java, spark, wh, model, "after static overwrite and full compaction")
 
     # Strata's own SQL agrees, and time travel still sees the first commit.
     got = sql(strata_bin, wh, "SELECT id, note FROM db.orders VERSION AS OF 1 ORDER BY id")
@@ -90,7 +98,7 @@ def test_sql_written_primary_key_table_reads_the_same_everywhere(java, strata_bi
     assert files == [{"n": len(model)}]
 
 
-def test_sql_merge_into_reads_the_same_everywhere(java, strata_bin, wh):
+def test_sql_merge_into_reads_the_same_everywhere(java, spark, strata_bin, wh):
     sql(strata_bin, wh, """
         CREATE TABLE db.orders (
             id BIGINT NOT NULL, dt STRING NOT NULL, amount DECIMAL(10, 2), note STRING,
@@ -108,7 +116,7 @@ def test_sql_merge_into_reads_the_same_everywhere(java, strata_bin, wh):
     """)
     model = {("d1", 1): ("10.00", "merged"), ("d1", 2): ("2.00", "b"),
              ("d2", 4): ("4.00", "d"), ("d3", 7): ("7.00", "i"), ("d1", 8): ("8.00", "i")}
-    check(java, wh, model, "after MERGE INTO")
+    check(java, spark, wh, model, "after MERGE INTO")
     snaps = sql(strata_bin, wh, 'SELECT commit_kind FROM "db"."orders$snapshots" ORDER BY snapshot_id')
     assert [s["commit_kind"] for s in snaps] == ["APPEND", "APPEND"], "one commit per MERGE"
     audit = sql(strata_bin, wh, 'SELECT rowkind, id FROM "db"."orders$audit_log" ORDER BY id')
@@ -123,7 +131,7 @@ EVENTS = pa.schema([
 ])
 
 
-def test_sql_copy_on_write_append_table_reads_the_same_everywhere(java, strata_bin, wh):
+def test_sql_copy_on_write_append_table_reads_the_same_everywhere(java, spark, strata_bin, wh):
     sql(strata_bin, wh, """
         CREATE TABLE db.events (id BIGINT NOT NULL, kind STRING, dt STRING NOT NULL)
             PARTITIONED BY (dt) WITH ('bucket' = '-1');
@@ -139,6 +147,8 @@ def test_sql_copy_on_write_append_table_reads_the_same_everywhere(java, strata_b
                      "pypaimon after copy-on-write DELETE and UPDATE")
     assert_same_rows(java.read(wh, "db.events"), exp,
                      f"Java {java.version} after copy-on-write DELETE and UPDATE")
+    assert_same_rows(spark_lines(spark, wh, "db.events", EVENTS), exp,
+                     f"Spark {spark.version} after copy-on-write DELETE and UPDATE")
     snaps = sql(strata_bin, wh,
                 'SELECT commit_kind, total_record_count FROM "db"."events$snapshots" ORDER BY snapshot_id')
     assert [(s["commit_kind"], s["total_record_count"]) for s in snaps] == [
@@ -160,7 +170,7 @@ ITEMS = pa.schema([
 ])
 
 
-def test_sql_altered_table_reads_the_same_everywhere(java, strata_bin, wh):
+def test_sql_altered_table_reads_the_same_everywhere(java, spark, strata_bin, wh):
     """A table created and altered by SQL (ADD COLUMN … AFTER, RENAME COLUMN, INT -> BIGINT, SET
     an option), written before and after: pypaimon and Java read the old files in the new schema,
     merged by key with the new ones, and the first snapshot in its own schema."""
@@ -195,6 +205,7 @@ def test_sql_altered_table_reads_the_same_everywhere(java, strata_bin, wh):
     assert_same_rows(canonical_lines(engines.read_pypaimon(wh, "db.items")), exp,
                      "pypaimon after ALTER TABLE")
     assert_same_rows(java.read(wh, "db.items"), exp, f"Java {java.version} after ALTER TABLE")
+    assert_same_rows(spark_lines(spark, wh, "db.items", ITEMS), exp, f"Spark {spark.version} after ALTER TABLE")
     got = sql(strata_bin, wh, "SELECT * FROM db.items ORDER BY id")
     assert canonical_json(got, ITEMS) == exp, "strata's SQL after ALTER TABLE"
 
@@ -208,6 +219,8 @@ def test_sql_altered_table_reads_the_same_everywhere(java, strata_bin, wh):
     assert_same_rows(canonical_lines(engines.read_pypaimon(wh, "db.items", snapshot=1)), exp1,
                      "pypaimon at snapshot 1")
     assert_same_rows(java.read(wh, "db.items", snapshot=1), exp1, f"Java {java.version} at snapshot 1")
+    assert_same_rows(spark_lines(spark, wh, "db.items", ITEMS_V0, " VERSION AS OF 1"), exp1,
+                     f"Spark {spark.version} at snapshot 1")
     got = sql(strata_bin, wh, "SELECT * FROM db.items VERSION AS OF 1 ORDER BY id")
     assert canonical_json(got, ITEMS_V0) == exp1, "strata's SQL at snapshot 1"
 
