@@ -323,7 +323,7 @@ const KEYS: &[Entry] = &[
     no_effect("consumer.mode", STREAM),
     no_effect("continuous.discovery-interval", STREAM),
     no_effect("cross-partition-upsert.bootstrap-parallelism", FLINK),
-    no_effect("cross-partition-upsert.index-ttl", "TTL of Flink's local cross-partition key index; strata's index has no TTL (never duplicates)"),
+    no_effect("cross-partition-upsert.index-ttl", "TTL of Flink's local cross-partition key index; strata writes no cross-partition-upsert (bucket = -1, KEY_DYNAMIC) table"),
     no_effect("data-evolution.compaction.rewrite-row-ids", DATA_EVO),
     unsupported("data-evolution.enabled", "row-id based partial column updates across files; not implemented", &["false"]),
     no_effect("data-evolution.merge-into.file-pruning", DATA_EVO),

@@ -393,6 +393,14 @@ fn check_column_options(table: &TableSchema) -> Result<()> {
             ));
         }
     }
+    // Cross-partition update (a primary key without every partition key). In Java 1.4 and 2.0
+    // `SchemaValidation` refuses only a `sequence.field` here; every bucket mode is accepted:
+    // `bucket = -1` is KEY_DYNAMIC (a global key index moves keys across partitions), and
+    // fixed (`N > 0`) and postpone (`-2`) buckets keep a key unique within a partition only
+    // (Paimon #6307, "Cross partition can work with fixed bucket and postpone bucket", removed
+    // `validateBucket`'s "You should use dynamic bucket (bucket = -1) mode in cross partition
+    // update case" of Java ≤ 1.3). So strata accepts all three as Java does, and its writer
+    // refuses rows for the KEY_DYNAMIC case it does not implement (strata `write::kv_write`).
     if !sequence.is_empty() && table.cross_partition_update() {
         return Err(option_error(
             options::SEQUENCE_FIELD,

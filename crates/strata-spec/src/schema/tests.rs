@@ -333,6 +333,43 @@ fn create_accepts_common_tables() {
     assert!(t.fields.iter().all(|f| f.data_type.nullable));
 }
 
+/// A primary key without every partition key (cross-partition update) is accepted with every
+/// bucket mode, as Java 1.4 / 2.0 `SchemaValidation` accepts it (the "You should use dynamic
+/// bucket (bucket = -1) mode" refusal of Java <= 1.3 is gone); only `sequence.field` is refused.
+/// By the `primary-key` / `partition` options (CTAS) as by the key lists.
+#[test]
+fn cross_partition_update_takes_every_bucket_mode_but_no_sequence_field() {
+    for bucket in ["1", "4", "-1", "-2"] {
+        for keys in [
+            r#""primaryKeys": ["id"], "partitionKeys": ["dt"], "options": {"#,
+            r#""options": {"primary-key": "id", "partition": "dt", "#,
+        ] {
+            let json = format!(
+                r#"{{"fields": [{{"name": "id", "type": "INT"}}, {{"name": "dt", "type": "STRING"}},
+                    {{"name": "ts", "type": "BIGINT"}}], {keys} "bucket": "{bucket}"}}}}"#
+            );
+            let t = create(&json).unwrap_or_else(|e| panic!("{json}\n=> {e}"));
+            assert!(t.cross_partition_update(), "{json}");
+            assert_eq!(t.bucket_keys(), ["id"], "{json}");
+            let with_sequence =
+                json.replace(r#""bucket":"#, r#""sequence.field": "ts", "bucket":"#);
+            let err = create(&with_sequence).unwrap_err().to_string();
+            assert!(
+                err.contains("sequence.field")
+                    && err.contains("primary key does not include all partition keys"),
+                "{with_sequence}\n=> {err}"
+            );
+        }
+    }
+    // A primary key with every partition key is no cross-partition update.
+    let t = create(
+        r#"{"fields": [{"name": "id", "type": "INT"}, {"name": "dt", "type": "STRING"}],
+            "primaryKeys": ["id", "dt"], "partitionKeys": ["dt"], "options": {"bucket": "1"}}"#,
+    )
+    .unwrap();
+    assert!(!t.cross_partition_update());
+}
+
 /// A schema file shaped like pypaimon 2.1.0 writes it (json.dumps layout, `nullable` members,
 /// MAP `type` as text, TIMESTAMP_LTZ(6), explicit `"comment": null`).
 #[test]

@@ -5,7 +5,9 @@
 //! `ignore-update-before` drops `-U` rows (Java `RowKindFilter`); rows are routed to
 //! (partition, bucket) — Paimon's Murmur hash of the bucket key for `bucket = N`, the HASH
 //! index for dynamic buckets (`bucket = -1`, [`crate::index::DynamicBucketAssigner`]) — and
-//! buffered by that bucket's [`MergeTreeWriter`].
+//! buffered by that bucket's [`MergeTreeWriter`]. Rows for a cross-partition-upsert table
+//! (`bucket = -1` and a primary key without every partition key, Java's `KEY_DYNAMIC`) are
+//! refused: strata has no global key index.
 //!
 //! Memory is bounded across all buckets by `write-buffer-size`: when the buffers together
 //! exceed it, the largest one is spilled to local disk (`write-buffer-spillable`, default
@@ -45,6 +47,30 @@ enum Buckets {
         hasher: KeyHasher,
         assigner: Box<DynamicBucketAssigner>,
     },
+    /// `bucket = -1` with a primary key that lacks a partition key: Java's `KEY_DYNAMIC`
+    /// bucket mode (`KeyValueFileStore.bucketMode`), cross-partition upsert. Its writers keep a
+    /// global key → (partition, bucket) index (Java's `GlobalIndexAssigner`, bootstrapped from
+    /// every key of the table) and retract a key from its old partition when it arrives in a
+    /// new one; they write no HASH index files. strata implements none of that, so writing
+    /// rows is refused ([`key_dynamic_refusal`]); compacting existing buckets works as usual.
+    KeyDynamic,
+}
+
+/// Why rows cannot be written to a cross-partition-upsert (`KEY_DYNAMIC`) table.
+fn key_dynamic_refusal(table: &Table) -> Error {
+    let schema = table.schema();
+    Error::Unsupported(format!(
+        "writing to {}: its primary key ({}) does not include every partition key ({}) and \
+         bucket = -1, which is Paimon's cross-partition upsert (bucket mode KEY_DYNAMIC: a key \
+         that arrives in another partition is moved there through a global key index); strata \
+         does not implement it, and writing rows without it would leave a key in two \
+         partitions. Write this table with Flink or Spark, or use a table whose primary key \
+         includes the partition keys or that has a fixed bucket count ('bucket' = 'N', where, \
+         as in Paimon, a key is unique within a partition only)",
+        table.identifier(),
+        schema.primary_keys.join(", "),
+        schema.partition_keys.join(", "),
+    ))
 }
 
 pub(super) struct KvWrite {
@@ -103,6 +129,7 @@ impl KvWrite {
         let config = KvWriterConfig::new(&schema)?;
         let bucket = opts.bucket()?;
         let buckets = match bucket {
+            -1 if schema.cross_partition_update() => Buckets::KeyDynamic,
             -1 => Buckets::Dynamic {
                 hasher: KeyHasher::new(&table)?,
                 assigner: Box::new(if overwrite {
@@ -202,6 +229,9 @@ impl KvWrite {
         batch: &RecordBatch,
         kinds: Option<&[RowKind]>,
     ) -> Result<()> {
+        if let Buckets::KeyDynamic = self.buckets {
+            return Err(key_dynamic_refusal(&self.table));
+        }
         let kinds: Vec<i8> = match kinds {
             Some(k) => {
                 if k.len() != batch.num_rows() {
@@ -239,6 +269,7 @@ impl KvWrite {
         for (partition, bucket, part) in self.router.route(&with_kinds)? {
             match &mut self.buckets {
                 Buckets::Fixed => parts.push((partition, bucket, part)),
+                Buckets::KeyDynamic => return Err(key_dynamic_refusal(&self.table)),
                 Buckets::Dynamic { hasher, assigner } => {
                     let hashes = hasher.hash_batch(&part)?;
                     let assigned = assigner.assign_batch(&partition, &hashes).await?;
