@@ -216,6 +216,16 @@ impl ExpireSnapshots {
         }
         max_exclusive = max_exclusive.min(earliest.saturating_add(c.max_deletes as i64));
         let mut end = max_exclusive;
+        // `snapshot.time-retained`: snapshot `id` may expire only once its successor `id + 1`
+        // is older than the window, so the snapshot that was the latest at `now - retained`
+        // stays and time travel to any instant inside the window still finds its snapshot.
+        // This is Java 2.0's `ExpireSnapshotsImpl.expire` (Paimon #7706, "Check next
+        // snapshot's time"); Java 1.4's checks snapshot `id` itself and so expires that one
+        // snapshot more. strata keeps 2.0's rule: it never expires a snapshot either version
+        // keeps (1.4 expires `[E, e14)`, 2.0 `[E, e20)` with `e20 <= e14`, as commit times
+        // never decrease), and a run by either Java version after strata's removes only what
+        // that version would have removed anyway. `lifecycle_expire::time_retained_boundary_*`
+        // pins the boundary.
         for id in min..max_exclusive {
             match sm.snapshot(id + 1).await {
                 Ok(next) if older_than <= next.time_millis => {

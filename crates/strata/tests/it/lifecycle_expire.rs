@@ -195,6 +195,70 @@ async fn time_retained_keeps_snapshots_whose_successor_is_young() {
     assert_exact_files(&t, &dir).await;
 }
 
+/// The exact boundary of `snapshot.time-retained`, Java 2.0's `ExpireSnapshotsImpl`: with
+/// `now - time-retained = T`, snapshot `n` expires only once its successor `n + 1` was
+/// committed before `T` (strictly). Java 1.4 compared snapshot `n`'s own time, and would expire
+/// one snapshot more at every step below; strata keeps the rule that never expires a snapshot
+/// either version keeps (see `ExpireSnapshots::plan`).
+#[tokio::test]
+async fn time_retained_boundary_is_the_successor_commit_time() {
+    let lake = Lake::new();
+    let t = lake.pk_table("db.t", r#","write-only":"true""#).await;
+    for i in 0..5 {
+        assert_eq!(write(&t, batch(i * 10..i * 10 + 10, "v")).await, i + 1);
+        sleep_ms(3).await;
+    }
+    let time = |id: i64| {
+        let t = t.clone();
+        async move { t.snapshot_manager().snapshot(id).await.unwrap().time_millis }
+    };
+    let mut times = Vec::new();
+    for id in 1..=5 {
+        times.push(time(id).await);
+    }
+    assert!(times.windows(2).all(|w| w[0] < w[1]), "{times:?}");
+    let retained = Duration::from_secs(60);
+    let expired_when_older_than = |older_than: i64| {
+        let t = t.clone();
+        async move {
+            ExpireSnapshots::new(&t)
+                .unwrap()
+                .with_config(ExpireConfig {
+                    time_retained: retained,
+                    ..config(1, i32::MAX)
+                })
+                .with_now_millis(older_than + 60_000)
+                .plan()
+                .await
+                .unwrap()
+                .expired
+        }
+    };
+    assert_eq!(expired_when_older_than(times[0]).await, Vec::<i64>::new());
+    for k in 2..=5i64 {
+        let tk = times[k as usize - 1];
+        // Snapshot k committed exactly at the window's start: k - 1 is still the snapshot of
+        // that instant and stays (Java 1.4 expired it).
+        assert_eq!(
+            expired_when_older_than(tk).await,
+            (1..k - 1).collect::<Vec<_>>(),
+            "older than {tk} (snapshot {k}'s commit time)"
+        );
+        // One millisecond later snapshot k is older than the window: k - 1 goes.
+        assert_eq!(
+            expired_when_older_than(tk + 1).await,
+            (1..k).collect::<Vec<_>>(),
+            "older than {} (just after snapshot {k})",
+            tk + 1
+        );
+    }
+    // Nothing was deleted by planning.
+    assert_eq!(
+        snapshot_ids_on_disk(&lake.table_dir("db.t")),
+        [1, 2, 3, 4, 5]
+    );
+}
+
 #[tokio::test]
 async fn expire_limit_bounds_one_run() {
     let lake = Lake::new();
