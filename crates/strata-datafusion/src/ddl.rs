@@ -100,7 +100,11 @@ fn column_type(name: &str, sql_type: &str) -> Result<strata::spec::DataType> {
         .map_err(|e| plan_error(format!("column {name}: type {sql_type}: {e}")))
 }
 
-pub(crate) async fn create_table(session: &SqlSession, ct: &CreateTable) -> Result<DataFrame> {
+pub(crate) async fn create_table(
+    session: &SqlSession,
+    parsed: &Parsed,
+    ct: &CreateTable,
+) -> Result<DataFrame> {
     if ct.or_replace || ct.temporary || ct.external {
         return Err(plan_error(
             "CREATE OR REPLACE / TEMPORARY / EXTERNAL TABLE: strata creates Paimon tables only",
@@ -174,7 +178,11 @@ pub(crate) async fn create_table(session: &SqlSession, ct: &CreateTable) -> Resu
                     "CREATE TABLE … AS SELECT takes its columns from the query; give no column list",
                 ));
             }
-            let df = Box::pin(session.sql(&q.to_string())).await?;
+            // Planned from the parsed query itself, so that its time travel and option hints
+            // apply (the query's text would lose the hints, which the parser drops, and
+            // `VERSION AS OF 'tag'`, which the parser only takes as a placeholder number).
+            let mut stmt = datafusion::sql::sqlparser::ast::Statement::Query(q.clone());
+            let df = session.datafusion_statement(parsed, &mut stmt).await?;
             let arrow = df.schema().as_arrow().clone();
             let row =
                 strata::unstable::format::arrow_types::from_arrow_schema(&arrow).map_err(to_df)?;
@@ -209,11 +217,22 @@ pub(crate) async fn create_table(session: &SqlSession, ct: &CreateTable) -> Resu
             id.database,
             id.table
         );
-        df.write_table(
-            &target,
-            DataFrameWriteOptions::new().with_insert_operation(InsertOp::Append),
-        )
-        .await?;
+        let written = df
+            .write_table(
+                &target,
+                DataFrameWriteOptions::new().with_insert_operation(InsertOp::Append),
+            )
+            .await;
+        if let Err(e) = written {
+            // A failed CREATE TABLE … AS SELECT leaves no table behind, as in Spark (its
+            // `V2CreateTableAsSelectBaseExec` drops the table it created when the write fails).
+            return Err(match session.catalog().drop_table(&id, true).await {
+                Ok(_) => e,
+                Err(d) => plan_error(format!(
+                    "{e}; and the table {id} it created could not be dropped: {d}"
+                )),
+            });
+        }
     }
     Ok(session.empty())
 }

@@ -11,7 +11,15 @@
 //! | `sys.rollback` | `table`, `version` (snapshot id or tag name), or `snapshot` / `tag` | `previous_snapshot_id BIGINT`, `current_snapshot_id BIGINT` |
 //! | `sys.remove_orphan_files` | `table`, `older_than`, `dry_run` | `deleted_file_count BIGINT`, `deleted_file_total_len_in_bytes BIGINT` |
 //!
-//! An argument a procedure does not know is an error naming it (never ignored).
+//! An argument a procedure does not know is an error naming it (never ignored). One that
+//! Paimon's procedure takes but strata does not implement (below) is refused as such, naming it
+//! and the procedure; positionally, Paimon's order continues with them.
+//!
+//! | procedure | Paimon's arguments strata does not implement |
+//! |---|---|
+//! | `sys.compact` | `order_strategy`, `order_by`, `where`, `options`, `partition_idle_time` |
+//! | `sys.expire_snapshots` | `options` |
+//! | `sys.remove_orphan_files` | `parallelism`, `mode` |
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -38,8 +46,61 @@ struct Args {
     values: BTreeMap<String, String>,
 }
 
+/// The arguments of a procedure: `takes`, the ones strata implements, in Paimon's positional
+/// order, then `paimon_only`, the ones Paimon's procedure also takes and strata does not
+/// implement, which are refused (never ignored). Both lists are Paimon's Spark procedure's
+/// `PARAMETERS`, the same in 1.4 and 2.0 (`CompactProcedure`, `ExpireSnapshotsProcedure`,
+/// `CreateOrReplaceTagBaseProcedure`, `DeleteTagProcedure`, `RollbackProcedure`,
+/// `RemoveOrphanFilesProcedure` in `org.apache.paimon.spark.procedure`).
+struct Signature {
+    takes: &'static [&'static str],
+    paimon_only: &'static [&'static str],
+}
+
+const COMPACT: Signature = Signature {
+    takes: &["table", "partitions", "compact_strategy"],
+    // Sort compaction (order / zorder / hilbert), a partition predicate, dynamic table
+    // options, and compacting only partitions idle for a while.
+    paimon_only: &[
+        "order_strategy",
+        "order_by",
+        "where",
+        "options",
+        "partition_idle_time",
+    ],
+};
+const EXPIRE_SNAPSHOTS: Signature = Signature {
+    takes: &[
+        "table",
+        "retain_max",
+        "retain_min",
+        "older_than",
+        "max_deletes",
+    ],
+    // Dynamic table options for the run.
+    paimon_only: &["options"],
+};
+const CREATE_TAG: Signature = Signature {
+    takes: &["table", "tag", "snapshot", "time_retained"],
+    paimon_only: &[],
+};
+const DELETE_TAG: Signature = Signature {
+    takes: &["table", "tag"],
+    paimon_only: &[],
+};
+const ROLLBACK: Signature = Signature {
+    takes: &["table", "version", "snapshot", "tag"],
+    paimon_only: &[],
+};
+const REMOVE_ORPHAN_FILES: Signature = Signature {
+    takes: &["table", "older_than", "dry_run"],
+    // How Spark runs the clean: its parallelism and LOCAL / DISTRIBUTED execution.
+    paimon_only: &["parallelism", "mode"],
+};
+
 impl Args {
-    fn parse(procedure: &str, f: &Function, order: &[&str]) -> Result<Args> {
+    fn parse(procedure: &str, f: &Function, signature: &Signature) -> Result<Args> {
+        let order = signature.takes;
         let mut values = BTreeMap::new();
         let list = match &f.args {
             FunctionArguments::List(l) => l.args.clone(),
@@ -50,26 +111,51 @@ impl Args {
                 )))
             }
         };
+        let positions = order.len() + signature.paimon_only.len();
+        if list
+            .iter()
+            .skip(positions)
+            .any(|a| matches!(a, FunctionArg::Unnamed(_)))
+        {
+            return Err(plan_error(format!(
+                "CALL {procedure}: too many arguments (it takes {})",
+                order.join(", ")
+            )));
+        }
         for (i, a) in list.iter().enumerate() {
             let (name, e) = match a {
                 FunctionArg::Named { name, arg, .. } => (name.value.to_ascii_lowercase(), arg),
                 FunctionArg::ExprNamed { name, arg, .. } => {
                     (name.to_string().to_ascii_lowercase(), arg)
                 }
-                FunctionArg::Unnamed(arg) => match order.get(i) {
-                    Some(n) => (n.to_string(), arg),
-                    None => {
-                        return Err(plan_error(format!(
-                            "CALL {procedure}: too many arguments (it takes {})",
-                            order.join(", ")
-                        )))
+                FunctionArg::Unnamed(arg) => {
+                    match order.iter().chain(signature.paimon_only).nth(i) {
+                        Some(n) => (n.to_string(), arg),
+                        None => {
+                            return Err(plan_error(format!(
+                                "CALL {procedure}: too many arguments (it takes {})",
+                                order.join(", ")
+                            )))
+                        }
                     }
-                },
+                }
             };
+            if signature.paimon_only.contains(&name.as_str()) {
+                return Err(to_df(strata::Error::Unsupported(format!(
+                    "CALL {procedure}: argument {name} of Paimon's {procedure} is not supported \
+                     by strata (strata's {procedure} takes {})",
+                    order.join(", ")
+                ))));
+            }
             if !order.contains(&name.as_str()) {
                 return Err(plan_error(format!(
-                    "CALL {procedure}: unknown argument {name} (it takes {})",
+                    "CALL {procedure}: unknown argument {name} (expected one of {})",
                     order.join(", ")
+                )));
+            }
+            if values.contains_key(&name) {
+                return Err(plan_error(format!(
+                    "CALL {procedure}: argument {name} is given twice"
                 )));
             }
             let FunctionArgExpr::Expr(e) = e else {
@@ -177,11 +263,7 @@ pub(crate) async fn call(session: &SqlSession, f: &Function) -> Result<DataFrame
 }
 
 async fn compact(session: &SqlSession, f: &Function) -> Result<RecordBatch> {
-    let args = Args::parse(
-        "sys.compact",
-        f,
-        &["table", "partitions", "compact_strategy"],
-    )?;
+    let args = Args::parse("sys.compact", f, &COMPACT)?;
     let table = table_arg(session, &args).await?;
     let full = match args
         .get("compact_strategy")
@@ -236,17 +318,7 @@ async fn compact(session: &SqlSession, f: &Function) -> Result<RecordBatch> {
 }
 
 async fn expire_snapshots(session: &SqlSession, f: &Function) -> Result<RecordBatch> {
-    let args = Args::parse(
-        "sys.expire_snapshots",
-        f,
-        &[
-            "table",
-            "retain_max",
-            "retain_min",
-            "older_than",
-            "max_deletes",
-        ],
-    )?;
+    let args = Args::parse("sys.expire_snapshots", f, &EXPIRE_SNAPSHOTS)?;
     let table = table_arg(session, &args).await?;
     let mut config = ExpireConfig::from_table(&table).map_err(to_df)?;
     let now = chrono::Utc::now().timestamp_millis();
@@ -278,11 +350,7 @@ async fn expire_snapshots(session: &SqlSession, f: &Function) -> Result<RecordBa
 }
 
 async fn create_tag(session: &SqlSession, f: &Function) -> Result<RecordBatch> {
-    let args = Args::parse(
-        "sys.create_tag",
-        f,
-        &["table", "tag", "snapshot", "time_retained"],
-    )?;
+    let args = Args::parse("sys.create_tag", f, &CREATE_TAG)?;
     let table = table_arg(session, &args).await?;
     let tag = args.required("tag")?;
     let retained = args
@@ -302,7 +370,7 @@ async fn create_tag(session: &SqlSession, f: &Function) -> Result<RecordBatch> {
 }
 
 async fn delete_tag(session: &SqlSession, f: &Function) -> Result<RecordBatch> {
-    let args = Args::parse("sys.delete_tag", f, &["table", "tag"])?;
+    let args = Args::parse("sys.delete_tag", f, &DELETE_TAG)?;
     let table = table_arg(session, &args).await?;
     for tag in args.required("tag")?.split(',') {
         tag_ops::delete_tag(&table, tag.trim())
@@ -316,7 +384,7 @@ async fn delete_tag(session: &SqlSession, f: &Function) -> Result<RecordBatch> {
 }
 
 async fn rollback_to(session: &SqlSession, f: &Function) -> Result<RecordBatch> {
-    let args = Args::parse("sys.rollback", f, &["table", "version", "snapshot", "tag"])?;
+    let args = Args::parse("sys.rollback", f, &ROLLBACK)?;
     let table = table_arg(session, &args).await?;
     let previous = table.snapshot_manager().latest_id().await.map_err(to_df)?;
     let report = match (args.get("version"), args.int("snapshot")?, args.get("tag")) {
@@ -346,11 +414,7 @@ async fn rollback_to(session: &SqlSession, f: &Function) -> Result<RecordBatch> 
 }
 
 async fn remove_orphan_files(session: &SqlSession, f: &Function) -> Result<RecordBatch> {
-    let args = Args::parse(
-        "sys.remove_orphan_files",
-        f,
-        &["table", "older_than", "dry_run"],
-    )?;
+    let args = Args::parse("sys.remove_orphan_files", f, &REMOVE_ORPHAN_FILES)?;
     let table = table_arg(session, &args).await?;
     let older_than = match args.get("older_than") {
         Some(ts) => strata::maintenance::time_travel::parse_local_timestamp(ts).map_err(to_df)?,

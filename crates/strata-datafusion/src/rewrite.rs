@@ -10,7 +10,9 @@
 //! Both are found in the token stream (sqlparser drops comments, and parses `VERSION AS OF`
 //! with a number only): a tag name becomes a numeric placeholder and each hint is remembered
 //! with the position of the table name before it, so it applies to that one reference even
-//! when the statement names the table twice. After parsing, every table reference that carries
+//! when the statement names the table twice; a hint after anything else (an alias, a column, a
+//! value, a name that is no table read or written) is refused, as is a second hint after the
+//! same name. After parsing, every table reference that carries
 //! either is renamed to a per-statement table registered by the session with the options
 //! applied ([`crate::SqlSession`]).
 
@@ -20,7 +22,7 @@ use std::ops::ControlFlow;
 use datafusion::common::Result;
 use datafusion::sql::sqlparser::ast::{
     Expr, Ident, Insert, ObjectName, ObjectNamePart, Statement, TableAlias, TableFactor,
-    TableObject, TableVersion, Value, ValueWithSpan, VisitMut, VisitorMut,
+    TableObject, TableVersion, Value, ValueWithSpan, Visit, VisitMut, Visitor, VisitorMut,
 };
 use datafusion::sql::sqlparser::dialect::Dialect;
 use datafusion::sql::sqlparser::parser::Parser;
@@ -36,7 +38,18 @@ pub struct Parsed {
     pub statements: Vec<Statement>,
     tags: Vec<String>,
     /// Each hint with the position of the table name it follows (the name's last part).
-    hints: Vec<(Span, BTreeMap<String, String>)>,
+    hints: Vec<Hint>,
+}
+
+/// One `/*+ OPTIONS(…) */` hint.
+struct Hint {
+    /// The position of the word before it: the last part of the table name it applies to.
+    name: Span,
+    /// The word before it, the hint's own position and its text, for errors.
+    word: String,
+    at: Span,
+    text: String,
+    options: BTreeMap<String, String>,
 }
 
 /// One table reference that needs its own provider.
@@ -60,13 +73,26 @@ pub fn parse(sql: &str, dialect: &dyn Dialect) -> Result<Parsed> {
     for t in tokens {
         if let Token::Whitespace(Whitespace::MultiLineComment(text)) = &t.token {
             if let Some(options) = parse_hint(text)? {
-                let name = previous_word(&out).ok_or_else(|| {
+                let (name, word) = previous_word(&out).ok_or_else(|| {
                     plan_error(format!(
                         "SQL hint /*{text}*/{}: a hint follows the table name it applies to",
                         t.span.start
                     ))
                 })?;
-                hints.push((name, options));
+                if hints.iter().any(|h: &Hint| h.name == name) {
+                    return Err(plan_error(format!(
+                        "SQL hint /*{text}*/{}: a second hint after the same table name; give \
+                         all its options in one OPTIONS(...)",
+                        t.span.start
+                    )));
+                }
+                hints.push(Hint {
+                    name,
+                    word,
+                    at: t.span,
+                    text: text.clone(),
+                    options,
+                });
             }
             continue;
         }
@@ -88,11 +114,78 @@ pub fn parse(sql: &str, dialect: &dyn Dialect) -> Result<Parsed> {
         .with_tokens_with_locations(out)
         .parse_statements()
         .map_err(|e| plan_error(format!("SQL: {e}")))?;
+    check_hints_follow_table_names(&statements, &hints)?;
     Ok(Parsed {
         statements,
         tags,
         hints,
     })
+}
+
+/// Every hint must follow the name of a table reference that takes options — a table read
+/// (`FROM`, `JOIN`, the target of `UPDATE`, `DELETE`, `MERGE`) or an `INSERT` target —, never
+/// an alias, a column, a value or another statement's name (`CREATE TABLE t /*+ … */`,
+/// `ALTER TABLE t /*+ … */`): such a hint would apply to nothing, and is refused rather than
+/// ignored.
+fn check_hints_follow_table_names(statements: &[Statement], hints: &[Hint]) -> Result<()> {
+    if hints.is_empty() {
+        return Ok(());
+    }
+    let mut names = TableNames(Vec::new());
+    for stmt in statements {
+        let _ = stmt.visit(&mut names);
+    }
+    for h in hints {
+        if !names.0.contains(&h.name) {
+            let message = format!(
+                "SQL hint /*{}*/{}: it follows `{}`, which is not the name of a table \
+                 read or written here; a hint follows the table name it applies to (before \
+                 any alias)",
+                h.text, h.at.start, h.word
+            );
+            let diagnostic = datafusion::common::Diagnostic::new_error(
+                message.clone(),
+                datafusion::common::Span::try_from_sqlparser_span(h.at),
+            );
+            return Err(plan_error(message).with_diagnostic(diagnostic));
+        }
+    }
+    Ok(())
+}
+
+/// The positions of the last part of every table name a hint may follow (what
+/// [`Parsed::hint_of`] is asked about by [`Parsed::resolve_refs`] and the `INSERT … PARTITION`
+/// path).
+struct TableNames(Vec<Span>);
+
+impl TableNames {
+    fn push(&mut self, name: &ObjectName) {
+        if let Some(i) = name.0.last().and_then(|p| p.as_ident()) {
+            self.0.push(i.span);
+        }
+    }
+}
+
+impl Visitor for TableNames {
+    type Break = ();
+
+    fn pre_visit_table_factor(&mut self, factor: &TableFactor) -> ControlFlow<()> {
+        if let TableFactor::Table { name, .. } = factor {
+            self.push(name);
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_statement(&mut self, stmt: &Statement) -> ControlFlow<()> {
+        if let Statement::Insert(Insert {
+            table: TableObject::TableName(name),
+            ..
+        }) = stmt
+        {
+            self.push(name);
+        }
+        ControlFlow::Continue(())
+    }
 }
 
 /// `ALTER TABLE t RESET ('k', …)` (Flink) and `… UNSET TBLPROPERTIES ('k', …)` (Spark), which
@@ -208,15 +301,17 @@ fn quoted_strings(text: &str) -> Option<Vec<String>> {
     Some(out)
 }
 
-/// The position of the word that ends the tokens so far (the last part of a table name
-/// before a hint), if they end with a word.
-fn previous_word(tokens: &[TokenWithSpan]) -> Option<Span> {
-    tokens
+/// The position and text of the word that ends the tokens so far (the last part of a table
+/// name before a hint), if they end with a word.
+fn previous_word(tokens: &[TokenWithSpan]) -> Option<(Span, String)> {
+    let last = tokens
         .iter()
         .rev()
-        .find(|t| !matches!(t.token, Token::Whitespace(_)))
-        .filter(|t| matches!(t.token, Token::Word(_)))
-        .map(|t| t.span)
+        .find(|t| !matches!(t.token, Token::Whitespace(_)))?;
+    match &last.token {
+        Token::Word(w) => Some((last.span, w.to_string())),
+        _ => None,
+    }
 }
 
 fn follows_version_as_of(tokens: &[TokenWithSpan]) -> bool {
@@ -237,7 +332,7 @@ impl Parsed {
     /// The options of the hint written right after `name` (`t /*+ OPTIONS(…) */`).
     pub fn hint_of(&self, name: &ObjectName) -> Option<&BTreeMap<String, String>> {
         let at = name.0.last().and_then(|p| p.as_ident()).map(|i| i.span)?;
-        self.hints.iter().find(|(s, _)| *s == at).map(|(_, o)| o)
+        self.hints.iter().find(|h| h.name == at).map(|h| &h.options)
     }
 
     /// Renames the table references of `stmt` that carry a time-travel clause or an options

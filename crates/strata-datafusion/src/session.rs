@@ -216,7 +216,7 @@ impl SqlSession {
 
     async fn statement(&self, parsed: &rewrite::Parsed, mut stmt: Statement) -> Result<DataFrame> {
         match &stmt {
-            Statement::CreateTable(ct) => return ddl::create_table(self, ct).await,
+            Statement::CreateTable(ct) => return ddl::create_table(self, parsed, ct).await,
             Statement::Drop {
                 object_type: ObjectType::Table,
                 if_exists,

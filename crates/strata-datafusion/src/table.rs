@@ -228,7 +228,7 @@ impl TableProvider for StrataTable {
         input: Arc<dyn ExecutionPlan>,
         insert_op: InsertOp,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        self.refuse_time_travel("INSERT")?;
+        self.refuse_time_travel("INSERT into")?;
         sink::insert(&self.table, input, insert_op)
     }
 
@@ -237,7 +237,7 @@ impl TableProvider for StrataTable {
         state: &dyn Session,
         filters: Vec<Expr>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        self.refuse_time_travel("DELETE")?;
+        self.refuse_time_travel("DELETE from")?;
         sink::delete(self, state, filters).await
     }
 
@@ -247,7 +247,7 @@ impl TableProvider for StrataTable {
         assignments: Vec<(String, Expr)>,
         filters: Vec<Expr>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        self.refuse_time_travel("UPDATE")?;
+        self.refuse_time_travel("UPDATE of")?;
         sink::update(self, state, assignments, filters).await
     }
 
@@ -259,16 +259,17 @@ impl TableProvider for StrataTable {
         on: Expr,
         clauses: Vec<MergeIntoClause>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        self.refuse_time_travel("MERGE")?;
+        self.refuse_time_travel("MERGE into")?;
         crate::merge::merge_into(self, state, source, merge_schema, on, clauses).await
     }
 }
 
 impl StrataTable {
+    /// `what`: the statement and its preposition (`"DELETE from"`, `"UPDATE of"`, ...).
     fn refuse_time_travel(&self, what: &str) -> Result<()> {
         match &self.snapshot {
             Some(s) => Err(crate::error::plan_error(format!(
-                "{what} into {} as of snapshot {}: a time-travel view is read-only",
+                "{what} {} as of snapshot {}: a time-travel view is read-only",
                 self.table.identifier(),
                 s.id
             ))),
