@@ -110,10 +110,12 @@ impl SqlSession {
 
     /// A session with `config` (its default catalog and schema are set to the warehouse).
     pub fn with_config(catalog: FileSystemCatalog, config: SessionConfig) -> Self {
-        let config = config
+        let mut config = config
             .with_default_catalog_and_schema(CATALOG, DEFAULT_DATABASE)
             .with_create_default_catalog_and_schema(false)
             .with_information_schema(true);
+        // Planning errors then carry the position of what they concern (error::error_position).
+        config.options_mut().sql_parser.collect_spans = true;
         let ctx = SessionContext::new_with_config(config);
         let catalog = Arc::new(catalog);
         let refs = Arc::new(MemorySchemaProvider::new());
