@@ -3,8 +3,11 @@
 //! A filter is pushed down `Exact` when it converts completely: strata's read then returns only
 //! the rows it selects (primary-key predicates are applied to every sorted run before the
 //! merge, value predicates after it, see `strata::read`), so DataFusion drops its own filter.
-//! Anything that does not convert (functions, casts of columns, column-to-column comparisons)
-//! is `Unsupported` and stays in DataFusion. Conversion also checks the predicate binds to the
+//! A filter that does not convert but implies a predicate strata evaluates (`LIKE 'ab%c'`
+//! implies `starts_with('ab')`; the convertible parts of an `AND`) is `Inexact`: strata prunes
+//! and filters by the implied predicate and DataFusion applies the filter itself on top.
+//! Anything else (functions, casts of columns, column-to-column comparisons) is `Unsupported`
+//! and stays in DataFusion. Conversion also checks the predicate binds to the
 //! table's columns with its literals coerced exactly (`Predicate::bind`), so a pushed filter
 //! never fails at scan time.
 //!
@@ -98,6 +101,61 @@ pub fn to_bound_predicate(filter: &Expr, row_type: &RowType) -> Option<Predicate
     let p = to_predicate(filter)?;
     p.bind(row_type, "pushdown").ok()?;
     Some(p)
+}
+
+/// A predicate `filter` implies (it keeps every row `filter` keeps), for a filter that does not
+/// convert exactly: strata prunes and filters with it, and DataFusion applies `filter` itself
+/// on top (pushdown `Inexact`). `LIKE 'abc%x'` implies `starts_with('abc')`; `a AND b` implies
+/// the parts that convert; `a OR b` implies `a' OR b'` when both sides imply something. A
+/// negation implies nothing it does not state exactly. Checked to bind like
+/// [`to_bound_predicate`].
+pub fn to_implied_predicate(filter: &Expr, row_type: &RowType) -> Option<Predicate> {
+    let p = implied(filter)?;
+    p.bind(row_type, "pushdown").ok()?;
+    Some(p)
+}
+
+fn implied(expr: &Expr) -> Option<Predicate> {
+    if let Some(exact) = to_predicate(expr) {
+        return Some(exact);
+    }
+    match expr {
+        Expr::BinaryExpr(BinaryExpr {
+            left,
+            op: Operator::And,
+            right,
+        }) => {
+            let parts: Vec<Predicate> = [implied(left), implied(right)]
+                .into_iter()
+                .flatten()
+                .collect();
+            (!parts.is_empty()).then(|| Predicate::and(parts))
+        }
+        Expr::BinaryExpr(BinaryExpr {
+            left,
+            op: Operator::Or,
+            right,
+        }) => Some(Predicate::or([implied(left)?, implied(right)?])),
+        Expr::Like(Like {
+            negated: false,
+            expr,
+            pattern,
+            escape_char: None,
+            case_insensitive: false,
+        }) => {
+            let c = column_name(expr)?;
+            let Some(Datum::String(p)) = literal(pattern) else {
+                return None;
+            };
+            // The literal characters before the first wildcard (or escape) start every match.
+            let prefix: String = p
+                .chars()
+                .take_while(|c| !matches!(c, '%' | '_' | '\\'))
+                .collect();
+            (!prefix.is_empty()).then(|| leaf(c, LeafOp::StartsWith(prefix)))
+        }
+        _ => None,
+    }
 }
 
 fn leaf(column: String, op: LeafOp) -> Predicate {
@@ -260,6 +318,38 @@ mod tests {
         assert_eq!(
             to_predicate(&col("a").eq(lit(1i32)).or(col("a").eq(col("b")))),
             None
+        );
+    }
+
+    #[test]
+    fn inexact_filters_imply_what_strata_can_prune_by() {
+        assert_eq!(
+            implied(&col("s").like(lit("ab%c%"))),
+            Some(Predicate::starts_with("s", "ab"))
+        );
+        assert_eq!(
+            implied(&col("s").like(lit("ab_d"))),
+            Some(Predicate::starts_with("s", "ab"))
+        );
+        // No literal prefix, or a negation: nothing implied.
+        assert_eq!(implied(&col("s").like(lit("%ab"))), None);
+        assert_eq!(implied(&col("s").not_like(lit("ab%c"))), None);
+        // AND keeps the parts that convert; OR needs both sides.
+        let x = col("x").gt(lit(3i32));
+        assert_eq!(
+            implied(&x.clone().and(col("a").eq(col("b")))),
+            Some(Predicate::and([Predicate::greater_than(
+                "x",
+                Datum::Int(3)
+            )]))
+        );
+        assert_eq!(implied(&x.clone().or(col("a").eq(col("b")))), None);
+        assert_eq!(
+            implied(&x.or(col("s").like(lit("q%r")))),
+            Some(Predicate::or([
+                Predicate::greater_than("x", Datum::Int(3)),
+                Predicate::starts_with("s", "q"),
+            ]))
         );
     }
 

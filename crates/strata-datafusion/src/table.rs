@@ -3,7 +3,9 @@
 //! * `scan` plans strata splits and returns a [`StrataScanExec`]; projection, filters and
 //!   limit are pushed into strata's read.
 //! * `supports_filters_pushdown`: `Exact` for filters that convert to strata predicates (the
-//!   read returns exactly the rows they select), `Unsupported` otherwise.
+//!   read returns exactly the rows they select), `Inexact` for filters that imply one (strata
+//!   prunes and filters by it, DataFusion filters again), `Unsupported` otherwise
+//!   ([`crate::filter`]).
 //! * `statistics`: the row count of the snapshot read — exact for append tables without
 //!   deletion vectors, an upper bound otherwise (rows not yet merged away); the scan plan
 //!   adds column bounds and null counts from the manifests ([`crate::statistics`]).
@@ -32,7 +34,7 @@ use strata::spec::types::RowType;
 use strata::table::Table;
 
 use crate::error::to_df;
-use crate::filter::to_bound_predicate;
+use crate::filter::{to_bound_predicate, to_implied_predicate};
 use crate::scan::{ReadRequest, StrataScanExec};
 use crate::sink;
 
@@ -121,7 +123,10 @@ impl StrataTable {
     pub(crate) fn predicate(&self, filters: &[Expr]) -> Option<Predicate> {
         let parts: Vec<Predicate> = filters
             .iter()
-            .filter_map(|f| to_bound_predicate(f, &self.row_type))
+            .filter_map(|f| {
+                to_bound_predicate(f, &self.row_type)
+                    .or_else(|| to_implied_predicate(f, &self.row_type))
+            })
             .collect();
         (!parts.is_empty()).then(|| Predicate::and(parts))
     }
@@ -203,9 +208,14 @@ impl TableProvider for StrataTable {
     ) -> Result<Vec<TableProviderFilterPushDown>> {
         Ok(filters
             .iter()
-            .map(|f| match to_bound_predicate(f, &self.row_type) {
-                Some(_) => TableProviderFilterPushDown::Exact,
-                None => TableProviderFilterPushDown::Unsupported,
+            .map(|f| {
+                if to_bound_predicate(f, &self.row_type).is_some() {
+                    TableProviderFilterPushDown::Exact
+                } else if to_implied_predicate(f, &self.row_type).is_some() {
+                    TableProviderFilterPushDown::Inexact
+                } else {
+                    TableProviderFilterPushDown::Unsupported
+                }
             })
             .collect())
     }
