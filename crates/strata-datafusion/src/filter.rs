@@ -68,24 +68,15 @@ pub fn to_predicate(expr: &Expr) -> Option<Predicate> {
                 Predicate::between(c, low, high)
             })
         }
-        Expr::Like(Like {
-            negated,
-            expr,
-            pattern,
-            escape_char: None,
-            case_insensitive: false,
-        }) => {
-            let c = column_name(expr)?;
-            let Some(Datum::String(p)) = literal(pattern) else {
-                return None;
-            };
+        Expr::Like(like) => {
+            let (c, p, negated) = plain_like(like)?;
             let prefix = p.strip_suffix('%')?;
             if prefix.contains(['%', '_', '\\']) {
                 return None;
             }
             Some(leaf(
                 c,
-                if *negated {
+                if negated {
                     LeafOp::NotStartsWith(prefix.to_string())
                 } else {
                     LeafOp::StartsWith(prefix.to_string())
@@ -136,15 +127,8 @@ fn implied(expr: &Expr) -> Option<Predicate> {
             op: Operator::Or,
             right,
         }) => Some(Predicate::or([implied(left)?, implied(right)?])),
-        Expr::Like(Like {
-            negated: false,
-            expr,
-            pattern,
-            escape_char: None,
-            case_insensitive: false,
-        }) => {
-            let c = column_name(expr)?;
-            let Some(Datum::String(p)) = literal(pattern) else {
+        Expr::Like(like) => {
+            let (c, p, false) = plain_like(like)? else {
                 return None;
             };
             // The literal characters before the first wildcard (or escape) start every match.
@@ -156,6 +140,18 @@ fn implied(expr: &Expr) -> Option<Predicate> {
         }
         _ => None,
     }
+}
+
+/// A case-sensitive `column [NOT] LIKE 'literal'` without an escape character: the column as
+/// strata names it, the pattern, and whether it is negated.
+fn plain_like(like: &Like) -> Option<(String, String, bool)> {
+    if like.escape_char.is_some() || like.case_insensitive {
+        return None;
+    }
+    let Some(Datum::String(p)) = literal(&like.pattern) else {
+        return None;
+    };
+    Some((column_name(&like.expr)?, p, like.negated))
 }
 
 fn leaf(column: String, op: LeafOp) -> Predicate {

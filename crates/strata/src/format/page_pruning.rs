@@ -24,7 +24,7 @@ use std::ops::Range;
 use parquet::arrow::arrow_reader::RowSelection;
 use parquet::file::metadata::{ParquetMetaData, RowGroupMetaData};
 use strata_spec::stats::ColumnStats;
-use strata_spec::types::DataField;
+use strata_spec::types::{DataField, DataType};
 
 use super::evolve::find_by_name;
 use super::rowgroup_stats::{column_stats, page_stats};
@@ -203,30 +203,44 @@ impl<'a> Ctx<'a> {
             }
             Source::Chunk(i) => *i,
         };
-        let group = meta.row_group(rg);
-        let (Some(ci), Some(oi)) = (
-            meta.column_index().and_then(|c| c.get(rg)?.get(i)),
-            meta.offset_index().and_then(|o| o.get(rg)?.get(i)),
-        ) else {
-            return Rows::All;
-        };
-        let chunk = group.column(i);
-        let nan_free = nan_free(chunk);
-        let pages = oi.page_locations();
-        let mut ranges = Vec::new();
-        for (p, loc) in pages.iter().enumerate() {
-            let start = (loc.first_row_index.max(0) as usize).min(rows);
-            let end = pages
-                .get(p + 1)
-                .map_or(rows, |n| n.first_row_index.max(0) as usize)
-                .min(rows);
-            let stats = page_stats(chunk, ci, p, &field.data_type);
-            if alone.test_stats_nan_free((end - start) as i64, &[stats], nan_free) {
-                ranges.push(start..end);
-            }
-        }
-        Rows::Some(merge(ranges))
+        page_rows(meta, rg, i, &field.data_type, &alone)
     }
+}
+
+/// The rows of row group `rg` in the pages of column chunk `column` whose column-index bounds
+/// (read as `data_type`) admit `leaf` (a single leaf on field 0); every row when the chunk has
+/// no page index. Shared by plain columns and the shredded MAP columns (`map_shredding`).
+pub(super) fn page_rows(
+    meta: &ParquetMetaData,
+    rg: usize,
+    column: usize,
+    data_type: &DataType,
+    leaf: &BoundPredicate,
+) -> Rows {
+    let group = meta.row_group(rg);
+    let rows = group.num_rows().max(0) as usize;
+    let (Some(ci), Some(oi)) = (
+        meta.column_index().and_then(|c| c.get(rg)?.get(column)),
+        meta.offset_index().and_then(|o| o.get(rg)?.get(column)),
+    ) else {
+        return Rows::All;
+    };
+    let chunk = group.column(column);
+    let nan_free = nan_free(chunk);
+    let pages = oi.page_locations();
+    let mut ranges = Vec::new();
+    for (p, loc) in pages.iter().enumerate() {
+        let start = (loc.first_row_index.max(0) as usize).min(rows);
+        let end = pages
+            .get(p + 1)
+            .map_or(rows, |n| n.first_row_index.max(0) as usize)
+            .min(rows);
+        let stats = page_stats(chunk, ci, p, data_type);
+        if leaf.test_stats_nan_free((end - start) as i64, &[stats], nan_free) {
+            ranges.push(start..end);
+        }
+    }
+    Rows::Some(merge(ranges))
 }
 
 /// Whether a float column chunk is known to hold no NaN, so that its maximum is exact. The

@@ -79,3 +79,63 @@ pub fn count_data_files(dir: &std::path::Path) -> usize {
     }
     n
 }
+
+/// Commits a deletion vector marking rows `positions` of data file `data_file` (unpartitioned,
+/// bucket 0 of `total_buckets`) deleted, as Java writes one: an index file `index_name` holding
+/// a version byte and one length-prefixed 32-bit bitmap, listed in the index manifest.
+pub async fn commit_deletion_vector(
+    t: &Table,
+    total_buckets: i32,
+    data_file: &str,
+    positions: &[u32],
+    index_name: &str,
+) {
+    use strata::commit::CommitMessage;
+    use strata::read::deletion_vectors::DeletionVector;
+    use strata::unstable::index::DELETION_VECTORS_INDEX;
+    use strata_spec::binary_row::BinaryRow;
+    use strata_spec::manifest::{DeletionVectorMeta, FileKind, IndexFileMeta, IndexManifestEntry};
+
+    let bitmap: roaring::RoaringBitmap = positions.iter().copied().collect();
+    let vector = DeletionVector::encode_32(&bitmap);
+    let mut bytes = vec![1u8];
+    bytes.extend_from_slice(&vector);
+    t.file_io()
+        .put(
+            &t.paths().index_file(index_name),
+            bytes::Bytes::from(bytes.clone()),
+        )
+        .await
+        .unwrap();
+    let entry = IndexManifestEntry {
+        kind: FileKind::Add,
+        partition: BinaryRow::empty(),
+        bucket: 0,
+        index_file: IndexFileMeta {
+            index_type: DELETION_VECTORS_INDEX.into(),
+            file_name: index_name.to_string(),
+            file_size: bytes.len() as i64,
+            row_count: positions.len() as i64,
+            dv_ranges: Some(vec![DeletionVectorMeta {
+                data_file_name: data_file.to_string(),
+                offset: 1,
+                length: (vector.len() - 8) as i32,
+                cardinality: Some(positions.len() as i64),
+            }]),
+            external_path: None,
+            global_index: None,
+        },
+    };
+    let msg = CommitMessage {
+        partition: BinaryRow::empty(),
+        bucket: 0,
+        total_buckets,
+        new_files: Vec::new(),
+        deleted_files: Vec::new(),
+        compact_before: Vec::new(),
+        compact_after: Vec::new(),
+        index_changes: vec![entry],
+        index_base: None,
+    };
+    t.new_commit().unwrap().commit(vec![msg]).await.unwrap();
+}

@@ -7,11 +7,6 @@ use std::sync::Arc;
 use crate::common::*;
 use arrow_array::{Int64Array, RecordBatch};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
-use roaring::RoaringBitmap;
-use strata::commit::CommitMessage;
-use strata::read::deletion_vectors::DeletionVector;
-use strata::unstable::index::DELETION_VECTORS_INDEX;
-use strata_spec::manifest::{DeletionVectorMeta, FileKind, IndexFileMeta, IndexManifestEntry};
 
 fn ids(v: &[i64]) -> RecordBatch {
     let schema = Arc::new(ArrowSchema::new(vec![
@@ -52,51 +47,7 @@ async fn deletion_vectors_hide_marked_rows() {
 
     // Mark positions 2 and 9 of the first file (ids 2 and 9) deleted: an index file with
     // Java's layout (version byte, then length-prefixed vectors).
-    let mut bitmap = RoaringBitmap::new();
-    bitmap.insert(2);
-    bitmap.insert(9);
-    let vector = DeletionVector::encode_32(&bitmap);
-    let mut file = vec![1u8];
-    file.extend_from_slice(&vector);
-    let name = "index-dv-test-0".to_string();
-    t.file_io()
-        .put(
-            &t.paths().index_file(&name),
-            bytes::Bytes::from(file.clone()),
-        )
-        .await
-        .unwrap();
-    let entry = IndexManifestEntry {
-        kind: FileKind::Add,
-        partition: strata_spec::binary_row::BinaryRow::empty(),
-        bucket: 0,
-        index_file: IndexFileMeta {
-            index_type: DELETION_VECTORS_INDEX.into(),
-            file_name: name,
-            file_size: file.len() as i64,
-            row_count: 2,
-            dv_ranges: Some(vec![DeletionVectorMeta {
-                data_file_name: first.file_name.clone(),
-                offset: 1,
-                length: (vector.len() - 8) as i32,
-                cardinality: Some(2),
-            }]),
-            external_path: None,
-            global_index: None,
-        },
-    };
-    let msg = CommitMessage {
-        partition: strata_spec::binary_row::BinaryRow::empty(),
-        bucket: 0,
-        total_buckets: 1,
-        new_files: Vec::new(),
-        deleted_files: Vec::new(),
-        compact_before: Vec::new(),
-        compact_after: Vec::new(),
-        index_changes: vec![entry],
-        index_base: None,
-    };
-    t.new_commit().unwrap().commit(vec![msg]).await.unwrap();
+    commit_deletion_vector(&t, 1, &first.file_name, &[2, 9], "index-dv-test-0").await;
 
     let t = wh
         .catalog

@@ -7,14 +7,9 @@ use std::sync::Arc;
 use crate::common::*;
 use arrow_array::{Array, Int64Array, RecordBatch, StringArray, StringViewArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
-use roaring::RoaringBitmap;
-use strata::commit::CommitMessage;
-use strata::read::deletion_vectors::DeletionVector;
 use strata::scan::DataSplit;
 use strata::table::Table;
 use strata::unstable::format::ReadMetrics;
-use strata::unstable::index::DELETION_VECTORS_INDEX;
-use strata_spec::manifest::{DeletionVectorMeta, FileKind, IndexFileMeta, IndexManifestEntry};
 
 const ROWS: i64 = 20_000;
 
@@ -163,49 +158,14 @@ async fn deletion_vectors_apply_at_file_positions_inside_a_slice() {
     let file = split.files[0].file_name.clone();
     // Delete positions on both sides of every slice boundary of 3 slices, and the ends.
     let deleted: Vec<u32> = vec![0, 6665, 6666, 6667, 13332, 13333, 13334, ROWS as u32 - 1];
-    let bitmap: RoaringBitmap = deleted.iter().copied().collect();
-    let vector = DeletionVector::encode_32(&bitmap);
-    let mut bytes = vec![1u8];
-    bytes.extend_from_slice(&vector);
-    let name = "index-slices-dv-0".to_string();
-    t.file_io()
-        .put(
-            &t.paths().index_file(&name),
-            bytes::Bytes::from(bytes.clone()),
-        )
-        .await
-        .unwrap();
-    let entry = IndexManifestEntry {
-        kind: FileKind::Add,
-        partition: strata_spec::binary_row::BinaryRow::empty(),
-        bucket: 0,
-        index_file: IndexFileMeta {
-            index_type: DELETION_VECTORS_INDEX.into(),
-            file_name: name,
-            file_size: bytes.len() as i64,
-            row_count: deleted.len() as i64,
-            dv_ranges: Some(vec![DeletionVectorMeta {
-                data_file_name: file,
-                offset: 1,
-                length: (vector.len() - 8) as i32,
-                cardinality: Some(deleted.len() as i64),
-            }]),
-            external_path: None,
-            global_index: None,
-        },
-    };
-    let msg = CommitMessage {
-        partition: strata_spec::binary_row::BinaryRow::empty(),
-        bucket: 0,
-        total_buckets: split.total_buckets,
-        new_files: Vec::new(),
-        deleted_files: Vec::new(),
-        compact_before: Vec::new(),
-        compact_after: Vec::new(),
-        index_changes: vec![entry],
-        index_base: None,
-    };
-    t.new_commit().unwrap().commit(vec![msg]).await.unwrap();
+    commit_deletion_vector(
+        &t,
+        split.total_buckets,
+        &file,
+        &deleted,
+        "index-slices-dv-0",
+    )
+    .await;
     let t = wh
         .catalog
         .get_table(&"db.big".parse().unwrap())

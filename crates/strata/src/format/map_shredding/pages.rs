@@ -16,9 +16,8 @@ use strata_spec::shredding::metadata::column_name;
 use strata_spec::types::{DataField, TypeKind};
 
 use super::super::evolve::find_by_name;
-use super::super::page_pruning::{merge, nan_free, to_selection, Rows};
+use super::super::page_pruning::{page_rows, to_selection, Rows};
 use super::super::read_hints::{MapKeyLeaf, MapKeyPredicate};
-use super::super::rowgroup_stats::page_stats;
 use super::read::FileShreddingMeta;
 use crate::expr::{BoundLeafPredicate, BoundPredicate, LeafOp};
 
@@ -46,7 +45,7 @@ pub fn page_selection(
             .iter()
             .map(|&rg| {
                 let rows = meta.row_group(rg).num_rows() as usize;
-                (rows, ctx.eval(predicate, rg, rows))
+                (rows, ctx.eval(predicate, rg))
             })
             .collect(),
     )
@@ -60,20 +59,18 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn eval(&self, p: &MapKeyPredicate, rg: usize, rows: usize) -> Rows {
+    fn eval(&self, p: &MapKeyPredicate, rg: usize) -> Rows {
         match p {
             MapKeyPredicate::Unknown => Rows::All,
-            MapKeyPredicate::And(c) => c
+            MapKeyPredicate::And(c) => c.iter().fold(Rows::All, |acc, c| acc.and(self.eval(c, rg))),
+            MapKeyPredicate::Or(c) => c
                 .iter()
-                .fold(Rows::All, |acc, c| acc.and(self.eval(c, rg, rows))),
-            MapKeyPredicate::Or(c) => c.iter().fold(Rows::Some(Vec::new()), |acc, c| {
-                acc.or(self.eval(c, rg, rows))
-            }),
-            MapKeyPredicate::Leaf(l) => self.leaf(l, rg, rows),
+                .fold(Rows::Some(Vec::new()), |acc, c| acc.or(self.eval(c, rg))),
+            MapKeyPredicate::Leaf(l) => self.leaf(l, rg),
         }
     }
 
-    fn leaf(&self, leaf: &MapKeyLeaf, rg: usize, rows: usize) -> Rows {
+    fn leaf(&self, leaf: &MapKeyLeaf, rg: usize) -> Rows {
         if matches!(leaf.op, LeafOp::IsNull) {
             return Rows::All;
         }
@@ -103,8 +100,6 @@ impl Ctx<'_> {
             op: leaf.op.clone(),
         });
         let group = self.meta.row_group(rg);
-        let column_index = self.meta.column_index().and_then(|c| c.get(rg));
-        let offset_index = self.meta.offset_index().and_then(|o| o.get(rg));
         let mut keep = Rows::Some(Vec::new());
         for &c in meta.field_columns.get(&id).into_iter().flatten() {
             let path = format!("{name}.{}", column_name(c as usize));
@@ -115,28 +110,7 @@ impl Ctx<'_> {
             else {
                 return Rows::All;
             };
-            let (Some(ci), Some(oi)) = (
-                column_index.and_then(|c| c.get(i)),
-                offset_index.and_then(|o| o.get(i)),
-            ) else {
-                return Rows::All;
-            };
-            let chunk = group.column(i);
-            let nan_free = nan_free(chunk);
-            let pages = oi.page_locations();
-            let mut ranges = Vec::new();
-            for (p, loc) in pages.iter().enumerate() {
-                let start = loc.first_row_index as usize;
-                let end = pages
-                    .get(p + 1)
-                    .map_or(rows, |n| n.first_row_index as usize)
-                    .min(rows);
-                let stats = page_stats(chunk, ci, p, value);
-                if bound.test_stats_nan_free((end - start) as i64, &[stats], nan_free) {
-                    ranges.push(start..end);
-                }
-            }
-            keep = keep.or(Rows::Some(merge(ranges)));
+            keep = keep.or(page_rows(self.meta, rg, i, value, &bound));
         }
         keep
     }
