@@ -13,7 +13,13 @@
 //!   NOT NULL the read fails with [`Error::SchemaMismatch`], since an Arrow batch cannot carry
 //!   NULLs in a non-nullable column (Java silently produces NULLs there);
 //! * a row-group filter ([`RowGroupFilter`]) lets the scan skip row groups by their footer
-//!   statistics ([`super::rowgroup_stats::row_group_stats`]).
+//!   statistics ([`super::rowgroup_stats::row_group_stats`]), and a [`StatsPruning`] filter
+//!   skips row groups and pages by footer statistics and the page index
+//!   ([`super::page_pruning`]);
+//! * a row range ([`ParquetReadOptions::row_range`]) reads only those rows (their row groups,
+//!   and their pages through the offset index), so several readers share one large file;
+//! * with [`ParquetReadOptions::string_views`] top-level strings decode straight into
+//!   `Utf8View`.
 //!
 //! Corrupt or truncated files fail with [`Error::Parquet`] naming the file.
 

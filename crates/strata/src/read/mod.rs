@@ -3,8 +3,13 @@
 //! For every data file the reader takes the schema the file was written with (its
 //! `_SCHEMA_ID`) and reads the requested current-schema columns by field id
 //! ([`crate::format::parquet_reader`]), so files written before columns were added, renamed
-//! or dropped — by strata or any other engine — read correctly. The filter is applied
-//! exactly (SQL semantics) after decoding; the projection is applied last.
+//! or dropped — by strata or any other engine — read correctly. Row groups and pages the
+//! filter rules out by their Parquet statistics are skipped (`format::page_pruning`; not in
+//! files with a deletion vector, whose row positions must stay contiguous); the filter is then
+//! applied exactly (SQL semantics), after decoding or, where that pays, inside it
+//! (`plan::ReadPlan::pushed_filter`); the projection is applied last. A split with a row range
+//! ([`DataSplit::row_range`]) reads only those rows of its one file; top-level strings can be
+//! read as views ([`TableRead::with_string_views`]).
 //!
 //! MAP key access: a projection item or filter column `m['k']` (a `MAP<STRING, T>` column `m`,
 //! key `k`) is a derived column of type `T` (nullable), NULL when the map is NULL or lacks the
