@@ -11,7 +11,7 @@
 //!
 //! Pages of different columns start at different rows, so a page test yields row ranges per
 //! row group: a leaf keeps the rows of the pages that may match, AND intersects, OR unites
-//! ([`Rows`]). The result is a `RowSelection` over the row groups read; the reader then
+//! (`Rows`). The result is a `RowSelection` over the row groups read; the reader then
 //! decodes only the pages holding selected rows (for every projected column, through the
 //! offset index). Skipping is conservative — the exact filter still runs on decoded rows.
 //!
