@@ -4,6 +4,10 @@
 # oracle in tests/java-oracle), Spark 3.5 (paimon-spark-3.5 0.9.0) and Flink 2.0 (paimon-flink-2.0
 # 2.0.0).  The reference engines are installed in the background while the Rust build runs.
 #
+# Then the Python package (crates/strata-python) is built as a wheel with maturin, installed into
+# its own venv (.python-venv, from crates/strata-python/tests/requirements.txt: pyarrow, pandas,
+# Polars, DuckDB, DataFusion, Ray, pypaimon, pypaimon-rust) and tested with pytest.
+#
 # Usage: bash scripts/test.sh [--interop-only] [PYTEST_ARGS...]
 #   --interop-only   skip fmt/clippy/cargo test (still builds the strata binary)
 #   PYTEST_ARGS      passed to pytest, e.g. -k overwrite, -x, -m cli_read
@@ -25,6 +29,8 @@ cd "$ROOT"
 REQ="tests/interop/requirements.txt"
 VENV="${INTEROP_VENV:-$ROOT/.interop-venv}"
 REQ_FLINK="tests/interop/requirements-flink.txt"
+REQ_PYTHON="crates/strata-python/tests/requirements.txt"
+PYTHON_VENV="${PYTHON_VENV:-$ROOT/.python-venv}"
 FLINK_VENV="${FLINK_VENV:-$ROOT/.flink-venv}"
 export FLINK_VENV
 PY="${PYTHON:-python3}"
@@ -48,6 +54,7 @@ command -v "$PY" >/dev/null || die "$PY not found: install CPython >= 3.11 or se
     || die "$PY lacks the venv/ensurepip modules (Debian: apt-get install python3-venv)"
 [[ -f "$REQ" ]] || die "$REQ is missing"
 [[ -f "$REQ_FLINK" ]] || die "$REQ_FLINK is missing"
+[[ -f "$REQ_PYTHON" ]] || die "$REQ_PYTHON is missing"
 command -v curl >/dev/null || die "curl not found: the Spark/Flink connector jars are downloaded with it"
 command -v java >/dev/null || die "java not found: the Java Paimon interop tests need a JDK 17+ (apt-get install openjdk-17-jdk-headless)"
 JAVA_MAJOR="$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
@@ -73,6 +80,7 @@ venv_from() {  # venv_from DIR REQUIREMENTS: (re)create DIR unless its stamp mat
 prepare_engines() {
     venv_from "$VENV" "$REQ" || return 1
     venv_from "$FLINK_VENV" "$REQ_FLINK" || return 1
+    venv_from "$PYTHON_VENV" "$REQ_PYTHON" || return 1
     echo "connector jars (tests/engines/fetch-jars.sh)"
     bash tests/engines/fetch-jars.sh || { echo "fetching the connector jars failed (Maven Central reachable?)"; return 1; }
     echo "Java Paimon oracle (tests/java-oracle/build.sh: Paimon 1.4.2 and 2.0.0)"
@@ -137,6 +145,20 @@ case $rc in
     0) ;;
     5) die "pytest collected no interop tests" ;;
     *) die "interop tests failed (pytest exit $rc)" ;;
+esac
+
+# -- the Python package -----------------------------------------------------------------------------
+step "building the strata Python wheel into $PYTHON_VENV (scripts/build-python.sh)"
+bash scripts/build-python.sh "$PYTHON_VENV" || die "building or installing the Python wheel failed"
+step "pytest crates/strata-python/tests"
+set +e
+"$PYTHON_VENV/bin/python" -m pytest crates/strata-python/tests -p no:cacheprovider
+rc=$?
+set -e
+case $rc in
+    0) ;;
+    5) die "pytest collected no Python package tests" ;;
+    *) die "Python package tests failed (pytest exit $rc)" ;;
 esac
 
 disk

@@ -70,7 +70,7 @@ pub(crate) async fn alter_table(session: &SqlSession, alter: &AlterTable) -> Res
                 ..
             } => {
                 let name = column_def.name.value.clone();
-                let mut t = sql_type(&name, &column_def.data_type.to_string())?;
+                let mut t = sql_type(&name, &crate::ddl::type_text(&column_def.data_type))?;
                 let mut comment = None;
                 for o in &column_def.options {
                     match &o.option {
@@ -118,7 +118,10 @@ pub(crate) async fn alter_table(session: &SqlSession, alter: &AlterTable) -> Res
                     AlterColumnOperation::SetDataType { data_type, .. } => {
                         changes.push(SchemaChange::UpdateColumnType {
                             field_names,
-                            new_data_type: sql_type(&column_name.value, &data_type.to_string())?,
+                            new_data_type: sql_type(
+                                &column_name.value,
+                                &crate::ddl::type_text(data_type),
+                            )?,
                             keep_nullability: true,
                         })
                     }

@@ -94,6 +94,18 @@ fn table_options(o: &CreateTableOptions) -> Result<BTreeMap<String, String>> {
     Ok(out)
 }
 
+/// The Paimon type text of a parsed SQL type: sqlparser prints `MAP<K, V>` as ClickHouse's
+/// `Map(K, V)`, which Paimon's type grammar does not take, so maps (also inside arrays and
+/// maps) are printed back in Paimon's spelling.
+pub(crate) fn type_text(t: &datafusion::sql::sqlparser::ast::DataType) -> String {
+    use datafusion::sql::sqlparser::ast::{ArrayElemTypeDef, DataType as SqlType};
+    match t {
+        SqlType::Map(k, v) => format!("MAP<{}, {}>", type_text(k), type_text(v)),
+        SqlType::Array(ArrayElemTypeDef::AngleBracket(e)) => format!("ARRAY<{}>", type_text(e)),
+        other => other.to_string(),
+    }
+}
+
 /// A column's Paimon type from its SQL type text.
 fn column_type(name: &str, sql_type: &str) -> Result<strata::spec::DataType> {
     parse_type_text(sql_type)
@@ -117,7 +129,7 @@ pub(crate) async fn create_table(
     let mut fields = Vec::new();
     let mut primary_keys = Vec::new();
     for c in &ct.columns {
-        let mut t = column_type(&c.name.value, &c.data_type.to_string())?;
+        let mut t = column_type(&c.name.value, &type_text(&c.data_type))?;
         let mut description = None;
         for o in &c.options {
             match &o.option {
@@ -151,7 +163,7 @@ pub(crate) async fn create_table(
     if let HiveDistributionStyle::PARTITIONED { columns } = &ct.hive_distribution {
         for c in columns {
             let name = c.name.value.clone();
-            let typed = c.data_type.to_string();
+            let typed = type_text(&c.data_type);
             if !typed.is_empty() && !fields.iter().any(|f: &DataField| f.name == name) {
                 fields.push(DataField::new(
                     UNASSIGNED,

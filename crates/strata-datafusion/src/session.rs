@@ -67,6 +67,10 @@ impl Dialect for StrataDialect {
     fn supports_filter_during_aggregation(&self) -> bool {
         true
     }
+    /// `MAP<K, V>` column types (Flink/Spark DDL), not only ClickHouse's `Map(K, V)`.
+    fn supports_map_literal_with_angle_brackets(&self) -> bool {
+        true
+    }
 }
 
 /// Parsed statements (see [`SqlSession::parse_script`]).

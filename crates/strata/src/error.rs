@@ -88,6 +88,10 @@ pub enum Error {
     InvalidArgument(String),
     #[error("snapshot {id} does not exist in {table}")]
     SnapshotNotFound { table: String, id: i64 },
+    #[error("tag '{name}' does not exist in {table}")]
+    TagNotFound { table: String, name: String },
+    #[error("tag '{name}' already exists in {table}")]
+    TagAlreadyExists { table: String, name: String },
     /// Another writer committed something incompatible; the commit was abandoned, nothing changed.
     #[error("commit conflict on {table}: {message}")]
     CommitConflict { table: String, message: String },
@@ -146,9 +150,11 @@ impl Error {
             | Error::TableNotFound(_)
             | Error::ColumnNotFound { .. }
             | Error::SnapshotNotFound { .. }
+            | Error::TagNotFound { .. }
             | Error::Spec(SpecError::ColumnNotFound { .. }) => NotFound,
             Error::DatabaseAlreadyExists(_)
             | Error::TableAlreadyExists(_)
+            | Error::TagAlreadyExists { .. }
             | Error::ColumnAlreadyExists { .. }
             | Error::Spec(SpecError::ColumnAlreadyExists { .. }) => AlreadyExists,
             Error::CommitConflict { .. } | Error::DatabaseNotEmpty(_) => Conflict,

@@ -35,10 +35,10 @@ pub async fn create_tag(
     validate_tag_name(name)?;
     let tags = TagManager::new(table);
     if table.file_io().exists(&tags.tag_path(name)).await? {
-        return Err(invalid(format!(
-            "tag '{name}' already exists in {}",
-            table.identifier()
-        )));
+        return Err(crate::Error::TagAlreadyExists {
+            table: table.identifier().to_string(),
+            name: name.to_string(),
+        });
     }
     let snapshot = match snapshot_id {
         Some(id) => find_snapshot(table, &tags, id).await?,

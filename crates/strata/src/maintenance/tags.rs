@@ -200,6 +200,8 @@ pub fn validate_tag_name(name: &str) -> Result<()> {
 pub struct TagManager {
     io: FileIO,
     dir: Path,
+    /// The table's name, for errors.
+    table: String,
 }
 
 impl TagManager {
@@ -207,6 +209,7 @@ impl TagManager {
         TagManager {
             io: table.file_io().clone(),
             dir: table.paths().root().clone().join("tag"),
+            table: table.identifier().to_string(),
         }
     }
 
@@ -253,7 +256,10 @@ impl TagManager {
     pub async fn get_or_err(&self, name: &str) -> Result<Tag> {
         self.get(name)
             .await?
-            .ok_or_else(|| invalid(format!("tag '{name}' does not exist")))
+            .ok_or_else(|| crate::Error::TagNotFound {
+                table: self.table.clone(),
+                name: name.to_string(),
+            })
     }
 
     /// Every tag, sorted by snapshot id, then name. A tag deleted while listing is skipped.

@@ -48,9 +48,13 @@ impl Identifier {
 impl FromStr for Identifier {
     type Err = Error;
 
-    /// Parses `db.table`; a name without a dot is in database `default`.
+    /// Parses `db.table`; a name without a dot is in database `default`. More than one dot is
+    /// refused, as Java's `Identifier.fromString` does (`a.b.c` is not database `a`, table `b.c`).
     fn from_str(s: &str) -> Result<Self> {
         match s.split_once('.') {
+            Some((_, t)) if t.contains('.') => Err(Error::InvalidArgument(format!(
+                "table identifier {s:?}: expected DATABASE.TABLE (one dot)"
+            ))),
             Some((db, t)) => Identifier::new(db, t),
             None => Identifier::new("default", s),
         }

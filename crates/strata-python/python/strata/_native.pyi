@@ -1,0 +1,411 @@
+"""Type stubs of ``strata._native``, the Rust half of the ``strata`` package (pyo3).
+
+Arrow data goes in and out through the Arrow PyCapsule interface; the methods returning
+pyarrow objects need pyarrow installed.
+"""
+
+import datetime
+import os
+from types import TracebackType
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Type, Union
+
+from strata.predicate import Predicate
+
+__version__: str
+
+# Anything with ``__arrow_c_stream__`` / ``__arrow_c_array__`` (pyarrow Table, RecordBatch,
+# RecordBatchReader, Polars DataFrame, DuckDB relation, ...) or a pandas DataFrame.
+ArrowData = Any
+# A pyarrow.Schema or anything with ``__arrow_c_schema__``, ``[(name, "PAIMON TYPE")]``,
+# ``{name: "PAIMON TYPE"}`` or a strata.Schema.
+SchemaLike = Any
+# SQL filter text or a strata.Predicate.
+FilterLike = Union[str, Predicate]
+# A duration text ("2h", "1d"), a timedelta, or a point in time (timestamp text or datetime).
+RetentionLike = Union[str, datetime.timedelta, datetime.datetime]
+# Epoch milliseconds, a "yyyy-MM-dd HH:mm:ss" local time text, or a datetime.
+TimestampLike = Union[int, str, datetime.datetime]
+# Partition values by column (their text form is used).
+PartitionSpec = Mapping[str, Any]
+
+# ---------------------------------------------------------------------------------------------
+# Exceptions
+# ---------------------------------------------------------------------------------------------
+
+class StrataError(Exception):
+    """Base class of every strata error."""
+
+class NotFoundError(StrataError, LookupError):
+    """A database, table, column, snapshot or tag that does not exist."""
+
+class AlreadyExistsError(StrataError, ValueError):
+    """A database or table that exists already."""
+
+class ConflictError(StrataError):
+    """A commit that lost to a concurrent one (nothing was committed), or a database that is
+    not empty."""
+
+class CommitOutcomeUnknownError(StrataError):
+    """A commit that may or may not have landed: check the table before retrying."""
+
+class CorruptFileError(StrataError):
+    """A file on storage that does not decode or breaks the format's invariants."""
+
+class UnsupportedError(StrataError, NotImplementedError):
+    """A feature, option value or table strata does not implement (refused, never ignored)."""
+
+class InvalidInputError(StrataError, ValueError):
+    """Bad input: an option value, an argument, data that does not fit the schema."""
+
+class StorageError(StrataError, OSError):
+    """Storage I/O failed (local disk or object store)."""
+
+class InternalError(StrataError):
+    """A bug in strata or an Arrow computation error."""
+
+# ---------------------------------------------------------------------------------------------
+# Catalog
+# ---------------------------------------------------------------------------------------------
+
+class Catalog:
+    """A Paimon filesystem catalog: a warehouse directory of ``DB.db/TABLE/`` folders.
+
+    ``Catalog("/data/warehouse")``, ``Catalog("s3://bucket/wh", {"s3.endpoint": ...})``, or
+    pypaimon's form ``Catalog({"warehouse": "/data/warehouse", ...})``.
+    """
+
+    def __new__(
+        cls,
+        warehouse: Union[str, "os.PathLike[str]", Mapping[str, str]],
+        options: Optional[Mapping[str, str]] = None,
+    ) -> "Catalog": ...
+    @property
+    def warehouse(self) -> str:
+        """The warehouse location this catalog was opened with."""
+    def list_databases(self) -> List[str]:
+        """Names of the databases, sorted."""
+    def create_database(
+        self,
+        name: str,
+        ignore_if_exists: bool = False,
+        properties: Optional[Mapping[str, str]] = None,
+    ) -> None:
+        """Creates a database (a ``NAME.db`` directory); non-empty properties are refused."""
+    def drop_database(
+        self, name: str, ignore_if_not_exists: bool = False, cascade: bool = False
+    ) -> None:
+        """Drops a database; with ``cascade=False`` it must hold no table."""
+    def list_tables(self, database: str) -> List[str]:
+        """Names of the tables of ``database``, sorted."""
+    def create_table(
+        self,
+        identifier: str,
+        schema: SchemaLike,
+        partition_keys: Optional[Sequence[str]] = None,
+        primary_keys: Optional[Sequence[str]] = None,
+        options: Optional[Mapping[str, str]] = None,
+        comment: Optional[str] = None,
+        ignore_if_exists: bool = False,
+    ) -> "Table":
+        """Creates table ``"db.table"`` and returns it."""
+    def get_table(self, identifier: str) -> "Table":
+        """The table ``identifier`` (``"db.table"``)."""
+    def drop_table(self, identifier: str, ignore_if_not_exists: bool = False) -> None:
+        """Drops a table and deletes its directory."""
+    def sql(self, query: str) -> Any:
+        """Runs SQL statements over this warehouse; the last one's rows as a ``pyarrow.Table``."""
+    def __reduce__(self) -> Tuple[Any, ...]: ...
+
+# ---------------------------------------------------------------------------------------------
+# Table
+# ---------------------------------------------------------------------------------------------
+
+class Table:
+    """A Paimon table (append or primary-key) of a :class:`Catalog`."""
+
+    @property
+    def full_name(self) -> str:
+        """``"db.table"``."""
+    @property
+    def name(self) -> str:
+        """The table name without the database."""
+    @property
+    def database(self) -> str:
+        """The database name."""
+    @property
+    def location(self) -> str:
+        """The table directory."""
+    @property
+    def schema(self) -> Any:
+        """The table's Arrow schema (a ``pyarrow.Schema`` when pyarrow is installed)."""
+    @property
+    def fields(self) -> List[Tuple[str, str]]:
+        """The columns as ``(name, "PAIMON TYPE")`` pairs."""
+    @property
+    def primary_keys(self) -> List[str]:
+        """The primary key columns (empty for an append table)."""
+    @property
+    def partition_keys(self) -> List[str]:
+        """The partition columns."""
+    @property
+    def options(self) -> Dict[str, str]:
+        """The table options (schema options with any dynamic options over them)."""
+    @property
+    def schema_id(self) -> int:
+        """The id of the schema in use."""
+    @property
+    def is_primary_key_table(self) -> bool:
+        """Whether the table has a primary key."""
+    def latest_snapshot_id(self) -> Optional[int]:
+        """The latest snapshot id, ``None`` for a table without snapshots."""
+    def copy(self, options: Mapping[str, str]) -> "Table":
+        """This table with dynamic options over its schema options."""
+    def new_read_builder(self) -> "ReadBuilder":
+        """A builder of scans and reads (filter, projection, limit, time travel)."""
+    def new_batch_write_builder(self) -> "BatchWriteBuilder":
+        """A builder of a batch write and its commit."""
+    def read(
+        self,
+        columns: Optional[Sequence[str]] = None,
+        where: Optional[FilterLike] = None,
+        limit: Optional[int] = None,
+        snapshot_id: Optional[int] = None,
+        tag: Optional[str] = None,
+        timestamp: Optional[TimestampLike] = None,
+        progress: Optional[bool] = None,
+    ) -> Any:
+        """Reads the table (or a snapshot / tag of it) into a ``pyarrow.Table``."""
+    def write(
+        self,
+        data: ArrowData,
+        overwrite: bool = False,
+        partition: Optional[PartitionSpec] = None,
+        progress: Optional[bool] = None,
+    ) -> Optional[int]:
+        """Writes Arrow data as one commit; returns the new snapshot id."""
+    def compact(
+        self,
+        full: bool = False,
+        partition: Optional[PartitionSpec] = None,
+        bucket: Optional[int] = None,
+        progress: Optional[bool] = None,
+    ) -> Dict[str, Any]:
+        """Compacts a primary-key table; returns ``{"snapshot_id", "buckets", "tasks"}``."""
+    def expire_snapshots(
+        self,
+        retain_max: Optional[int] = None,
+        retain_min: Optional[int] = None,
+        older_than: Optional[RetentionLike] = None,
+        max_deletes: Optional[int] = None,
+        dry_run: bool = False,
+    ) -> Dict[str, Any]:
+        """Expires old snapshots; returns ``{"expired", "dry_run", "earliest",
+        "deleted_files"}`` (``"files"`` instead of the last two with ``dry_run=True``)."""
+    def create_tag(
+        self,
+        name: str,
+        snapshot_id: Optional[int] = None,
+        time_retained: Optional[Union[str, datetime.timedelta]] = None,
+    ) -> int:
+        """Tags a snapshot (default: the latest); returns the snapshot id tagged."""
+    def delete_tag(self, name: str) -> None:
+        """Deletes tag ``name`` and the files only it still uses."""
+    def tags(self) -> Any:
+        """The tags (Paimon's ``$tags`` system table) as a ``pyarrow.Table``."""
+    def rollback_to(self, snapshot_id: Optional[int] = None, tag: Optional[str] = None) -> int:
+        """Makes a snapshot (or a tag's snapshot) the latest; returns its id."""
+    def remove_orphan_files(
+        self, older_than: Optional[RetentionLike] = None, dry_run: bool = False
+    ) -> List[str]:
+        """Deletes (or with ``dry_run=True`` lists) unreferenced files older than ``older_than``."""
+    def snapshots(self) -> Any:
+        """Paimon's ``$snapshots`` system table."""
+    def files(self, snapshot_id: Optional[int] = None) -> Any:
+        """Paimon's ``$files`` system table."""
+    def levels(self, snapshot_id: Optional[int] = None) -> Any:
+        """One row per live file with its bucket and LSM level."""
+    def system_table(self, name: str, snapshot_id: Optional[int] = None) -> Any:
+        """Any of Paimon's system tables by name (``"snapshots"``, ``"schemas"``, ...)."""
+    def __datafusion_table_provider__(self, session: Any = None) -> Any:
+        """DataFusion's FFI: ``SessionContext().register_table_provider("t", table)``."""
+    def __reduce__(self) -> Tuple[Any, ...]: ...
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+# ---------------------------------------------------------------------------------------------
+
+class ReadBuilder:
+    """A builder of scans and reads of one table; every ``with_*`` returns a new builder."""
+
+    def with_filter(self, predicate: Optional[FilterLike]) -> "ReadBuilder":
+        """Keeps the rows matching ``predicate`` (SQL text or a :class:`strata.Predicate`)."""
+    def with_projection(self, columns: Optional[Sequence[str]]) -> "ReadBuilder":
+        """Outputs only these columns, in this order; a MAP key is ``"m['k']"``."""
+    def with_limit(self, limit: Optional[int]) -> "ReadBuilder":
+        """Outputs at most ``limit`` rows."""
+    def with_travel(
+        self,
+        snapshot_id: Optional[int] = None,
+        tag: Optional[str] = None,
+        timestamp: Optional[TimestampLike] = None,
+    ) -> "ReadBuilder":
+        """Time travel to a snapshot, a tag, or the latest snapshot at a timestamp."""
+    def new_predicate_builder(self) -> Any:
+        """A :class:`strata.PredicateBuilder`."""
+    def read_schema(self) -> Any:
+        """The Arrow schema the read outputs."""
+    def new_scan(self) -> "TableScan":
+        """A scan planning this read."""
+    def new_read(self) -> "TableRead":
+        """A reader of this read's splits."""
+
+class TableScan:
+    """Plans a read: which files of which snapshot, as splits."""
+
+    def plan(self) -> "Plan":
+        """Reads the manifests and prunes files by partition, statistics and MAP keys."""
+
+class Plan:
+    """The result of planning: splits of one snapshot."""
+
+    def splits(self) -> List["Split"]:
+        """The splits to read."""
+    @property
+    def snapshot_id(self) -> Optional[int]:
+        """The snapshot planned, ``None`` for a table without snapshots."""
+    @property
+    def skipped_files(self) -> int:
+        """Files pruned by partition, statistics or MAP keys."""
+
+class Split:
+    """Files of one partition and bucket to read together. Picklable."""
+
+    @property
+    def row_count(self) -> int:
+        """Rows in the split's files before merging, deletion vectors and filters."""
+    @property
+    def bucket(self) -> int:
+        """The bucket."""
+    @property
+    def snapshot_id(self) -> int:
+        """The snapshot the split was planned from."""
+    @property
+    def file_names(self) -> List[str]:
+        """Names of the data files."""
+    @property
+    def file_size(self) -> int:
+        """Bytes of the data files."""
+    @property
+    def raw_convertible(self) -> bool:
+        """Whether the files can be read without merging."""
+    def to_bytes(self) -> bytes:
+        """The split in strata's versioned wire form."""
+    def __reduce__(self) -> Tuple[Any, ...]: ...
+
+class TableRead:
+    """Reads splits into Arrow."""
+
+    def to_arrow(self, splits: Sequence[Split], progress: Optional[bool] = None) -> Any:
+        """The rows of ``splits`` as a ``pyarrow.Table``."""
+    def to_arrow_batch_reader(self, splits: Sequence[Split]) -> Any:
+        """The rows of ``splits`` as a ``pyarrow.RecordBatchReader``, read as consumed."""
+    def to_arrow_stream(self, splits: Sequence[Split]) -> Any:
+        """The rows of ``splits`` as an object with ``__arrow_c_stream__`` (no pyarrow needed)."""
+    def to_pandas(self, splits: Sequence[Split], progress: Optional[bool] = None) -> Any:
+        """The rows of ``splits`` as a ``pandas.DataFrame``."""
+    def to_polars(self, splits: Sequence[Split], progress: Optional[bool] = None) -> Any:
+        """The rows of ``splits`` as a ``polars.DataFrame``."""
+    def to_duckdb(self, splits: Sequence[Split], table_name: str, connection: Any = None) -> Any:
+        """Registers the rows as DuckDB view ``table_name``; returns the connection."""
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+# ---------------------------------------------------------------------------------------------
+
+class BatchWriteBuilder:
+    """Builds one batch write and its commit."""
+
+    def overwrite(self, static_partition: Optional[PartitionSpec] = None) -> "BatchWriteBuilder":
+        """Makes the commit an overwrite of the table or of one partition; returns the builder."""
+    def new_write(self) -> "BatchTableWrite":
+        """A writer of new data files."""
+    def new_commit(self) -> "BatchTableCommit":
+        """The commit of the writers' messages."""
+
+class BatchTableWrite:
+    """Writes Arrow data into new data files (nothing is visible until the commit)."""
+
+    def write_arrow(self, data: ArrowData, progress: Optional[bool] = None) -> None:
+        """Writes Arrow data; columns are matched by name and cast to the table's types."""
+    def write_arrow_batch(self, batch: ArrowData) -> None:
+        """Writes one record batch."""
+    def write_pandas(self, df: Any) -> None:
+        """Writes a pandas DataFrame (the index is not written)."""
+    def prepare_commit(self) -> List["CommitMessage"]:
+        """Flushes everything written and returns the commit messages."""
+    def close(self) -> None:
+        """Deletes the files written so far unless they were handed to ``prepare_commit``."""
+    def __enter__(self) -> "BatchTableWrite": ...
+    def __exit__(
+        self,
+        t: Optional[Type[BaseException]],
+        v: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> bool: ...
+
+class BatchTableCommit:
+    """Commits commit messages as one snapshot."""
+
+    def commit(self, messages: Sequence["CommitMessage"]) -> Optional[int]:
+        """Commits ``messages`` as one snapshot; returns its id (``None``: nothing to commit)."""
+    def abort(self, messages: Sequence["CommitMessage"]) -> None:
+        """Deletes the data files of ``messages`` that were never committed."""
+    def close(self) -> None:
+        """Does nothing (pypaimon compatibility)."""
+    def __enter__(self) -> "BatchTableCommit": ...
+    def __exit__(
+        self,
+        t: Optional[Type[BaseException]],
+        v: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> bool: ...
+
+class CommitMessage:
+    """New files of one partition and bucket, ready to commit. Picklable."""
+
+    @property
+    def bucket(self) -> int:
+        """The bucket."""
+    @property
+    def file_names(self) -> List[str]:
+        """Names of the new data files."""
+    @property
+    def row_count(self) -> int:
+        """Rows in the new data files."""
+    def is_empty(self) -> bool:
+        """Whether the message holds no file."""
+    def to_bytes(self) -> bytes:
+        """The message in strata's versioned wire form."""
+    def __reduce__(self) -> Tuple[Any, ...]: ...
+
+# ---------------------------------------------------------------------------------------------
+# Functions
+# ---------------------------------------------------------------------------------------------
+
+def sql(query: str, catalog: Union[Catalog, str]) -> Any:
+    """Runs SQL statements over ``catalog`` (a Catalog or a warehouse path); the last
+    statement's rows as a ``pyarrow.Table``."""
+
+def split_from_bytes(data: bytes) -> Split:
+    """A split from :meth:`Split.to_bytes` (what unpickling a split does)."""
+
+def commit_message_from_bytes(data: bytes) -> CommitMessage:
+    """A commit message from :meth:`CommitMessage.to_bytes`."""
+
+def open_table(
+    warehouse: str,
+    options: Mapping[str, str],
+    identifier: str,
+    dynamic_options: Optional[Mapping[str, str]] = None,
+) -> Table:
+    """Re-opens a table (what unpickling a :class:`Table` does)."""

@@ -1,0 +1,301 @@
+//! `strata.Catalog`: the databases and tables of a warehouse directory (local path, `file://`
+//! or `s3://` with Paimon's `s3.*` options), as Paimon's filesystem catalog lays them out.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use strata::catalog::FileSystemCatalog;
+use strata::table::Identifier;
+use strata_spec::schema::Schema;
+use strata_spec::types::json::parse_type_text;
+use strata_spec::{DataField, DataType, TypeKind};
+
+use crate::errors::{invalid, to_py, IntoPy};
+use crate::runtime::block_on;
+use crate::table::Table;
+
+/// A Paimon filesystem catalog: a warehouse directory of `DB.db/TABLE/` folders.
+///
+/// ``Catalog("/data/warehouse")``, ``Catalog("s3://bucket/wh", {"s3.endpoint": ...})``, or
+/// pypaimon's form ``Catalog({"warehouse": "/data/warehouse", ...})``.
+#[pyclass(module = "strata", frozen)]
+pub struct Catalog {
+    pub(crate) inner: Arc<FileSystemCatalog>,
+    pub(crate) warehouse: String,
+    pub(crate) options: HashMap<String, String>,
+    /// The SQL session of `sql()`, made on first use.
+    pub(crate) sql_session: std::sync::OnceLock<Arc<strata_datafusion::SqlSession>>,
+}
+
+impl Catalog {
+    pub(crate) fn open(warehouse: String, options: HashMap<String, String>) -> PyResult<Catalog> {
+        if let Some(kind) = options.get("metastore") {
+            if kind != "filesystem" {
+                return Err(to_py(strata::Error::Unsupported(format!(
+                    "catalog option metastore = {kind:?}: strata opens filesystem catalogs only"
+                ))));
+            }
+        }
+        let inner = FileSystemCatalog::open_with_options(&warehouse, &options).py_err()?;
+        Ok(Catalog {
+            inner: Arc::new(inner),
+            warehouse,
+            options,
+            sql_session: std::sync::OnceLock::new(),
+        })
+    }
+
+    pub(crate) fn table_object(&self, inner: strata::table::Table) -> Table {
+        Table {
+            inner,
+            warehouse: self.warehouse.clone(),
+            catalog_options: self.options.clone(),
+            dynamic_options: HashMap::new(),
+        }
+    }
+}
+
+pub(crate) fn identifier(text: &str) -> PyResult<Identifier> {
+    text.parse::<Identifier>().map_err(to_py)
+}
+
+#[pymethods]
+impl Catalog {
+    #[new]
+    #[pyo3(signature = (warehouse, options = None))]
+    fn new(
+        warehouse: &Bound<'_, PyAny>,
+        options: Option<HashMap<String, String>>,
+    ) -> PyResult<Self> {
+        let mut options = options.unwrap_or_default();
+        let location = if let Ok(dict) = warehouse.cast::<PyDict>() {
+            let mut all: HashMap<String, String> = dict.extract()?;
+            let w = all.remove("warehouse").ok_or_else(|| {
+                invalid("catalog options need a 'warehouse' (the warehouse directory or URI)")
+            })?;
+            all.extend(options.drain());
+            options = all;
+            w
+        } else if let Ok(s) = warehouse.extract::<String>() {
+            s
+        } else {
+            // pathlib.Path and other os.PathLike objects.
+            let os = warehouse.py().import("os")?;
+            os.call_method1("fspath", (warehouse,))?.extract()?
+        };
+        let py = warehouse.py();
+        py.detach(|| Catalog::open(location, options))
+    }
+
+    /// The warehouse location this catalog was opened with.
+    #[getter]
+    fn warehouse(&self) -> &str {
+        &self.warehouse
+    }
+
+    /// Names of the databases, sorted.
+    fn list_databases(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        block_on(py, self.inner.list_databases())?.py_err()
+    }
+
+    /// Creates a database (a `NAME.db` directory).
+    #[pyo3(signature = (name, ignore_if_exists = false, properties = None))]
+    fn create_database(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        ignore_if_exists: bool,
+        properties: Option<HashMap<String, String>>,
+    ) -> PyResult<()> {
+        if properties.is_some_and(|p| !p.is_empty()) {
+            return Err(to_py(strata::Error::Unsupported(
+                "database properties: a filesystem catalog has nowhere to keep them".into(),
+            )));
+        }
+        block_on(py, self.inner.create_database(name, ignore_if_exists))?.py_err()
+    }
+
+    /// Drops a database; with ``cascade=False`` it must hold no table.
+    #[pyo3(signature = (name, ignore_if_not_exists = false, cascade = false))]
+    fn drop_database(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        ignore_if_not_exists: bool,
+        cascade: bool,
+    ) -> PyResult<()> {
+        block_on(
+            py,
+            self.inner
+                .drop_database(name, ignore_if_not_exists, cascade),
+        )?
+        .py_err()
+    }
+
+    /// Names of the tables of `database`, sorted.
+    fn list_tables(&self, py: Python<'_>, database: &str) -> PyResult<Vec<String>> {
+        block_on(py, self.inner.list_tables(database))?.py_err()
+    }
+
+    /// Creates a table and returns it.
+    ///
+    /// `schema`: a pyarrow schema (or anything with ``__arrow_c_schema__``), a list of
+    /// ``(name, "PAIMON TYPE")`` pairs, a ``{name: "PAIMON TYPE"}`` dict, or a
+    /// :class:`strata.Schema` (whose keys, options and comment are used unless given here).
+    #[pyo3(signature = (identifier, schema, partition_keys = None, primary_keys = None, options = None, comment = None, ignore_if_exists = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn create_table(
+        &self,
+        py: Python<'_>,
+        identifier: &str,
+        schema: &Bound<'_, PyAny>,
+        partition_keys: Option<Vec<String>>,
+        primary_keys: Option<Vec<String>>,
+        options: Option<BTreeMap<String, String>>,
+        comment: Option<String>,
+        ignore_if_exists: bool,
+    ) -> PyResult<Table> {
+        let id = crate::catalog::identifier(identifier)?;
+        let mut spec = to_schema(schema)?;
+        if let Some(k) = partition_keys {
+            spec.partition_keys = k;
+        }
+        if let Some(k) = primary_keys {
+            spec.primary_keys = k;
+        }
+        if let Some(o) = options {
+            spec.options.extend(o);
+        }
+        if comment.is_some() {
+            spec.comment = comment;
+        }
+        let catalog = self.inner.clone();
+        let table = block_on(py, async move {
+            catalog.create_table(&id, &spec, ignore_if_exists).await?;
+            catalog.get_table(&id).await
+        })?
+        .py_err()?;
+        Ok(self.table_object(table))
+    }
+
+    /// The table `identifier` (``"db.table"``).
+    fn get_table(&self, py: Python<'_>, identifier: &str) -> PyResult<Table> {
+        let id = crate::catalog::identifier(identifier)?;
+        let table = block_on(py, self.inner.get_table(&id))?.py_err()?;
+        Ok(self.table_object(table))
+    }
+
+    /// Drops a table and deletes its directory.
+    #[pyo3(signature = (identifier, ignore_if_not_exists = false))]
+    fn drop_table(
+        &self,
+        py: Python<'_>,
+        identifier: &str,
+        ignore_if_not_exists: bool,
+    ) -> PyResult<()> {
+        let id = crate::catalog::identifier(identifier)?;
+        block_on(py, self.inner.drop_table(&id, ignore_if_not_exists))?.py_err()
+    }
+
+    /// Runs SQL statements over this warehouse (see :func:`strata.sql`).
+    fn sql<'py>(&self, py: Python<'py>, query: &str) -> PyResult<Bound<'py, PyAny>> {
+        crate::sql::run(py, self, query)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("strata.Catalog({:?})", self.warehouse)
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let class = py.import("strata")?.getattr("Catalog")?;
+        let args = PyTuple::new(
+            py,
+            [
+                self.warehouse.clone().into_pyobject(py)?.into_any(),
+                self.options.clone().into_pyobject(py)?.into_any(),
+            ],
+        )?;
+        PyTuple::new(py, [class, args.into_any()])
+    }
+}
+
+const UNASSIGNED: i32 = strata_spec::types::json::UNASSIGNED_FIELD_ID;
+
+/// `t` with every nested field id unassigned (Paimon numbers them at creation, after the
+/// top-level columns), as the Arrow import numbered them on its own.
+fn unassigned(t: DataType) -> DataType {
+    let kind = match t.kind {
+        TypeKind::Row(fields) => TypeKind::Row(
+            fields
+                .into_iter()
+                .map(|f| DataField::new(UNASSIGNED, f.name, unassigned(f.data_type)))
+                .collect(),
+        ),
+        TypeKind::Array(e) => TypeKind::Array(Box::new(unassigned(*e))),
+        TypeKind::Multiset(e) => TypeKind::Multiset(Box::new(unassigned(*e))),
+        TypeKind::Map { key, value } => TypeKind::Map {
+            key: Box::new(unassigned(*key)),
+            value: Box::new(unassigned(*value)),
+        },
+        other => other,
+    };
+    DataType::new(kind, t.nullable)
+}
+
+/// The create-table schema from what Python gave.
+fn to_schema(schema: &Bound<'_, PyAny>) -> PyResult<Schema> {
+    if schema.hasattr("pa_schema")? && schema.hasattr("primary_keys")? {
+        // strata.Schema (pypaimon's Schema shape).
+        let mut spec = to_schema(&schema.getattr("pa_schema")?)?;
+        spec.partition_keys = schema
+            .getattr("partition_keys")?
+            .extract::<Option<Vec<String>>>()?
+            .unwrap_or_default();
+        spec.primary_keys = schema
+            .getattr("primary_keys")?
+            .extract::<Option<Vec<String>>>()?
+            .unwrap_or_default();
+        spec.options = schema
+            .getattr("options")?
+            .extract::<Option<BTreeMap<String, String>>>()?
+            .unwrap_or_default();
+        spec.comment = schema.getattr("comment")?.extract()?;
+        return Ok(spec);
+    }
+    if schema.hasattr("__arrow_c_schema__")? {
+        let arrow: pyo3_arrow::PySchema = schema.extract()?;
+        let row =
+            strata::unstable::format::from_arrow_schema(arrow.into_inner().as_ref()).py_err()?;
+        let fields = row
+            .fields
+            .into_iter()
+            .map(|f| DataField::new(UNASSIGNED, f.name, unassigned(f.data_type)))
+            .collect();
+        return Ok(Schema::new(fields));
+    }
+    let pairs: Vec<(String, String)> = if let Ok(dict) = schema.cast::<PyDict>() {
+        dict.extract::<Vec<(String, String)>>()
+            .or_else(|_| dict.items().extract())
+            .map_err(|_| invalid("a schema dict maps column names to Paimon type strings, e.g. {'id': 'BIGINT NOT NULL'}"))?
+    } else if let Ok(list) = schema.cast::<PyList>() {
+        list.extract().map_err(|_| {
+            invalid(
+                "a schema list holds (name, 'PAIMON TYPE') pairs, e.g. [('id', 'BIGINT NOT NULL')]",
+            )
+        })?
+    } else {
+        return Err(invalid(format!(
+            "cannot make a table schema of a {}: give a pyarrow schema, a list of (name, type) pairs, a {{name: type}} dict or a strata.Schema",
+            schema.get_type().name()?
+        )));
+    };
+    let mut fields = Vec::new();
+    for (name, text) in pairs {
+        let ty = parse_type_text(&text)
+            .map_err(|e| invalid(format!("column {name}: type {text:?}: {e}")))?;
+        fields.push(DataField::new(UNASSIGNED, name, unassigned(ty)));
+    }
+    Ok(Schema::new(fields))
+}

@@ -1,0 +1,58 @@
+//! # strata-python — the `strata` Python package
+//!
+//! The native half of the package (`strata._native`), built with pyo3 + maturin as one abi3
+//! wheel for every CPython ≥ 3.10. The pure-Python half (`python/strata/`) re-exports these
+//! classes and adds what is best written in Python: the predicate builder, the Ray datasource
+//! and datasink.
+//!
+//! The API follows pypaimon's shape (`Catalog` → `Table` → `new_read_builder()` /
+//! `new_batch_write_builder()`), so a pypaimon user finds the same names, with shortcuts
+//! (`Table.read`, `Table.write`) and what pypaimon lacks (compaction, expiry, tags, rollback,
+//! MAP-key projections and filters, SQL).
+//!
+//! | module | what |
+//! |---|---|
+//! | `runtime` | the shared tokio runtime; every blocking call releases the GIL |
+//! | `errors` | strata errors as Python exceptions, one class per [`strata::ErrorKind`] |
+//! | `arrow_io` | Arrow in and out through the Arrow PyCapsule interface (no pyarrow needed) |
+//! | `catalog` | `Catalog`: databases and tables of a warehouse (local or `s3://`) |
+//! | `table` | `Table`: metadata, shortcuts, maintenance, system tables |
+//! | `read` | `ReadBuilder`, `TableScan`, `Plan`, `Split`, `TableRead` |
+//! | `write` | `BatchWriteBuilder`, `BatchTableWrite`, `BatchTableCommit`, `CommitMessage` |
+//! | `sql` | `strata.sql(...)` and `__datafusion_table_provider__` (DataFusion's FFI) |
+//! | `progress` | the progress bar long reads and writes show in a terminal |
+
+use pyo3::prelude::*;
+
+mod arrow_io;
+mod catalog;
+mod errors;
+mod progress;
+mod read;
+mod runtime;
+mod sql;
+mod table;
+mod write;
+
+/// The native module `strata._native`.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    errors::register(m)?;
+    m.add_class::<catalog::Catalog>()?;
+    m.add_class::<table::Table>()?;
+    m.add_class::<read::ReadBuilder>()?;
+    m.add_class::<read::TableScan>()?;
+    m.add_class::<read::Plan>()?;
+    m.add_class::<read::Split>()?;
+    m.add_class::<read::TableRead>()?;
+    m.add_class::<write::BatchWriteBuilder>()?;
+    m.add_class::<write::BatchTableWrite>()?;
+    m.add_class::<write::BatchTableCommit>()?;
+    m.add_class::<write::CommitMessage>()?;
+    m.add_function(wrap_pyfunction!(sql::sql, m)?)?;
+    m.add_function(wrap_pyfunction!(read::split_from_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(write::commit_message_from_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(table::open_table, m)?)?;
+    Ok(())
+}

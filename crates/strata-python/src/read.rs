@@ -1,0 +1,567 @@
+//! Reading: `ReadBuilder` (filter, projection, limit, time travel) → `TableScan.plan()` →
+//! `Split`s → `TableRead` → Arrow (pyarrow table or reader, any PyCapsule consumer, pandas,
+//! Polars, DuckDB). Splits pickle (strata's versioned wire form), so a driver can plan once
+//! and hand splits to Ray, Dask or its own worker processes.
+
+use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_schema::{ArrowError, SchemaRef};
+use futures::stream::BoxStream;
+use futures::StreamExt;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyTuple};
+use strata::maintenance::time_travel::{table_at, TravelTarget};
+use strata::scan::DataSplit;
+
+use crate::errors::{invalid, to_py, IntoPy};
+use crate::progress::Progress;
+use crate::runtime::{block_on, runtime};
+
+/// Where a read travels to.
+#[derive(Clone, Debug)]
+pub(crate) enum Travel {
+    Snapshot(i64),
+    Target(TravelTarget),
+}
+
+/// What a read builder has been given.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ReadOptions {
+    pub projection: Option<Vec<String>>,
+    pub filter: Option<String>,
+    pub limit: Option<usize>,
+    pub travel: Option<Travel>,
+}
+
+impl ReadOptions {
+    /// At most one of snapshot id, tag, timestamp (a `yyyy-MM-dd HH:mm:ss` local time text,
+    /// epoch milliseconds, or a datetime).
+    pub(crate) fn set_travel(
+        &mut self,
+        snapshot_id: Option<i64>,
+        tag: Option<String>,
+        timestamp: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let given = snapshot_id.is_some() as u8 + tag.is_some() as u8 + timestamp.is_some() as u8;
+        if given > 1 {
+            return Err(invalid(
+                "give at most one of snapshot_id=, tag= and timestamp=",
+            ));
+        }
+        if let Some(id) = snapshot_id {
+            self.travel = Some(Travel::Snapshot(id));
+        } else if let Some(name) = tag {
+            self.travel = Some(Travel::Target(TravelTarget::Tag(name)));
+        } else if let Some(ts) = timestamp {
+            self.travel = Some(Travel::Target(travel_timestamp(ts)?));
+        }
+        Ok(())
+    }
+}
+
+fn travel_timestamp(ts: &Bound<'_, PyAny>) -> PyResult<TravelTarget> {
+    let py = ts.py();
+    if let Ok(ms) = ts.extract::<i64>() {
+        return Ok(TravelTarget::TimestampMillis(ms));
+    }
+    if let Ok(text) = ts.extract::<String>() {
+        return TravelTarget::timestamp(&text)
+            .map_err(|e| invalid(format!("timestamp {text:?}: {e}")));
+    }
+    if ts.is_instance(&py.import("datetime")?.getattr("datetime")?)? {
+        let secs: f64 = ts.call_method0("timestamp")?.extract()?;
+        return Ok(TravelTarget::TimestampMillis((secs * 1000.0).round() as i64));
+    }
+    Err(invalid(
+        "timestamp= takes epoch milliseconds, a 'yyyy-MM-dd HH:mm:ss' local time or a datetime",
+    ))
+}
+
+/// The SQL text of a filter given as text or as a `strata.Predicate`.
+pub(crate) fn filter_text(filter: &Bound<'_, PyAny>) -> PyResult<String> {
+    if let Ok(s) = filter.extract::<String>() {
+        return Ok(s);
+    }
+    if filter.hasattr("to_sql")? {
+        return filter.call_method0("to_sql")?.extract();
+    }
+    Err(invalid(format!(
+        "a filter is SQL text (\"id < 10\") or a strata.Predicate, not a {}",
+        filter.get_type().name()?
+    )))
+}
+
+/// The table a read sees (travelled, with that snapshot's schema) and the scan to plan.
+struct Resolved {
+    table: strata::table::Table,
+    scan: strata::scan::TableScan,
+}
+
+async fn resolve(table: strata::table::Table, opts: &ReadOptions) -> strata::Result<Resolved> {
+    let (table, mut scan) = match &opts.travel {
+        None => (table.clone(), table.new_scan()),
+        Some(Travel::Snapshot(id)) => {
+            let t = table.at_snapshot(*id).await?;
+            let scan = t.new_scan().with_snapshot(*id);
+            (t, scan)
+        }
+        Some(Travel::Target(target)) => {
+            let s = target.resolve(&table).await?;
+            let t = table_at(&table, &s).await?;
+            let scan = t.new_scan().with_snapshot_meta(s);
+            (t, scan)
+        }
+    };
+    if let Some(text) = &opts.filter {
+        scan = scan.with_filter(strata::expr::parse_sql_predicate(text)?);
+    }
+    Ok(Resolved { table, scan })
+}
+
+fn table_read(
+    table: &strata::table::Table,
+    opts: &ReadOptions,
+) -> strata::Result<strata::read::TableRead> {
+    let mut read = table.new_read();
+    if let Some(cols) = &opts.projection {
+        read = read.with_projection(cols.clone());
+    }
+    if let Some(text) = &opts.filter {
+        read = read.with_filter(strata::expr::parse_sql_predicate(text)?);
+    }
+    if let Some(n) = opts.limit {
+        read = read.with_limit(n);
+    }
+    Ok(read)
+}
+
+/// A builder of scans and reads of one table; every `with_*` returns a new builder.
+#[pyclass(module = "strata", frozen)]
+#[derive(Clone)]
+pub struct ReadBuilder {
+    table: strata::table::Table,
+    opts: ReadOptions,
+}
+
+impl ReadBuilder {
+    pub(crate) fn new(table: strata::table::Table) -> Self {
+        ReadBuilder {
+            table,
+            opts: ReadOptions::default(),
+        }
+    }
+
+    pub(crate) fn with_options(table: strata::table::Table, opts: ReadOptions) -> Self {
+        ReadBuilder { table, opts }
+    }
+
+    /// Plans and reads everything into a pyarrow table.
+    pub(crate) fn read_all<'py>(
+        &self,
+        py: Python<'py>,
+        progress: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let t = self.table.clone();
+        let opts = self.opts.clone();
+        let (batches, schema) = block_on(py, async move {
+            let r = resolve(t, &opts).await?;
+            let plan = r.scan.plan().await?;
+            let read = table_read(&r.table, &opts)?;
+            collect(&read, plan.splits, progress).await
+        })?
+        .py_err()?;
+        crate::arrow_io::to_pyarrow_table(py, batches, schema)
+    }
+
+    fn derive(&self, f: impl FnOnce(&mut ReadOptions)) -> ReadBuilder {
+        let mut b = self.clone();
+        f(&mut b.opts);
+        b
+    }
+}
+
+async fn collect(
+    read: &strata::read::TableRead,
+    splits: Vec<DataSplit>,
+    progress: Option<bool>,
+) -> strata::Result<(Vec<RecordBatch>, SchemaRef)> {
+    let schema = read.output_schema()?;
+    let total: i64 = splits.iter().map(DataSplit::row_count).sum();
+    let mut bar = Progress::new(progress, total.max(0) as u64, "reading", "rows");
+    let mut stream = read.to_stream(splits)?;
+    let mut out = Vec::new();
+    while let Some(b) = stream.next().await {
+        let b = b?;
+        bar.inc(b.num_rows() as u64);
+        out.push(b);
+    }
+    Ok((out, schema))
+}
+
+#[pymethods]
+impl ReadBuilder {
+    /// Keeps the rows matching `predicate`: SQL text (``"dt = '2024-01-01' AND m['k'] > 3"``)
+    /// or a :class:`strata.Predicate`. Files, row groups and pages that cannot match are skipped.
+    fn with_filter(&self, predicate: Option<Bound<'_, PyAny>>) -> PyResult<ReadBuilder> {
+        let text = predicate.map(|p| filter_text(&p)).transpose()?;
+        if let Some(t) = &text {
+            strata::expr::parse_sql_predicate(t).map_err(to_py)?;
+        }
+        Ok(self.derive(|o| o.filter = text))
+    }
+
+    /// Outputs only these columns, in this order; a MAP key is ``"m['k']"``.
+    fn with_projection(&self, columns: Option<Vec<String>>) -> ReadBuilder {
+        self.derive(|o| o.projection = columns)
+    }
+
+    /// Outputs at most `limit` rows.
+    fn with_limit(&self, limit: Option<usize>) -> ReadBuilder {
+        self.derive(|o| o.limit = limit)
+    }
+
+    /// Time travel: a snapshot id, a tag, or the latest snapshot committed at or before a
+    /// timestamp (epoch ms, ``"yyyy-MM-dd HH:mm:ss"`` local time, or a datetime).
+    #[pyo3(signature = (snapshot_id = None, tag = None, timestamp = None))]
+    fn with_travel(
+        &self,
+        snapshot_id: Option<i64>,
+        tag: Option<String>,
+        timestamp: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<ReadBuilder> {
+        let mut b = self.clone();
+        b.opts.travel = None;
+        b.opts.set_travel(snapshot_id, tag, timestamp.as_ref())?;
+        Ok(b)
+    }
+
+    /// A builder of :class:`strata.Predicate` for :meth:`with_filter`.
+    fn new_predicate_builder<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        py.import("strata")?.getattr("PredicateBuilder")?.call0()
+    }
+
+    /// The Arrow schema the read outputs.
+    fn read_schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let t = self.table.clone();
+        let opts = self.opts.clone();
+        let schema = block_on(py, async move {
+            let r = resolve(t, &opts).await?;
+            table_read(&r.table, &opts)?.output_schema()
+        })?
+        .py_err()?;
+        crate::arrow_io::schema_object(py, schema)
+    }
+
+    fn new_scan(&self) -> TableScan {
+        TableScan {
+            builder: self.clone(),
+        }
+    }
+
+    fn new_read(&self) -> TableRead {
+        TableRead {
+            builder: self.clone(),
+        }
+    }
+}
+
+/// Plans a read: which files of which snapshot, as splits.
+#[pyclass(module = "strata", frozen)]
+pub struct TableScan {
+    builder: ReadBuilder,
+}
+
+#[pymethods]
+impl TableScan {
+    /// Reads the manifests (through the live-entry cache) and prunes files by partition,
+    /// statistics and MAP keys.
+    fn plan(&self, py: Python<'_>) -> PyResult<Plan> {
+        let t = self.builder.table.clone();
+        let opts = self.builder.opts.clone();
+        let plan = block_on(py, async move {
+            let r = resolve(t, &opts).await?;
+            r.scan.plan().await
+        })?
+        .py_err()?;
+        Ok(Plan {
+            snapshot_id: plan.snapshot.as_ref().map(|s| s.id),
+            splits: plan.splits,
+            skipped_files: plan.metrics.skipped_files as u64,
+        })
+    }
+}
+
+/// The result of planning: splits of one snapshot.
+#[pyclass(module = "strata", frozen)]
+pub struct Plan {
+    splits: Vec<DataSplit>,
+    snapshot_id: Option<i64>,
+    skipped_files: u64,
+}
+
+#[pymethods]
+impl Plan {
+    /// The splits to read (one per partition and bucket, or per file for raw files).
+    fn splits(&self) -> Vec<Split> {
+        self.splits
+            .iter()
+            .cloned()
+            .map(|inner| Split { inner })
+            .collect()
+    }
+
+    /// The snapshot planned, ``None`` for a table without snapshots.
+    #[getter]
+    fn snapshot_id(&self) -> Option<i64> {
+        self.snapshot_id
+    }
+
+    /// Files pruned by partition, statistics or MAP keys.
+    #[getter]
+    fn skipped_files(&self) -> u64 {
+        self.skipped_files
+    }
+}
+
+/// Files of one partition and bucket (or a row range of one file) to read together.
+/// Picklable: plan on a driver, read in workers.
+#[pyclass(module = "strata", frozen)]
+#[derive(Clone)]
+pub struct Split {
+    pub(crate) inner: DataSplit,
+}
+
+#[pyfunction]
+pub(crate) fn split_from_bytes(data: &[u8]) -> PyResult<Split> {
+    let inner: DataSplit = serde_json::from_slice(data)
+        .map_err(|e| invalid(format!("not a serialized strata split: {e}")))?;
+    Ok(Split { inner })
+}
+
+#[pymethods]
+impl Split {
+    /// Rows in the split's files before merging, deletion vectors and filters.
+    #[getter]
+    fn row_count(&self) -> i64 {
+        self.inner.row_count()
+    }
+
+    #[getter]
+    fn bucket(&self) -> i32 {
+        self.inner.bucket
+    }
+
+    #[getter]
+    fn snapshot_id(&self) -> i64 {
+        self.inner.snapshot_id
+    }
+
+    /// Names of the data files.
+    #[getter]
+    fn file_names(&self) -> Vec<String> {
+        self.inner
+            .files
+            .iter()
+            .map(|f| f.file_name.clone())
+            .collect()
+    }
+
+    /// Bytes of the data files.
+    #[getter]
+    fn file_size(&self) -> i64 {
+        self.inner.files.iter().map(|f| f.file_size).sum()
+    }
+
+    /// Whether the files can be read without merging.
+    #[getter]
+    fn raw_convertible(&self) -> bool {
+        self.inner.raw_convertible
+    }
+
+    /// The split in strata's versioned wire form (JSON with Paimon manifest Avro inside).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let data = serde_json::to_vec(&self.inner)
+            .map_err(|e| invalid(format!("cannot serialize a split: {e}")))?;
+        Ok(PyBytes::new(py, &data))
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let f = py.import("strata._native")?.getattr("split_from_bytes")?;
+        let args = PyTuple::new(py, [self.to_bytes(py)?])?;
+        PyTuple::new(py, [f, args.into_any()])
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "strata.Split(bucket={}, files={}, rows={})",
+            self.inner.bucket,
+            self.inner.files.len(),
+            self.inner.row_count()
+        )
+    }
+}
+
+/// Reads splits into Arrow.
+#[pyclass(module = "strata", frozen)]
+pub struct TableRead {
+    builder: ReadBuilder,
+}
+
+fn inner_splits(splits: Vec<PyRef<'_, Split>>) -> Vec<DataSplit> {
+    splits.iter().map(|s| s.inner.clone()).collect()
+}
+
+/// A blocking `RecordBatchReader` over strata's async read stream (for the C stream
+/// interface, which pulls batches one by one).
+struct BlockingReader {
+    schema: SchemaRef,
+    stream: Option<BoxStream<'static, strata::Result<RecordBatch>>>,
+}
+
+impl Iterator for BlockingReader {
+    type Item = Result<RecordBatch, ArrowError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let stream = self.stream.as_mut()?;
+        let rt = match runtime() {
+            Ok(rt) => rt,
+            Err(e) => {
+                return Some(Err(ArrowError::ExternalError(Box::new(
+                    std::io::Error::other(e.to_string()),
+                ))))
+            }
+        };
+        match rt.block_on(stream.next()) {
+            Some(Ok(b)) => Some(Ok(b)),
+            Some(Err(e)) => {
+                self.stream = None;
+                Some(Err(ArrowError::ExternalError(Box::new(e))))
+            }
+            None => {
+                self.stream = None;
+                None
+            }
+        }
+    }
+}
+
+impl RecordBatchReader for BlockingReader {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+}
+
+impl TableRead {
+    fn reader(
+        &self,
+        py: Python<'_>,
+        splits: Vec<DataSplit>,
+    ) -> PyResult<Box<dyn RecordBatchReader + Send>> {
+        let t = self.builder.table.clone();
+        let opts = self.builder.opts.clone();
+        let (schema, stream) = block_on(py, async move {
+            let r = resolve(t, &opts).await?;
+            let read = table_read(&r.table, &opts)?;
+            Ok::<_, strata::Error>((read.output_schema()?, read.to_stream(splits)?))
+        })?
+        .py_err()?;
+        Ok(Box::new(BlockingReader {
+            schema,
+            stream: Some(stream),
+        }))
+    }
+
+    fn arrow<'py>(
+        &self,
+        py: Python<'py>,
+        splits: Vec<DataSplit>,
+        progress: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let t = self.builder.table.clone();
+        let opts = self.builder.opts.clone();
+        let (batches, schema) = block_on(py, async move {
+            let r = resolve(t, &opts).await?;
+            let read = table_read(&r.table, &opts)?;
+            collect(&read, splits, progress).await
+        })?
+        .py_err()?;
+        crate::arrow_io::to_pyarrow_table(py, batches, schema)
+    }
+}
+
+#[pymethods]
+impl TableRead {
+    /// The rows of `splits` as a ``pyarrow.Table`` (read with the GIL released).
+    #[pyo3(signature = (splits, progress = None))]
+    fn to_arrow<'py>(
+        &self,
+        py: Python<'py>,
+        splits: Vec<PyRef<'py, Split>>,
+        progress: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.arrow(py, inner_splits(splits), progress)
+    }
+
+    /// The rows of `splits` as a ``pyarrow.RecordBatchReader``, read as it is consumed.
+    fn to_arrow_batch_reader<'py>(
+        &self,
+        py: Python<'py>,
+        splits: Vec<PyRef<'py, Split>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let reader = self.reader(py, inner_splits(splits))?;
+        crate::arrow_io::to_pyarrow_reader(py, reader)
+    }
+
+    /// The rows of `splits` as a stream with ``__arrow_c_stream__`` (no pyarrow needed):
+    /// ``polars.DataFrame(s)``, ``duckdb.from_arrow(s)``, ``pyarrow.table(s)`` all take it.
+    fn to_arrow_stream<'py>(
+        &self,
+        py: Python<'py>,
+        splits: Vec<PyRef<'py, Split>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let reader = self.reader(py, inner_splits(splits))?;
+        crate::arrow_io::to_stream_object(py, reader)
+    }
+
+    /// The rows of `splits` as a ``pandas.DataFrame``.
+    #[pyo3(signature = (splits, progress = None))]
+    fn to_pandas<'py>(
+        &self,
+        py: Python<'py>,
+        splits: Vec<PyRef<'py, Split>>,
+        progress: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.arrow(py, inner_splits(splits), progress)?
+            .call_method0("to_pandas")
+    }
+
+    /// The rows of `splits` as a ``polars.DataFrame``.
+    #[pyo3(signature = (splits, progress = None))]
+    fn to_polars<'py>(
+        &self,
+        py: Python<'py>,
+        splits: Vec<PyRef<'py, Split>>,
+        progress: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let pl = py.import("polars")?;
+        let table = self.arrow(py, inner_splits(splits), progress)?;
+        pl.call_method1("from_arrow", (table,))
+    }
+
+    /// Registers the rows of `splits` as DuckDB view `table_name` (in `connection`, or a new
+    /// in-memory connection) and returns the connection, as pypaimon's ``to_duckdb`` does.
+    #[pyo3(signature = (splits, table_name, connection = None))]
+    fn to_duckdb<'py>(
+        &self,
+        py: Python<'py>,
+        splits: Vec<PyRef<'py, Split>>,
+        table_name: &str,
+        connection: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let con = match connection {
+            Some(c) => c,
+            None => py.import("duckdb")?.call_method0("connect")?,
+        };
+        let table = self.arrow(py, inner_splits(splits), None)?;
+        con.call_method1("register", (table_name, table))?;
+        Ok(con)
+    }
+}

@@ -1,0 +1,560 @@
+//! `strata.Table`: a table's metadata, the read and write builders, the `read` / `write`
+//! shortcuts, maintenance (compaction, expiry, tags, rollback, orphan files) and Paimon's
+//! system tables as Arrow tables.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use strata::maintenance::orphans::OrphanFilesClean;
+use strata::maintenance::time_travel::parse_local_timestamp;
+use strata::maintenance::{ExpireConfig, ExpireSnapshots, TableLifecycle};
+use strata::write::CompactRequest;
+
+use crate::errors::{invalid, IntoPy};
+use crate::progress::Progress;
+use crate::read::{ReadBuilder, ReadOptions};
+use crate::runtime::block_on;
+use crate::write::BatchWriteBuilder;
+
+/// A Paimon table (append or primary-key) of a :class:`strata.Catalog`.
+#[pyclass(module = "strata", frozen)]
+pub struct Table {
+    pub(crate) inner: strata::table::Table,
+    pub(crate) warehouse: String,
+    pub(crate) catalog_options: HashMap<String, String>,
+    /// Dynamic options given with `copy` (kept to pickle the table).
+    pub(crate) dynamic_options: HashMap<String, String>,
+}
+
+impl Table {
+    pub(crate) fn with_inner(&self, inner: strata::table::Table) -> Table {
+        Table {
+            inner,
+            warehouse: self.warehouse.clone(),
+            catalog_options: self.catalog_options.clone(),
+            dynamic_options: self.dynamic_options.clone(),
+        }
+    }
+
+    fn system<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        snapshot_id: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let t = self.inner.clone();
+        let name = name.to_string();
+        let batch = block_on(py, async move {
+            strata::system::system_table_at(&t, &name, snapshot_id).await
+        })?
+        .py_err()?;
+        let schema = batch.schema();
+        crate::arrow_io::to_pyarrow_table(py, vec![batch], schema)
+    }
+}
+
+/// Re-opens a table (what unpickling a :class:`Table` does).
+#[pyfunction]
+#[pyo3(signature = (warehouse, options, identifier, dynamic_options = None))]
+pub(crate) fn open_table(
+    py: Python<'_>,
+    warehouse: String,
+    options: HashMap<String, String>,
+    identifier: &str,
+    dynamic_options: Option<HashMap<String, String>>,
+) -> PyResult<Table> {
+    let catalog = py.detach(|| crate::catalog::Catalog::open(warehouse, options))?;
+    let id = crate::catalog::identifier(identifier)?;
+    let inner = catalog.inner.clone();
+    let mut table = block_on(py, async move { inner.get_table(&id).await })?.py_err()?;
+    let dynamic = dynamic_options.unwrap_or_default();
+    if !dynamic.is_empty() {
+        table = table.with_dynamic_options(dynamic.clone()).py_err()?;
+    }
+    let mut t = catalog.table_object(table);
+    t.dynamic_options = dynamic;
+    Ok(t)
+}
+
+/// `older_than`: a duration text (`"2h"`, `"1d"`), a `datetime.timedelta`, or a local
+/// timestamp text / `datetime.datetime` (meaning "now − that").
+fn retention(value: &Bound<'_, PyAny>, what: &str, now: i64) -> PyResult<Duration> {
+    let py = value.py();
+    let dt = py.import("datetime")?;
+    if value.is_instance(&dt.getattr("timedelta")?)? {
+        let secs: f64 = value.call_method0("total_seconds")?.extract()?;
+        if secs < 0.0 {
+            return Err(invalid(format!("{what}: a negative timedelta")));
+        }
+        return Ok(Duration::from_secs_f64(secs));
+    }
+    let at = if value.is_instance(&dt.getattr("datetime")?)? {
+        // Aware datetimes are exact; naive ones are local time, as Paimon's timestamps.
+        let ts: f64 = value.call_method0("timestamp")?.extract()?;
+        (ts * 1000.0) as i64
+    } else {
+        let text: String = value.extract().map_err(|_| {
+            invalid(format!(
+                "{what}: expected a duration text, a timedelta or a datetime"
+            ))
+        })?;
+        if let Ok(d) = strata_spec::options::units::parse_duration(&text) {
+            return Ok(d);
+        }
+        parse_local_timestamp(&text).map_err(|_| {
+            invalid(format!(
+                "{what} {text:?}: expected a duration (1d, 2h, 30min, 10s) or a timestamp (yyyy-MM-dd HH:mm:ss)"
+            ))
+        })?
+    };
+    if at > now {
+        return Err(invalid(format!(
+            "{what} is in the future; files of commits in progress would be lost"
+        )));
+    }
+    Ok(Duration::from_millis((now - at) as u64))
+}
+
+fn dict<'py>(py: Python<'py>, items: Vec<(&str, Py<PyAny>)>) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (k, v) in items {
+        d.set_item(k, v)?;
+    }
+    Ok(d)
+}
+
+fn obj<'py, T: IntoPyObject<'py>>(py: Python<'py>, v: T) -> PyResult<Py<PyAny>> {
+    use pyo3::IntoPyObjectExt;
+    v.into_py_any(py)
+}
+
+#[pymethods]
+impl Table {
+    /// ``"db.table"``.
+    #[getter]
+    fn full_name(&self) -> String {
+        self.inner.identifier().to_string()
+    }
+
+    /// The table name without the database.
+    #[getter]
+    fn name(&self) -> String {
+        self.inner.identifier().table.clone()
+    }
+
+    /// The database name.
+    #[getter]
+    fn database(&self) -> String {
+        self.inner.identifier().database.clone()
+    }
+
+    /// The table directory.
+    #[getter]
+    fn location(&self) -> String {
+        self.inner.location()
+    }
+
+    /// The table's Arrow schema (a ``pyarrow.Schema`` when pyarrow is installed).
+    #[getter]
+    fn schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let schema =
+            strata::unstable::format::to_arrow_schema(&self.inner.schema().row_type()).py_err()?;
+        crate::arrow_io::schema_object(py, schema)
+    }
+
+    /// The columns as ``(name, "PAIMON TYPE")`` pairs, as Paimon's schema file has them.
+    #[getter]
+    fn fields(&self) -> Vec<(String, String)> {
+        self.inner
+            .schema()
+            .fields
+            .iter()
+            .map(|f| (f.name.clone(), f.data_type.to_string()))
+            .collect()
+    }
+
+    #[getter]
+    fn primary_keys(&self) -> Vec<String> {
+        self.inner.schema().primary_keys.clone()
+    }
+
+    #[getter]
+    fn partition_keys(&self) -> Vec<String> {
+        self.inner.schema().partition_keys.clone()
+    }
+
+    /// The table options (schema options with any dynamic options over them).
+    #[getter]
+    fn options(&self) -> BTreeMap<String, String> {
+        self.inner.schema().options.clone()
+    }
+
+    /// The id of the schema in use.
+    #[getter]
+    fn schema_id(&self) -> i64 {
+        self.inner.schema().id
+    }
+
+    /// Whether the table has a primary key (an LSM tree per bucket).
+    #[getter]
+    fn is_primary_key_table(&self) -> bool {
+        self.inner.is_primary_key_table()
+    }
+
+    /// The latest snapshot id, ``None`` for a table without snapshots.
+    fn latest_snapshot_id(&self, py: Python<'_>) -> PyResult<Option<i64>> {
+        let t = self.inner.clone();
+        block_on(py, async move { t.snapshot_manager().latest_id().await })?.py_err()
+    }
+
+    /// This table with dynamic options over its schema options (Paimon's `table.copy(options)`),
+    /// e.g. ``{"write-buffer-size": "64 mb"}``. Options strata does not implement are refused.
+    fn copy(&self, options: HashMap<String, String>) -> PyResult<Table> {
+        let inner = self.inner.with_dynamic_options(options.clone()).py_err()?;
+        let mut t = self.with_inner(inner);
+        t.dynamic_options.extend(options);
+        Ok(t)
+    }
+
+    /// A builder of scans and reads (filter, projection, limit, time travel).
+    fn new_read_builder(&self) -> ReadBuilder {
+        ReadBuilder::new(self.inner.clone())
+    }
+
+    /// A builder of a batch write and its commit.
+    fn new_batch_write_builder(slf: Bound<'_, Self>) -> BatchWriteBuilder {
+        BatchWriteBuilder::new(slf.unbind())
+    }
+
+    /// Reads the table (or a snapshot / tag of it) into a ``pyarrow.Table``.
+    ///
+    /// `columns` may name MAP keys (``"m['k']"``); `where` is a SQL boolean expression
+    /// (``"dt = '2024-01-01' AND m['k'] > 3"``) or a :class:`strata.Predicate`.
+    #[pyo3(signature = (columns = None, r#where = None, limit = None, snapshot_id = None, tag = None, timestamp = None, progress = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn read<'py>(
+        slf: Bound<'py, Self>,
+        columns: Option<Vec<String>>,
+        r#where: Option<Bound<'py, PyAny>>,
+        limit: Option<usize>,
+        snapshot_id: Option<i64>,
+        tag: Option<String>,
+        timestamp: Option<Bound<'py, PyAny>>,
+        progress: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let mut opts = ReadOptions {
+            projection: columns,
+            filter: r#where.map(|w| crate::read::filter_text(&w)).transpose()?,
+            limit,
+            travel: None,
+        };
+        opts.set_travel(snapshot_id, tag, timestamp.as_ref())?;
+        let builder = ReadBuilder::with_options(slf.get().inner.clone(), opts);
+        builder.read_all(py, progress)
+    }
+
+    /// Writes Arrow data (anything with ``__arrow_c_stream__``, a record batch, or a pandas
+    /// DataFrame) as one commit; returns the new snapshot id. With `overwrite`, replaces the
+    /// table (or, with `partition`, that partition; dynamic-partition-overwrite tables replace
+    /// the partitions written).
+    #[pyo3(signature = (data, overwrite = false, partition = None, progress = None))]
+    fn write(
+        slf: Bound<'_, Self>,
+        data: &Bound<'_, PyAny>,
+        overwrite: bool,
+        partition: Option<HashMap<String, Bound<'_, PyAny>>>,
+        progress: Option<bool>,
+    ) -> PyResult<Option<i64>> {
+        if partition.is_some() && !overwrite {
+            return Err(invalid(
+                "partition= selects what an overwrite replaces; pass overwrite=True",
+            ));
+        }
+        let builder = BatchWriteBuilder::new(slf.unbind());
+        builder.write_all(data, overwrite, partition, progress)
+    }
+
+    /// Compacts the primary-key table's buckets (all, one partition, one bucket): with
+    /// ``full=True`` every file goes to the top level, like Paimon's `compact` procedure;
+    /// otherwise the table's compaction strategy decides. Returns a report dict; its
+    /// ``snapshot_id`` is ``None`` when nothing needed compaction.
+    #[pyo3(signature = (full = false, partition = None, bucket = None, progress = None))]
+    fn compact<'py>(
+        &self,
+        py: Python<'py>,
+        full: bool,
+        partition: Option<HashMap<String, Bound<'py, PyAny>>>,
+        bucket: Option<i32>,
+        progress: Option<bool>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        if !self.inner.is_primary_key_table() {
+            return Err(invalid(format!(
+                "{} has no primary key; strata compacts primary-key tables only",
+                self.inner.identifier()
+            )));
+        }
+        let mut spec = Vec::new();
+        for (k, v) in partition.unwrap_or_default() {
+            spec.push((k, v.str()?.to_string()));
+        }
+        let request = CompactRequest {
+            partitions: if spec.is_empty() { vec![] } else { vec![spec] },
+            bucket,
+            full,
+        };
+        let t = self.inner.clone();
+        let report = block_on(py, async move {
+            let n = t.select_buckets(&request).await?.len();
+            let bar =
+                std::sync::Mutex::new(Progress::new(progress, n as u64, "compacting", "buckets"));
+            t.compact(&request, &move |done, _| {
+                if let Ok(mut b) = bar.lock() {
+                    b.set_position(done as u64);
+                }
+            })
+            .await
+        })?
+        .py_err()?;
+        let tasks = pyo3::types::PyList::empty(py);
+        for m in &report.metrics {
+            let part = self.inner.partition_text(&m.partition).py_err()?;
+            tasks.append(dict(
+                py,
+                vec![
+                    ("partition", obj(py, part)?),
+                    ("bucket", obj(py, m.bucket)?),
+                    ("output_level", obj(py, m.task.output_level)?),
+                    ("input_files", obj(py, m.task.input_files)?),
+                    ("input_bytes", obj(py, m.task.input_bytes)?),
+                    ("upgraded_files", obj(py, m.task.upgraded_files)?),
+                    (
+                        "rewritten_input_files",
+                        obj(py, m.task.rewritten_input_files)?,
+                    ),
+                    ("output_files", obj(py, m.task.output_files)?),
+                    ("output_bytes", obj(py, m.task.output_bytes)?),
+                    ("input_rows", obj(py, m.task.input_rows)?),
+                    ("output_rows", obj(py, m.task.output_rows)?),
+                    ("seconds", obj(py, m.task.duration.as_secs_f64())?),
+                ],
+            )?)?;
+        }
+        dict(
+            py,
+            vec![
+                ("snapshot_id", obj(py, report.snapshot)?),
+                ("buckets", obj(py, report.buckets.len())?),
+                ("tasks", tasks.into_any().unbind()),
+            ],
+        )
+    }
+
+    /// Expires old snapshots and deletes the files only they use. Defaults are the table's
+    /// `snapshot.*` options; `older_than` is a duration (``"2h"``, a timedelta) or a point in
+    /// time (a timestamp text or datetime). Returns ``{"expired": [ids], "earliest": id,
+    /// "deleted_files": n}``; with ``dry_run=True`` deletes nothing and lists the files.
+    #[pyo3(signature = (retain_max = None, retain_min = None, older_than = None, max_deletes = None, dry_run = false))]
+    fn expire_snapshots<'py>(
+        &self,
+        py: Python<'py>,
+        retain_max: Option<i32>,
+        retain_min: Option<i32>,
+        older_than: Option<Bound<'py, PyAny>>,
+        max_deletes: Option<i32>,
+        dry_run: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let t = self.inner.clone();
+        let base = ExpireConfig::from_table(&t).py_err()?;
+        let now = chrono::Utc::now().timestamp_millis();
+        let time_retained = match &older_than {
+            Some(v) => retention(v, "older_than", now)?,
+            None => base.time_retained,
+        };
+        let config = ExpireConfig {
+            retain_max: retain_max.unwrap_or(base.retain_max),
+            retain_min: retain_min.unwrap_or(base.retain_min),
+            time_retained,
+            max_deletes: max_deletes.unwrap_or(base.max_deletes),
+        };
+        let (expired, earliest, deleted, files) = block_on(py, async move {
+            let expire = ExpireSnapshots::new(&t)?
+                .with_config(config)
+                .with_now_millis(now);
+            let plan = expire.plan().await?;
+            if dry_run {
+                let files: Vec<String> = plan
+                    .deletions
+                    .iter()
+                    .map(|d| t.file_io().display(&d.path))
+                    .collect();
+                return Ok::<_, strata::Error>((plan.expired.clone(), None, 0, files));
+            }
+            let report = expire.execute(&plan).await?;
+            Ok((
+                report.expired,
+                report.earliest,
+                report.deleted.total(),
+                Vec::new(),
+            ))
+        })?
+        .py_err()?;
+        let mut items = vec![
+            ("expired", obj(py, expired)?),
+            ("dry_run", obj(py, dry_run)?),
+        ];
+        if dry_run {
+            items.push(("files", obj(py, files)?));
+        } else {
+            items.push(("earliest", obj(py, earliest)?));
+            items.push(("deleted_files", obj(py, deleted)?));
+        }
+        dict(py, items)
+    }
+
+    /// Tags snapshot `snapshot_id` (default: the latest) as `name`; with `time_retained`
+    /// (``"7d"``, a timedelta) the tag is deleted that long after its creation.
+    #[pyo3(signature = (name, snapshot_id = None, time_retained = None))]
+    fn create_tag(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        snapshot_id: Option<i64>,
+        time_retained: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<i64> {
+        let retained = match &time_retained {
+            Some(v) => Some(retention(v, "time_retained", i64::MAX)?),
+            None => None,
+        };
+        let t = self.inner.clone();
+        let name = name.to_string();
+        let tag = block_on(py, async move {
+            t.create_tag(&name, snapshot_id, retained).await
+        })?
+        .py_err()?;
+        Ok(tag.snapshot.id)
+    }
+
+    /// Deletes tag `name` and the files only it still uses.
+    fn delete_tag(&self, py: Python<'_>, name: &str) -> PyResult<()> {
+        let t = self.inner.clone();
+        let name = name.to_string();
+        block_on(py, async move { t.delete_tag(&name).await })?.py_err()?;
+        Ok(())
+    }
+
+    /// The tags as an Arrow table (Paimon's `$tags` system table).
+    fn tags<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.system(py, "tags", None)
+    }
+
+    /// Makes snapshot `snapshot_id` (or tag `tag`'s snapshot) the latest: newer snapshots and
+    /// tags are deleted with the files only they used. Returns the snapshot id rolled back to.
+    #[pyo3(signature = (snapshot_id = None, tag = None))]
+    fn rollback_to(
+        &self,
+        py: Python<'_>,
+        snapshot_id: Option<i64>,
+        tag: Option<String>,
+    ) -> PyResult<i64> {
+        let t = self.inner.clone();
+        let report = match (snapshot_id, tag) {
+            (Some(id), None) => block_on(py, async move { t.rollback_to_snapshot(id).await })?,
+            (None, Some(name)) => block_on(py, async move { t.rollback_to_tag(&name).await })?,
+            _ => {
+                return Err(invalid(
+                    "rollback_to needs exactly one of snapshot_id= or tag=",
+                ))
+            }
+        }
+        .py_err()?;
+        Ok(report.snapshot_id)
+    }
+
+    /// Deletes files under the table directory that nothing references and that are older
+    /// than `older_than` (default one day). Returns the paths (found, with ``dry_run=True``).
+    #[pyo3(signature = (older_than = None, dry_run = false))]
+    fn remove_orphan_files(
+        &self,
+        py: Python<'_>,
+        older_than: Option<Bound<'_, PyAny>>,
+        dry_run: bool,
+    ) -> PyResult<Vec<String>> {
+        let now = chrono::Utc::now().timestamp_millis();
+        let threshold = match &older_than {
+            Some(v) => now - retention(v, "older_than", now)?.as_millis() as i64,
+            None => OrphanFilesClean::default_older_than_millis(),
+        };
+        let t = self.inner.clone();
+        let report = block_on(py, async move {
+            OrphanFilesClean::new(&t, threshold)
+                .dry_run(dry_run)
+                .clean()
+                .await
+        })?
+        .py_err()?;
+        Ok(report.files.into_iter().map(|f| f.path).collect())
+    }
+
+    /// Paimon's `$snapshots` system table.
+    fn snapshots<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.system(py, "snapshots", None)
+    }
+
+    /// Paimon's `$files` system table (of the latest snapshot or `snapshot_id`).
+    #[pyo3(signature = (snapshot_id = None))]
+    fn files<'py>(&self, py: Python<'py>, snapshot_id: Option<i64>) -> PyResult<Bound<'py, PyAny>> {
+        self.system(py, "files", snapshot_id)
+    }
+
+    /// The LSM picture as a table: one row per live file with its bucket and level.
+    #[pyo3(signature = (snapshot_id = None))]
+    fn levels<'py>(
+        &self,
+        py: Python<'py>,
+        snapshot_id: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.system(py, "levels", snapshot_id)
+    }
+
+    /// Any of Paimon's system tables by name (``"snapshots"``, ``"schemas"``, ``"options"``,
+    /// ``"tags"``, ``"files"``, ``"manifests"``, ``"partitions"``, ``"buckets"``, ...).
+    #[pyo3(signature = (name, snapshot_id = None))]
+    fn system_table<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        snapshot_id: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.system(py, name.trim_start_matches('$'), snapshot_id)
+    }
+
+    /// DataFusion's FFI: ``SessionContext().register_table_provider("t", table)``.
+    #[pyo3(signature = (session = None))]
+    fn __datafusion_table_provider__<'py>(
+        &self,
+        py: Python<'py>,
+        session: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, pyo3::types::PyCapsule>> {
+        crate::sql::table_provider_capsule(py, &self.inner, session)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("strata.Table({:?})", self.inner.identifier().to_string())
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let f = py.import("strata._native")?.getattr("open_table")?;
+        let dynamic = self.dynamic_options.clone();
+        let args = (
+            self.warehouse.clone(),
+            self.catalog_options.clone(),
+            self.inner.identifier().to_string(),
+            dynamic,
+        )
+            .into_pyobject(py)?;
+        PyTuple::new(py, [f, args.into_any()])
+    }
+}
