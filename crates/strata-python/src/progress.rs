@@ -19,7 +19,7 @@ pub(crate) struct Progress {
 
 impl Progress {
     /// `mode`: `None` = after a second in a terminal, `Some(true)` = at once in a terminal,
-    /// `Some(false)` = never.
+    /// `Some(false)` = never. A `total` of 0 means unknown.
     pub(crate) fn new(mode: Option<bool>, total: u64, what: &str, unit: &str) -> Progress {
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
         let template =

@@ -284,7 +284,13 @@ impl TableScan {
         .py_err()?;
         Ok(Plan {
             snapshot_id: plan.snapshot.as_ref().map(|s| s.id),
-            splits: plan.splits,
+            // Files that need no merging are read one by one anyway: one split each lets Ray,
+            // Dask or a thread pool spread them.
+            splits: plan
+                .splits
+                .into_iter()
+                .flat_map(DataSplit::per_file)
+                .collect(),
             skipped_files: plan.metrics.skipped_files as u64,
         })
     }
@@ -300,7 +306,8 @@ pub struct Plan {
 
 #[pymethods]
 impl Plan {
-    /// The splits to read (one per partition and bucket, or per file for raw files).
+    /// The splits to read: one per partition and bucket when the files must be merged
+    /// (primary-key files with overlapping keys), else one per file.
     fn splits(&self) -> Vec<Split> {
         self.splits
             .iter()
@@ -429,7 +436,24 @@ impl Iterator for BlockingReader {
                 ))))
             }
         };
-        match rt.block_on(stream.next()) {
+        // This runs inside the Arrow C stream's get_next, where a panic would abort the
+        // process: it becomes an error of the stream instead.
+        let next =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| rt.block_on(stream.next())));
+        let next = match next {
+            Ok(n) => n,
+            Err(payload) => {
+                self.stream = None;
+                let text = format!(
+                    "strata panicked (a bug; please report it): {}",
+                    crate::runtime::panic_text(&payload)
+                );
+                return Some(Err(ArrowError::ExternalError(Box::new(
+                    std::io::Error::other(text),
+                ))));
+            }
+        };
+        match next {
             Some(Ok(b)) => Some(Ok(b)),
             Some(Err(e)) => {
                 self.stream = None;

@@ -24,12 +24,30 @@ pub(crate) fn runtime() -> PyResult<&'static Runtime> {
     Ok(RUNTIME.get_or_init(|| rt))
 }
 
-/// Runs `fut` to completion on the runtime with the GIL released.
+/// Runs `fut` to completion on the runtime with the GIL released. A panic (a bug in strata)
+/// becomes an `InternalError` instead of taking the interpreter down.
 pub(crate) fn block_on<F>(py: Python<'_>, fut: F) -> PyResult<F::Output>
 where
     F: Future + Send,
     F::Output: Send,
 {
     let rt = runtime()?;
-    Ok(py.detach(|| rt.block_on(fut)))
+    py.detach(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| rt.block_on(fut))))
+        .map_err(|payload| {
+            internal(format!(
+                "strata panicked (a bug; please report it): {}",
+                panic_text(&payload)
+            ))
+        })
+}
+
+/// The message of a panic payload.
+pub(crate) fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(no message)".to_string()
+    }
 }

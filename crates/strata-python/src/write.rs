@@ -182,9 +182,18 @@ impl BatchTableWrite {
         Ok(())
     }
 
-    /// Writes every batch of `data` (GIL released while writing).
+    /// Writes every batch of `data` (GIL released while writing); a list or tuple is written
+    /// item by item.
     fn write_any(&self, data: &Bound<'_, PyAny>, progress: Option<bool>) -> PyResult<()> {
         let py = data.py();
+        if data.is_instance_of::<pyo3::types::PyList>()
+            || data.is_instance_of::<pyo3::types::PyTuple>()
+        {
+            for item in data.try_iter()? {
+                self.write_any(&item?, progress)?;
+            }
+            return Ok(());
+        }
         let reader = crate::arrow_io::input_reader(data)?;
         let mut w = self.take()?;
         let name = self.table.identifier().to_string();

@@ -49,14 +49,15 @@ def test_batch_write_builder_all_inputs(append_table):
     w.write_pandas(people([4, 5]).to_pandas())
     w.write_arrow(pa.RecordBatchReader.from_batches(PEOPLE_SCHEMA, people([6]).to_batches()))
     w.write_arrow(pd.DataFrame(people([7]).to_pydict()))
+    w.write_arrow(people([8, 9]).to_batches() + [people([10])])  # a list of batches and tables
     msgs = w.prepare_commit()
     assert msgs and all(isinstance(m, strata.CommitMessage) for m in msgs)
-    assert sum(m.row_count for m in msgs) == 7
+    assert sum(m.row_count for m in msgs) == 10
     assert all(m.file_names and not m.is_empty() for m in msgs)
     assert append_table.latest_snapshot_id() is None  # nothing visible before the commit
     sid = wb.new_commit().commit(msgs)
     assert sid == 1
-    assert rows(append_table.read(), "id") == rows(people(range(1, 8)), "id")
+    assert rows(append_table.read(), "id") == rows(people(range(1, 11)), "id")
 
 
 def test_commit_once_and_writer_closed(append_table):
@@ -302,7 +303,7 @@ def test_time_travel(append_table):
         append_table.read(snapshot_id=1, tag="first")
     with pytest.raises(strata.NotFoundError):
         append_table.read(snapshot_id=99)
-    with pytest.raises(ValueError, match="nope"):  # NotFoundError: test_maintenance
+    with pytest.raises(strata.NotFoundError, match="nope"):
         append_table.read(tag="nope")
 
 
