@@ -7,25 +7,23 @@
 //! values and min/max keys decoded; ordered by partition, bucket, level and min key), the
 //! listing behind the `files` and `levels` system tables too. `files` prints them as JSON
 //! lines or an aligned table; `levels` prints one line per level per bucket, or hands a plain
-//! data model to [`crate::levels_svg`] for an SVG drawing.
+//! data model built by [`strata::system::levels_svg::levels_doc`] to the library's SVG
+//! drawing ([`strata::system::levels_svg::render_svg`]).
 //! Compaction is visible in both: an upgraded file keeps its name and changes level, a
 //! rewritten one disappears and new `COMPACT` files appear.
 
-use std::cmp::Ordering;
-use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
-use strata::system::{compare_values as cmp_values, KeyValues, LiveFile};
+use strata::system::levels_svg::{self, human_size, key_text, short_file_name, FileBox, LevelsDoc};
+use strata::system::{KeyValues, LiveFile};
 use strata::table::Table;
 use strata_spec::manifest::FileSource;
 use strata_spec::snapshot::Snapshot;
-use strata_spec::Datum;
 
 use crate::commands::{msg, Result};
 use crate::json_values::{datum_to_json, key_to_json};
-use crate::levels_svg::{self, human_size, short_file_name, BucketPanel, FileBox, Key, KeyCell};
 
 /// Output of `strata files`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,33 +90,20 @@ pub async fn files(table: &Table, snapshot: Option<i64>, format: FilesFormat) ->
 
 /// `strata levels`.
 pub async fn levels(table: &Table, args: LevelsArgs) -> Result<()> {
-    let (snapshot, live) = live_files(table, args.snapshot).await?;
-    let Some(snapshot) = snapshot else {
-        return Err(msg(format!(
-            "{} has no snapshots yet: nothing to show",
-            table.identifier()
-        )));
-    };
+    let partition = partition_pairs(table, &args.partition)?;
+    let doc = levels_svg::levels_doc(table, args.snapshot, &partition, args.bucket)
+        .await
+        .map_err(|e| match e {
+            // The library's message without its "invalid argument: " prefix.
+            strata::Error::InvalidArgument(m) => msg(m),
+            e => e.into(),
+        })?;
     if !table.is_primary_key_table() {
         eprintln!(
             "note: {} has no primary key: its files have no key ranges and all sit at level 0",
             table.identifier()
         );
     }
-    let live = select_partitions(table, &snapshot, live, &args.partition)?;
-    let groups = select_buckets(table, &snapshot, live, args.bucket)?;
-    let doc = levels_svg::LevelsDoc {
-        table: table.identifier().to_string(),
-        snapshot_id: snapshot.id,
-        panels: groups
-            .into_iter()
-            .map(|(partition, bucket, files)| BucketPanel {
-                partition,
-                bucket,
-                files: files.iter().map(file_box).collect(),
-            })
-            .collect(),
-    };
     match &args.svg {
         Some(path) => {
             let svg = levels_svg::render_svg(&doc);
@@ -140,6 +125,32 @@ pub async fn levels(table: &Table, args: LevelsArgs) -> Result<()> {
             out.flush().map_err(werr)
         }
     }
+}
+
+/// `--partition k=v` arguments as (column, value) pairs, checked against the table's partition
+/// columns so that a bad spec is reported in terms of the option.
+fn partition_pairs(table: &Table, spec: &[String]) -> Result<Vec<(String, String)>> {
+    if spec.is_empty() {
+        return Ok(Vec::new());
+    }
+    let id = table.identifier();
+    if table.schema().partition_type().fields.is_empty() {
+        return Err(msg(format!(
+            "{id} is not partitioned: --partition does not apply"
+        )));
+    }
+    let mut pairs = Vec::with_capacity(spec.len());
+    for kv in spec {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| msg(format!("--partition expects K=V[,K=V], got {kv:?}")))?;
+        pairs.push((k.trim().to_string(), v.to_string()));
+    }
+    table
+        .partition_computer()
+        .parse_partial_spec(&pairs)
+        .map_err(|e| msg(format!("--partition {}: {e} (table {id})", spec.join(","))))?;
+    Ok(pairs)
 }
 
 fn werr(e: std::io::Error) -> crate::commands::CliError {
@@ -175,21 +186,6 @@ async fn live_files(
             )))
         }
         Err(e) => Err(e.into()),
-    }
-}
-
-/// Readable text of a key: the value for one column, `(a, b)` for several, `?` undecodable.
-fn key_text(k: &KeyValues) -> String {
-    let Some(values) = k else {
-        return "?".to_string();
-    };
-    let one = |v: &Option<Datum>| match v {
-        Some(d) => d.to_string(),
-        None => "null".to_string(),
-    };
-    match values.as_slice() {
-        [v] => one(v),
-        vs => format!("({})", vs.iter().map(one).collect::<Vec<_>>().join(", ")),
     }
 }
 
@@ -277,182 +273,10 @@ fn files_table(files: &[LiveFile]) -> String {
     out
 }
 
-/// Keeps the files of partitions matching `spec` (`k=v` pairs, a subset of the partition
-/// columns). Unknown columns, unparsable values and specs matching no partition are errors.
-fn select_partitions(
-    table: &Table,
-    snapshot: &Snapshot,
-    live: Vec<LiveFile>,
-    spec: &[String],
-) -> Result<Vec<LiveFile>> {
-    if spec.is_empty() {
-        return Ok(live);
-    }
-    let id = table.identifier();
-    let ptype = table.schema().partition_type();
-    if ptype.fields.is_empty() {
-        return Err(msg(format!(
-            "{id} is not partitioned: --partition does not apply"
-        )));
-    }
-    let mut pairs = Vec::with_capacity(spec.len());
-    for kv in spec {
-        let (k, v) = kv
-            .split_once('=')
-            .ok_or_else(|| msg(format!("--partition expects K=V[,K=V], got {kv:?}")))?;
-        pairs.push((k.trim().to_string(), v.to_string()));
-    }
-    let wanted = table
-        .partition_computer()
-        .parse_partial_spec(&pairs)
-        .map_err(|e| msg(format!("--partition {}: {e} (table {id})", spec.join(","))))?;
-    let matches = |f: &LiveFile| {
-        wanted.iter().all(|(i, v)| match (f.partition.get(*i), v) {
-            (Some(None), None) => true,
-            (Some(Some(a)), Some(b)) => a.compare(b) == Some(Ordering::Equal),
-            _ => false,
-        })
-    };
-    let all: BTreeSet<String> = live.iter().map(|f| f.partition_text.clone()).collect();
-    let kept: Vec<LiveFile> = live.into_iter().filter(|f| matches(f)).collect();
-    if kept.is_empty() {
-        let mut listed: Vec<String> = all.iter().take(10).cloned().collect();
-        if all.len() > 10 {
-            listed.push(format!("… {} more", all.len() - 10));
-        }
-        return Err(msg(format!(
-            "partition {} not found in {id} at snapshot {} (partitions with files: {})",
-            spec.join(","),
-            snapshot.id,
-            if listed.is_empty() {
-                "none".to_string()
-            } else {
-                listed.join("; ")
-            }
-        )));
-    }
-    Ok(kept)
-}
-
-/// Groups files by (partition, bucket), keeping only `bucket` when given. A fixed-bucket
-/// table's bucket must be in `0..bucket`; an empty bucket in range gets an empty group per
-/// partition. Other tables' buckets must have files.
-fn select_buckets(
-    table: &Table,
-    snapshot: &Snapshot,
-    live: Vec<LiveFile>,
-    bucket: Option<i32>,
-) -> Result<Vec<(String, i32, Vec<LiveFile>)>> {
-    let id = table.identifier();
-    let total = table.options().bucket()?;
-    if let Some(b) = bucket {
-        if total > 0 && !(0..total).contains(&b) {
-            return Err(msg(format!(
-                "bucket {b} is out of range: {id} has {total} bucket(s), 0..{}",
-                total - 1
-            )));
-        }
-        if total <= 0 && !live.iter().any(|f| f.bucket == b) {
-            let present: BTreeSet<i32> = live.iter().map(|f| f.bucket).collect();
-            return Err(msg(format!(
-                "bucket {b} not found in {id} at snapshot {} (buckets with files: {})",
-                snapshot.id,
-                if present.is_empty() {
-                    "none".to_string()
-                } else {
-                    present
-                        .iter()
-                        .map(|b| b.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                }
-            )));
-        }
-    }
-    // `live` is sorted by partition then bucket: consecutive runs form the groups.
-    type Group = (Vec<Option<Datum>>, String, i32, Vec<LiveFile>);
-    let mut groups: Vec<Group> = Vec::new();
-    for f in live {
-        let same_partition = groups
-            .last()
-            .is_some_and(|g| cmp_values(&g.0, &f.partition) == Ordering::Equal);
-        let new_group = match bucket {
-            // One group per partition, even when the bucket is empty there.
-            Some(_) => !same_partition,
-            None => !same_partition || groups.last().is_some_and(|g| g.2 != f.bucket),
-        };
-        if new_group {
-            let b = bucket.unwrap_or(f.bucket);
-            groups.push((f.partition.clone(), f.partition_text.clone(), b, Vec::new()));
-        }
-        if let Some(g) = groups.last_mut() {
-            if g.2 == f.bucket {
-                g.3.push(f);
-            }
-        }
-    }
-    Ok(groups
-        .into_iter()
-        .map(|(_, p, b, files)| (p, b, files))
-        .collect())
-}
-
-fn key_cell(v: &Option<Datum>) -> KeyCell {
-    match v {
-        None => KeyCell::Null,
-        Some(d) => match d {
-            Datum::Boolean(b) => KeyCell::Bool(*b),
-            Datum::TinyInt(x) => KeyCell::Int(*x as i128),
-            Datum::SmallInt(x) => KeyCell::Int(*x as i128),
-            Datum::Int(x) | Datum::Date(x) | Datum::Time(x) => KeyCell::Int(*x as i128),
-            Datum::BigInt(x) => KeyCell::Int(*x as i128),
-            Datum::Float(x) => KeyCell::Float(*x as f64),
-            Datum::Double(x) => KeyCell::Float(*x),
-            // One column has one scale, so unscaled values order (and space) like the values.
-            Datum::Decimal { unscaled, .. } => KeyCell::Int(*unscaled),
-            Datum::String(s) => KeyCell::Text(s.clone()),
-            Datum::Bytes(b) => KeyCell::Bytes(b.clone()),
-            Datum::Timestamp { millis, nanos } | Datum::TimestampLtz { millis, nanos } => {
-                KeyCell::Int(*millis as i128 * 1_000_000 + *nanos as i128)
-            }
-        },
-    }
-}
-
-fn to_key(k: &KeyValues) -> Key {
-    Key {
-        cells: k
-            .as_ref()
-            .map(|vs| vs.iter().map(key_cell).collect())
-            .unwrap_or_default(),
-        label: key_text(k),
-    }
-}
-
-fn file_box(f: &LiveFile) -> FileBox {
-    let m = &f.file;
-    FileBox {
-        file_name: m.file_name.clone(),
-        level: m.level,
-        file_size: m.file_size,
-        row_count: m.row_count,
-        min_key: to_key(&f.min_key),
-        max_key: to_key(&f.max_key),
-        min_sequence_number: m.min_sequence_number,
-        max_sequence_number: m.max_sequence_number,
-        delete_row_count: m.delete_row_count,
-        source: match m.file_source {
-            Some(FileSource::Append) => levels_svg::Source::Append,
-            Some(FileSource::Compact) => levels_svg::Source::Compact,
-            None => levels_svg::Source::Unknown,
-        },
-    }
-}
-
 /// The text picture of `strata levels`: per (partition, bucket) a heading and one line per
 /// level from L0 to the highest level present, files in key order as
 /// `short-name [min..max] size`.
-pub fn render_text(doc: &levels_svg::LevelsDoc) -> String {
+pub fn render_text(doc: &LevelsDoc) -> String {
     let mut out = format!("{} at snapshot {}\n", doc.table, doc.snapshot_id);
     for p in &doc.panels {
         let bytes: i64 = p.files.iter().map(|f| f.file_size).sum();
@@ -506,7 +330,8 @@ pub fn render_text(doc: &levels_svg::LevelsDoc) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::levels_svg::{LevelsDoc, Source};
+    use strata::system::levels_svg::{BucketPanel, Key, KeyCell, Source};
+    use strata_spec::Datum;
 
     fn key(v: i64) -> Key {
         Key {
@@ -579,12 +404,8 @@ mod tests {
     }
 
     #[test]
-    fn key_texts() {
+    fn key_range_texts() {
         let one: KeyValues = Some(vec![Some(Datum::BigInt(7))]);
-        let two: KeyValues = Some(vec![Some(Datum::String("a".into())), None]);
-        assert_eq!(key_text(&one), "7");
-        assert_eq!(key_text(&two), "(a, null)");
-        assert_eq!(key_text(&None), "?");
         assert_eq!(key_range_text(&Some(vec![]), &Some(vec![])), "-");
         assert_eq!(key_range_text(&one, &one), "7..7");
     }

@@ -17,7 +17,6 @@ mod commands_scan;
 mod commands_sql;
 mod input;
 mod json_values;
-mod levels_svg;
 mod output;
 
 use std::path::PathBuf;

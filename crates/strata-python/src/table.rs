@@ -519,6 +519,28 @@ impl Table {
         self.system(py, "levels", snapshot_id)
     }
 
+    /// The LSM tree of each selected bucket as an SVG picture (levels as rows, files as boxes
+    /// by key range), as `strata levels --svg` draws it.
+    #[pyo3(signature = (snapshot_id = None, partition = None, bucket = None))]
+    fn levels_svg(
+        &self,
+        py: Python<'_>,
+        snapshot_id: Option<i64>,
+        partition: Option<HashMap<String, Bound<'_, PyAny>>>,
+        bucket: Option<i32>,
+    ) -> PyResult<String> {
+        let mut spec = Vec::new();
+        for (k, v) in partition.unwrap_or_default() {
+            spec.push((k, v.str()?.to_string()));
+        }
+        let t = self.inner.clone();
+        let doc = block_on(py, async move {
+            strata::system::levels_svg::levels_doc(&t, snapshot_id, &spec, bucket).await
+        })?
+        .py_err()?;
+        Ok(strata::system::levels_svg::render_svg(&doc))
+    }
+
     /// Any of Paimon's system tables by name (``"snapshots"``, ``"schemas"``, ``"options"``,
     /// ``"tags"``, ``"files"``, ``"manifests"``, ``"partitions"``, ``"buckets"``, ...).
     #[pyo3(signature = (name, snapshot_id = None))]

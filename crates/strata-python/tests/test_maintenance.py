@@ -223,3 +223,28 @@ def test_system_tables(partitioned_pk_table):
     assert t.system_table("manifests").num_rows >= 1
     with pytest.raises((strata.NotFoundError, strata.InvalidInputError, strata.UnsupportedError)):
         t.system_table("no_such_system_table")
+
+
+def test_levels_svg(partitioned_pk_table):
+    t = partitioned_pk_table
+    t.write(pa.concat_tables([people([1, 2, 3], "2024-01-01"), people([4], "2024-01-02")]))
+    t.write(pa.concat_tables([people([2, 3], "2024-01-01", tag="b"), people([5], "2024-01-02")]))
+    assert t.compact(full=True)["snapshot_id"] == 3
+    svg = t.levels_svg()
+    # the file `strata levels --svg` writes: an XML declaration, then the <svg> element.
+    assert svg.startswith('<?xml version="1.0" encoding="UTF-8"?>\n<svg ')
+    assert svg.endswith("</svg>\n")
+    assert "data-level" in svg
+    names = [os.path.basename(p) for p in t.files().column("file_path").to_pylist()]
+    assert names
+    for name in names:
+        assert name in svg
+    # one partition, one bucket, an older snapshot.
+    one = t.levels_svg(partition={"dt": "2024-01-02"}, bucket=0, snapshot_id=1)
+    assert "dt=2024-01-02" in one and "dt=2024-01-01" not in one
+    with pytest.raises(strata.NotFoundError, match=r"snapshot 9 not found .*it has snapshots 1\.\.3"):
+        t.levels_svg(snapshot_id=9)
+    with pytest.raises(strata.InvalidInputError, match="bucket 7 is out of range"):
+        t.levels_svg(bucket=7)
+    with pytest.raises(strata.NotFoundError, match="partition dt=2030-01-01 not found"):
+        t.levels_svg(partition={"dt": "2030-01-01"})

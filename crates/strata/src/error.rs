@@ -88,6 +88,10 @@ pub enum Error {
     InvalidArgument(String),
     #[error("snapshot {id} does not exist in {table}")]
     SnapshotNotFound { table: String, id: i64 },
+    /// Something asked for by name or id that is not there, described in full (for example a
+    /// snapshot id with the ids the table has, in [`crate::system::levels_svg::levels_doc`]).
+    #[error("{0}")]
+    NotFound(String),
     #[error("tag '{name}' does not exist in {table}")]
     TagNotFound { table: String, name: String },
     #[error("tag '{name}' already exists in {table}")]
@@ -150,6 +154,7 @@ impl Error {
             | Error::TableNotFound(_)
             | Error::ColumnNotFound { .. }
             | Error::SnapshotNotFound { .. }
+            | Error::NotFound(_)
             | Error::TagNotFound { .. }
             | Error::Spec(SpecError::ColumnNotFound { .. }) => NotFound,
             Error::DatabaseAlreadyExists(_)

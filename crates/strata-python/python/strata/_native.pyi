@@ -224,6 +224,14 @@ class Table:
         """Paimon's ``$files`` system table."""
     def levels(self, snapshot_id: Optional[int] = None) -> Any:
         """One row per live file with its bucket and LSM level."""
+    def levels_svg(
+        self,
+        snapshot_id: Optional[int] = None,
+        partition: Optional[PartitionSpec] = None,
+        bucket: Optional[int] = None,
+    ) -> str:
+        """The LSM tree of each selected bucket as an SVG picture (levels as rows, files as
+        boxes by key range), as ``strata levels --svg`` draws it."""
     def system_table(self, name: str, snapshot_id: Optional[int] = None) -> Any:
         """Any of Paimon's system tables by name (``"snapshots"``, ``"schemas"``, ...)."""
     def __datafusion_table_provider__(self, session: Any = None) -> Any:

@@ -30,12 +30,15 @@
 //! partition, bucket, level, min key and name (Java's order follows its scan splits).
 //!
 //! The module also holds [`live_files`], the live-file listing (partition values and keys
-//! decoded) that `strata files` and `strata levels` print.
+//! decoded) that `strata files` and `strata levels` print, and [`levels_svg`], the LSM-tree
+//! picture of `strata levels` (its data model built from that listing, and the SVG drawing).
 
 mod aggregates;
 mod batch;
 mod files;
 mod java_text;
+mod levels_doc;
+pub mod levels_svg;
 mod live;
 mod metadata;
 mod stats_text;
