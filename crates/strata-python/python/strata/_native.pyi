@@ -344,7 +344,7 @@ class BatchTableWrite:
     """Writes Arrow data into new data files (nothing is visible until the commit)."""
 
     def write_arrow(self, data: ArrowData, progress: Optional[bool] = None) -> None:
-        """Writes Arrow data; columns are matched by name and cast to the table's types."""
+        """Writes Arrow data (or a list of it); columns are matched by name and cast to the table's types."""
     def write_arrow_batch(self, batch: ArrowData) -> None:
         """Writes one record batch."""
     def write_pandas(self, df: Any) -> None:
