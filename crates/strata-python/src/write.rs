@@ -9,6 +9,7 @@ use std::sync::Mutex;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 use strata::commit::OverwriteScope;
+use strata_spec::kv::RowKind;
 
 use crate::errors::{internal, invalid, to_py, IntoPy};
 use crate::progress::Progress;
@@ -185,10 +186,25 @@ impl BatchTableWrite {
     /// Writes every batch of `data` (GIL released while writing); a list or tuple is written
     /// item by item.
     fn write_any(&self, data: &Bound<'_, PyAny>, progress: Option<bool>) -> PyResult<()> {
+        self.write_kinds(data, None, progress)
+    }
+
+    /// [`Self::write_any`] with one row kind per input row (primary-key tables).
+    fn write_kinds(
+        &self,
+        data: &Bound<'_, PyAny>,
+        kinds: Option<Vec<RowKind>>,
+        progress: Option<bool>,
+    ) -> PyResult<()> {
         let py = data.py();
         if data.is_instance_of::<pyo3::types::PyList>()
             || data.is_instance_of::<pyo3::types::PyTuple>()
         {
+            if kinds.is_some() {
+                return Err(invalid(
+                    "row_kinds= goes with one table or batch, not a list of them",
+                ));
+            }
             for item in data.try_iter()? {
                 self.write_any(&item?, progress)?;
             }
@@ -200,6 +216,7 @@ impl BatchTableWrite {
         let (w, result) = block_on(py, async move {
             let mut bar = Progress::new(progress, 0, "writing", "rows");
             let mut result = Ok(());
+            let mut offset = 0usize;
             for batch in reader {
                 let batch = match batch {
                     Ok(b) => b,
@@ -210,11 +227,31 @@ impl BatchTableWrite {
                         break;
                     }
                 };
-                if let Err(e) = w.write(&batch).await {
+                let n = batch.num_rows();
+                let written = match &kinds {
+                    None => w.write(&batch).await,
+                    Some(k) => match k.get(offset..offset + n) {
+                        Some(slice) => w.write_with_kinds(&batch, slice).await,
+                        None => Err(strata::Error::InvalidArgument(format!(
+                            "row_kinds has {} entries, the data more rows",
+                            k.len()
+                        ))),
+                    },
+                };
+                if let Err(e) = written {
                     result = Err(e);
                     break;
                 }
-                bar.inc(batch.num_rows() as u64);
+                offset += n;
+                bar.inc(n as u64);
+            }
+            if let (Ok(()), Some(k)) = (&result, &kinds) {
+                if k.len() != offset {
+                    result = Err(strata::Error::InvalidArgument(format!(
+                        "row_kinds has {} entries for {offset} rows",
+                        k.len()
+                    )));
+                }
             }
             (w, result)
         })?;
@@ -246,9 +283,29 @@ impl BatchTableWrite {
     /// Writes Arrow data: a pyarrow Table / RecordBatch / RecordBatchReader, a Polars
     /// DataFrame, or anything with ``__arrow_c_stream__``. Columns are matched by name and
     /// cast to the table's types.
-    #[pyo3(signature = (data, progress = None))]
-    fn write_arrow(&self, data: &Bound<'_, PyAny>, progress: Option<bool>) -> PyResult<()> {
-        self.write_any(data, progress)
+    ///
+    /// `row_kinds` (primary-key tables): one change per row, ``"+I"``, ``"-U"``, ``"+U"`` or
+    /// ``"-D"`` (Paimon's RowKind); ``"-D"`` deletes the key.
+    #[pyo3(signature = (data, progress = None, row_kinds = None))]
+    fn write_arrow(
+        &self,
+        data: &Bound<'_, PyAny>,
+        progress: Option<bool>,
+        row_kinds: Option<Vec<String>>,
+    ) -> PyResult<()> {
+        let kinds = match row_kinds {
+            None => None,
+            Some(texts) => Some(
+                texts
+                    .iter()
+                    .map(|t| {
+                        RowKind::from_short_string(t)
+                            .map_err(|e| invalid(format!("row_kinds: {e}")))
+                    })
+                    .collect::<PyResult<Vec<_>>>()?,
+            ),
+        };
+        self.write_kinds(data, kinds, progress)
     }
 
     /// Writes one record batch.

@@ -180,6 +180,27 @@ def test_upsert_later_write_wins(pk_table):
     assert pk_table.read(where="id = 5").to_pylist()[0]["name"] == "n5y"
 
 
+def test_row_kinds(pk_table, append_table):
+    pk_table.write(people([1, 2, 3]))
+    wb = pk_table.new_batch_write_builder()
+    w = wb.new_write()
+    # -D deletes key 2; +U replaces key 3; +I adds key 4.
+    w.write_arrow(people([2, 3, 4], tag="new"), row_kinds=["-D", "+U", "+I"])
+    wb.new_commit().commit(w.prepare_commit())
+    got = {r["id"]: r["name"] for r in pk_table.read().to_pylist()}
+    assert got == {1: "n1", 3: "n3new", 4: "n4new"}
+    w = pk_table.new_batch_write_builder().new_write()
+    with pytest.raises(strata.InvalidInputError, match="row_kinds"):
+        w.write_arrow(people([1]), row_kinds=["+X"])
+    with pytest.raises(strata.InvalidInputError, match="row_kinds"):
+        w.write_arrow(people([1, 2]), row_kinds=["+I"])
+    w.close()
+    aw = append_table.new_batch_write_builder().new_write()
+    with pytest.raises(strata.InvalidInputError, match="primary"):
+        aw.write_arrow(people([1]), row_kinds=["+I"])
+    aw.close()
+
+
 def test_partitioned_pk(partitioned_pk_table):
     t = partitioned_pk_table
     t.write(pa.concat_tables([people([1, 2], "2024-01-01"), people([1], "2024-01-02")]))

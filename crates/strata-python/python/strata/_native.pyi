@@ -343,8 +343,15 @@ class BatchWriteBuilder:
 class BatchTableWrite:
     """Writes Arrow data into new data files (nothing is visible until the commit)."""
 
-    def write_arrow(self, data: ArrowData, progress: Optional[bool] = None) -> None:
-        """Writes Arrow data (or a list of it); columns are matched by name and cast to the table's types."""
+    def write_arrow(
+        self,
+        data: ArrowData,
+        progress: Optional[bool] = None,
+        row_kinds: Optional[Sequence[str]] = None,
+    ) -> None:
+        """Writes Arrow data (or a list of it); columns are matched by name and cast to the table's types.
+
+        `row_kinds` (primary-key tables): one of ``"+I"``, ``"-U"``, ``"+U"``, ``"-D"`` per row."""
     def write_arrow_batch(self, batch: ArrowData) -> None:
         """Writes one record batch."""
     def write_pandas(self, df: Any) -> None:
