@@ -4,8 +4,11 @@
 #
 # Usage: bash scripts/build-python.sh VENV [--release]
 #   VENV       a venv with maturin installed (tests/python/requirements.txt has it)
-#   --release  an optimized wheel (benchmarks); the default is the dev profile, which reuses
-#              the debug artifacts `cargo test` built
+#   --release  an optimized wheel (benchmarks); the default is the dev profile (debug build,
+#              fast to compile). maturin builds only this package, so cargo unifies features over
+#              its dependency graph alone: after `cargo test --workspace` (whose dev-dependencies
+#              turn on tokio's `full`, strata's `failpoints`, ...) most crates compile once more,
+#              ~10 minutes on 2 cores; later builds reuse them.
 # Builds are serialized with a lock (two cores; helpers and scripts share the target dir).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
