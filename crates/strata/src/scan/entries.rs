@@ -1,35 +1,63 @@
 //! The live manifest entries a scan needs: from manifests or from the snapshot live manifest
 //! entry cache, with partition and bucket selection before decoding (lazy decoding).
 //!
-//! Three paths, all returning the same entries for the same snapshot and selection:
+//! Four paths, all returning the same entries for the same snapshot and selection:
 //!
 //! * **Cache hit** (`scan.manifest-entry-cache.max-snapshots > 0`, a cache configured, the scan
 //!   resolves to one bucket, and the cached value holds this snapshot with the same manifest
 //!   lists): no manifest list or manifest is read. The slot's encoded entries are selected by
 //!   partition and only the kept ones decoded.
-//! * **Cache miss**: the bucket's entries are read from the snapshot's manifests (manifests
-//!   whose bucket range excludes the bucket are not read), merged over every partition and
-//!   stored; then the partition selection and decoding run as on a hit.
+//! * **Cache miss, incremental build**: the value holds a slot of an older snapshot `B` (at most
+//!   [`MAX_INCREMENTAL_SNAPSHOTS`] behind). In Paimon the live files of snapshot `N` are those of
+//!   `N - 1` plus the entries of `N`'s delta manifest list: a commit writes every file change it
+//!   makes — ADDs, and the DELETEs of compaction inputs, of overwritten and of rewritten files —
+//!   as its delta, and its base list is the previous snapshot's base and delta lists, merged
+//!   (Java `FileStoreCommitImpl.tryCommitOnce`; strata's `commit::attempt`; manifest merging,
+//!   `ManifestFileMerger`, preserves the merged live set as `FileEntry.mergeEntries` defines
+//!   it). So `B`'s slot plus the merged delta entries of `B+1 ..= S` is `S`'s live set: only the
+//!   snapshot files, the delta lists and the delta manifests holding the bucket are read. The
+//!   build is used only when the chain provably lines up, else the slot is rebuilt:
+//!   - snapshot `B` still exists with the slot's manifest lists (expired or rolled back: no);
+//!   - no snapshot of `B+1 ..= S` is an OVERWRITE: Java writes OVERWRITE snapshots whose base
+//!     list is not the previous snapshot's (`rollbackToAsLatest`, `replaceManifestList`, a
+//!     REPLACE TABLE AS SELECT after a TRUNCATE), so their delta does not describe the change;
+//!   - snapshot `S` is read again after the others and is unchanged, so the ids in between were
+//!     not rolled back and reused meanwhile (a snapshot file is deleted, never replaced, while
+//!     a newer one exists);
+//!   - every delta DELETE removes a file the slot holds, and no delta ADD is already in it;
+//!   - any error on the way (a file gone, a manifest that does not merge) falls back too; the
+//!     rebuild reports real errors.
+//!
+//!   The slot is written by copying the base slot's encoded entries (identities compared only
+//!   in partitions the deltas touch), then the new ADDs.
+//! * **Cache miss, rebuild**: the bucket's entries are read from the snapshot's manifests
+//!   (manifests whose bucket range excludes the bucket are not read), merged over every
+//!   partition and written into a new slot.
 //! * **No cache**: manifests pruned by partition statistics and bucket range, entries selected
 //!   by bucket and partition while still encoded, merged, and the live ones decoded.
 //!
+//! On both misses the scan's partitions are selected while the slot is written, one verdict per
+//! slot partition index, and only the kept entries decoded; the value is encoded once and put.
 //! With `scan.manifest-entry.lazy-decode.enabled = false` every inspected entry is decoded
 //! before the partition selection runs (the bucket of a cache rebuild is still selected
 //! first, since the rebuild stores only that bucket). Results are identical; only the work
 //! differs, which [`EntryCounters`] shows.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use bytes::Bytes;
+use futures::{stream, StreamExt, TryStreamExt};
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::{
-    merge_entries, EntryFilter, EntryHead, ManifestEntry, ManifestFileMeta, RawEntry, RawManifest,
+    merge_entries, EntryFilter, EntryHead, EntrySchema, ManifestEntry, ManifestFileMeta, RawEntry,
+    RawManifest,
 };
-use strata_spec::snapshot::Snapshot;
+use strata_spec::snapshot::{CommitKind, Snapshot};
 use strata_spec::DataType;
 
-use super::live_cache::{self, fingerprint, LiveValue};
+use super::live_cache::{self, fingerprint, LiveValue, SlotWriter};
 use crate::cache::{Cache, CacheKey, CacheKind};
 use crate::expr::BoundPredicate;
 use crate::table::Table;
@@ -95,7 +123,7 @@ impl EntrySelection {
 /// multiply-rotate word mix of rustc's FxHash. Not DoS-resistant, which does not matter for
 /// maps that live for one scan over the table's own metadata.
 #[derive(Default)]
-struct FxHasher(u64);
+pub(super) struct FxHasher(u64);
 
 impl std::hash::Hasher for FxHasher {
     fn write(&mut self, bytes: &[u8]) {
@@ -115,41 +143,7 @@ impl std::hash::Hasher for FxHasher {
     }
 }
 
-type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
-
-/// Partition tests on encoded `_PARTITION` bytes, memoized: a bucket has far fewer distinct
-/// partitions than entries.
-struct PartitionTest<'s, 'a> {
-    sel: &'s EntrySelection,
-    memo: FastMap<&'a [u8], bool>,
-}
-
-impl<'s, 'a> PartitionTest<'s, 'a> {
-    fn new(sel: &'s EntrySelection) -> Self {
-        PartitionTest {
-            sel,
-            memo: FastMap::default(),
-        }
-    }
-
-    fn ok(&mut self, serialized: &'a [u8]) -> Result<bool> {
-        if let Some(set) = &self.sel.partition_set {
-            if !set.contains(serialized) {
-                return Ok(false);
-            }
-        }
-        if self.sel.partition.is_none() {
-            return Ok(true);
-        }
-        if let Some(&ok) = self.memo.get(serialized) {
-            return Ok(ok);
-        }
-        let row = BinaryRow::from_serialized(serialized)?;
-        let ok = self.sel.partition_values_ok(&row)?;
-        self.memo.insert(serialized, ok);
-        Ok(ok)
-    }
-}
+pub(super) type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
 
 /// The [`EntryFilter`] of one parsing thread: bucket and partition selection on encoded
 /// heads, memoizing partition verdicts, counting what it saw.
@@ -253,6 +247,9 @@ pub(crate) struct LiveEntries {
     pub counters: EntryCounters,
     /// `None` when the scan was not eligible for the cache.
     pub cache_hit: Option<bool>,
+    /// Snapshots whose delta manifests were applied to a cached slot to build this
+    /// snapshot's (0 unless the slot was built incrementally).
+    pub deltas_applied: usize,
 }
 
 /// The cache settings of one scan.
@@ -333,6 +330,7 @@ pub(crate) async fn read_live_entries(
         table_files,
         counters,
         cache_hit: None,
+        deltas_applied: 0,
     })
 }
 
@@ -350,10 +348,10 @@ async fn read_through_cache(
     let hit = old
         .as_ref()
         .is_some_and(|b| LiveValue::parse(b).is_some_and(|v| v.find(snapshot.id, &fp).is_some()));
-    let sel = sel.clone();
     if hit {
         let bytes = old.expect("hit implies a cached value");
         let id = snapshot.id;
+        let sel = sel.clone();
         let (entries, table_files, counters) = blocking(move || {
             let mut counters = EntryCounters::default();
             let value = LiveValue::parse(&bytes).ok_or_else(|| stale_value(&key))?;
@@ -369,9 +367,35 @@ async fn read_through_cache(
             table_files,
             counters,
             cache_hit: Some(true),
+            deltas_applied: 0,
         });
     }
+    if let Some(old) = &old {
+        // Anything that does not line up (or fails) falls back to the full rebuild, which
+        // reports real errors.
+        if let Ok(Some((live, value))) =
+            build_incrementally(table, snapshot, sel, &c, bucket, lazy, old.clone()).await
+        {
+            c.cache.put(key, value);
+            return Ok(live);
+        }
+    }
+    let (live, value) = rebuild(table, snapshot, sel, &c, lazy, old).await?;
+    c.cache.put(key, value);
+    Ok(live)
+}
 
+/// A cache miss without a usable base slot: the bucket's entries are read from every data
+/// manifest of the snapshot, merged, and written into a new slot, the scan's partitions
+/// selected (by slot partition index) while the slot is written.
+async fn rebuild(
+    table: &Table,
+    snapshot: &Snapshot,
+    sel: &EntrySelection,
+    c: &CacheUse,
+    lazy: bool,
+    old: Option<Bytes>,
+) -> Result<(LiveEntries, Bytes)> {
     let mut counters = EntryCounters::default();
     let bucket_only = sel.without_partition();
     let (metas, table_files) =
@@ -379,49 +403,387 @@ async fn read_through_cache(
     let raws = read_selected(table, &metas, &bucket_only, &mut counters).await?;
     let snap = snapshot.clone();
     let max = c.max_snapshots;
+    let sel = sel.clone();
     let (entries, value, counters) = blocking(move || {
         let mut counters = counters;
         let adds = merge_entries(raws.iter().flat_map(|r| r.entries()))?.adds;
         check_partition_arity(&adds, &sel.partition_types)?;
         let old_value = old.as_deref().and_then(LiveValue::parse);
-        let value = live_cache::encode(old_value.as_ref(), &snap, table_files, &adds, max);
-        let mut test = PartitionTest::new(&sel);
-        let entries = if lazy {
-            let mut kept = Vec::new();
-            for e in &adds {
-                if test.ok(e.head.partition)? {
-                    kept.push(e);
-                } else {
-                    counters.entries_skipped_by_partition += 1;
-                }
+        let mut w = SlotWriter::new(old_value.as_ref());
+        w.reserve(adds.iter().map(|e| e.datum.len() + ENTRY_OVERHEAD).sum());
+        let mut pick = SlotSelect::new(&sel, lazy);
+        for e in &adds {
+            let p = w.push_raw(e);
+            if pick.keep(p, w.partitions())? {
+                pick.push(Pick::Raw(e.clone()));
             }
-            decode_all(&kept, |e| decode_raw(e))?
-        } else {
-            let all = decode_all(&adds, decode_raw)?;
-            counters.entries_decoded += all.len();
-            let mut kept = Vec::new();
-            for e in all {
-                if sel.partition_values_ok(&e.partition)? {
-                    kept.push(e);
-                } else {
-                    counters.entries_skipped_by_partition += 1;
-                }
-            }
-            kept
-        };
-        if lazy {
-            counters.entries_decoded += entries.len();
         }
+        let value = w.finish(old_value.as_ref(), &snap, table_files, max);
+        let entries = pick.finish(&mut counters)?;
         Ok((entries, value, counters))
     })
     .await?;
-    c.cache.put(key, value);
-    Ok(LiveEntries {
+    let live = LiveEntries {
         entries,
         table_files,
         counters,
         cache_hit: Some(false),
+        deltas_applied: 0,
+    };
+    Ok((live, value))
+}
+
+/// Bytes of a slot entry besides its datum and file name, roughly (for reserving).
+const ENTRY_OVERHEAD: usize = 96;
+
+/// How far back (in snapshots) a cached slot may be and still serve as the base of an
+/// incremental build. Each step reads a snapshot file, a delta manifest list and the delta
+/// manifests that hold the bucket (fetched concurrently); far behind, reading the new
+/// snapshot's own manifests is cheaper.
+pub(super) const MAX_INCREMENTAL_SNAPSHOTS: i64 = 64;
+
+/// Builds `snapshot`'s slot from the newest cached slot of an older snapshot of the same
+/// chain plus the delta manifests of the snapshots after it. `Ok(None)` when the chain does
+/// not line up (see the module docs); the caller then rebuilds from scratch.
+async fn build_incrementally(
+    table: &Table,
+    snapshot: &Snapshot,
+    sel: &EntrySelection,
+    c: &CacheUse,
+    bucket: i32,
+    lazy: bool,
+    old: Bytes,
+) -> Result<Option<(LiveEntries, Bytes)>> {
+    let (base_id, base_fp) = {
+        let Some(value) = LiveValue::parse(&old) else {
+            return Ok(None);
+        };
+        match value.base_for(snapshot.id, MAX_INCREMENTAL_SNAPSHOTS) {
+            Some(s) => (s.snapshot_id, s.fingerprint.to_vec()),
+            None => return Ok(None),
+        }
+    };
+    if snapshot.commit_kind == CommitKind::Overwrite {
+        return Ok(None);
+    }
+    let sm = table.snapshot_manager().clone();
+    // The base and the snapshots after it, then the planned snapshot once more: read last,
+    // its unchanged content proves that the ids in between were not rolled back and reused
+    // while they were read (a snapshot file is only deleted, never replaced, while a newer
+    // one exists).
+    // (Owned futures: a stream of futures borrowing `sm` would make the scan future's
+    // `Send` depend on a higher-ranked lifetime, which callers cannot prove.)
+    let chain: Vec<Snapshot> = stream::iter(base_id..snapshot.id)
+        .map(|id| {
+            let sm = sm.clone();
+            async move { sm.snapshot(id).await }
+        })
+        .buffered(SNAPSHOT_READ_CONCURRENCY)
+        .try_collect()
+        .await?;
+    if fingerprint(&chain[0]).as_bytes() != base_fp.as_slice()
+        || chain[1..]
+            .iter()
+            .any(|s| s.commit_kind == CommitKind::Overwrite)
+    {
+        return Ok(None);
+    }
+    let again = sm.snapshot(snapshot.id).await?;
+    if fingerprint(&again) != fingerprint(snapshot) {
+        return Ok(None);
+    }
+    let steps: Vec<String> = chain[1..]
+        .iter()
+        .chain([snapshot])
+        .map(|s| s.delta_manifest_list.clone())
+        .collect();
+    let store = table.manifest_store().clone();
+    let lists: Vec<Vec<ManifestFileMeta>> = stream::iter(steps.clone())
+        .map(|list| {
+            let store = store.clone();
+            async move { store.read_list(&list).await }
+        })
+        .buffered(SNAPSHOT_READ_CONCURRENCY)
+        .try_collect()
+        .await?;
+
+    let mut counters = EntryCounters::default();
+    let bucket_only = sel.without_partition();
+    let mut files_delta = 0i64;
+    let mut metas = Vec::new();
+    for m in lists.into_iter().flatten() {
+        files_delta += m.num_added_files - m.num_deleted_files;
+        if let (Some(lo), Some(hi)) = (m.min_bucket, m.max_bucket) {
+            if !(lo..=hi).contains(&bucket) {
+                counters.manifests_skipped_by_bucket += 1;
+                continue;
+            }
+        }
+        metas.push(m);
+    }
+    counters.manifests_read = metas.len();
+    let raws = read_selected(table, &metas, &bucket_only, &mut counters).await?;
+    let delta = Delta {
+        base_id,
+        raws,
+        files_delta,
+        snapshot: snapshot.clone(),
+        max_snapshots: c.max_snapshots,
+    };
+    let sel = sel.clone();
+    let deltas_applied = steps.len();
+    blocking(move || {
+        let mut counters = counters;
+        let built = apply_deltas(&old, &delta, &sel, lazy, &mut counters)?;
+        Ok(built.map(|(entries, value, table_files)| {
+            let live = LiveEntries {
+                entries,
+                table_files,
+                counters,
+                cache_hit: Some(false),
+                deltas_applied,
+            };
+            (live, value)
+        }))
     })
+    .await
+}
+
+/// Snapshots fetched at once by an incremental build.
+const SNAPSHOT_READ_CONCURRENCY: usize = 16;
+
+/// What an incremental build applies to its base slot.
+struct Delta {
+    base_id: i64,
+    /// The delta manifests of the snapshots after the base, in commit order, with only the
+    /// bucket's entries.
+    raws: Vec<RawManifest>,
+    /// Data files added minus deleted by those manifests (every bucket).
+    files_delta: i64,
+    snapshot: Snapshot,
+    max_snapshots: usize,
+}
+
+/// A file identity (Java's `FileEntry.Identifier`; the bucket is the slot's) of an entry in a
+/// cached slot or a delta manifest.
+#[derive(PartialEq, Eq, Hash)]
+struct Identity<'a> {
+    partition: &'a [u8],
+    level: i32,
+    file_name: &'a [u8],
+    extras: Cow<'a, [u8]>,
+}
+
+impl<'a> Identity<'a> {
+    fn of_raw(e: &RawEntry<'a>) -> Identity<'a> {
+        Identity {
+            partition: e.head.partition,
+            level: e.head.level,
+            file_name: e.head.file_name,
+            extras: Cow::Owned(live_cache::encode_extras(e.head.extras.as_deref())),
+        }
+    }
+}
+
+/// A delta change to the base slot, by identity.
+enum Change {
+    /// A DELETE of a file the base holds; `matched` once the base entry was seen.
+    Delete { matched: bool },
+    /// A new file: the base must not hold it.
+    Add,
+}
+
+/// Writes the new slot: the base slot's entries minus the ones the deltas delete, plus the
+/// files the deltas add (merged first, with the usual rules, so a file added and deleted
+/// within the deltas never appears), selecting the scan's entries on the way. `Ok(None)` when
+/// the deltas do not fit the base: a DELETE of a file the base does not hold, an ADD of one
+/// it already holds, or deltas that do not merge — the full rebuild decides then.
+fn apply_deltas(
+    old: &Bytes,
+    d: &Delta,
+    sel: &EntrySelection,
+    lazy: bool,
+    counters: &mut EntryCounters,
+) -> Result<Option<(Vec<ManifestEntry>, Bytes, u64)>> {
+    let Some(value) = LiveValue::parse(old) else {
+        return Ok(None);
+    };
+    let Some(base) = value.slots.iter().find(|s| s.snapshot_id == d.base_id) else {
+        return Ok(None);
+    };
+    let Ok(merged) = merge_entries(d.raws.iter().flat_map(|r| r.entries())) else {
+        return Ok(None);
+    };
+    check_partition_arity(&merged.adds, &sel.partition_types)?;
+    let mut changes: FastMap<Identity<'_>, Change> = FastMap::default();
+    let mut touched: FastMap<&[u8], ()> = FastMap::default();
+    for e in &merged.orphan_deletes {
+        changes.insert(Identity::of_raw(e), Change::Delete { matched: false });
+        touched.insert(e.head.partition, ());
+    }
+    for e in &merged.adds {
+        // The merger never leaves an ADD and an orphan DELETE of one identity.
+        if changes.insert(Identity::of_raw(e), Change::Add).is_some() {
+            return Ok(None);
+        }
+        touched.insert(e.head.partition, ());
+    }
+    let Some(cached) = value.entries(base) else {
+        return Ok(None);
+    };
+    counters.entries_inspected += cached.len();
+    // Only entries of partitions the deltas touch are looked up.
+    let hot: Vec<bool> = cached
+        .partitions
+        .iter()
+        .map(|p| touched.contains_key(p))
+        .collect();
+    let mut remap: Vec<Option<u32>> = vec![None; cached.partitions.len()];
+    let mut w = SlotWriter::new(Some(&value));
+    w.reserve(
+        base.body.len()
+            + merged
+                .adds
+                .iter()
+                .map(|e| e.datum.len() + ENTRY_OVERHEAD)
+                .sum::<usize>(),
+    );
+    let mut pick = SlotSelect::new(sel, lazy);
+    let mut fits = true;
+    let walked = cached.try_for_each(|partitions, e| {
+        if hot[e.partition] {
+            let id = Identity {
+                partition: partitions[e.partition],
+                level: e.level,
+                file_name: e.file_name,
+                extras: Cow::Borrowed(e.extras),
+            };
+            match changes.get_mut(&id) {
+                Some(Change::Delete { matched }) => {
+                    // A second cached entry of one identity would be a corrupt slot.
+                    fits &= !*matched;
+                    *matched = true;
+                    return Ok(());
+                }
+                Some(Change::Add) => {
+                    fits = false;
+                    return Ok(());
+                }
+                None => {}
+            }
+        }
+        let p = *remap[e.partition].get_or_insert_with(|| w.partition(partitions[e.partition]));
+        w.push(p, e.level, e.schema_index, e.file_name, e.extras, e.datum);
+        if pick.keep(p, w.partitions())? {
+            pick.push(Pick::Cached(e.schema, e.datum));
+        }
+        Ok::<(), Error>(())
+    });
+    match walked {
+        None => return Ok(None),
+        Some(r) => r?,
+    }
+    let all_deletes_found = changes
+        .values()
+        .all(|c| !matches!(c, Change::Delete { matched: false }));
+    if !fits || !all_deletes_found {
+        return Ok(None);
+    }
+    for e in &merged.adds {
+        let p = w.push_raw(e);
+        if pick.keep(p, w.partitions())? {
+            pick.push(Pick::Raw(e.clone()));
+        }
+    }
+    let table_files = (base.table_files as i64 + d.files_delta).max(0) as u64;
+    let bytes = w.finish(Some(&value), &d.snapshot, table_files, d.max_snapshots);
+    let entries = pick.finish(counters)?;
+    Ok(Some((entries, bytes, table_files)))
+}
+
+/// An entry a scan keeps from a slot being written, decoded once the slot is done.
+enum Pick<'a> {
+    Raw(RawEntry<'a>),
+    Cached(&'a EntrySchema, &'a [u8]),
+}
+
+impl Pick<'_> {
+    fn decode(&self) -> Result<ManifestEntry> {
+        match self {
+            Pick::Raw(e) => decode_raw(e),
+            Pick::Cached(schema, datum) => schema.decode(datum, 0).map_err(Error::from),
+        }
+    }
+}
+
+/// The scan's partition selection over the entries of a slot being written: one verdict per
+/// slot partition index. With lazy decoding off every entry is decoded and the selection
+/// runs on the decoded partitions (as on a hit).
+struct SlotSelect<'s, 'a> {
+    sel: &'s EntrySelection,
+    lazy: bool,
+    verdicts: Vec<Option<bool>>,
+    picks: Vec<Pick<'a>>,
+    skipped: usize,
+}
+
+impl<'s, 'a> SlotSelect<'s, 'a> {
+    fn new(sel: &'s EntrySelection, lazy: bool) -> Self {
+        SlotSelect {
+            sel,
+            lazy,
+            verdicts: Vec::new(),
+            picks: Vec::new(),
+            skipped: 0,
+        }
+    }
+
+    /// Whether the entry in slot partition `index` (of `partitions`) is kept.
+    fn keep(&mut self, index: u32, partitions: &[&[u8]]) -> Result<bool> {
+        if !self.lazy {
+            return Ok(true);
+        }
+        let i = index as usize;
+        if i >= self.verdicts.len() {
+            self.verdicts.resize(partitions.len().max(i + 1), None);
+        }
+        let ok = match self.verdicts[i] {
+            Some(ok) => ok,
+            None => {
+                let row = BinaryRow::from_serialized(partitions[i])?;
+                let ok = self.sel.partition_values_ok(&row)?;
+                self.verdicts[i] = Some(ok);
+                ok
+            }
+        };
+        if !ok {
+            self.skipped += 1;
+        }
+        Ok(ok)
+    }
+
+    fn push(&mut self, pick: Pick<'a>) {
+        self.picks.push(pick);
+    }
+
+    /// Decodes the kept entries (every entry when lazy decoding is off, then selected).
+    fn finish(self, counters: &mut EntryCounters) -> Result<Vec<ManifestEntry>> {
+        let decoded = decode_all(&self.picks, Pick::decode)?;
+        counters.entries_decoded += decoded.len();
+        if self.lazy {
+            counters.entries_skipped_by_partition += self.skipped;
+            return Ok(decoded);
+        }
+        let mut kept = Vec::with_capacity(decoded.len());
+        for e in decoded {
+            if self.sel.partition_values_ok(&e.partition)? {
+                kept.push(e);
+            } else {
+                counters.entries_skipped_by_partition += 1;
+            }
+        }
+        Ok(kept)
+    }
 }
 
 /// The live entries of the snapshot whose data manifests are `metas` (only those of

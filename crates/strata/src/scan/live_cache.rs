@@ -4,14 +4,19 @@
 //! One value per (table location, branch, bucket) holds the merged live entries (ADDs minus
 //! DELETEs, every partition) of up to `scan.manifest-entry-cache.max-snapshots` snapshots of
 //! that bucket, each entry kept in its encoded form: its `_PARTITION` bytes (so partition
-//! filters run without decoding) and the Avro datum of its manifest's writer schema (decoded
-//! only when a scan keeps the entry). Request filters are never applied before storing.
+//! filters run without decoding), its file identity (Java's `FileEntry.Identifier` minus the
+//! bucket, which the value fixes: level, file name and the rarely set extra files, embedded
+//! index and external path), and the Avro datum of its manifest's writer schema (decoded only
+//! when a scan keeps the entry). Request filters are never applied before storing.
 //!
 //! ```text
-//! value    = "SLE2" u32:n_schemas (u32:len schema_text)* u32:n_slots slot*
+//! value    = "SLE3" u32:n_schemas (u32:len schema_text)* u32:n_slots slot*
 //! slot     = i64:snapshot_id u32:len fingerprint u64:table_files u32:n_entries u64:len body
 //! body     = u32:n_partitions (u32:len partition)* entry*
-//! entry    = u32:partition_index  i32:level  u16:schema  u32:len datum
+//! entry    = u32:partition_index i32:level u16:schema u32:len file_name u32:len extras
+//!            u32:len datum
+//! extras   = ""  (none)  |  u32:n (u32:len extra_file)* u8:has_index [u32:len index]
+//!            u8:has_external_path [u32:len path]
 //! ```
 //! Partitions are stored once per slot (a bucket has far fewer partitions than entries), so
 //! a scan evaluates its partition filter once per distinct partition and then selects
@@ -19,16 +24,25 @@
 //! Little-endian. A scan selects its slot by snapshot id and skips the others by their body
 //! length without touching their entries. The fingerprint is the snapshot's manifest-list
 //! names (unique per commit), so a snapshot id reused after a rollback never matches the
-//! old slot. `table_files` is the snapshot's total data file count (from its manifest list),
+//! old slot. `table_files` is the snapshot's total data file count (from its manifest lists),
 //! kept so a cache hit still reports skipped files.
 //!
-//! A value that does not parse (truncated, other version) is treated as a miss and replaced.
+//! The identity is stored so that a newer snapshot's slot can be built from an older one by
+//! applying the newer snapshots' delta entries (`entries`, incremental builds): a DELETE finds
+//! the cached entry it removes by identity without decoding any datum. Slots are written by
+//! [`SlotWriter`], which copies a cached entry's bytes unchanged apart from its partition
+//! index (the value's schema list only grows, so schema indexes stay valid).
+//!
+//! A value that does not parse (truncated, other version — `SLE2` values of earlier strata
+//! versions lacked the identity) is treated as a miss and replaced.
 
 use bytes::Bytes;
-use strata_spec::manifest::{EntrySchema, RawEntry};
+use strata_spec::manifest::{EntrySchema, IdentityExtras, RawEntry};
 use strata_spec::snapshot::Snapshot;
 
-const MAGIC: &[u8; 4] = b"SLE2";
+use super::entries::FastMap;
+
+const MAGIC: &[u8; 4] = b"SLE3";
 
 /// Identity of a snapshot's content, beyond its id.
 pub(crate) fn fingerprint(snapshot: &Snapshot) -> String {
@@ -38,10 +52,45 @@ pub(crate) fn fingerprint(snapshot: &Snapshot) -> String {
     )
 }
 
+/// The cached form of an entry's identity extras: empty when there are none (the usual
+/// case), so that two entries' extras are equal exactly when their encodings are.
+pub(crate) fn encode_extras(extras: Option<&IdentityExtras>) -> Vec<u8> {
+    let Some(e) = extras else {
+        return Vec::new();
+    };
+    if e.extra_files.is_empty() && e.embedded_index.is_none() && e.external_path.is_none() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    out.extend_from_slice(&(e.extra_files.len() as u32).to_le_bytes());
+    for f in &e.extra_files {
+        put_bytes32(&mut out, f.as_bytes());
+    }
+    for field in [
+        e.embedded_index.as_deref(),
+        e.external_path.as_deref().map(str::as_bytes),
+    ] {
+        match field {
+            Some(b) => {
+                out.push(1);
+                put_bytes32(&mut out, b);
+            }
+            None => out.push(0),
+        }
+    }
+    out
+}
+
 /// A live entry read back from a cached value.
 pub(crate) struct CachedEntry<'a> {
     /// Index into [`SlotEntries::partitions`].
     pub partition: usize,
+    pub level: i32,
+    pub file_name: &'a [u8],
+    /// See [`encode_extras`].
+    pub extras: &'a [u8],
+    /// Index into [`LiveValue::schemas`].
+    pub schema_index: u16,
     pub schema: &'a EntrySchema,
     pub datum: &'a [u8],
 }
@@ -74,12 +123,18 @@ impl<'v, 'a> SlotEntries<'v, 'a> {
             if partition >= self.partitions.len() {
                 return None;
             }
-            // The level (kept for level filters before decoding; not used yet).
-            r.i32()?;
-            let schema = self.schemas.get(r.u16()? as usize)?;
+            let level = r.i32()?;
+            let schema_index = r.u16()?;
+            let schema = self.schemas.get(schema_index as usize)?;
+            let file_name = r.bytes32()?;
+            let extras = r.bytes32()?;
             let datum = r.bytes32()?;
             Some(CachedEntry {
                 partition,
+                level,
+                file_name,
+                extras,
+                schema_index,
                 schema,
                 datum,
             })
@@ -192,6 +247,15 @@ impl<'a> LiveValue<'a> {
             .find(|s| s.snapshot_id == snapshot_id && s.fingerprint == fp.as_bytes())
     }
 
+    /// The newest slot older than `snapshot_id` and at most `max_distance` snapshots behind
+    /// it: the base of an incremental build.
+    pub(crate) fn base_for(&self, snapshot_id: i64, max_distance: i64) -> Option<&Slot<'a>> {
+        self.slots
+            .iter()
+            .filter(|s| s.snapshot_id < snapshot_id && snapshot_id - s.snapshot_id <= max_distance)
+            .max_by_key(|s| s.snapshot_id)
+    }
+
     /// The entries of `slot`, in their cached order; `None` if the partition dictionary is
     /// malformed (entries are checked as they are read).
     pub(crate) fn entries<'v>(&'v self, slot: &Slot<'a>) -> Option<SlotEntries<'v, 'a>> {
@@ -220,88 +284,171 @@ fn put_bytes32(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(b);
 }
 
-/// A new value: the slots of `old` (if any) except `snapshot_id`'s, the oldest dropped so
-/// that at most `max_snapshots` remain, plus a new slot with `entries`.
-pub(crate) fn encode(
-    old: Option<&LiveValue<'_>>,
-    snapshot: &Snapshot,
-    table_files: u64,
-    entries: &[RawEntry<'_>],
-    max_snapshots: usize,
-) -> Bytes {
-    let mut schemas: Vec<&str> = old
-        .map(|v| v.schemas.iter().map(|s| s.text()).collect())
-        .unwrap_or_default();
-    let mut dictionary: std::collections::HashMap<&[u8], u32> = std::collections::HashMap::new();
-    let mut partitions: Vec<&[u8]> = Vec::new();
-    let mut rows = Vec::new();
-    for e in entries {
-        let next = partitions.len() as u32;
-        let idx = *dictionary.entry(e.head.partition).or_insert_with(|| {
-            partitions.push(e.head.partition);
+/// Writes one new slot (and then the value around it): entries are appended one at a time,
+/// from manifests ([`Self::push_raw`]) or copied from a cached slot ([`Self::push`] with the
+/// cached entry's parts), so a scan can select its entries while the slot is written.
+pub(crate) struct SlotWriter<'s> {
+    /// The value's schema texts: the old value's first, in order, then new ones.
+    schemas: Vec<&'s str>,
+    dictionary: FastMap<&'s [u8], u32>,
+    partitions: Vec<&'s [u8]>,
+    rows: Vec<u8>,
+    entries: u32,
+}
+
+impl<'s> SlotWriter<'s> {
+    /// A writer of a slot for a value that keeps `old`'s schemas (so `old`'s schema indexes
+    /// stay valid in it).
+    pub(crate) fn new(old: Option<&'s LiveValue<'_>>) -> Self {
+        SlotWriter {
+            schemas: old
+                .map(|v| v.schemas.iter().map(|s| s.text()).collect())
+                .unwrap_or_default(),
+            dictionary: FastMap::default(),
+            partitions: Vec::new(),
+            rows: Vec::new(),
+            entries: 0,
+        }
+    }
+
+    /// Reserves room for about `bytes` of entries.
+    pub(crate) fn reserve(&mut self, bytes: usize) {
+        self.rows.reserve(bytes);
+    }
+
+    /// The index of `partition` in this slot's dictionary, added if new.
+    pub(crate) fn partition(&mut self, partition: &'s [u8]) -> u32 {
+        let next = self.partitions.len() as u32;
+        *self.dictionary.entry(partition).or_insert_with(|| {
+            self.partitions.push(partition);
             next
-        });
-        rows.extend_from_slice(&idx.to_le_bytes());
-        let text = e.schema.text();
+        })
+    }
+
+    /// The partitions of the slot so far, by index.
+    pub(crate) fn partitions(&self) -> &[&'s [u8]] {
+        &self.partitions
+    }
+
+    /// The index of `schema` in the value's schema list, added if new.
+    pub(crate) fn schema(&mut self, schema: &'s EntrySchema) -> u16 {
+        let text = schema.text();
         // Schema texts are interned: compare addresses before contents.
-        let idx = match schemas
+        let idx = match self
+            .schemas
             .iter()
             .position(|s| std::ptr::eq(s.as_ptr(), text.as_ptr()) || *s == text)
         {
             Some(i) => i,
             None => {
-                schemas.push(text);
-                schemas.len() - 1
+                self.schemas.push(text);
+                self.schemas.len() - 1
             }
         };
-        rows.extend_from_slice(&e.head.level.to_le_bytes());
         // A value with 65,536 writer schemas would need as many table versions in one bucket.
-        rows.extend_from_slice(&(idx as u16).to_le_bytes());
-        put_bytes32(&mut rows, e.datum);
+        idx as u16
     }
-    let mut body = Vec::with_capacity(rows.len() + partitions.len() * 32 + 4);
-    body.extend_from_slice(&(partitions.len() as u32).to_le_bytes());
-    for p in &partitions {
-        put_bytes32(&mut body, p);
+
+    /// Appends an entry given by its parts.
+    pub(crate) fn push(
+        &mut self,
+        partition: u32,
+        level: i32,
+        schema: u16,
+        file_name: &[u8],
+        extras: &[u8],
+        datum: &[u8],
+    ) {
+        let rows = &mut self.rows;
+        rows.extend_from_slice(&partition.to_le_bytes());
+        rows.extend_from_slice(&level.to_le_bytes());
+        rows.extend_from_slice(&schema.to_le_bytes());
+        put_bytes32(rows, file_name);
+        put_bytes32(rows, extras);
+        put_bytes32(rows, datum);
+        self.entries += 1;
     }
-    body.extend_from_slice(&rows);
-    let mut kept: Vec<&Slot<'_>> = old
-        .map(|v| {
-            v.slots
+
+    /// Appends an entry read from a manifest; returns its partition index.
+    pub(crate) fn push_raw(&mut self, e: &RawEntry<'s>) -> u32 {
+        let partition = self.partition(e.head.partition);
+        let schema = self.schema(e.schema);
+        let extras = encode_extras(e.head.extras.as_deref());
+        self.push(
+            partition,
+            e.head.level,
+            schema,
+            e.head.file_name,
+            &extras,
+            e.datum,
+        );
+        partition
+    }
+
+    /// The new value: the slots of `old` (if any) except `snapshot`'s, the oldest dropped so
+    /// that at most `max_snapshots` remain, plus this slot for `snapshot`. `old` must be the
+    /// value given to [`Self::new`].
+    pub(crate) fn finish(
+        self,
+        old: Option<&LiveValue<'_>>,
+        snapshot: &Snapshot,
+        table_files: u64,
+        max_snapshots: usize,
+    ) -> Bytes {
+        let mut kept: Vec<&Slot<'_>> = old
+            .map(|v| {
+                v.slots
+                    .iter()
+                    .filter(|s| s.snapshot_id != snapshot.id)
+                    .collect()
+            })
+            .unwrap_or_default();
+        kept.sort_by_key(|s| s.snapshot_id);
+        let keep = max_snapshots.saturating_sub(1);
+        if kept.len() > keep {
+            kept.drain(..kept.len() - keep);
+        }
+        let fp = fingerprint(snapshot);
+        let dictionary_len: usize = 4 + self.partitions.iter().map(|p| 4 + p.len()).sum::<usize>();
+        let body_len = dictionary_len + self.rows.len();
+        let size = 8
+            + self.schemas.iter().map(|s| 4 + s.len()).sum::<usize>()
+            + 4
+            + kept
                 .iter()
-                .filter(|s| s.snapshot_id != snapshot.id)
-                .collect()
-        })
-        .unwrap_or_default();
-    kept.sort_by_key(|s| s.snapshot_id);
-    let keep = max_snapshots.saturating_sub(1);
-    if kept.len() > keep {
-        kept.drain(..kept.len() - keep);
+                .map(|s| 32 + s.fingerprint.len() + s.body.len())
+                .sum::<usize>()
+            + 32
+            + fp.len()
+            + body_len;
+        let mut out = Vec::with_capacity(size);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&(self.schemas.len() as u32).to_le_bytes());
+        for s in &self.schemas {
+            put_bytes32(&mut out, s.as_bytes());
+        }
+        out.extend_from_slice(&((kept.len() + 1) as u32).to_le_bytes());
+        for s in kept {
+            out.extend_from_slice(&s.snapshot_id.to_le_bytes());
+            put_bytes32(&mut out, s.fingerprint);
+            out.extend_from_slice(&s.table_files.to_le_bytes());
+            out.extend_from_slice(&s.entries.to_le_bytes());
+            out.extend_from_slice(&(s.body.len() as u64).to_le_bytes());
+            out.extend_from_slice(s.body);
+        }
+        out.extend_from_slice(&snapshot.id.to_le_bytes());
+        put_bytes32(&mut out, fp.as_bytes());
+        out.extend_from_slice(&table_files.to_le_bytes());
+        out.extend_from_slice(&self.entries.to_le_bytes());
+        out.extend_from_slice(&(body_len as u64).to_le_bytes());
+        out.extend_from_slice(&(self.partitions.len() as u32).to_le_bytes());
+        for p in &self.partitions {
+            put_bytes32(&mut out, p);
+        }
+        out.extend_from_slice(&self.rows);
+        debug_assert_eq!(out.len(), size);
+        Bytes::from(out)
     }
-    let fp = fingerprint(snapshot);
-    let mut out =
-        Vec::with_capacity(64 + body.len() + kept.iter().map(|s| s.body.len() + 64).sum::<usize>());
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&(schemas.len() as u32).to_le_bytes());
-    for s in &schemas {
-        put_bytes32(&mut out, s.as_bytes());
-    }
-    out.extend_from_slice(&((kept.len() + 1) as u32).to_le_bytes());
-    for s in kept {
-        out.extend_from_slice(&s.snapshot_id.to_le_bytes());
-        put_bytes32(&mut out, s.fingerprint);
-        out.extend_from_slice(&s.table_files.to_le_bytes());
-        out.extend_from_slice(&s.entries.to_le_bytes());
-        out.extend_from_slice(&(s.body.len() as u64).to_le_bytes());
-        out.extend_from_slice(s.body);
-    }
-    out.extend_from_slice(&snapshot.id.to_le_bytes());
-    put_bytes32(&mut out, fp.as_bytes());
-    out.extend_from_slice(&table_files.to_le_bytes());
-    out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
-    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    out.extend_from_slice(&body);
-    Bytes::from(out)
 }
 
 #[cfg(test)]
@@ -348,25 +495,37 @@ mod tests {
         }
     }
 
-    fn manifest(names: &[(&str, i32)]) -> Vec<u8> {
-        let entries: Vec<ManifestEntry> = names
-            .iter()
-            .map(|(name, p)| {
-                let partition = BinaryRow::from_datums(
-                    &[Some(Datum::Int(*p))],
-                    &[DataType::nullable(TypeKind::Int)],
-                )
+    fn entry(name: &str, p: i32) -> ManifestEntry {
+        let partition =
+            BinaryRow::from_datums(&[Some(Datum::Int(p))], &[DataType::nullable(TypeKind::Int)])
                 .unwrap();
-                ManifestEntry {
-                    kind: FileKind::Add,
-                    partition,
-                    bucket: 0,
-                    total_buckets: 1,
-                    file: file(name),
-                }
-            })
-            .collect();
+        ManifestEntry {
+            kind: FileKind::Add,
+            partition,
+            bucket: 0,
+            total_buckets: 1,
+            file: file(name),
+        }
+    }
+
+    fn manifest(names: &[(&str, i32)]) -> Vec<u8> {
+        let entries: Vec<ManifestEntry> = names.iter().map(|(n, p)| entry(n, *p)).collect();
         encode_manifest_entries(&entries, ManifestCompression::Null).unwrap()
+    }
+
+    /// A new value: `old`'s slots plus one with `entries` (as a full rebuild writes it).
+    fn encode(
+        old: Option<&LiveValue<'_>>,
+        snapshot: &Snapshot,
+        table_files: u64,
+        entries: &[RawEntry<'_>],
+        max: usize,
+    ) -> Bytes {
+        let mut w = SlotWriter::new(old);
+        for e in entries {
+            w.push_raw(e);
+        }
+        w.finish(old, snapshot, table_files, max)
     }
 
     fn names(v: &LiveValue<'_>, id: i64, list: &str) -> Option<Vec<(String, i32)>> {
@@ -377,6 +536,8 @@ mod tests {
                 let d = e.schema.decode(e.datum, 0)?;
                 let p = BinaryRow::from_serialized(partitions[e.partition])?;
                 assert_eq!(p, d.partition);
+                assert_eq!(e.file_name, d.file.file_name.as_bytes());
+                assert_eq!(e.level, d.file.level);
                 out.push((d.file.file_name, e.partition as i32));
                 Ok::<(), strata_spec::SpecError>(())
             })?
@@ -400,6 +561,9 @@ mod tests {
         let v2 = encode(Some(&p1), &snapshot(2, "y"), 1, &e2, 2);
         let p2 = LiveValue::parse(&v2).unwrap();
         assert!(names(&p2, 1, "x").is_some() && names(&p2, 2, "y").is_some());
+        assert_eq!(p2.base_for(3, 5).unwrap().snapshot_id, 2);
+        assert_eq!(p2.base_for(2, 5).unwrap().snapshot_id, 1);
+        assert!(p2.base_for(9, 5).is_none(), "too far behind");
         // A third snapshot with max 2 evicts the oldest (1).
         let v3 = encode(Some(&p2), &snapshot(3, "z"), 1, &e2, 2);
         let p3 = LiveValue::parse(&v3).unwrap();
@@ -413,6 +577,90 @@ mod tests {
                 .table_files,
             1
         );
+    }
+
+    /// A slot copied entry by entry from a cached one (as an incremental build does), minus
+    /// one entry and plus a new one, reads back with the same identities and datums.
+    #[test]
+    fn cached_entries_copy_into_a_new_slot_with_their_identity() {
+        let mut special = entry("e", 2);
+        special.file.extra_files = vec!["e.index".into()];
+        special.file.external_path = Some("s3://b/e".into());
+        special.file.level = 3;
+        let bytes = encode_manifest_entries(
+            &[entry("a", 1), entry("b", 2), special.clone()],
+            ManifestCompression::Null,
+        )
+        .unwrap();
+        let m = RawManifest::parse(&bytes).unwrap();
+        let raw: Vec<_> = m.entries().collect();
+        assert!(raw[2].head.extras.is_some());
+        let v1 = encode(None, &snapshot(1, "x"), 3, &raw, 3);
+        let p1 = LiveValue::parse(&v1).unwrap();
+        let slot = p1.find(1, &fingerprint(&snapshot(1, "x"))).unwrap();
+        let m2 = RawManifest::parse(&manifest(&[("f", 1)])).unwrap();
+        let mut w = SlotWriter::new(Some(&p1));
+        let mut remap: Vec<Option<u32>> = Vec::new();
+        let mut seen_extras = Vec::new();
+        p1.entries(slot)
+            .unwrap()
+            .try_for_each(|partitions, e| {
+                seen_extras.push(e.extras.to_vec());
+                if e.file_name == b"b" {
+                    return Ok::<(), ()>(());
+                }
+                remap.resize(partitions.len(), None);
+                let p =
+                    *remap[e.partition].get_or_insert_with(|| w.partition(partitions[e.partition]));
+                w.push(p, e.level, e.schema_index, e.file_name, e.extras, e.datum);
+                Ok(())
+            })
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            seen_extras,
+            vec![vec![], vec![], encode_extras(raw[2].head.extras.as_deref())]
+        );
+        for e in m2.entries() {
+            w.push_raw(&e);
+        }
+        let v2 = w.finish(Some(&p1), &snapshot(2, "y"), 3, 3);
+        let p2 = LiveValue::parse(&v2).unwrap();
+        assert_eq!(
+            names(&p2, 2, "y").unwrap(),
+            vec![("a".into(), 0), ("e".into(), 1), ("f".into(), 0)]
+        );
+        let slot = p2.find(2, &fingerprint(&snapshot(2, "y"))).unwrap();
+        let mut decoded = Vec::new();
+        p2.entries(slot)
+            .unwrap()
+            .try_for_each(|_, e| {
+                decoded.push(e.schema.decode(e.datum, 0).unwrap());
+                Ok::<(), ()>(())
+            })
+            .unwrap()
+            .unwrap();
+        assert_eq!(decoded[1].file, special.file);
+        assert_eq!(p2.slots.len(), 2, "the base slot is kept");
+    }
+
+    #[test]
+    fn extras_encode_to_nothing_only_when_empty() {
+        assert!(encode_extras(None).is_empty());
+        assert!(encode_extras(Some(&IdentityExtras::default())).is_empty());
+        let a = IdentityExtras {
+            extra_files: vec![],
+            embedded_index: Some(vec![]),
+            external_path: None,
+        };
+        let b = IdentityExtras {
+            extra_files: vec![],
+            embedded_index: None,
+            external_path: Some(String::new()),
+        };
+        let (ea, eb) = (encode_extras(Some(&a)), encode_extras(Some(&b)));
+        assert!(!ea.is_empty() && !eb.is_empty());
+        assert_ne!(ea, eb);
     }
 
     #[test]
@@ -429,7 +677,13 @@ mod tests {
                 }
             }
         }
-        assert!(LiveValue::parse(b"SLE1").is_none());
+        assert!(LiveValue::parse(b"SLE2").is_none());
+        let mut old = v.to_vec();
+        old[..4].copy_from_slice(b"SLE2");
+        assert!(
+            LiveValue::parse(&old).is_none(),
+            "earlier versions are misses"
+        );
         assert!(LiveValue::parse(&v).is_some());
     }
 }

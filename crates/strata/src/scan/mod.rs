@@ -8,7 +8,10 @@
 //!    are decoded or merged (lazy decoding, `entries`); the bucket comes from
 //!    [`TableScan::with_bucket`] or from equalities on the bucket key (`bucket_select`);
 //! 3. a scan of one bucket can be served by the snapshot live manifest entry cache
-//!    (`live_cache`, [`crate::cache`]) without reading any manifest;
+//!    (`live_cache`, [`crate::cache`]) without reading any manifest; a snapshot the cache does
+//!    not hold yet is built from an older snapshot's cached entries plus the newer snapshots'
+//!    delta manifests when the chain allows it (`entries`), so a table that commits
+//!    continuously reads only each commit's delta;
 //! 4. live files whose statistics cannot match the filter are dropped.
 //!
 //! Pruning is conservative: it never drops a file that may contain a matching row. Exact row
@@ -128,9 +131,15 @@ pub struct ScanMetrics {
     /// `Some(false)` when it was eligible but missed, `None` when not eligible (cache off or
     /// not configured, or the scan does not resolve to one bucket).
     pub cache_hit: Option<bool>,
-    /// Data manifests of the snapshot.
+    /// On a cache miss: the snapshots whose delta manifests were applied to the cached slot
+    /// of an older snapshot to build this snapshot's slot (an incremental build); 0 when the
+    /// slot was rebuilt from all the snapshot's manifests, on a hit, and without the cache.
+    pub cache_deltas_applied: usize,
+    /// Data manifests of the snapshot (0 when none was listed: a cache hit or an
+    /// incremental build).
     pub manifests_total: usize,
-    /// Manifest files read by this scan (0 on a cache hit; Java's `lastScannedManifests`).
+    /// Manifest files read by this scan (0 on a cache hit, the delta manifests on an
+    /// incremental build; Java's `lastScannedManifests`).
     pub last_scanned_manifests: usize,
     pub manifests_skipped_by_partition: usize,
     pub manifests_skipped_by_bucket: usize,
@@ -286,6 +295,7 @@ impl TableScan {
         let mut metrics = ScanMetrics {
             snapshot_id: Some(snapshot.id),
             cache_hit: live.cache_hit,
+            cache_deltas_applied: live.deltas_applied,
             manifests_total: c.manifests_total,
             last_scanned_manifests: if live.cache_hit == Some(true) {
                 0

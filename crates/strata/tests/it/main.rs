@@ -33,6 +33,7 @@ mod option_support;
 mod page_pruning;
 mod pk_table;
 mod row_kinds;
+mod scan_incremental_cache;
 mod scan_planning;
 mod schema_evolution;
 mod split_slices;
