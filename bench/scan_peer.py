@@ -3,7 +3,7 @@
 (`<column> = <value>`, optionally one bucket) K times in one process and time planning only.
 
   scan_peer.py --engine pypaimon-rust|pypaimon --wh W --table DB.T --column dt --value V
-               [--bucket B --buckets N] [--repeat K]
+               [--bucket B --buckets N] [--repeat K] [--snapshots FROM:TO --out F]
 
 Planning = `new_scan()` (+ the bucket selection) + `plan()` + `splits()` on a read builder that
 carries the partition filter; no data file is opened.  The table object and the read builder
@@ -20,6 +20,12 @@ buckets the splits cover).  pypaimon-rust's splits expose only `row_count()` and
 and file count are read from the serialized split (Java SplitSerializer v1 frame around a
 DataSplit v8/v9: magic, version, snapshot id, partition, bucket, bucket path, total buckets,
 before-files, before-deletion-files, data files).
+
+With --snapshots FROM:TO (bench/scan_continuous.sh) the scan is planned once per snapshot
+FROM..TO in order, each through a read builder with `scan.snapshot-id` (made untimed): what a
+reader of a continuously committing table pays per new snapshot.  One JSON line per snapshot
+goes to --out (`snapshot`, `ms`, `files`, `splits`, `buckets`, `snapshotId`), the summary
+(`median_ms`, ...) to stdout.
 """
 import argparse
 import json
@@ -66,11 +72,52 @@ def parse_rust_split(data):
     return bucket, n_files
 
 
-def open_rust(wh, table, column, value):
+def open_rust(wh, table, column, value, options=None):
     from pypaimon_rust.datafusion import PaimonCatalog
     t = PaimonCatalog({'warehouse': wh}).get_table(table)
-    rb = t.new_read_builder().with_filter({'method': 'equal', 'field': column, 'literals': [value]})
+    rb = t.new_read_builder(options).with_filter({'method': 'equal', 'field': column, 'literals': [value]})
     return rb
+
+
+def rust_builders(wh, table, column, value):
+    """A function snapshot id -> read builder of that snapshot (pypaimon-rust), one table."""
+    from pypaimon_rust.datafusion import PaimonCatalog
+    t = PaimonCatalog({'warehouse': wh}).get_table(table)
+    pred = {'method': 'equal', 'field': column, 'literals': [value]}
+    return lambda sid: t.new_read_builder({'scan.snapshot-id': str(sid)}).with_filter(pred)
+
+
+def py_builders(wh, table, column, value):
+    """The same for pypaimon (time travel through `Table.copy`)."""
+    from pypaimon import CatalogFactory
+    t = CatalogFactory.create({'warehouse': wh}).get_table(table)
+
+    def builder(sid):
+        rb = t.copy({'scan.snapshot-id': str(sid)}).new_read_builder()
+        return rb.with_filter(rb.new_predicate_builder().equal(column, value))
+    return builder
+
+
+def run_snapshots(a, wh):
+    """--snapshots: one plan per snapshot, in order."""
+    first, last = (int(x) for x in a.snapshots.split(':'))
+    make = (rust_builders if a.engine == 'pypaimon-rust' else py_builders)(wh, a.table, a.column, a.value)
+    times = []
+    with open(a.out, 'w') as out:
+        for sid in range(first, last + 1):
+            rb = make(sid)
+            t = time.perf_counter()
+            plan, splits = plan_once(rb, a.bucket, a.buckets)
+            ms = (time.perf_counter() - t) * 1000.0
+            times.append(ms)
+            line = {'snapshot': sid, 'ms': round(ms, 3), 'snapshotId': snapshot_of(plan)}
+            line.update(describe(a.engine, splits))
+            out.write(json.dumps(line) + '\n')
+            if (sid - first + 1) % 100 == 0:
+                print(f'scan_peer: snapshot {sid} / {last}: {ms:.1f} ms', file=sys.stderr, flush=True)
+    return {'engine': a.engine, 'phase': 'plan-continuous', 'bucket': a.bucket, 'from': first, 'to': last,
+            'median_ms': round(statistics.median(times), 3), 'min_ms': round(min(times), 3),
+            'max_ms': round(max(times), 3), 'out': a.out, 'peak_rss_mb': peak_rss_mb()}
 
 
 def open_py(wh, table, column, value):
@@ -119,10 +166,17 @@ def main():
     ap.add_argument('--bucket', type=int)
     ap.add_argument('--buckets', type=int, help="the table's bucket count (with --bucket)")
     ap.add_argument('--repeat', type=int, default=20)
+    ap.add_argument('--snapshots', help='FROM:TO: plan once per snapshot (needs --out)')
+    ap.add_argument('--out', help='per-snapshot JSON lines of --snapshots')
     a = ap.parse_args()
     if a.bucket is not None and not a.buckets:
         sys.exit('scan_peer.py: --bucket needs --buckets')
     wh = os.path.abspath(a.wh)  # pypaimon-rust rejects relative warehouse paths
+    if a.snapshots:
+        if not a.out:
+            sys.exit('scan_peer.py: --snapshots needs --out')
+        print(json.dumps(run_snapshots(a, wh)), flush=True)
+        return
 
     t0 = time.perf_counter()
     rb = (open_rust if a.engine == 'pypaimon-rust' else open_py)(wh, a.table, a.column, a.value)

@@ -19,6 +19,7 @@
 //! | `upgrade-write --wh W [--files F] [--file-mb M]` | strata / upgrade-write | F key-disjoint level-0 files of ≈ 0.9 × M MiB (`write-only`, `target-file-size = M mb`) |
 //! | `stream --wh W [--option k=v]...` | strata / wa | initial load + upsert commits with compaction; bytes ingested, rewritten, upgraded |
 //! | `scan-gen --wh W [--partitions P] [--buckets B] [--commits C]` | strata / scan-gen | the scan-planning table `bench.scan_t` (bench/scan.sh; see `scan_gen.rs`) |
+//! | `scan-continuous --wh W --value V --bucket B --out F` | strata / scan-continuous | one plan per snapshot of `bench.scan_t`, uncached and through an incrementally built cache (bench/scan_continuous.sh; see `scan_gen.rs`) |
 //! | `map-gen --wh W [--rows N] [--option k=v]...` | strata / map-gen | the MAP shredding table `bench.map_t`, C commits (bench/map_shredding.sh; see `map_gen.rs`) |
 //! | `map-read --wh W [--columns id,metrics] [--where EXPR]` | strata / map-read | plan + read of those columns of `bench.map_t` into memory |
 //! | `tpch-load --dir D [--sf 1]` | tpch / load | TPC-H tables as plain Parquet and as strata tables (bench/tpch.sh; see `tpch.rs`) |
@@ -227,6 +228,28 @@ enum Command {
         rows_per_partition: usize,
         #[arg(long, default_value_t = 42)]
         seed: u64,
+    },
+    /// Plans `dt = V`, bucket B of `bench.scan_t` once per snapshot, uncached and cached
+    /// (bench/scan_continuous.sh; see scan_gen.rs).
+    ScanContinuous {
+        #[arg(long)]
+        wh: PathBuf,
+        #[arg(long)]
+        value: String,
+        #[arg(long, default_value_t = 1)]
+        bucket: i32,
+        #[arg(long, default_value_t = 1)]
+        from: i64,
+        #[arg(long)]
+        to: Option<i64>,
+        #[arg(long, default_value_t = 3)]
+        max_snapshots: usize,
+        /// Every how many snapshots a plan through an empty cache is timed too (0: never).
+        #[arg(long, default_value_t = 10)]
+        rebuild_every: i64,
+        /// Per-snapshot JSON lines.
+        #[arg(long)]
+        out: PathBuf,
     },
     /// The MAP shared-shredding benchmark's table (bench/map_shredding.sh; see map_gen.rs).
     MapGen {
@@ -464,6 +487,28 @@ fn run(cli: Cli) -> Result<()> {
             };
             let out = runtime(None)?.block_on(scan_gen::generate(&wh, &cfg))?;
             emit("strata", "scan-gen", out);
+        }
+        Command::ScanContinuous {
+            wh,
+            value,
+            bucket,
+            from,
+            to,
+            max_snapshots,
+            rebuild_every,
+            out,
+        } => {
+            let cfg = scan_gen::ContinuousConfig {
+                value,
+                bucket,
+                from,
+                to,
+                max_snapshots,
+                rebuild_every,
+                out,
+            };
+            let out = runtime(None)?.block_on(scan_gen::continuous(&wh, &cfg))?;
+            emit("strata", "scan-continuous", out);
         }
         Command::MapGen {
             wh,

@@ -16,9 +16,18 @@
 //! The phase prints one JSON line with the table's shape (entries, manifests, bytes) and
 //! `files_by_partition`: the files written per partition and bucket, from the commit messages,
 //! which `bench/scan_report.py` uses as the expected plan of a single-partition scan.
+//!
+//! [`continuous`] is the `scan-continuous` phase of `bench/scan_continuous.sh`: it replays the
+//! table's history as a reader of a continuously committing table sees it — snapshot after
+//! snapshot, the same one-partition, one-bucket scan planned once per new snapshot — without
+//! the cache, through a long-lived cache (each new snapshot's slot built incrementally from the
+//! previous one's), a second time through that cache (an exact hit), and every
+//! `rebuild_every`-th snapshot through an empty cache (the full rebuild a miss without a base
+//! costs). It writes one JSON line per snapshot and returns a summary.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -27,7 +36,11 @@ use arrow::datatypes::{DataType, Field, Schema};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Map, Value};
+use strata::cache::{Cache, LruCache};
 use strata::catalog::Identifier;
+use strata::expr::{parse_sql_predicate, Predicate};
+use strata::scan::Plan;
+use strata::table::Table;
 
 use crate::common::{cpu_time, secs, BoxError, Result};
 use crate::strata_phases::{catalog, create_table, DATABASE};
@@ -233,6 +246,176 @@ pub async fn generate(wh: &Path, cfg: &GenConfig) -> Result<Map<String, Value>> 
     out.insert("manifest_list_bytes".into(), json!(list_bytes));
     out.insert("files_by_partition".into(), Value::Object(by_partition));
     Ok(out)
+}
+
+/// What the `scan-continuous` phase plans.
+#[derive(Clone, Debug)]
+pub struct ContinuousConfig {
+    /// The `dt` value of the scanned partition.
+    pub value: String,
+    pub bucket: i32,
+    /// First and last snapshot planned (default: 1 and the latest).
+    pub from: i64,
+    pub to: Option<i64>,
+    /// `scan.manifest-entry-cache.max-snapshots` of the cached configurations.
+    pub max_snapshots: usize,
+    /// Every how many snapshots the rebuild (empty cache) is timed too; 0 never.
+    pub rebuild_every: i64,
+    /// Where the per-snapshot JSON lines go.
+    pub out: PathBuf,
+}
+
+/// One timed plan: wall milliseconds around `plan()`, and the plan.
+async fn timed(
+    table: &Table,
+    filter: &Predicate,
+    bucket: i32,
+    snapshot: i64,
+) -> Result<(f64, Plan)> {
+    let scan = table
+        .new_scan()
+        .with_filter(filter.clone())
+        .with_bucket(bucket)
+        .with_snapshot(snapshot);
+    let t = Instant::now();
+    let plan = scan.plan().await?;
+    Ok((t.elapsed().as_secs_f64() * 1000.0, plan))
+}
+
+/// The planned data files, sorted.
+fn plan_files(p: &Plan) -> Vec<String> {
+    let mut files: Vec<String> = p
+        .splits
+        .iter()
+        .flat_map(|s| {
+            s.files
+                .iter()
+                .map(|f| format!("{}@{}", f.file_name, f.level))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// The `scan-continuous` phase (see the module docs).
+pub async fn continuous(wh: &Path, cfg: &ContinuousConfig) -> Result<Map<String, Value>> {
+    let cat = catalog(wh)?;
+    let table = cat.get_table(&Identifier::new(DATABASE, TABLE)?).await?;
+    let filter = parse_sql_predicate(&format!("dt = '{}'", cfg.value))?;
+    let latest = table
+        .snapshot_manager()
+        .latest_id()
+        .await?
+        .ok_or("the table has no snapshot")?;
+    let to = cfg.to.unwrap_or(latest).min(latest);
+    let with_cache_option = table.with_dynamic_options([(
+        "scan.manifest-entry-cache.max-snapshots".to_string(),
+        cfg.max_snapshots.to_string(),
+    )])?;
+    let cache = Arc::new(LruCache::new(1 << 30));
+    let cached = with_cache_option
+        .clone()
+        .with_cache(cache.clone() as Arc<dyn Cache>);
+    let mut out = std::io::BufWriter::new(
+        std::fs::File::create(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out.display()))?,
+    );
+    let (mut uncached_ms, mut cached_ms, mut hit_ms, mut rebuild_ms) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut incremental, mut rebuilt, mut mismatches) = (0u64, 0u64, 0u64);
+    let t0 = Instant::now();
+    for s in cfg.from..=to {
+        // Alternate which configuration plans first, so neither always finds the other's
+        // reads in the page cache.
+        let (u, c) = if s % 2 == 0 {
+            let u = timed(&table, &filter, cfg.bucket, s).await?;
+            let c = timed(&cached, &filter, cfg.bucket, s).await?;
+            (u, c)
+        } else {
+            let c = timed(&cached, &filter, cfg.bucket, s).await?;
+            let u = timed(&table, &filter, cfg.bucket, s).await?;
+            (u, c)
+        };
+        let h = timed(&cached, &filter, cfg.bucket, s).await?;
+        let r = if cfg.rebuild_every > 0 && s % cfg.rebuild_every == 0 {
+            let fresh = with_cache_option
+                .clone()
+                .with_cache(Arc::new(LruCache::new(1 << 30)) as Arc<dyn Cache>);
+            Some(timed(&fresh, &filter, cfg.bucket, s).await?)
+        } else {
+            None
+        };
+        let want = plan_files(&u.1);
+        let mut ok = plan_files(&c.1) == want && plan_files(&h.1) == want;
+        ok &= c.1.metrics.cache_hit == Some(false) && h.1.metrics.cache_hit == Some(true);
+        if let Some((_, p)) = &r {
+            ok &= plan_files(p) == want && p.metrics.cache_deltas_applied == 0;
+        }
+        if !ok {
+            mismatches += 1;
+        }
+        let deltas = c.1.metrics.cache_deltas_applied;
+        if deltas > 0 {
+            incremental += 1;
+        } else {
+            rebuilt += 1;
+        }
+        uncached_ms.push(u.0);
+        cached_ms.push(c.0);
+        hit_ms.push(h.0);
+        if let Some((ms, _)) = &r {
+            rebuild_ms.push(*ms);
+        }
+        let line = json!({
+            "snapshot": s,
+            "uncached_ms": u.0,
+            "cached_ms": c.0,
+            "hit_ms": h.0,
+            "rebuild_ms": r.as_ref().map(|(ms, _)| *ms),
+            "deltas_applied": deltas,
+            "cached_manifests_read": c.1.metrics.last_scanned_manifests,
+            "uncached_manifests_read": u.1.metrics.last_scanned_manifests,
+            "manifests_total": u.1.metrics.manifests_total,
+            "entries_inspected_uncached": u.1.metrics.entries_inspected,
+            "entries_inspected_cached": c.1.metrics.entries_inspected,
+            "files": want.len(),
+            "splits": u.1.splits.len(),
+            "ok": ok,
+        });
+        writeln!(out, "{line}")?;
+        if (s - cfg.from + 1) % 100 == 0 {
+            eprintln!(
+                "scan-continuous: snapshot {s} / {to}: uncached {:.1} ms, cached {:.1} ms, hit {:.2} ms, {:.0} s",
+                u.0,
+                c.0,
+                h.0,
+                t0.elapsed().as_secs_f64()
+            );
+        }
+    }
+    out.flush()?;
+    let median = |v: &mut Vec<f64>| -> Option<f64> {
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_by(f64::total_cmp);
+        Some(v[v.len() / 2])
+    };
+    let mut res = Map::new();
+    res.insert("snapshots".into(), json!(to - cfg.from + 1));
+    res.insert("from".into(), json!(cfg.from));
+    res.insert("to".into(), json!(to));
+    res.insert("value".into(), json!(cfg.value));
+    res.insert("bucket".into(), json!(cfg.bucket));
+    res.insert("incremental".into(), json!(incremental));
+    res.insert("rebuilt".into(), json!(rebuilt));
+    res.insert("mismatches".into(), json!(mismatches));
+    res.insert("uncached_median_ms".into(), json!(median(&mut uncached_ms)));
+    res.insert("cached_median_ms".into(), json!(median(&mut cached_ms)));
+    res.insert("hit_median_ms".into(), json!(median(&mut hit_ms)));
+    res.insert("rebuild_median_ms".into(), json!(median(&mut rebuild_ms)));
+    res.insert("cache_weight".into(), json!(cache.stats().weight));
+    res.insert("out".into(), json!(cfg.out.display().to_string()));
+    Ok(res)
 }
 
 #[cfg(test)]
