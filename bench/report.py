@@ -8,6 +8,9 @@ FILE.jsonl has one line per phase process, written by run.sh:
    "result": {...phase JSON...} | null, "error": ...}
 where WRITER is the engine whose warehouse a read used (for writes: the engine itself; for the PK
 raw floor: strata, whose data files it scans).  Lines without "workload" are append runs.
+Engines: strata (and strata-1t), pypaimon-rust, pypaimon, java-paimon (Java Paimon, timed warm
+inside its JVM: its `seconds` exclude JVM start and warm-up, which the Java timing section lists
+with the cold first iteration) and the raw floors; java-paimon is optional (run.sh --no-java).
 
 Prints Markdown per workload present (main table on each engine's own data, ratio table, targets,
 cross-read matrix; for PK also the memory test) and writes the medians, ratios and raw runs to
@@ -28,9 +31,11 @@ import os
 import statistics
 import sys
 
-ENGINE_ORDER = ['raw-parquet', 'raw-parquet-1t', 'strata', 'strata-1t', 'pypaimon-rust', 'pypaimon']
+ENGINE_ORDER = ['raw-parquet', 'raw-parquet-1t', 'strata', 'strata-1t', 'pypaimon-rust', 'pypaimon', 'java-paimon']
 PHASES = ['write', 'read', 'filter']
-WRITERS = ['strata', 'pypaimon-rust', 'pypaimon']
+# Writers (and readers) of the cross-read matrix; the tables list those present in the runs.
+WRITERS = ['strata', 'pypaimon-rust', 'pypaimon', 'java-paimon']
+JAVA = 'java-paimon'
 TARGET_VS_FLOOR = 1.3
 # PK targets (the PK workload issue).
 PK_WRITE_SPEEDUP_VS_RUST = 1.5   # strata PK write throughput >= 1.5x pypaimon-rust's
@@ -38,7 +43,7 @@ PK_READ_SPEEDUP_VS_RUST = 2.0    # full read >= 2x pypaimon-rust
 PK_PEAK_RSS_MB = 600             # strata write / read / filter
 PK_READ_VS_RAW_SCAN = 1.5        # full read within 1.5x of the raw scan of the same files
 PK_MEM_TEST_RSS_MB = 400         # 20M rows into one bucket, write-buffer-size 64mb
-PK_ENGINE_ORDER = ['raw-parquet', 'raw-parquet-1t', 'strata', 'strata-1t', 'pypaimon-rust', 'pypaimon']
+PK_ENGINE_ORDER = ['raw-parquet', 'raw-parquet-1t', 'strata', 'strata-1t', 'pypaimon-rust', 'pypaimon', 'java-paimon']
 # Compaction targets (the compaction issue).
 COMPACT_REWRITE_VS_FLOOR = 1.5   # full-compaction rewrite throughput within 1.5x of the raw floor
 WA_CONFIGS = ['ratio-0.7', 'ratio-0.05', 'rewrite-all']
@@ -171,6 +176,10 @@ def summarise(runs):
              'min_s': min(x['seconds'] for x in results), 'max_s': max(x['seconds'] for x in results),
              'peak_rss_mb': med('peak_rss_mb'), 'cpu_s': med('cpu_s'), 'plan_s': med('plan_s'),
              'open_s': med('open_s'), 'gen_s': med('gen_s'), 'rows': results[0].get('rows'),
+             # java-paimon only: the cold first iteration, JVM start, warm-up and process wall time
+             'cold_s': med('cold_s'), 'jvm_start_s': med('jvm_start_s'), 'warmup_s': med('warmup_s'),
+             'process_s': med('process_s'), 'load_s': med('load_s'), 'warmup': results[0].get('warmup'),
+             'iterations': results[0].get('iterations'),
              'max_peak_rss_mb': max((x['peak_rss_mb'] for x in results
                                      if isinstance(x.get('peak_rss_mb'), (int, float))), default=None)}
         pcs = [x['per_commit_s'] for x in results if x.get('per_commit_s')]
@@ -217,6 +226,7 @@ def compute_ratios(get, stat):
                       'vs_raw_1t': ratio(strata, floor1),
                       'vs_pypaimon_rust': ratio(strata, sec('pypaimon-rust')),
                       'vs_pypaimon': ratio(strata, sec('pypaimon')),
+                      'vs_java_paimon': ratio(strata, sec(JAVA)),
                       'strata_1t_vs_raw_1t': ratio(sec('strata-1t'), floor1)}
     return out
 
@@ -236,12 +246,38 @@ MAIN_HEADER = ['| phase | engine | median s | min–max s | per commit s | plan 
                '|---|---|---|---|---|---|---|---|---|']
 
 
+def present_writers(med):
+    """The engines of WRITERS that wrote in these runs (java-paimon is optional)."""
+    return [w for w in WRITERS if (w, 'write', w) in med]
+
+
 def cross_reads(med):
-    lines = ['| reader | phase | ' + ' | '.join(WRITERS) + ' |', '|---|---|' + '---|' * len(WRITERS)]
-    for reader in ['strata', 'pypaimon-rust', 'pypaimon']:
+    writers = present_writers(med)
+    lines = ['| reader | phase | ' + ' | '.join(writers) + ' |', '|---|---|' + '---|' * len(writers)]
+    for reader in writers:
         for phase in ('read', 'filter'):
-            cells = [fmt((med.get((reader, phase, w)) or {}).get('seconds')) for w in WRITERS]
+            cells = [fmt((med.get((reader, phase, w)) or {}).get('seconds')) for w in writers]
             lines.append('| %s | %s | %s |' % (reader, phase, ' | '.join(cells)))
+    return lines
+
+
+def java_timing(med, title):
+    """java-paimon's warm (reported) vs cold (first iteration) in-JVM times, on its own data."""
+    rows = [(ph, med.get((JAVA, ph, JAVA))) for ph in PHASES]
+    rows = [(ph, s) for ph, s in rows if s]
+    if not rows:
+        return []
+    s0 = rows[0][1]
+    lines = ['', '### %s: java-paimon in-JVM timing, warm vs cold (median over runs; %s untimed warm-up '
+                 'iteration(s), then %s timed)' % (title, s0.get('warmup'), s0.get('iterations')), '',
+             '| phase | warm s (reported) | cold s (first iteration) | cold ÷ warm | JVM start s | warm-up s (all '
+             'iterations) | input load s | whole process s | peak RSS MB |',
+             '|---|---|---|---|---|---|---|---|---|']
+    for ph, s in rows:
+        lines.append('| %s | **%s** | %s | %s | %s | %s | %s | %s | %s |' % (
+            ph, fmt(s['seconds']), fmt(s['cold_s']), fmt(ratio(s['cold_s'], s['seconds']), 1),
+            fmt(s['jvm_start_s'], 2), fmt(s['warmup_s'], 2), fmt(s['load_s'], 2), fmt(s['process_s'], 2),
+            fmt(s['peak_rss_mb'], 0)))
     return lines
 
 
@@ -279,13 +315,14 @@ def append_report(runs, expected, work):
             n_runs(med)))):
         lines += ['', '### Ratios of %s (strata ÷ other; < 1 means strata is faster)' % title, '',
                   '| phase | strata s | ÷ raw floor (2 threads) | ÷ raw floor (1 thread) | ÷ pypaimon-rust |'
-                  ' ÷ pypaimon | strata-1t ÷ raw 1t |',
-                  '|---|---|---|---|---|---|---|']
+                  ' ÷ pypaimon | ÷ Java Paimon (warm) | strata-1t ÷ raw 1t |',
+                  '|---|---|---|---|---|---|---|---|']
         for phase in PHASES:
             r = ratios[stat][phase]
-            lines.append('| %s | %s | %s | %s | %s | %s | %s |' % (
+            lines.append('| %s | %s | %s | %s | %s | %s | %s | %s |' % (
                 phase, fmt(r['strata_s']), fmt(r['vs_raw'], 2), fmt(r['vs_raw_1t'], 2),
-                fmt(r['vs_pypaimon_rust'], 2), fmt(r['vs_pypaimon'], 2), fmt(r['strata_1t_vs_raw_1t'], 2)))
+                fmt(r['vs_pypaimon_rust'], 2), fmt(r['vs_pypaimon'], 2), fmt(r['vs_java_paimon'], 2),
+                fmt(r['strata_1t_vs_raw_1t'], 2)))
 
     targets = []
     for phase in ('write', 'read'):
@@ -299,6 +336,7 @@ def append_report(runs, expected, work):
                 phase, 'PASS' if r['vs_pypaimon_rust'] < 1 else 'MISS', r['vs_pypaimon_rust'],
                 b['vs_pypaimon_rust']))
     lines += [''] + ['* target: %s' % t for t in targets]
+    lines += java_timing(med, 'Append')
     lines += ['', '### Cross reads: median s (reader ↓, table written by →)', ''] + cross_reads(med)
     sizes, size_lines = file_sizes(work, WRITERS + ['raw-parquet'])
     lines += size_lines
@@ -341,6 +379,7 @@ def pk_report(runs, expected, work, mem_rows):
                 'strata_s': strata,
                 'speedup_vs_pypaimon_rust': ratio(sec('pypaimon-rust', phase, stat), strata),
                 'speedup_vs_pypaimon': ratio(sec('pypaimon', phase, stat), strata),
+                'speedup_vs_java_paimon': ratio(sec(JAVA, phase, stat), strata),
                 'vs_raw_scan': ratio(strata, sec('raw-parquet', phase, stat)) if phase == 'read' else None,
                 'vs_raw_scan_1t': ratio(strata, sec('raw-parquet-1t', phase, stat)) if phase == 'read' else None,
                 'strata_1t_vs_raw_1t': (ratio(sec('strata-1t', phase, stat), sec('raw-parquet-1t', phase, stat))
@@ -348,13 +387,15 @@ def pk_report(runs, expected, work, mem_rows):
     for stat, title in (('seconds', 'medians'), ('min_s', 'best of %d runs' % n_runs(med))):
         lines += ['', '### PK ratios of %s' % title, '',
                   '| phase | strata s | speed-up vs pypaimon-rust (its s ÷ strata s) | speed-up vs pypaimon |'
+                  ' speed-up vs Java Paimon (warm; its s ÷ strata s) |'
                   ' strata ÷ raw scan (2 threads) | strata ÷ raw scan (1 thread) | strata-1t ÷ raw 1t |',
-                  '|---|---|---|---|---|---|---|']
+                  '|---|---|---|---|---|---|---|---|']
         for phase in PHASES:
             r = ratios[stat][phase]
-            lines.append('| %s | %s | %s | %s | %s | %s | %s |' % (
+            lines.append('| %s | %s | %s | %s | %s | %s | %s | %s |' % (
                 phase, fmt(r['strata_s']), fmt(r['speedup_vs_pypaimon_rust'], 2), fmt(r['speedup_vs_pypaimon'], 2),
-                fmt(r['vs_raw_scan'], 2), fmt(r['vs_raw_scan_1t'], 2), fmt(r['strata_1t_vs_raw_1t'], 2)))
+                fmt(r['speedup_vs_java_paimon'], 2), fmt(r['vs_raw_scan'], 2), fmt(r['vs_raw_scan_1t'], 2),
+                fmt(r['strata_1t_vs_raw_1t'], 2)))
 
     # The memory test.
     mw, mr = get('strata', 'mem-write'), get('strata', 'mem-read')
@@ -396,6 +437,7 @@ def pk_report(runs, expected, work, mem_rows):
     targets.append('memory test peak RSS < %d MB: %s' % (PK_MEM_TEST_RSS_MB, 'not measured' if x is None else (
         '%s (max over runs %.0f MB, median %.0f MB)' % (verdict(x < PK_MEM_TEST_RSS_MB), x, mw['peak_rss_mb']))))
     lines += [''] + ['* PK target: %s' % t for t in targets]
+    lines += java_timing(med, 'PK')
     lines += ['', '### PK cross reads: median s (reader ↓, table written by →)', ''] + cross_reads(med)
     sizes, size_lines = file_sizes(os.path.join(work, 'pk') if work else None, WRITERS)
     lines += size_lines

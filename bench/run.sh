@@ -1,19 +1,30 @@
 #!/usr/bin/env bash
-# The append, primary-key and compaction benchmarks: strata, pypaimon-rust, pypaimon and the
-# raw arrow-rs Parquet floor on the same generated data; every phase in a fresh process,
-# --runs times.
+# The append, primary-key and compaction benchmarks: strata, pypaimon-rust, pypaimon, Java
+# Paimon and the raw arrow-rs Parquet floor on the same generated data; every phase in a fresh
+# process, --runs times.
 #
 #   bash bench/run.sh [--workload append|pk|compact|all] [--rows N] [--commits C] [--runs R]
 #                     [--mem-rows M] [--wa-commits W] [--upgrade-mb U]
+#                     [--no-java] [--java-warmup JW] [--java-iterations JI]
 #   (defaults: all = append + pk, 2000000, 4, 3, 20000000; --mem-rows 0 skips the PK memory
 #   test; W = 200 and U = 1024 at the default --rows, 40 and 1024 × rows / 2M (at least 64)
-#   below it; W and U only matter for --workload compact)
+#   below it; W and U only matter for --workload compact; JW = 2, JI = 1)
 #
-# Steps: release-build strata-bench (in $CARGO_TARGET_DIR if set, else target/); create/reuse
-# the Python venv .interop-venv (pypaimon, pypaimon-rust; set BENCH_VENV to use another);
-# generate the commit files (bench/gen_data.py); then for each run and workload: every writer
-# into a fresh warehouse, every reader on every writer's table (read, filter `id < 1000`),
-# strata and the raw floor also single-threaded.
+# Steps: release-build strata-bench (in $CARGO_TARGET_DIR if set, else target/); build the Java
+# peer (bench/java/build.sh: javac against the Paimon 2.0.0 jars of tests/java-oracle, which
+# Maven resolves into .cache/m2 the first time; skipped when up to date; --no-java leaves Java
+# out, e.g. on machines without a JDK or Maven); create/reuse the Python venv .interop-venv
+# (pypaimon, pypaimon-rust; set BENCH_VENV to use another); generate the commit files
+# (bench/gen_data.py); then for each run and workload: every writer into a fresh warehouse,
+# every reader on every writer's table (read, filter `id < 1000`), strata and the raw floor
+# also single-threaded.
+# Java Paimon (engine java-paimon, Paimon 2.0.0's Java API, strata.bench.JavaPeer; the append
+# and PK workloads only) is measured warm and in-process: each phase is one JVM that runs the
+# phase JW times untimed (writes into scratch warehouses it deletes, reads of the same table),
+# then JI timed times, and reports the median timed iteration's in-JVM time as `seconds` (no
+# JVM start, class loading or JIT warm-up), with `cold_s` (the first iteration), `jvm_start_s`,
+# `warmup_s` and the whole JVM's peak RSS alongside. The other engines are timed cold, one
+# phase per process. JVM options: Java's defaults plus $BENCH_JAVA_OPTS.
 # The append floor writes and reads the same batches with arrow-rs; the PK floor (raw-scan)
 # reads the live data files of strata's PK table, all columns, no merge. The PK workload also
 # runs the memory test: M generated rows into one bucket, write-buffer-size 64mb (strata only),
@@ -40,6 +51,9 @@ WORKLOAD=all
 MEM_ROWS=20000000
 WA_COMMITS=
 UPGRADE_MB=
+JAVA_PEER=1
+JAVA_WARMUP=2
+JAVA_ITERATIONS=1
 while [ $# -gt 0 ]; do
     case "$1" in
         --rows) ROWS="$2"; shift 2 ;;
@@ -49,6 +63,9 @@ while [ $# -gt 0 ]; do
         --mem-rows) MEM_ROWS="$2"; shift 2 ;;
         --wa-commits) WA_COMMITS="$2"; shift 2 ;;
         --upgrade-mb) UPGRADE_MB="$2"; shift 2 ;;
+        --no-java) JAVA_PEER=0; shift ;;
+        --java-warmup) JAVA_WARMUP="$2"; shift 2 ;;
+        --java-iterations) JAVA_ITERATIONS="$2"; shift 2 ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
         *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
     esac
@@ -91,6 +108,20 @@ TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
 BIN="$TARGET_DIR/release/strata-bench"
 
+# The Java peer: java-paimon JavaPeer PHASE ARGS... (see bench/java/src/.../JavaPeer.java).
+if [ "$JAVA_PEER" = 1 ] && [ "$WORKLOAD" != compact ]; then
+    echo "== building the Java Paimon peer (bench/java/build.sh)" >&2
+    bash "$ROOT/bench/java/build.sh" \
+        || { echo "run.sh: building the Java peer failed (needs a JDK 17+ and, the first time, Maven); --no-java skips it" >&2; exit 1; }
+    JAVA_CP="$(cat "$ROOT/.cache/bench-java/classpath.txt")"
+    # shellcheck disable=SC2206  # BENCH_JAVA_OPTS is a list of JVM options
+    JAVA_CMD=(java ${BENCH_JAVA_OPTS:-} -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$JAVA_CP"
+              strata.bench.JavaPeer)
+    JAVA_RUN=(--warmup "$JAVA_WARMUP" --iterations "$JAVA_ITERATIONS")
+else
+    JAVA_PEER=0
+fi
+
 if [ ! -x "$VENV/bin/python" ]; then
     echo "== creating $VENV" >&2
     python3 -m venv "$VENV"
@@ -124,17 +155,21 @@ phase() {
 }
 
 WRITERS=(strata pypaimon-rust pypaimon)
+[ "$JAVA_PEER" = 1 ] && WRITERS+=(java-paimon)
 
 # The append workload (bench.append_t, bucket -1) in $WORK/<writer>.
 append_run() {
     local run="$1"
     WL=append
-    rm -rf "${WORK:?}"/strata "$WORK"/pypaimon-rust "$WORK"/pypaimon "$WORK"/raw-parquet
+    rm -rf "${WORK:?}"/strata "$WORK"/pypaimon-rust "$WORK"/pypaimon "$WORK"/raw-parquet "$WORK"/java-paimon*
     phase "$run" raw-parquet write raw-parquet "$BIN" raw-write --data "$DATA" --out "$WORK/raw-parquet"
     phase "$run" strata write strata "$BIN" write --wh "$WORK/strata" --data "$DATA"
     for e in pypaimon-rust pypaimon; do
         phase "$run" "$e" write "$e" "$PY" "$ROOT/bench/peers.py" write --engine "$e" --wh "$WORK/$e" --data "$DATA"
     done
+    if [ "$JAVA_PEER" = 1 ]; then
+        phase "$run" java-paimon write java-paimon "${JAVA_CMD[@]}" write --wh "$WORK/java-paimon" --data "$DATA" "${JAVA_RUN[@]}"
+    fi
     phase "$run" raw-parquet read raw-parquet "$BIN" raw-read --out "$WORK/raw-parquet" --threads 2
     phase "$run" raw-parquet-1t read raw-parquet "$BIN" raw-read --out "$WORK/raw-parquet" --threads 1
     for ph in read filter; do
@@ -144,6 +179,9 @@ append_run() {
             for e in pypaimon-rust pypaimon; do
                 phase "$run" "$e" "$ph" "$w" "$PY" "$ROOT/bench/peers.py" "$ph" --engine "$e" --wh "$WORK/$w"
             done
+            if [ "$JAVA_PEER" = 1 ]; then
+                phase "$run" java-paimon "$ph" "$w" "${JAVA_CMD[@]}" "$ph" --wh "$WORK/$w" "${JAVA_RUN[@]}"
+            fi
         done
     done
 }
@@ -159,6 +197,9 @@ pk_run() {
     for e in pypaimon-rust pypaimon; do
         phase "$run" "$e" write "$e" "$PY" "$ROOT/bench/peers.py" write --table pk --engine "$e" --wh "$pk/$e" --data "$DATA"
     done
+    if [ "$JAVA_PEER" = 1 ]; then
+        phase "$run" java-paimon write java-paimon "${JAVA_CMD[@]}" write --table pk --wh "$pk/java-paimon" --data "$DATA" "${JAVA_RUN[@]}"
+    fi
     phase "$run" raw-parquet read strata "$BIN" raw-scan --table pk --wh "$pk/strata" --threads 2
     phase "$run" raw-parquet-1t read strata "$BIN" raw-scan --table pk --wh "$pk/strata" --threads 1
     for ph in read filter; do
@@ -168,6 +209,9 @@ pk_run() {
             for e in pypaimon-rust pypaimon; do
                 phase "$run" "$e" "$ph" "$w" "$PY" "$ROOT/bench/peers.py" "$ph" --table pk --engine "$e" --wh "$pk/$w"
             done
+            if [ "$JAVA_PEER" = 1 ]; then
+                phase "$run" java-paimon "$ph" "$w" "${JAVA_CMD[@]}" "$ph" --table pk --wh "$pk/$w" "${JAVA_RUN[@]}"
+            fi
         done
     done
     if [ "$MEM_ROWS" -gt 0 ]; then
