@@ -202,7 +202,8 @@ pub async fn read(
     let plan_time = t0.elapsed();
     let files: usize = plan.splits.iter().map(|s| s.files.len()).sum();
     let splits = plan.splits.len();
-    let mut reader = table.new_read();
+    let metrics = std::sync::Arc::new(strata::unstable::format::ReadMetrics::default());
+    let mut reader = table.new_read().with_metrics(metrics.clone());
     if let Some(p) = predicate {
         reader = reader.with_filter(p);
     }
@@ -217,6 +218,8 @@ pub async fn read(
     out.insert("cpu_s".into(), json!(secs(cpu)));
     out.insert("splits".into(), json!(splits));
     out.insert("files".into(), json!(files));
+    // What the Parquet reader read: files, row groups, rows skipped by the page index, bytes.
+    out.insert("read_metrics".into(), json!(metrics.snapshot()));
     Digest::of(&batches)?.add_to(&mut out);
     Ok(out)
 }

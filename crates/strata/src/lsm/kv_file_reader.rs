@@ -19,6 +19,7 @@ use strata_spec::manifest::DataFileMeta;
 
 use super::kv_layout::KvLayout;
 use crate::format::data_file_reader::read_data_file;
+use crate::format::page_pruning::StatsPruning;
 use crate::format::parquet_reader::{ParquetReadOptions, PushedRowFilter};
 use crate::format::{ReadHints, ReadMetrics};
 use crate::io::FileIO;
@@ -89,11 +90,13 @@ impl KvFileReader {
         file: &DataFileMeta,
         fields: &ReadFields,
         row_filter: Option<PushedRowFilter>,
+        stats_pruning: Option<Arc<StatsPruning>>,
     ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
         let options = ParquetReadOptions {
             file_size: Some(file.file_size as u64),
             batch_size: self.batch_size,
             row_filter,
+            stats_pruning,
             hints: ReadHints {
                 metrics: self.metrics.clone(),
                 ..Default::default()

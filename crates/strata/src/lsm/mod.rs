@@ -6,6 +6,7 @@
 //! | [`kv_layout`] | column positions of key-value batches (`_KEY_…, _SEQUENCE_NUMBER, _VALUE_KIND, values…`) |
 //! | [`sort_buffer`] | the write buffer of a bucket: stable key sort, spilling sorted runs to local disk |
 //! | [`sort_key`] | keys as byte-comparable values (packed into a `u128` when they fit) |
+//! | `radix_sort` | the write buffer's sort of short packed keys (LSD radix, constant bytes skipped) |
 //! | [`merge_sort`] | k-way merge of sorted runs, reducing each key with the merge engine |
 //! | [`interval_partition`] | files → key-disjoint sections → minimal sorted runs |
 //! | [`kv_file_reader`] | key-value data files → layout batches (schema evolution by field id) |
@@ -19,5 +20,6 @@ pub mod kv_file_writer;
 pub mod kv_layout;
 pub mod merge;
 pub mod merge_sort;
+pub(crate) mod radix_sort;
 pub mod sort_buffer;
 pub mod sort_key;

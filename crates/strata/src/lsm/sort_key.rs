@@ -13,6 +13,7 @@ use arrow::row::{RowConverter, Rows, SortField};
 use arrow_array::ArrayRef;
 use arrow_schema::DataType;
 
+use super::radix_sort;
 use crate::{Error, Result};
 
 /// Encodes key columns; one per sort or merge.
@@ -128,6 +129,33 @@ pub fn sort_positions_checked(keys: &[EncodedKeys]) -> (Vec<(usize, usize)>, boo
     let dups;
     match keys.first() {
         None => dups = false,
+        Some(EncodedKeys::Packed(_)) if radix_fits(keys) => {
+            // Low 32 bits free in every key (a key of up to 12 bytes): tag each key with its
+            // arrival index and radix-sort.
+            let mut starts = Vec::with_capacity(keys.len());
+            let mut v: Vec<u128> = Vec::with_capacity(keys.iter().map(|k| k.len()).sum());
+            for k in keys {
+                starts.push(v.len());
+                if let EncodedKeys::Packed(p) = k {
+                    let base = v.len() as u128;
+                    v.extend(p.iter().enumerate().map(|(r, x)| x | (base + r as u128)));
+                }
+            }
+            radix_sort::sort_tagged(&mut v);
+            dups = v
+                .windows(2)
+                .any(|w| radix_sort::key_of(w[0]) == radix_sort::key_of(w[1]));
+            positions.reserve(v.len());
+            let mut batch = 0;
+            for x in v {
+                let i = (x as u32) as usize;
+                // Arrival indices map back to (batch, row) through the batch starts.
+                if i < starts[batch] || starts.get(batch + 1).is_some_and(|&s| i >= s) {
+                    batch = starts.partition_point(|&s| s <= i) - 1;
+                }
+                positions.push((batch, i - starts[batch]));
+            }
+        }
         Some(EncodedKeys::Packed(_)) => {
             let mut v: Vec<(u128, u32, u32)> = Vec::new();
             for (b, k) in keys.iter().enumerate() {
@@ -157,6 +185,25 @@ pub fn sort_positions_checked(keys: &[EncodedKeys]) -> (Vec<(usize, usize)>, boo
         }
     }
     (positions, dups)
+}
+
+/// Whether packed `keys` can be radix-sorted with their arrival index in the low 32 bits:
+/// those bits are zero in every key (always, for keys of up to 12 bytes) and the records
+/// number fewer than 2^32.
+fn radix_fits(keys: &[EncodedKeys]) -> bool {
+    let mut total = 0usize;
+    for k in keys {
+        match k {
+            EncodedKeys::Packed(p) => {
+                if p.iter().any(|x| *x as u32 != 0) {
+                    return false;
+                }
+                total += p.len();
+            }
+            EncodedKeys::Rows(_) => return false,
+        }
+    }
+    total < u32::MAX as usize
 }
 
 /// Compares two keys of the same encoder.
@@ -204,5 +251,47 @@ mod tests {
             .map(|(_, r)| r)
             .collect();
         assert_eq!(order, vec![2, 1, 0]);
+    }
+
+    proptest::proptest! {
+        /// The radix path (BIGINT keys) and the string-key path give the stable key order
+        /// over several batches, and both report duplicates.
+        #[test]
+        fn positions_are_the_stable_key_order(
+            batches in proptest::collection::vec(
+                proptest::collection::vec(-500i64..500, 0..700), 1..5),
+        ) {
+            let reference = |batches: &[Vec<i64>]| {
+                let mut v: Vec<(i64, usize, usize)> = batches
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(b, keys)| keys.iter().enumerate().map(move |(r, k)| (*k, b, r)))
+                    .collect();
+                v.sort();
+                let dups = v.windows(2).any(|w| w[0].0 == w[1].0);
+                (v.into_iter().map(|(_, b, r)| (b, r)).collect::<Vec<_>>(), dups)
+            };
+            let ints = KeyEncoder::new(&[DataType::Int64]).unwrap();
+            let keys: Vec<EncodedKeys> = batches
+                .iter()
+                .map(|k| {
+                    let col: ArrayRef = Arc::new(Int64Array::from(k.clone()));
+                    ints.encode(&[col]).unwrap()
+                })
+                .collect();
+            proptest::prop_assert_eq!(sort_positions_checked(&keys), reference(&batches));
+            // Strings of the same numbers, zero-padded so string order = number order.
+            let strs = KeyEncoder::new(&[DataType::Utf8]).unwrap();
+            let keys: Vec<EncodedKeys> = batches
+                .iter()
+                .map(|k| {
+                    let col: ArrayRef = Arc::new(StringArray::from(
+                        k.iter().map(|x| format!("{:04}", x + 500)).collect::<Vec<_>>(),
+                    ));
+                    strs.encode(&[col]).unwrap()
+                })
+                .collect();
+            proptest::prop_assert_eq!(sort_positions_checked(&keys), reference(&batches));
+        }
     }
 }

@@ -27,6 +27,7 @@ use strata_spec::DataField;
 use super::deletion_vectors::DeletionVector;
 use super::{external_path, pushed_filter, receiver_stream, CHANNEL_BATCHES};
 use crate::expr::BoundPredicate;
+use crate::format::page_pruning::StatsPruning;
 use crate::lsm::interval_partition::{interval_partition, keyed};
 use crate::lsm::kv_file_reader::KvFileReader;
 use crate::lsm::kv_layout::{drop_retracts, KvLayout};
@@ -248,13 +249,29 @@ impl KvReadContext {
         } else {
             &self.key_bound
         };
-        let row_filter = pushed.as_ref().filter(|_| dv.is_none()).and_then(|b| {
-            // Bound over the value fields (then key columns), which sit after the two system
-            // columns.
-            let shifted = b.remap(|i| Some(i + 2)).ok()?;
-            pushed_filter(&shifted, &fields.read, &self.plan.keys)
+        // Bound over the value fields (then key columns), which sit after the two system
+        // columns. With a deletion vector row positions must stay intact: nothing is pushed.
+        let shifted = pushed
+            .as_ref()
+            .filter(|_| dv.is_none())
+            .filter(|b| !matches!(b, BoundPredicate::AlwaysTrue))
+            .and_then(|b| b.remap(|i| Some(i + 2)).ok());
+        let row_filter = shifted
+            .as_ref()
+            .and_then(|b| pushed_filter(b, &fields.read, &self.plan.keys));
+        // The same predicate prunes row groups and pages by the file's statistics: a key
+        // outside the predicate's range is outside it in every run, so skipping its pages in
+        // one run cannot let an older version of the key win in another.
+        let pruning = shifted.map(|predicate| {
+            Arc::new(StatsPruning {
+                fields: fields.read.clone(),
+                predicate,
+            })
         });
-        let mut stream = self.files.read(&path, file, &fields, row_filter).await?;
+        let mut stream = self
+            .files
+            .read(&path, file, &fields, row_filter, pruning)
+            .await?;
         let mut position = 0u64;
         while let Some(batch) = stream.next().await {
             let mut batch = batch?;

@@ -104,7 +104,7 @@ impl FileReads {
             let tx = feed;
             {
                 let fields = reader.read_fields(&file).await?;
-                let mut s = reader.read(&path, &file, &fields, None).await?;
+                let mut s = reader.read(&path, &file, &fields, None, None).await?;
                 let layout = reader.layout().clone();
                 while let Some(batch) = s.next().await {
                     let mut batch = batch?;
