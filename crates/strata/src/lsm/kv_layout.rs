@@ -161,6 +161,44 @@ impl KvLayout {
     }
 }
 
+/// `interleave_record_batch` that copies a column shared by every input batch only once:
+/// key-value batches built by [`KvLayout::assemble`] hold each primary-key column twice
+/// (`_KEY_id` and `id` are one array), and gathering rows in sorted order is the costliest
+/// copy of a primary-key write.
+pub fn interleave_shared(
+    batches: &[&RecordBatch],
+    positions: &[(usize, usize)],
+) -> Result<RecordBatch> {
+    let Some(first) = batches.first() else {
+        return Err(Error::InvalidArgument(
+            "interleaving rows of no batches".into(),
+        ));
+    };
+    let width = first.num_columns();
+    let mut out: Vec<ArrayRef> = Vec::with_capacity(width);
+    for c in 0..width {
+        // An earlier column that is the same array as this one in every batch.
+        let same = (0..c).find(|&d| {
+            batches
+                .iter()
+                .all(|b| Arc::ptr_eq(b.column(c), b.column(d)))
+        });
+        if let Some(d) = same {
+            out.push(out[d].clone());
+            continue;
+        }
+        let inputs: Vec<&dyn arrow_array::Array> =
+            batches.iter().map(|b| b.column(c).as_ref()).collect();
+        out.push(
+            arrow_select::interleave::interleave(&inputs, positions)
+                .map_err(|e| Error::arrow("gathering rows", e))?,
+        );
+    }
+    let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(positions.len()));
+    RecordBatch::try_new_with_options(first.schema(), out, &options)
+        .map_err(|e| Error::arrow("gathering rows", e))
+}
+
 /// The `_SEQUENCE_NUMBER` column of a key-value batch.
 pub fn seq_column<'a>(layout: &KvLayout, batch: &'a RecordBatch) -> Result<&'a Int64Array> {
     batch

@@ -378,8 +378,7 @@ impl MergeState {
             }
         }
         let batch = match &self.sorter.projection {
-            None => arrow_select::interleave::interleave_record_batch(&refs, &out)
-                .map_err(|e| Error::arrow("assembling merged batch", e))?,
+            None => super::kv_layout::interleave_shared(&refs, &out)?,
             Some(cols) => {
                 let schema = Arc::new(
                     layout

@@ -231,8 +231,7 @@ fn chunked_run(
 
 fn take_rows(batches: &[RecordBatch], positions: &[(usize, usize)]) -> Result<RecordBatch> {
     let refs: Vec<&RecordBatch> = batches.iter().collect();
-    arrow_select::interleave::interleave_record_batch(&refs, positions)
-        .map_err(|e| Error::arrow("taking sorted rows", e))
+    super::kv_layout::interleave_shared(&refs, positions)
 }
 
 /// Batches of a spill file read ahead while the merge consumes them.

@@ -77,6 +77,11 @@ impl KeyEncoder {
     }
 
     pub fn encode(&self, columns: &[ArrayRef]) -> Result<EncodedKeys> {
+        if self.packed {
+            if let Some(packed) = pack_integers(columns) {
+                return Ok(EncodedKeys::Packed(packed));
+            }
+        }
         let rows = self
             .converter
             .convert_columns(columns)
@@ -88,6 +93,43 @@ impl KeyEncoder {
             rows.iter().map(|r| pack(r.data())).collect(),
         ))
     }
+}
+
+/// The packed keys of integer columns without NULLs, computed directly: byte for byte what
+/// packing the `arrow-row` encoding gives (per column a `1` validity byte, then the value
+/// big-endian with the sign bit flipped), without building the row encoding first. Key
+/// encoding was 15% of a merge read of a BIGINT-keyed table. `None` for other columns.
+fn pack_integers(columns: &[ArrayRef]) -> Option<Vec<u128>> {
+    use arrow_array::Array;
+    let n = columns.first()?.len();
+    let mut out = vec![0u128; n];
+    let mut shift = 128u32;
+    for col in columns {
+        if col.null_count() > 0 {
+            return None;
+        }
+        let width = match col.data_type() {
+            DataType::Int8 => 1,
+            DataType::Int16 => 2,
+            DataType::Int32 | DataType::Date32 => 4,
+            DataType::Int64 | DataType::Timestamp(_, _) => 8,
+            _ => return None,
+        };
+        shift = shift.checked_sub(8 + 8 * width)?;
+        let valid = 1u128 << (shift + 8 * width);
+        let data = col.to_data();
+        let bytes = data.buffers().first()?;
+        let start = data.offset() * width as usize;
+        let values = bytes.as_slice().get(start..start + n * width as usize)?;
+        let sign = 1u64 << (8 * width - 1);
+        for (o, chunk) in out.iter_mut().zip(values.chunks_exact(width as usize)) {
+            let mut le = [0u8; 8];
+            le[..width as usize].copy_from_slice(chunk);
+            let v = u64::from_le_bytes(le) ^ sign;
+            *o |= valid | ((v as u128) << shift);
+        }
+    }
+    Some(out)
 }
 
 /// Left-aligned big-endian packing: integer order equals byte order for equal lengths.
@@ -292,6 +334,36 @@ mod tests {
                 })
                 .collect();
             proptest::prop_assert_eq!(sort_positions_checked(&keys), reference(&batches));
+        }
+    }
+
+    proptest::proptest! {
+        /// Direct packing of integer keys equals packing their arrow-row encoding.
+        #[test]
+        fn direct_packing_equals_row_encoding(
+            longs in proptest::collection::vec(proptest::prelude::any::<i64>(), 0..300),
+            ints in proptest::collection::vec(proptest::prelude::any::<i32>(), 300),
+            shorts in proptest::collection::vec(proptest::prelude::any::<i16>(), 300),
+            offset in 0usize..5,
+        ) {
+            let n = longs.len();
+            let longs: ArrayRef = Arc::new(Int64Array::from(longs));
+            let ints: ArrayRef = Arc::new(Int32Array::from(ints[..n].to_vec()));
+            let shorts: ArrayRef =
+                Arc::new(arrow_array::Int16Array::from(shorts[..n].to_vec()));
+            let off = offset.min(n);
+            for cols in [
+                vec![longs.clone()],
+                vec![ints.clone(), shorts.clone()],
+                vec![shorts.clone(), longs.clone()],
+                vec![longs.slice(off, n - off)],
+            ] {
+                let types: Vec<DataType> = cols.iter().map(|c| c.data_type().clone()).collect();
+                let enc = KeyEncoder::new(&types).unwrap();
+                let rows = enc.converter.convert_columns(&cols).unwrap();
+                let expected: Vec<u128> = rows.iter().map(|r| pack(r.data())).collect();
+                proptest::prop_assert_eq!(pack_integers(&cols), Some(expected));
+            }
         }
     }
 }
