@@ -44,6 +44,13 @@ PK_PEAK_RSS_MB = 600             # strata write / read / filter
 PK_READ_VS_RAW_SCAN = 1.5        # full read within 1.5x of the raw scan of the same files
 PK_MEM_TEST_RSS_MB = 400         # 20M rows into one bucket, write-buffer-size 64mb
 PK_ENGINE_ORDER = ['raw-parquet', 'raw-parquet-1t', 'strata', 'strata-1t', 'pypaimon-rust', 'pypaimon', 'java-paimon']
+# The performance issue's goals: >= 2x pypaimon-rust on every phase of both workloads; append
+# write and read within 1.3x of the raw floor, PK write and merge read within 1.6x; the PK write's
+# peak RSS at the default write-buffer-size at most 300 MB.
+GOAL_SPEEDUP_VS_RUST = 2.0
+GOAL_APPEND_VS_FLOOR = 1.3
+GOAL_PK_VS_FLOOR = 1.6
+GOAL_PK_WRITE_RSS_MB = 300
 # Compaction targets (the compaction issue).
 COMPACT_REWRITE_VS_FLOOR = 1.5   # full-compaction rewrite throughput within 1.5x of the raw floor
 WA_CONFIGS = ['ratio-0.7', 'ratio-0.05', 'rewrite-all']
@@ -616,6 +623,66 @@ def compact_report(runs, expected):
     return lines, summary
 
 
+def goals_report(append_runs, pk_runs):
+    """The performance issue's goals, one line per (workload, phase), from both workloads' runs."""
+    app, pk = summarise(append_runs), summarise(pk_runs)
+
+    def get(med, engine, phase, data):
+        return med.get((engine, phase, data))
+
+    floors = {
+        # (workload, phase): (summary, engine, data, goal, what)
+        ('append', 'write'): (app, 'raw-parquet', 'raw-parquet', GOAL_APPEND_VS_FLOOR,
+                              'arrow-rs writing the same batches'),
+        ('append', 'read'): (app, 'raw-parquet', 'raw-parquet', GOAL_APPEND_VS_FLOOR,
+                             'arrow-rs reading those files, 2 threads'),
+        # The PK write's floor: the same input batches written as plain Parquet (no key columns,
+        # no sort), i.e. the append workload's raw write.
+        ('pk', 'write'): (app, 'raw-parquet', 'raw-parquet', GOAL_PK_VS_FLOOR,
+                          'arrow-rs writing the same batches (append floor)'),
+        ('pk', 'read'): (pk, 'raw-parquet', 'strata', GOAL_PK_VS_FLOOR,
+                         'arrow-rs reading strata\'s live files, no merge, 2 threads'),
+    }
+    lines = ['## Goals of the performance issue (this run)', '',
+             '| workload | phase | strata s | pypaimon-rust s | pypaimon s | Java Paimon s (warm) '
+             '| speed-up vs pypaimon-rust | ≥ %.0fx | floor s | strata ÷ floor | floor goal |' % GOAL_SPEEDUP_VS_RUST,
+             '|---|---|---|---|---|---|---|---|---|---|---|']
+    met = missed = 0
+    for wl, med in (('append', app), ('pk', pk)):
+        for phase in PHASES:
+            own = lambda e: get(med, e, phase, e)
+            st, rust, py, java = own('strata'), own('pypaimon-rust'), own('pypaimon'), own(JAVA)
+            if not st:
+                continue
+            speed = ratio(rust and rust['seconds'], st['seconds'])
+            ok = speed is not None and speed >= GOAL_SPEEDUP_VS_RUST
+            met, missed = (met + 1, missed) if ok else (met, missed + 1)
+            floor_s = floor_ratio = None
+            floor_goal = '–'
+            if (wl, phase) in floors:
+                fmed, fe, fd, goal, what = floors[(wl, phase)]
+                f = get(fmed, fe, phase, fd)
+                floor_s = f and f['seconds']
+                floor_ratio = ratio(st['seconds'], floor_s)
+                if floor_ratio is not None:
+                    fok = floor_ratio <= goal
+                    met, missed = (met + 1, missed) if fok else (met, missed + 1)
+                    floor_goal = '≤ %.1fx: %s (%s)' % (goal, 'MET' if fok else 'MISSED', what)
+            lines.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+                wl, phase, fmt(st['seconds']), fmt(rust and rust['seconds']), fmt(py and py['seconds']),
+                fmt(java and java['seconds']), fmt(speed, 2) + 'x' if speed else '–',
+                'MET' if ok else 'MISSED', fmt(floor_s), fmt(floor_ratio, 2), floor_goal))
+    w = get(pk, 'strata', 'write', 'strata')
+    if w and w.get('max_peak_rss_mb') is not None:
+        ok = w['max_peak_rss_mb'] <= GOAL_PK_WRITE_RSS_MB
+        met, missed = (met + 1, missed) if ok else (met, missed + 1)
+        lines += ['', '* PK write peak RSS ≤ %d MB (default write-buffer-size, input held in memory): %s '
+                  '(max over runs %.0f MB)' % (GOAL_PK_WRITE_RSS_MB, 'MET' if ok else 'MISSED',
+                                               w['max_peak_rss_mb'])]
+    lines += ['* goals met: %d, missed: %d' % (met, missed)]
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--runs', required=True)
@@ -639,6 +706,8 @@ def main():
     if pk_runs:
         ls, summary['pk'] = pk_report(pk_runs, expected, a.work, a.mem_rows)
         lines += ([''] if lines else []) + ls
+    if append_runs and pk_runs:
+        lines += [''] + goals_report(append_runs, pk_runs)
     if compact_runs:
         ls, summary['compact'] = compact_report(compact_runs, expected)
         lines += ([''] if lines else []) + ls
