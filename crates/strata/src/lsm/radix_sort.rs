@@ -46,7 +46,7 @@ pub fn sort_tagged(values: &mut Vec<u128>) {
     let mut src_is_values = true;
     for (d, count) in counts.iter().enumerate() {
         // All values share this byte: the pass would not move anything.
-        if count.iter().any(|&c| c == n) {
+        if count.contains(&n) {
             continue;
         }
         let mut offsets = [0usize; 256];
