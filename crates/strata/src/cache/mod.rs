@@ -2,7 +2,7 @@
 //! and the built-in weight-bounded [`LruCache`].
 //!
 //! One cache instance is meant to be shared by every table, scan and thread of a process
-//! (hand the same `Arc<dyn Cache>` to [`crate::catalog::Catalog::with_cache`] or to each
+//! (hand the same `Arc<dyn Cache>` to [`crate::catalog::FileSystemCatalog::with_cache`] or to each
 //! [`crate::scan::TableScan::with_cache`]). Entries are namespaced by [`CacheKind`], so the
 //! same instance can hold unrelated kinds of values side by side; today strata stores
 //! [`CacheKind::SnapshotLiveManifest`] values (the snapshot live manifest entry cache of
@@ -24,7 +24,8 @@ use bytes::Bytes;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum CacheKind {
-    /// Merged live manifest entries of one (table, branch, bucket), for several snapshots.
+    /// Merged live manifest entries of one (table, branch, bucket): one value per snapshot
+    /// (a slot) plus an index of the bucket's slots.
     SnapshotLiveManifest,
     /// Raw bytes of a manifest or manifest-list file (reserved).
     ManifestBytes,
@@ -33,7 +34,7 @@ pub enum CacheKind {
 }
 
 /// Key of a cached value: its kind plus a kind-specific string (for snapshot live entries:
-/// table location, branch and bucket).
+/// table location, branch and bucket, plus snapshot id and manifest lists for a slot).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CacheKey {
     pub kind: CacheKind,

@@ -4,10 +4,10 @@
 //! Four paths, all returning the same entries for the same snapshot and selection:
 //!
 //! * **Cache hit** (`scan.manifest-entry-cache.max-snapshots > 0`, a cache configured, the scan
-//!   resolves to one bucket, and the cached value holds this snapshot with the same manifest
-//!   lists): no manifest list or manifest is read. The slot's encoded entries are selected by
+//!   resolves to one bucket, and the cache holds a slot of this snapshot with the same manifest
+//!   lists, see `live_cache`): no manifest list or manifest is read. The slot's encoded entries are selected by
 //!   partition and only the kept ones decoded.
-//! * **Cache miss, incremental build**: the value holds a slot of an older snapshot `B` (at most
+//! * **Cache miss, incremental build**: the cache holds a slot of an older snapshot `B` (at most
 //!   [`MAX_INCREMENTAL_SNAPSHOTS`] behind). In Paimon the live files of snapshot `N` are those of
 //!   `N - 1` plus the entries of `N`'s delta manifest list: a commit writes every file change it
 //!   makes — ADDs, and the DELETEs of compaction inputs, of overwritten and of rewritten files —
@@ -32,12 +32,15 @@
 //!   in partitions the deltas touch), then the new ADDs.
 //! * **Cache miss, rebuild**: the bucket's entries are read from the snapshot's manifests
 //!   (manifests whose bucket range excludes the bucket are not read), merged over every
-//!   partition and written into a new slot.
+//!   partition (`merge_bucket`: identities hashed once, only those meeting a DELETE merged
+//!   exactly) and written into a new slot.
 //! * **No cache**: manifests pruned by partition statistics and bucket range, entries selected
 //!   by bucket and partition while still encoded, merged, and the live ones decoded.
 //!
 //! On both misses the scan's partitions are selected while the slot is written, one verdict per
-//! slot partition index, and only the kept entries decoded; the value is encoded once and put.
+//! slot partition index, and only the kept entries decoded; the slot is written once, straight
+//! into the buffer the cache keeps, under its own key (only the small index of the bucket's
+//! slots is rewritten).
 //! With `scan.manifest-entry.lazy-decode.enabled = false` every inspected entry is decoded
 //! before the partition selection runs (the bucket of a cache rebuild is still selected
 //! first, since the rebuild stores only that bucket). Results are identical; only the work
@@ -51,13 +54,13 @@ use bytes::Bytes;
 use futures::{stream, StreamExt, TryStreamExt};
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::{
-    merge_entries, EntryFilter, EntryHead, EntrySchema, ManifestEntry, ManifestFileMeta, RawEntry,
-    RawManifest,
+    merge_entries, EntryFilter, EntryHead, EntrySchema, FileKind, ManifestEntry, ManifestFileMeta,
+    MergeItem, Merged, RawEntry, RawManifest,
 };
 use strata_spec::snapshot::{CommitKind, Snapshot};
 use strata_spec::DataType;
 
-use super::live_cache::{self, fingerprint, LiveValue, SlotWriter};
+use super::live_cache::{self, fingerprint, SlotIndex, SlotValue, SlotWriter};
 use crate::cache::{Cache, CacheKey, CacheKind};
 use crate::expr::BoundPredicate;
 use crate::table::Table;
@@ -119,23 +122,59 @@ impl EntrySelection {
     }
 }
 
-/// A fast hasher for short byte keys (serialized partitions) in per-scan memo tables: the
-/// multiply-rotate word mix of rustc's FxHash. Not DoS-resistant, which does not matter for
-/// maps that live for one scan over the table's own metadata.
+/// A fast hasher for short keys (serialized partitions, file identities) in the maps of one
+/// scan or one cache slot: partition memos, slot dictionaries, the merge index of a cache
+/// miss. The multiply-rotate word mix of rustc's FxHash, integers in one round. Not
+/// DoS-resistant, which does not matter for maps over the table's own metadata.
 #[derive(Default)]
 pub(super) struct FxHasher(u64);
 
-impl std::hash::Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
         const K: u64 = 0x517c_c1b7_2722_0a95;
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
+    }
+}
+
+impl std::hash::Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
         let mut chunks = bytes.chunks_exact(8);
         for c in &mut chunks {
-            let w = u64::from_le_bytes(c.try_into().expect("chunks_exact(8) yields 8 bytes"));
-            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
+            self.add(u64::from_le_bytes(
+                c.try_into().expect("chunks_exact(8) yields 8 bytes"),
+            ));
         }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            // The tail as one word (zero-padded, tagged with its length).
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word) ^ ((rest.len() as u64) << 59));
         }
+    }
+
+    // Integers (lengths, buckets, levels, discriminants) in one round each.
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_i32(&mut self, i: i32) {
+        self.add(i as u32 as u64);
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
     }
 
     fn finish(&self) -> u64 {
@@ -258,10 +297,22 @@ pub(crate) struct CacheUse {
     pub max_snapshots: usize,
 }
 
-fn cache_key(table: &Table, bucket: i32) -> CacheKey {
+/// Key of a bucket's slot index (see `live_cache`).
+fn index_key(table: &Table, bucket: i32) -> CacheKey {
     CacheKey::new(
         CacheKind::SnapshotLiveManifest,
         format!("{}\u{0}{BRANCH}\u{0}{bucket}", table.location()),
+    )
+}
+
+/// Key of the slot of snapshot `id` with fingerprint `fp`.
+fn slot_key(table: &Table, bucket: i32, id: i64, fp: &str) -> CacheKey {
+    CacheKey::new(
+        CacheKind::SnapshotLiveManifest,
+        format!(
+            "{}\u{0}{BRANCH}\u{0}{bucket}\u{0}{id}\u{0}{fp}",
+            table.location()
+        ),
     )
 }
 
@@ -342,23 +393,29 @@ async fn read_through_cache(
     bucket: i32,
     lazy: bool,
 ) -> Result<LiveEntries> {
-    let key = cache_key(table, bucket);
     let fp = fingerprint(snapshot);
-    let old: Option<Bytes> = c.cache.get(&key);
-    let hit = old
-        .as_ref()
-        .is_some_and(|b| LiveValue::parse(b).is_some_and(|v| v.find(snapshot.id, &fp).is_some()));
-    if hit {
-        let bytes = old.expect("hit implies a cached value");
-        let id = snapshot.id;
+    let index: SlotIndex = c
+        .cache
+        .get(&index_key(table, bucket))
+        .and_then(|b| live_cache::parse_index(&b))
+        .unwrap_or_default();
+    let stored = |id: i64, fp: &str| -> Option<Bytes> {
+        if !index.iter().any(|(i, f)| *i == id && f == fp) {
+            return None;
+        }
+        let bytes = c.cache.get(&slot_key(table, bucket, id, fp))?;
+        // A slot is checked against its own header, whatever the index says.
+        SlotValue::parse(&bytes)
+            .is_some_and(|v| v.is(id, fp))
+            .then_some(bytes)
+    };
+    if let Some(bytes) = stored(snapshot.id, &fp) {
         let sel = sel.clone();
         let (entries, table_files, counters) = blocking(move || {
             let mut counters = EntryCounters::default();
-            let value = LiveValue::parse(&bytes).ok_or_else(|| stale_value(&key))?;
-            let slot = value.find(id, &fp).ok_or_else(|| stale_value(&key))?;
-            let cached = value.entries(slot).ok_or_else(|| stale_value(&key))?;
-            let entries = select_cached(cached, &sel, lazy, &mut counters)
-                .ok_or_else(|| stale_value(&key))??;
+            let slot = SlotValue::parse(&bytes).ok_or_else(stale_value)?;
+            let entries = select_cached(slot.entries(), &sel, lazy, &mut counters)
+                .ok_or_else(stale_value)??;
             Ok((entries, slot.table_files, counters))
         })
         .await?;
@@ -370,19 +427,56 @@ async fn read_through_cache(
             deltas_applied: 0,
         });
     }
-    if let Some(old) = &old {
+    let base = live_cache::base_for(&index, snapshot.id, MAX_INCREMENTAL_SNAPSHOTS)
+        .and_then(|(id, fp)| Some((*id, fp.clone(), stored(*id, fp)?)));
+    let mut built = None;
+    if let Some((base_id, base_fp, base)) = base {
         // Anything that does not line up (or fails) falls back to the full rebuild, which
         // reports real errors.
-        if let Ok(Some((live, value))) =
-            build_incrementally(table, snapshot, sel, &c, bucket, lazy, old.clone()).await
+        if let Ok(Some(b)) =
+            build_incrementally(table, snapshot, sel, bucket, lazy, base_id, &base_fp, base).await
         {
-            c.cache.put(key, value);
-            return Ok(live);
+            built = Some(b);
         }
     }
-    let (live, value) = rebuild(table, snapshot, sel, &c, lazy, old).await?;
-    c.cache.put(key, value);
+    let (live, slot) = match built {
+        Some(b) => b,
+        None => rebuild(table, snapshot, sel, lazy).await?,
+    };
+    store_slot(table, &c, bucket, snapshot.id, fp, slot);
     Ok(live)
+}
+
+/// Puts a new slot and registers it in its bucket's index: replacing a slot of the same
+/// snapshot id (other content: a rollback reused the id), and invalidating the oldest other
+/// slots beyond `max_snapshots` (as before slots had keys of their own, the new slot is kept
+/// even when older than the others, e.g. for a time-travel scan). The index is read again just before it is written, so concurrent
+/// scans rarely lose each other's slots (a lost one is only a later miss).
+fn store_slot(table: &Table, c: &CacheUse, bucket: i32, id: i64, fp: String, slot: Bytes) {
+    c.cache.put(slot_key(table, bucket, id, &fp), slot);
+    let key = index_key(table, bucket);
+    let mut index: SlotIndex = c
+        .cache
+        .get(&key)
+        .and_then(|b| live_cache::parse_index(&b))
+        .unwrap_or_default();
+    let mut dropped: Vec<(i64, String)> = Vec::new();
+    index.retain(|(i, f)| {
+        if *i == id && *f != fp {
+            dropped.push((*i, f.clone()));
+        }
+        *i != id
+    });
+    // The other slots, oldest dropped first; the new slot is always kept.
+    index.sort_by_key(|(i, _)| *i);
+    let excess = (index.len() + 1).saturating_sub(c.max_snapshots.max(1));
+    dropped.extend(index.drain(..excess));
+    index.push((id, fp));
+    index.sort_by_key(|(i, _)| *i);
+    for (i, f) in &dropped {
+        c.cache.invalidate(&slot_key(table, bucket, *i, f));
+    }
+    c.cache.put(key, live_cache::encode_index(&index));
 }
 
 /// A cache miss without a usable base slot: the bucket's entries are read from every data
@@ -392,9 +486,7 @@ async fn rebuild(
     table: &Table,
     snapshot: &Snapshot,
     sel: &EntrySelection,
-    c: &CacheUse,
     lazy: bool,
-    old: Option<Bytes>,
 ) -> Result<(LiveEntries, Bytes)> {
     let mut counters = EntryCounters::default();
     let bucket_only = sel.without_partition();
@@ -402,25 +494,23 @@ async fn rebuild(
         data_manifests(table, snapshot, &bucket_only, false, &mut counters).await?;
     let raws = read_selected(table, &metas, &bucket_only, &mut counters).await?;
     let snap = snapshot.clone();
-    let max = c.max_snapshots;
     let sel = sel.clone();
-    let (entries, value, counters) = blocking(move || {
+    let (entries, slot, counters) = blocking(move || {
         let mut counters = counters;
-        let adds = merge_entries(raws.iter().flat_map(|r| r.entries()))?.adds;
-        check_partition_arity(&adds, &sel.partition_types)?;
-        let old_value = old.as_deref().and_then(LiveValue::parse);
-        let mut w = SlotWriter::new(old_value.as_ref());
-        w.reserve(adds.iter().map(|e| e.datum.len() + ENTRY_OVERHEAD).sum());
+        let (adds, size) = merge_bucket(&raws)?;
+        let mut w = SlotWriter::new(None, &snap, size + SLOT_SLACK);
         let mut pick = SlotSelect::new(&sel, lazy);
-        for e in &adds {
-            let p = w.push_raw(e);
-            if pick.keep(p, w.partitions())? {
-                pick.push(Pick::Raw(e.clone()));
+        for p in &adds {
+            let e = p.entry();
+            check_entry_arity(&e, &sel.partition_types)?;
+            let partition = w.push_raw(&e).ok_or_else(name_outside_datum)?;
+            if pick.keep(partition, w.partitions())? {
+                pick.push(Pick::Raw(e));
             }
         }
-        let value = w.finish(old_value.as_ref(), &snap, table_files, max);
+        let slot = w.finish(table_files);
         let entries = pick.finish(&mut counters)?;
-        Ok((entries, value, counters))
+        Ok((entries, slot, counters))
     })
     .await?;
     let live = LiveEntries {
@@ -430,11 +520,179 @@ async fn rebuild(
         cache_hit: Some(false),
         deltas_applied: 0,
     };
-    Ok((live, value))
+    Ok((live, slot))
 }
 
-/// Bytes of a slot entry besides its datum and file name, roughly (for reserving).
-const ENTRY_OVERHEAD: usize = 96;
+/// Room reserved in a new slot beyond its entries, for the partition dictionary and schema
+/// texts that follow them (a few KB), so that finishing the slot does not reallocate it.
+const SLOT_SLACK: usize = 32 << 10;
+
+/// Merges entries — each given with its identity and kind — into live ADDs and orphan
+/// DELETEs by exactly the rules of [`merge_entries`] (Java `FileEntry.mergeEntries`, see
+/// `strata_spec::manifest::merge`), with the fast hasher and the index sized up front: a cache
+/// miss merges every entry of a bucket (tens of thousands), where SipHash, rehashing and
+/// moving whole entries around cost about a tenth of the miss. `describe` gives (file name,
+/// bucket, level) for the error of a file added twice.
+fn merge_fast<I: std::hash::Hash + Eq, T>(
+    entries: impl IntoIterator<Item = (I, FileKind, T)>,
+    capacity: usize,
+    describe: impl Fn(&T) -> (String, i32, i32),
+) -> strata_spec::Result<Merged<T>> {
+    let mut slots: Vec<Option<(FileKind, T)>> = Vec::with_capacity(capacity);
+    let mut index: FastMap<I, usize> = FastMap::default();
+    index.reserve(capacity);
+    for (id, kind, item) in entries {
+        match kind {
+            FileKind::Add => {
+                if let Some(&slot) = index.get(&id) {
+                    let old = slots[slot].as_ref().map_or("an entry", |(k, _)| match k {
+                        FileKind::Add => "an ADD",
+                        FileKind::Delete => "a DELETE",
+                    });
+                    let (name, bucket, level) = describe(&item);
+                    return Err(strata_spec::SpecError::invalid(
+                        "manifest entries",
+                        format!(
+                            "trying to add file {name} (bucket {bucket}, level {level}) which is \
+                             already recorded by {old}"
+                        ),
+                    ));
+                }
+                index.insert(id, slots.len());
+                slots.push(Some((kind, item)));
+            }
+            FileKind::Delete => match index.remove(&id) {
+                Some(slot) => slots[slot] = None,
+                None => {
+                    index.insert(id, slots.len());
+                    slots.push(Some((kind, item)));
+                }
+            },
+        }
+    }
+    let mut out = Merged::default();
+    for (kind, item) in slots.into_iter().flatten() {
+        match kind {
+            FileKind::Add => out.adds.push(item),
+            FileKind::Delete => out.orphan_deletes.push(item),
+        }
+    }
+    Ok(out)
+}
+
+/// The live ADDs among every entry of `raws` (a bucket's manifests, base list then delta), in
+/// merge order, and the bytes they take in a slot: what [`merge_fast`] gives, found with less
+/// work for the tens of thousands of entries of a cache rebuild. Each entry's identity is
+/// hashed once; only the entries whose identity hash is also a DELETE's (every entry of an
+/// identity that has a DELETE, plus any hash collisions) go through the exact merge. The
+/// others are ADDs of identities without a DELETE, live unless one is added twice — which a
+/// repeated hash reveals. On any repeat, or an error, the exact merge of everything decides
+/// (and names the file in its error).
+fn merge_bucket<'a>(raws: &'a [RawManifest]) -> Result<(Vec<RawPos<'a>>, usize)> {
+    use std::hash::{Hash, Hasher};
+    const UNTOUCHED: u8 = 0;
+    const DEAD: u8 = 1;
+    const LIVE: u8 = 2;
+    let n: usize = raws.iter().map(RawManifest::len).sum();
+    let mut pos: Vec<RawPos<'a>> = Vec::with_capacity(n);
+    let mut hashes: Vec<u64> = Vec::with_capacity(n);
+    let mut sizes: Vec<u32> = Vec::with_capacity(n);
+    let mut deletes: FastMap<u64, ()> = FastMap::default();
+    for (m, r) in raws.iter().enumerate() {
+        for (i, e) in r.entries().enumerate() {
+            let mut h = FxHasher::default();
+            e.merge_id().hash(&mut h);
+            let h = h.finish();
+            if e.head.kind == FileKind::Delete {
+                deletes.insert(h, ());
+            }
+            hashes.push(h);
+            sizes.push(entry_size(&e) as u32);
+            pos.push(RawPos {
+                raws,
+                manifest: m as u32,
+                entry: i as u32,
+            });
+        }
+    }
+    let exact = || -> Result<(Vec<RawPos<'a>>, usize)> {
+        let items = pos.iter().map(|p| {
+            let e = p.entry();
+            (e.merge_id(), e.head.kind, *p)
+        });
+        let adds = merge_fast(items, n, |p: &RawPos<'_>| describe_raw(&p.entry()))?.adds;
+        let size = adds.iter().map(|p| entry_size(&p.entry())).sum();
+        Ok((adds, size))
+    };
+    let mut state = vec![UNTOUCHED; n];
+    if !deletes.is_empty() {
+        let touched: Vec<usize> = (0..n)
+            .filter(|&i| deletes.contains_key(&hashes[i]))
+            .collect();
+        let items = touched.iter().map(|&i| {
+            state[i] = DEAD;
+            let e = pos[i].entry();
+            (e.merge_id(), e.head.kind, i)
+        });
+        match merge_fast(items, touched.len(), |&i| describe_raw(&pos[i].entry())) {
+            Ok(merged) => {
+                for i in merged.adds {
+                    state[i] = LIVE;
+                }
+            }
+            Err(_) => return exact(),
+        }
+    }
+    let mut seen: FastMap<u64, ()> = FastMap::default();
+    seen.reserve(n);
+    for i in 0..n {
+        if state[i] == UNTOUCHED && seen.insert(hashes[i], ()).is_some() {
+            return exact();
+        }
+    }
+    let mut adds = Vec::with_capacity(n);
+    let mut size = 0usize;
+    for i in 0..n {
+        if state[i] != DEAD {
+            adds.push(pos[i]);
+            size += sizes[i] as usize;
+        }
+    }
+    Ok((adds, size))
+}
+
+/// (file name, bucket, level) of an encoded entry, for [`merge_fast`]'s errors.
+fn describe_raw(e: &RawEntry<'_>) -> (String, i32, i32) {
+    let (name, bucket, level) = e.describe();
+    (name.to_string(), bucket, level)
+}
+
+/// The merge items of encoded entries.
+fn raw_items<'a>(
+    entries: impl Iterator<Item = RawEntry<'a>>,
+) -> impl Iterator<Item = (<RawEntry<'a> as MergeItem>::Id, FileKind, RawEntry<'a>)> {
+    entries.map(|e| (e.merge_id(), e.head.kind, e))
+}
+
+/// An entry of a list of manifests by position: what a cache rebuild merges, so that merging
+/// tens of thousands of entries moves small positions rather than whole [`RawEntry`] views.
+#[derive(Clone, Copy)]
+struct RawPos<'a> {
+    raws: &'a [RawManifest],
+    manifest: u32,
+    entry: u32,
+}
+
+impl<'a> RawPos<'a> {
+    fn entry(&self) -> RawEntry<'a> {
+        self.raws[self.manifest as usize].entry(self.entry as usize)
+    }
+}
+
+/// Bytes an entry read from a manifest takes in a slot (its extras are almost always none).
+fn entry_size(e: &RawEntry<'_>) -> usize {
+    live_cache::ENTRY_HEADER + e.head.file_name.len() + e.datum.len()
+}
 
 /// How far back (in snapshots) a cached slot may be and still serve as the base of an
 /// incremental build. Each step reads a snapshot file, a delta manifest list and the delta
@@ -445,24 +703,17 @@ pub(super) const MAX_INCREMENTAL_SNAPSHOTS: i64 = 64;
 /// Builds `snapshot`'s slot from the newest cached slot of an older snapshot of the same
 /// chain plus the delta manifests of the snapshots after it. `Ok(None)` when the chain does
 /// not line up (see the module docs); the caller then rebuilds from scratch.
+#[allow(clippy::too_many_arguments)]
 async fn build_incrementally(
     table: &Table,
     snapshot: &Snapshot,
     sel: &EntrySelection,
-    c: &CacheUse,
     bucket: i32,
     lazy: bool,
-    old: Bytes,
+    base_id: i64,
+    base_fp: &str,
+    base: Bytes,
 ) -> Result<Option<(LiveEntries, Bytes)>> {
-    let (base_id, base_fp) = {
-        let Some(value) = LiveValue::parse(&old) else {
-            return Ok(None);
-        };
-        match value.base_for(snapshot.id, MAX_INCREMENTAL_SNAPSHOTS) {
-            Some(s) => (s.snapshot_id, s.fingerprint.to_vec()),
-            None => return Ok(None),
-        }
-    };
     if snapshot.commit_kind == CommitKind::Overwrite {
         return Ok(None);
     }
@@ -481,7 +732,7 @@ async fn build_incrementally(
         .buffered(SNAPSHOT_READ_CONCURRENCY)
         .try_collect()
         .await?;
-    if fingerprint(&chain[0]).as_bytes() != base_fp.as_slice()
+    if fingerprint(&chain[0]) != base_fp
         || chain[1..]
             .iter()
             .any(|s| s.commit_kind == CommitKind::Overwrite)
@@ -524,17 +775,15 @@ async fn build_incrementally(
     counters.manifests_read = metas.len();
     let raws = read_selected(table, &metas, &bucket_only, &mut counters).await?;
     let delta = Delta {
-        base_id,
         raws,
         files_delta,
         snapshot: snapshot.clone(),
-        max_snapshots: c.max_snapshots,
     };
     let sel = sel.clone();
     let deltas_applied = steps.len();
     blocking(move || {
         let mut counters = counters;
-        let built = apply_deltas(&old, &delta, &sel, lazy, &mut counters)?;
+        let built = apply_deltas(&base, &delta, &sel, lazy, &mut counters)?;
         Ok(built.map(|(entries, value, table_files)| {
             let live = LiveEntries {
                 entries,
@@ -554,14 +803,12 @@ const SNAPSHOT_READ_CONCURRENCY: usize = 16;
 
 /// What an incremental build applies to its base slot.
 struct Delta {
-    base_id: i64,
     /// The delta manifests of the snapshots after the base, in commit order, with only the
     /// bucket's entries.
     raws: Vec<RawManifest>,
     /// Data files added minus deleted by those manifests (every bucket).
     files_delta: i64,
     snapshot: Snapshot,
-    max_snapshots: usize,
 }
 
 /// A file identity (Java's `FileEntry.Identifier`; the bucket is the slot's) of an entry in a
@@ -599,19 +846,18 @@ enum Change {
 /// the deltas do not fit the base: a DELETE of a file the base does not hold, an ADD of one
 /// it already holds, or deltas that do not merge — the full rebuild decides then.
 fn apply_deltas(
-    old: &Bytes,
+    base: &Bytes,
     d: &Delta,
     sel: &EntrySelection,
     lazy: bool,
     counters: &mut EntryCounters,
 ) -> Result<Option<(Vec<ManifestEntry>, Bytes, u64)>> {
-    let Some(value) = LiveValue::parse(old) else {
+    let Some(base) = SlotValue::parse(base) else {
         return Ok(None);
     };
-    let Some(base) = value.slots.iter().find(|s| s.snapshot_id == d.base_id) else {
-        return Ok(None);
-    };
-    let Ok(merged) = merge_entries(d.raws.iter().flat_map(|r| r.entries())) else {
+    let n = d.raws.iter().map(RawManifest::len).sum();
+    let items = raw_items(d.raws.iter().flat_map(|r| r.entries()));
+    let Ok(merged) = merge_fast(items, n, describe_raw) else {
         return Ok(None);
     };
     check_partition_arity(&merged.adds, &sel.partition_types)?;
@@ -628,9 +874,7 @@ fn apply_deltas(
         }
         touched.insert(e.head.partition, ());
     }
-    let Some(cached) = value.entries(base) else {
-        return Ok(None);
-    };
+    let cached = base.entries();
     counters.entries_inspected += cached.len();
     // Only entries of partitions the deltas touch are looked up.
     let hot: Vec<bool> = cached
@@ -639,15 +883,8 @@ fn apply_deltas(
         .map(|p| touched.contains_key(p))
         .collect();
     let mut remap: Vec<Option<u32>> = vec![None; cached.partitions.len()];
-    let mut w = SlotWriter::new(Some(&value));
-    w.reserve(
-        base.body.len()
-            + merged
-                .adds
-                .iter()
-                .map(|e| e.datum.len() + ENTRY_OVERHEAD)
-                .sum::<usize>(),
-    );
+    let size = base.rows_len() + merged.adds.iter().map(entry_size).sum::<usize>() + SLOT_SLACK;
+    let mut w = SlotWriter::new(Some(&base), &d.snapshot, size);
     let mut pick = SlotSelect::new(sel, lazy);
     let mut fits = true;
     let walked = cached.try_for_each(|partitions, e| {
@@ -673,7 +910,7 @@ fn apply_deltas(
             }
         }
         let p = *remap[e.partition].get_or_insert_with(|| w.partition(partitions[e.partition]));
-        w.push(p, e.level, e.schema_index, e.file_name, e.extras, e.datum);
+        w.push(p, e.level, e.schema_index, e.name, e.extras, e.datum);
         if pick.keep(p, w.partitions())? {
             pick.push(Pick::Cached(e.schema, e.datum));
         }
@@ -690,13 +927,13 @@ fn apply_deltas(
         return Ok(None);
     }
     for e in &merged.adds {
-        let p = w.push_raw(e);
+        let p = w.push_raw(e).ok_or_else(name_outside_datum)?;
         if pick.keep(p, w.partitions())? {
             pick.push(Pick::Raw(e.clone()));
         }
     }
     let table_files = (base.table_files as i64 + d.files_delta).max(0) as u64;
-    let bytes = w.finish(Some(&value), &d.snapshot, table_files, d.max_snapshots);
+    let bytes = w.finish(table_files);
     let entries = pick.finish(counters)?;
     Ok(Some((entries, bytes, table_files)))
 }
@@ -805,11 +1042,12 @@ pub(crate) async fn all_live_entries(
     .await
 }
 
-fn stale_value(key: &CacheKey) -> Error {
-    Error::Invariant(format!(
-        "cached live manifest entries for {:?} changed while being read",
-        key.key
-    ))
+fn name_outside_datum() -> Error {
+    Error::Invariant("a manifest entry's file name is not part of its encoded datum".into())
+}
+
+fn stale_value() -> Error {
+    Error::Invariant("a cached slot of live manifest entries changed while being read".into())
 }
 
 /// The snapshot's data manifests, pruned by bucket range (and by partition statistics when
@@ -927,7 +1165,13 @@ fn in_manifest(e: &RawEntry<'_>, err: strata_spec::SpecError) -> Error {
 /// change): a mismatch means the manifest, or the schema, is corrupt, and is reported with the
 /// manifest's name before anything tries to decode the partition with the table's types.
 fn check_partition_arity(adds: &[RawEntry<'_>], partition_types: &[DataType]) -> Result<()> {
-    for e in adds {
+    adds.iter()
+        .try_for_each(|e| check_entry_arity(e, partition_types))
+}
+
+/// [`check_partition_arity`] of one entry.
+fn check_entry_arity(e: &RawEntry<'_>, partition_types: &[DataType]) -> Result<()> {
+    {
         let arity = e
             .head
             .partition
@@ -991,4 +1235,113 @@ fn decode_all<T: Sync>(
 
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
     crate::io::blocking("scan planning", f).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use strata_spec::manifest::DataFileMeta;
+    use strata_spec::stats::SimpleStats;
+    use strata_spec::{Datum, TypeKind};
+
+    fn entry(kind: FileKind, partition: i32, level: i32, name: u8) -> ManifestEntry {
+        ManifestEntry {
+            kind,
+            partition: BinaryRow::from_datums(
+                &[Some(Datum::Int(partition))],
+                &[DataType::nullable(TypeKind::Int)],
+            )
+            .unwrap(),
+            bucket: 0,
+            total_buckets: 1,
+            file: DataFileMeta {
+                file_name: format!("f{name}"),
+                file_size: 1,
+                row_count: 1,
+                min_key: BinaryRow::empty(),
+                max_key: BinaryRow::empty(),
+                key_stats: SimpleStats::empty(),
+                value_stats: SimpleStats::empty(),
+                min_sequence_number: 0,
+                max_sequence_number: 0,
+                schema_id: 0,
+                level,
+                extra_files: vec![],
+                creation_time: None,
+                delete_row_count: Some(0),
+                embedded_index: None,
+                file_source: None,
+                value_stats_cols: None,
+                external_path: None,
+                first_row_id: None,
+                write_cols: None,
+            },
+        }
+    }
+
+    proptest! {
+        /// `merge_fast` is `merge_entries`: the same live ADDs in the same order, the same
+        /// orphan DELETEs, and an error exactly when it errs, with the same message.
+        #[test]
+        fn merge_fast_is_merge_entries(
+            ops in prop::collection::vec((any::<bool>(), 0i32..2, 0i32..2, 0u8..6), 0..40)
+        ) {
+            let entries: Vec<ManifestEntry> = ops
+                .iter()
+                .map(|&(add, p, level, name)| {
+                    let kind = if add { FileKind::Add } else { FileKind::Delete };
+                    entry(kind, p, level, name)
+                })
+                .collect();
+            let want = merge_entries(entries.clone()).map_err(|e| e.to_string());
+            let items = entries.into_iter().map(|e| (e.identifier(), e.kind, e));
+            let describe = |e: &ManifestEntry| (e.file.file_name.clone(), e.bucket, e.file.level);
+            let got = merge_fast(items, 0, describe).map_err(|e| e.to_string());
+            prop_assert_eq!(got, want);
+        }
+
+        /// `merge_bucket` over encoded manifests gives `merge_entries`'s live ADDs, in order,
+        /// and its error when it errs; the slot size is that of the live entries.
+        #[test]
+        fn merge_bucket_is_merge_entries(
+            ops in prop::collection::vec((prop::bool::weighted(0.7), 0i32..3, 0i32..2, 0u8..12), 0..60),
+            cuts in prop::collection::vec(0usize..60, 0..4),
+        ) {
+            let entries: Vec<ManifestEntry> = ops
+                .iter()
+                .map(|&(add, p, level, name)| {
+                    let kind = if add { FileKind::Add } else { FileKind::Delete };
+                    entry(kind, p, level, name)
+                })
+                .collect();
+            let mut bounds: Vec<usize> = cuts.iter().map(|c| c % (entries.len() + 1)).collect();
+            bounds.extend([0, entries.len()]);
+            bounds.sort_unstable();
+            let raws: Vec<RawManifest> = bounds
+                .windows(2)
+                .map(|w| {
+                    let bytes = strata_spec::manifest::encode_manifest_entries(
+                        &entries[w[0]..w[1]],
+                        strata_spec::manifest::ManifestCompression::Null,
+                    )
+                    .unwrap();
+                    RawManifest::parse(&bytes).unwrap()
+                })
+                .collect();
+            let want = merge_entries(entries.clone()).map_err(|e| e.to_string());
+            let got = merge_bucket(&raws).map_err(|e| e.to_string());
+            match (got, want) {
+                (Ok((adds, size)), Ok(want)) => {
+                    let got: Vec<ManifestEntry> =
+                        adds.iter().map(|p| p.entry().decode().unwrap()).collect();
+                    prop_assert_eq!(&got, &want.adds);
+                    let sizes: usize = adds.iter().map(|p| entry_size(&p.entry())).sum();
+                    prop_assert_eq!(size, sizes);
+                }
+                (Err(got), Err(want)) => prop_assert!(got.contains(&want), "{got} / {want}"),
+                (got, want) => prop_assert!(false, "{:?} vs {:?}", got.map(|g| g.0.len()), want.map(|w| w.adds.len())),
+            }
+        }
+    }
 }

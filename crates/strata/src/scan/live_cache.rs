@@ -1,40 +1,52 @@
-//! The value format of the snapshot live manifest entry cache
+//! The value formats of the snapshot live manifest entry cache
 //! ([`crate::cache::CacheKind::SnapshotLiveManifest`]).
 //!
-//! One value per (table location, branch, bucket) holds the merged live entries (ADDs minus
-//! DELETEs, every partition) of up to `scan.manifest-entry-cache.max-snapshots` snapshots of
-//! that bucket, each entry kept in its encoded form: its `_PARTITION` bytes (so partition
-//! filters run without decoding), its file identity (Java's `FileEntry.Identifier` minus the
-//! bucket, which the value fixes: level, file name and the rarely set extra files, embedded
-//! index and external path), and the Avro datum of its manifest's writer schema (decoded only
-//! when a scan keeps the entry). Request filters are never applied before storing.
+//! Per (table location, branch, bucket) the cache holds up to
+//! `scan.manifest-entry-cache.max-snapshots` **slots**, one per snapshot, each under its own key
+//! (`location \0 branch \0 bucket \0 snapshot id \0 fingerprint`), plus one small **index**
+//! value under `location \0 branch \0 bucket` listing the slots stored. A slot holds the merged
+//! live entries (ADDs minus DELETEs, every partition) of that bucket in that snapshot, each
+//! entry kept in its encoded form: its `_PARTITION` bytes (so partition filters run without
+//! decoding), its file identity (Java's `FileEntry.Identifier` minus the bucket, which the slot
+//! fixes: level, file name and the rarely set extra files, embedded index and external path),
+//! and the Avro datum of its manifest's writer schema (decoded only when a scan keeps the
+//! entry). Request filters are never applied before storing.
 //!
 //! ```text
-//! value    = "SLE3" u32:n_schemas (u32:len schema_text)* u32:n_slots slot*
-//! slot     = i64:snapshot_id u32:len fingerprint u64:table_files u32:n_entries u64:len body
-//! body     = u32:n_partitions (u32:len partition)* entry*
-//! entry    = u32:partition_index i32:level u16:schema u32:len file_name u32:len extras
-//!            u32:len datum
+//! index    = "SLI1" u32:n (i64:snapshot_id u32:len fingerprint)*
+//! slot     = "SLS1" i64:snapshot_id u32:len fingerprint u64:table_files u32:n_entries
+//!            u64:len entries  u32:n_partitions (u32:len partition)*
+//!            u32:n_schemas (u32:len schema_text)*
+//! entry    = u32:partition_index i32:level u16:schema u32:name_offset u32:name_len
+//!            u32:len extras u32:len datum
 //! extras   = ""  (none)  |  u32:n (u32:len extra_file)* u8:has_index [u32:len index]
 //!            u8:has_external_path [u32:len path]
 //! ```
-//! Partitions are stored once per slot (a bucket has far fewer partitions than entries), so
-//! a scan evaluates its partition filter once per distinct partition and then selects
-//! entries by index, without hashing or comparing partition bytes per entry.
-//! Little-endian. A scan selects its slot by snapshot id and skips the others by their body
-//! length without touching their entries. The fingerprint is the snapshot's manifest-list
-//! names (unique per commit), so a snapshot id reused after a rollback never matches the
-//! old slot. `table_files` is the snapshot's total data file count (from its manifest lists),
-//! kept so a cache hit still reports skipped files.
+//! Little-endian. The file name is not stored apart: it is a range of the datum
+//! (`name_offset`, `name_len`, as the manifest walker found it). Partitions are stored once per
+//! slot (a bucket has far fewer partitions than
+//! entries), so a scan evaluates its partition filter once per distinct partition and then
+//! selects entries by index, without hashing or comparing partition bytes per entry. The
+//! partition dictionary and schema list follow the entries so that [`SlotWriter`] writes a
+//! slot in one pass into its final buffer (the fixed-size header fields are filled in last).
+//! The fingerprint is the snapshot's manifest-list names (unique per commit), so a snapshot id
+//! reused after a rollback never matches the old slot. `table_files` is the snapshot's total
+//! data file count (from its manifest lists), kept so a cache hit still reports skipped files.
+//!
+//! Slots have keys of their own so that adding a snapshot's slot writes only that slot: a
+//! single value holding every slot would be copied whole on each new snapshot (tens of MB for
+//! a bucket of a busy table). The index is rewritten instead, and slots beyond the limit are
+//! invalidated; concurrent scans may race on the index, which only loses a slot (a later miss),
+//! never serves a wrong one, since each slot is checked against its own header.
 //!
 //! The identity is stored so that a newer snapshot's slot can be built from an older one by
 //! applying the newer snapshots' delta entries (`entries`, incremental builds): a DELETE finds
-//! the cached entry it removes by identity without decoding any datum. Slots are written by
-//! [`SlotWriter`], which copies a cached entry's bytes unchanged apart from its partition
-//! index (the value's schema list only grows, so schema indexes stay valid).
+//! the cached entry it removes by identity without decoding any datum. A cached entry is copied
+//! into the new slot unchanged apart from its partition index (the new slot's schema list
+//! starts with the base slot's, so schema indexes stay valid).
 //!
-//! A value that does not parse (truncated, other version — `SLE2` values of earlier strata
-//! versions lacked the identity) is treated as a miss and replaced.
+//! A value that does not parse (truncated, other version — the single `SLE2` value of earlier
+//! strata versions lacked the identity) is treated as a miss and replaced.
 
 use bytes::Bytes;
 use strata_spec::manifest::{EntrySchema, IdentityExtras, RawEntry};
@@ -42,7 +54,8 @@ use strata_spec::snapshot::Snapshot;
 
 use super::entries::FastMap;
 
-const MAGIC: &[u8; 4] = b"SLE3";
+const INDEX_MAGIC: &[u8; 4] = b"SLI1";
+const SLOT_MAGIC: &[u8; 4] = b"SLS1";
 
 /// Identity of a snapshot's content, beyond its id.
 pub(crate) fn fingerprint(snapshot: &Snapshot) -> String {
@@ -81,15 +94,60 @@ pub(crate) fn encode_extras(extras: Option<&IdentityExtras>) -> Vec<u8> {
     out
 }
 
-/// A live entry read back from a cached value.
+/// The slots stored for one bucket: (snapshot id, fingerprint), ascending by id.
+pub(crate) type SlotIndex = Vec<(i64, String)>;
+
+/// Parses an index value; `None` when the bytes are not one.
+pub(crate) fn parse_index(bytes: &[u8]) -> Option<SlotIndex> {
+    let mut r = Reader { buf: bytes, pos: 0 };
+    if r.take(4)? != INDEX_MAGIC {
+        return None;
+    }
+    let n = r.u32()?;
+    let mut out = Vec::with_capacity((n as usize).min(bytes.len()));
+    for _ in 0..n {
+        let id = r.i64()?;
+        let fp = std::str::from_utf8(r.bytes32()?).ok()?.to_string();
+        out.push((id, fp));
+    }
+    (r.pos == bytes.len()).then_some(out)
+}
+
+pub(crate) fn encode_index(index: &SlotIndex) -> Bytes {
+    let mut out = Vec::with_capacity(8 + index.iter().map(|(_, f)| 12 + f.len()).sum::<usize>());
+    out.extend_from_slice(INDEX_MAGIC);
+    out.extend_from_slice(&(index.len() as u32).to_le_bytes());
+    for (id, fp) in index {
+        out.extend_from_slice(&id.to_le_bytes());
+        put_bytes32(&mut out, fp.as_bytes());
+    }
+    Bytes::from(out)
+}
+
+/// The newest slot of `index` older than `snapshot_id` and at most `max_distance` snapshots
+/// behind it: the base of an incremental build.
+pub(crate) fn base_for(
+    index: &SlotIndex,
+    snapshot_id: i64,
+    max_distance: i64,
+) -> Option<&(i64, String)> {
+    index
+        .iter()
+        .filter(|(id, _)| *id < snapshot_id && snapshot_id - *id <= max_distance)
+        .max_by_key(|(id, _)| *id)
+}
+
+/// A live entry read back from a slot.
 pub(crate) struct CachedEntry<'a> {
     /// Index into [`SlotEntries::partitions`].
     pub partition: usize,
     pub level: i32,
     pub file_name: &'a [u8],
+    /// Where `file_name` lies in `datum`: (offset, length).
+    pub name: (u32, u32),
     /// See [`encode_extras`].
     pub extras: &'a [u8],
-    /// Index into [`LiveValue::schemas`].
+    /// Index into [`SlotValue::schemas`].
     pub schema_index: u16,
     pub schema: &'a EntrySchema,
     pub datum: &'a [u8],
@@ -97,7 +155,7 @@ pub(crate) struct CachedEntry<'a> {
 
 /// The entries of one slot: the partition dictionary and an iterator over the entries.
 pub(crate) struct SlotEntries<'v, 'a> {
-    pub partitions: Vec<&'a [u8]>,
+    pub partitions: &'v [&'a [u8]],
     schemas: &'v [EntrySchema],
     reader: Reader<'a>,
     remaining: u32,
@@ -108,7 +166,7 @@ impl<'v, 'a> SlotEntries<'v, 'a> {
         self.remaining as usize
     }
 
-    /// The next entry; `Some(None)` when the body is malformed.
+    /// The next entry; `Some(None)` when the entries are malformed.
     fn next_entry(&mut self) -> Option<Option<CachedEntry<'v>>>
     where
         'a: 'v,
@@ -126,13 +184,16 @@ impl<'v, 'a> SlotEntries<'v, 'a> {
             let level = r.i32()?;
             let schema_index = r.u16()?;
             let schema = self.schemas.get(schema_index as usize)?;
-            let file_name = r.bytes32()?;
+            let name = (r.u32()?, r.u32()?);
             let extras = r.bytes32()?;
             let datum = r.bytes32()?;
+            let start = name.0 as usize;
+            let file_name = datum.get(start..start.checked_add(name.1 as usize)?)?;
             Some(CachedEntry {
                 partition,
                 level,
                 file_name,
+                name,
                 extras,
                 schema_index,
                 schema,
@@ -142,7 +203,7 @@ impl<'v, 'a> SlotEntries<'v, 'a> {
         Some(entry)
     }
 
-    /// Calls `f` for every entry in cached order; `None` if the body is malformed.
+    /// Calls `f` for every entry in cached order; `None` if the entries are malformed.
     pub(crate) fn try_for_each<E>(
         mut self,
         mut f: impl FnMut(&[&'a [u8]], CachedEntry<'v>) -> Result<(), E>,
@@ -151,7 +212,7 @@ impl<'v, 'a> SlotEntries<'v, 'a> {
         'a: 'v,
     {
         while let Some(e) = self.next_entry() {
-            if let Err(err) = f(&self.partitions, e?) {
+            if let Err(err) = f(self.partitions, e?) {
                 return Some(Err(err));
             }
         }
@@ -159,19 +220,15 @@ impl<'v, 'a> SlotEntries<'v, 'a> {
     }
 }
 
-/// One snapshot's entries inside a value.
-pub(crate) struct Slot<'a> {
+/// A parsed slot: header, partition dictionary and schemas; the entries stay unread.
+pub(crate) struct SlotValue<'a> {
     pub snapshot_id: i64,
     pub fingerprint: &'a [u8],
     pub table_files: u64,
     pub entries: u32,
-    pub body: &'a [u8],
-}
-
-/// A parsed value: schemas and slot headers; entry bodies stay unread.
-pub(crate) struct LiveValue<'a> {
+    rows: &'a [u8],
+    pub partitions: Vec<&'a [u8]>,
     pub schemas: Vec<EntrySchema>,
-    pub slots: Vec<Slot<'a>>,
 }
 
 struct Reader<'a> {
@@ -207,73 +264,62 @@ impl<'a> Reader<'a> {
     }
 }
 
-impl<'a> LiveValue<'a> {
-    /// Parses the header and slot index; `None` when the bytes are not a valid value.
-    pub(crate) fn parse(bytes: &'a [u8]) -> Option<LiveValue<'a>> {
+impl<'a> SlotValue<'a> {
+    /// Parses a slot's header, dictionary and schemas; `None` when the bytes are not a slot.
+    pub(crate) fn parse(bytes: &'a [u8]) -> Option<SlotValue<'a>> {
         let mut r = Reader { buf: bytes, pos: 0 };
-        if r.take(4)? != MAGIC {
+        if r.take(4)? != SLOT_MAGIC {
             return None;
         }
-        let n_schemas = r.u32()?;
-        let mut schemas = Vec::new();
-        for _ in 0..n_schemas {
+        let snapshot_id = r.i64()?;
+        let fingerprint = r.bytes32()?;
+        let table_files = r.u64()?;
+        let entries = r.u32()?;
+        let rows_len = usize::try_from(r.u64()?).ok()?;
+        let rows = r.take(rows_len)?;
+        let n = r.u32()? as usize;
+        let mut partitions = Vec::with_capacity(n.min(bytes.len()));
+        for _ in 0..n {
+            partitions.push(r.bytes32()?);
+        }
+        let n = r.u32()? as usize;
+        let mut schemas = Vec::with_capacity(n.min(bytes.len()));
+        for _ in 0..n {
             let text = std::str::from_utf8(r.bytes32()?).ok()?;
             schemas.push(EntrySchema::from_text(text).ok()?);
         }
-        let n_slots = r.u32()?;
-        let mut slots = Vec::new();
-        for _ in 0..n_slots {
-            let snapshot_id = r.i64()?;
-            let fingerprint = r.bytes32()?;
-            let table_files = r.u64()?;
-            let entries = r.u32()?;
-            let len = usize::try_from(r.u64()?).ok()?;
-            let body = r.take(len)?;
-            slots.push(Slot {
-                snapshot_id,
-                fingerprint,
-                table_files,
-                entries,
-                body,
-            });
-        }
-        (r.pos == bytes.len()).then_some(LiveValue { schemas, slots })
-    }
-
-    /// The slot of `snapshot_id` whose fingerprint is `fp`.
-    pub(crate) fn find(&self, snapshot_id: i64, fp: &str) -> Option<&Slot<'a>> {
-        self.slots
-            .iter()
-            .find(|s| s.snapshot_id == snapshot_id && s.fingerprint == fp.as_bytes())
-    }
-
-    /// The newest slot older than `snapshot_id` and at most `max_distance` snapshots behind
-    /// it: the base of an incremental build.
-    pub(crate) fn base_for(&self, snapshot_id: i64, max_distance: i64) -> Option<&Slot<'a>> {
-        self.slots
-            .iter()
-            .filter(|s| s.snapshot_id < snapshot_id && snapshot_id - s.snapshot_id <= max_distance)
-            .max_by_key(|s| s.snapshot_id)
-    }
-
-    /// The entries of `slot`, in their cached order; `None` if the partition dictionary is
-    /// malformed (entries are checked as they are read).
-    pub(crate) fn entries<'v>(&'v self, slot: &Slot<'a>) -> Option<SlotEntries<'v, 'a>> {
-        let mut reader = Reader {
-            buf: slot.body,
-            pos: 0,
-        };
-        let n = reader.u32()?;
-        let mut partitions = Vec::with_capacity((n as usize).min(slot.body.len()));
-        for _ in 0..n {
-            partitions.push(reader.bytes32()?);
-        }
-        Some(SlotEntries {
+        (r.pos == bytes.len()).then_some(SlotValue {
+            snapshot_id,
+            fingerprint,
+            table_files,
+            entries,
+            rows,
             partitions,
-            schemas: &self.schemas,
-            reader,
-            remaining: slot.entries,
+            schemas,
         })
+    }
+
+    /// Bytes of the entries.
+    pub(crate) fn rows_len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether this is the slot of `snapshot_id` with fingerprint `fp`.
+    pub(crate) fn is(&self, snapshot_id: i64, fp: &str) -> bool {
+        self.snapshot_id == snapshot_id && self.fingerprint == fp.as_bytes()
+    }
+
+    /// The entries, in their cached order (checked as they are read).
+    pub(crate) fn entries<'v>(&'v self) -> SlotEntries<'v, 'a> {
+        SlotEntries {
+            partitions: &self.partitions,
+            schemas: &self.schemas,
+            reader: Reader {
+                buf: self.rows,
+                pos: 0,
+            },
+            remaining: self.entries,
+        }
     }
 }
 
@@ -284,36 +330,58 @@ fn put_bytes32(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(b);
 }
 
-/// Writes one new slot (and then the value around it): entries are appended one at a time,
-/// from manifests ([`Self::push_raw`]) or copied from a cached slot ([`Self::push`] with the
+/// Bytes of a slot entry besides its datum and extras.
+pub(crate) const ENTRY_HEADER: usize = 26;
+
+/// Where an encoded entry's file name lies in its datum: (offset, length).
+fn name_in_datum(e: &RawEntry<'_>) -> Option<(u32, u32)> {
+    let datum = e.datum.as_ptr() as usize;
+    let name = e.head.file_name.as_ptr() as usize;
+    let offset = name.checked_sub(datum)?;
+    let end = offset.checked_add(e.head.file_name.len())?;
+    (end <= e.datum.len()).then(|| (offset as u32, e.head.file_name.len() as u32))
+}
+
+/// Writes one slot in a single pass into its final buffer: entries are appended one at a time,
+/// from manifests ([`Self::push_raw`]) or copied from a base slot ([`Self::push`] with the
 /// cached entry's parts), so a scan can select its entries while the slot is written.
 pub(crate) struct SlotWriter<'s> {
-    /// The value's schema texts: the old value's first, in order, then new ones.
+    out: Vec<u8>,
+    /// Offset of `table_files` in `out` (then `n_entries`, then the entries' length).
+    header_at: usize,
+    /// The slot's schema texts: the base slot's first, in order, then new ones.
     schemas: Vec<&'s str>,
     dictionary: FastMap<&'s [u8], u32>,
     partitions: Vec<&'s [u8]>,
-    rows: Vec<u8>,
     entries: u32,
 }
 
 impl<'s> SlotWriter<'s> {
-    /// A writer of a slot for a value that keeps `old`'s schemas (so `old`'s schema indexes
-    /// stay valid in it).
-    pub(crate) fn new(old: Option<&'s LiveValue<'_>>) -> Self {
+    /// A writer of `snapshot`'s slot that keeps `base`'s schema indexes valid, with room for
+    /// about `capacity` bytes.
+    pub(crate) fn new(
+        base: Option<&'s SlotValue<'_>>,
+        snapshot: &Snapshot,
+        capacity: usize,
+    ) -> Self {
+        let fp = fingerprint(snapshot);
+        let mut out = Vec::with_capacity(capacity + fp.len() + 64);
+        out.extend_from_slice(SLOT_MAGIC);
+        out.extend_from_slice(&snapshot.id.to_le_bytes());
+        put_bytes32(&mut out, fp.as_bytes());
+        let header_at = out.len();
+        // table_files, n_entries, entries' length: filled in by `finish`.
+        out.extend_from_slice(&[0u8; 20]);
         SlotWriter {
-            schemas: old
+            out,
+            header_at,
+            schemas: base
                 .map(|v| v.schemas.iter().map(|s| s.text()).collect())
                 .unwrap_or_default(),
             dictionary: FastMap::default(),
             partitions: Vec::new(),
-            rows: Vec::new(),
             entries: 0,
         }
-    }
-
-    /// Reserves room for about `bytes` of entries.
-    pub(crate) fn reserve(&mut self, bytes: usize) {
-        self.rows.reserve(bytes);
     }
 
     /// The index of `partition` in this slot's dictionary, added if new.
@@ -330,7 +398,7 @@ impl<'s> SlotWriter<'s> {
         &self.partitions
     }
 
-    /// The index of `schema` in the value's schema list, added if new.
+    /// The index of `schema` in the slot's schema list, added if new.
     pub(crate) fn schema(&mut self, schema: &'s EntrySchema) -> u16 {
         let text = schema.text();
         // Schema texts are interned: compare addresses before contents.
@@ -345,108 +413,63 @@ impl<'s> SlotWriter<'s> {
                 self.schemas.len() - 1
             }
         };
-        // A value with 65,536 writer schemas would need as many table versions in one bucket.
+        // A slot with 65,536 writer schemas would need as many table versions in one bucket.
         idx as u16
     }
 
-    /// Appends an entry given by its parts.
+    /// Appends an entry given by its parts; `name` is where its file name lies in `datum`.
     pub(crate) fn push(
         &mut self,
         partition: u32,
         level: i32,
         schema: u16,
-        file_name: &[u8],
+        name: (u32, u32),
         extras: &[u8],
         datum: &[u8],
     ) {
-        let rows = &mut self.rows;
-        rows.extend_from_slice(&partition.to_le_bytes());
-        rows.extend_from_slice(&level.to_le_bytes());
-        rows.extend_from_slice(&schema.to_le_bytes());
-        put_bytes32(rows, file_name);
-        put_bytes32(rows, extras);
-        put_bytes32(rows, datum);
+        let out = &mut self.out;
+        out.extend_from_slice(&partition.to_le_bytes());
+        out.extend_from_slice(&level.to_le_bytes());
+        out.extend_from_slice(&schema.to_le_bytes());
+        out.extend_from_slice(&name.0.to_le_bytes());
+        out.extend_from_slice(&name.1.to_le_bytes());
+        put_bytes32(out, extras);
+        put_bytes32(out, datum);
         self.entries += 1;
     }
 
-    /// Appends an entry read from a manifest; returns its partition index.
-    pub(crate) fn push_raw(&mut self, e: &RawEntry<'s>) -> u32 {
+    /// Appends an entry read from a manifest; returns its partition index. `None` (nothing
+    /// appended) if the entry's file name is not a range of its datum, which the manifest
+    /// walker guarantees.
+    pub(crate) fn push_raw(&mut self, e: &RawEntry<'s>) -> Option<u32> {
+        let name = name_in_datum(e)?;
         let partition = self.partition(e.head.partition);
         let schema = self.schema(e.schema);
         let extras = encode_extras(e.head.extras.as_deref());
-        self.push(
-            partition,
-            e.head.level,
-            schema,
-            e.head.file_name,
-            &extras,
-            e.datum,
-        );
-        partition
+        self.push(partition, e.head.level, schema, name, &extras, e.datum);
+        Some(partition)
     }
 
-    /// The new value: the slots of `old` (if any) except `snapshot`'s, the oldest dropped so
-    /// that at most `max_snapshots` remain, plus this slot for `snapshot`. `old` must be the
-    /// value given to [`Self::new`].
-    pub(crate) fn finish(
-        self,
-        old: Option<&LiveValue<'_>>,
-        snapshot: &Snapshot,
-        table_files: u64,
-        max_snapshots: usize,
-    ) -> Bytes {
-        let mut kept: Vec<&Slot<'_>> = old
-            .map(|v| {
-                v.slots
-                    .iter()
-                    .filter(|s| s.snapshot_id != snapshot.id)
-                    .collect()
-            })
-            .unwrap_or_default();
-        kept.sort_by_key(|s| s.snapshot_id);
-        let keep = max_snapshots.saturating_sub(1);
-        if kept.len() > keep {
-            kept.drain(..kept.len() - keep);
-        }
-        let fp = fingerprint(snapshot);
-        let dictionary_len: usize = 4 + self.partitions.iter().map(|p| 4 + p.len()).sum::<usize>();
-        let body_len = dictionary_len + self.rows.len();
-        let size = 8
-            + self.schemas.iter().map(|s| 4 + s.len()).sum::<usize>()
-            + 4
-            + kept
-                .iter()
-                .map(|s| 32 + s.fingerprint.len() + s.body.len())
-                .sum::<usize>()
-            + 32
-            + fp.len()
-            + body_len;
-        let mut out = Vec::with_capacity(size);
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&(self.schemas.len() as u32).to_le_bytes());
-        for s in &self.schemas {
-            put_bytes32(&mut out, s.as_bytes());
-        }
-        out.extend_from_slice(&((kept.len() + 1) as u32).to_le_bytes());
-        for s in kept {
-            out.extend_from_slice(&s.snapshot_id.to_le_bytes());
-            put_bytes32(&mut out, s.fingerprint);
-            out.extend_from_slice(&s.table_files.to_le_bytes());
-            out.extend_from_slice(&s.entries.to_le_bytes());
-            out.extend_from_slice(&(s.body.len() as u64).to_le_bytes());
-            out.extend_from_slice(s.body);
-        }
-        out.extend_from_slice(&snapshot.id.to_le_bytes());
-        put_bytes32(&mut out, fp.as_bytes());
-        out.extend_from_slice(&table_files.to_le_bytes());
-        out.extend_from_slice(&self.entries.to_le_bytes());
-        out.extend_from_slice(&(body_len as u64).to_le_bytes());
+    /// The slot, with `table_files` as the snapshot's data file count.
+    pub(crate) fn finish(self, table_files: u64) -> Bytes {
+        let mut out = self.out;
+        let rows_len = (out.len() - self.header_at - 20) as u64;
+        out.reserve(
+            8 + self.partitions.iter().map(|p| 4 + p.len()).sum::<usize>()
+                + self.schemas.iter().map(|s| 4 + s.len()).sum::<usize>(),
+        );
         out.extend_from_slice(&(self.partitions.len() as u32).to_le_bytes());
         for p in &self.partitions {
             put_bytes32(&mut out, p);
         }
-        out.extend_from_slice(&self.rows);
-        debug_assert_eq!(out.len(), size);
+        out.extend_from_slice(&(self.schemas.len() as u32).to_le_bytes());
+        for s in &self.schemas {
+            put_bytes32(&mut out, s.as_bytes());
+        }
+        let h = self.header_at;
+        out[h..h + 8].copy_from_slice(&table_files.to_le_bytes());
+        out[h + 8..h + 12].copy_from_slice(&self.entries.to_le_bytes());
+        out[h + 12..h + 20].copy_from_slice(&rows_len.to_le_bytes());
         Bytes::from(out)
     }
 }
@@ -513,25 +536,19 @@ mod tests {
         encode_manifest_entries(&entries, ManifestCompression::Null).unwrap()
     }
 
-    /// A new value: `old`'s slots plus one with `entries` (as a full rebuild writes it).
-    fn encode(
-        old: Option<&LiveValue<'_>>,
-        snapshot: &Snapshot,
-        table_files: u64,
-        entries: &[RawEntry<'_>],
-        max: usize,
-    ) -> Bytes {
-        let mut w = SlotWriter::new(old);
+    /// A slot with `entries` (as a full rebuild writes it).
+    fn slot(snapshot: &Snapshot, table_files: u64, entries: &[RawEntry<'_>]) -> Bytes {
+        let mut w = SlotWriter::new(None, snapshot, 0);
         for e in entries {
-            w.push_raw(e);
+            w.push_raw(e).unwrap();
         }
-        w.finish(old, snapshot, table_files, max)
+        w.finish(table_files)
     }
 
-    fn names(v: &LiveValue<'_>, id: i64, list: &str) -> Option<Vec<(String, i32)>> {
-        let slot = v.find(id, &fingerprint(&snapshot(id, list)))?;
+    /// (file name, partition index) of every entry, checked against the decoded datum.
+    fn names(v: &SlotValue<'_>) -> Vec<(String, i32)> {
         let mut out = Vec::new();
-        v.entries(slot)?
+        v.entries()
             .try_for_each(|partitions, e| {
                 let d = e.schema.decode(e.datum, 0)?;
                 let p = BinaryRow::from_serialized(partitions[e.partition])?;
@@ -540,43 +557,40 @@ mod tests {
                 assert_eq!(e.level, d.file.level);
                 out.push((d.file.file_name, e.partition as i32));
                 Ok::<(), strata_spec::SpecError>(())
-            })?
+            })
+            .unwrap()
             .unwrap();
-        Some(out)
+        out
     }
 
     #[test]
-    fn slots_are_kept_per_snapshot_oldest_evicted_and_fingerprinted() {
+    fn slots_round_trip_and_are_fingerprinted() {
         let m1 = RawManifest::parse(&manifest(&[("a", 1), ("b", 2), ("c", 1)])).unwrap();
-        let m2 = RawManifest::parse(&manifest(&[("d", 3)])).unwrap();
         let e1: Vec<_> = m1.entries().collect();
-        let e2: Vec<_> = m2.entries().collect();
-        let v1 = encode(None, &snapshot(1, "x"), 3, &e1, 2);
-        let p1 = LiveValue::parse(&v1).unwrap();
+        let v1 = slot(&snapshot(1, "x"), 3, &e1);
+        let p1 = SlotValue::parse(&v1).unwrap();
         // Partitions are deduplicated: a and c share index 0.
         assert_eq!(
-            names(&p1, 1, "x").unwrap(),
+            names(&p1),
             vec![("a".into(), 0), ("b".into(), 1), ("c".into(), 0)]
         );
-        let v2 = encode(Some(&p1), &snapshot(2, "y"), 1, &e2, 2);
-        let p2 = LiveValue::parse(&v2).unwrap();
-        assert!(names(&p2, 1, "x").is_some() && names(&p2, 2, "y").is_some());
-        assert_eq!(p2.base_for(3, 5).unwrap().snapshot_id, 2);
-        assert_eq!(p2.base_for(2, 5).unwrap().snapshot_id, 1);
-        assert!(p2.base_for(9, 5).is_none(), "too far behind");
-        // A third snapshot with max 2 evicts the oldest (1).
-        let v3 = encode(Some(&p2), &snapshot(3, "z"), 1, &e2, 2);
-        let p3 = LiveValue::parse(&v3).unwrap();
-        assert!(names(&p3, 1, "x").is_none());
-        assert_eq!(p3.slots.len(), 2);
-        // Same id, other manifest lists (a rollback reused the id): no match.
-        assert!(names(&p3, 3, "other").is_none());
-        assert_eq!(
-            p3.find(3, &fingerprint(&snapshot(3, "z")))
-                .unwrap()
-                .table_files,
-            1
-        );
+        assert_eq!((p1.table_files, p1.entries), (3, 3));
+        assert!(p1.is(1, &fingerprint(&snapshot(1, "x"))));
+        // Same id, other manifest lists (a rollback reused the id): not this slot.
+        assert!(!p1.is(1, &fingerprint(&snapshot(1, "other"))));
+        assert!(!p1.is(2, &fingerprint(&snapshot(1, "x"))));
+    }
+
+    #[test]
+    fn the_index_round_trips_and_picks_the_newest_base_in_reach() {
+        let index: SlotIndex = vec![(2, "a|b".into()), (5, "c|d".into()), (9, "e|f".into())];
+        assert_eq!(parse_index(&encode_index(&index)).unwrap(), index);
+        assert_eq!(parse_index(&encode_index(&Vec::new())).unwrap(), vec![]);
+        assert_eq!(base_for(&index, 10, 64).unwrap().0, 9);
+        assert_eq!(base_for(&index, 9, 64).unwrap().0, 5);
+        assert_eq!(base_for(&index, 8, 3).unwrap().0, 5);
+        assert!(base_for(&index, 8, 2).is_none(), "too far behind");
+        assert!(base_for(&index, 2, 64).is_none(), "nothing older");
     }
 
     /// A slot copied entry by entry from a cached one (as an incremental build does), minus
@@ -595,24 +609,21 @@ mod tests {
         let m = RawManifest::parse(&bytes).unwrap();
         let raw: Vec<_> = m.entries().collect();
         assert!(raw[2].head.extras.is_some());
-        let v1 = encode(None, &snapshot(1, "x"), 3, &raw, 3);
-        let p1 = LiveValue::parse(&v1).unwrap();
-        let slot = p1.find(1, &fingerprint(&snapshot(1, "x"))).unwrap();
+        let v1 = slot(&snapshot(1, "x"), 3, &raw);
+        let p1 = SlotValue::parse(&v1).unwrap();
         let m2 = RawManifest::parse(&manifest(&[("f", 1)])).unwrap();
-        let mut w = SlotWriter::new(Some(&p1));
-        let mut remap: Vec<Option<u32>> = Vec::new();
+        let mut w = SlotWriter::new(Some(&p1), &snapshot(2, "y"), v1.len());
+        let mut remap: Vec<Option<u32>> = vec![None; p1.partitions.len()];
         let mut seen_extras = Vec::new();
-        p1.entries(slot)
-            .unwrap()
+        p1.entries()
             .try_for_each(|partitions, e| {
                 seen_extras.push(e.extras.to_vec());
                 if e.file_name == b"b" {
                     return Ok::<(), ()>(());
                 }
-                remap.resize(partitions.len(), None);
                 let p =
                     *remap[e.partition].get_or_insert_with(|| w.partition(partitions[e.partition]));
-                w.push(p, e.level, e.schema_index, e.file_name, e.extras, e.datum);
+                w.push(p, e.level, e.schema_index, e.name, e.extras, e.datum);
                 Ok(())
             })
             .unwrap()
@@ -622,18 +633,18 @@ mod tests {
             vec![vec![], vec![], encode_extras(raw[2].head.extras.as_deref())]
         );
         for e in m2.entries() {
-            w.push_raw(&e);
+            w.push_raw(&e).unwrap();
         }
-        let v2 = w.finish(Some(&p1), &snapshot(2, "y"), 3, 3);
-        let p2 = LiveValue::parse(&v2).unwrap();
+        let v2 = w.finish(7);
+        let p2 = SlotValue::parse(&v2).unwrap();
+        assert!(p2.is(2, &fingerprint(&snapshot(2, "y"))));
+        assert_eq!(p2.table_files, 7);
         assert_eq!(
-            names(&p2, 2, "y").unwrap(),
+            names(&p2),
             vec![("a".into(), 0), ("e".into(), 1), ("f".into(), 0)]
         );
-        let slot = p2.find(2, &fingerprint(&snapshot(2, "y"))).unwrap();
         let mut decoded = Vec::new();
-        p2.entries(slot)
-            .unwrap()
+        p2.entries()
             .try_for_each(|_, e| {
                 decoded.push(e.schema.decode(e.datum, 0).unwrap());
                 Ok::<(), ()>(())
@@ -641,7 +652,6 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(decoded[1].file, special.file);
-        assert_eq!(p2.slots.len(), 2, "the base slot is kept");
     }
 
     #[test]
@@ -667,23 +677,22 @@ mod tests {
     fn truncated_or_foreign_values_are_rejected_without_panicking() {
         let m = RawManifest::parse(&manifest(&[("a", 1), ("b", 2)])).unwrap();
         let e: Vec<_> = m.entries().collect();
-        let v = encode(None, &snapshot(1, "x"), 2, &e, 1);
+        let v = slot(&snapshot(1, "x"), 2, &e);
         for cut in 0..v.len() {
-            if let Some(p) = LiveValue::parse(&v[..cut]) {
-                if let Some(slot) = p.slots.first() {
-                    if let Some(entries) = p.entries(slot) {
-                        let _ = entries.try_for_each(|_, _| Ok::<(), ()>(()));
-                    }
-                }
+            if let Some(p) = SlotValue::parse(&v[..cut]) {
+                let _ = p.entries().try_for_each(|_, _| Ok::<(), ()>(()));
             }
         }
-        assert!(LiveValue::parse(b"SLE2").is_none());
+        let index = encode_index(&vec![(1, "x".into())]);
+        for cut in 0..index.len() {
+            assert!(parse_index(&index[..cut]).is_none());
+        }
+        // Slots and indexes are not each other; earlier versions are misses.
+        assert!(parse_index(&v).is_none());
+        assert!(SlotValue::parse(&index).is_none());
         let mut old = v.to_vec();
         old[..4].copy_from_slice(b"SLE2");
-        assert!(
-            LiveValue::parse(&old).is_none(),
-            "earlier versions are misses"
-        );
-        assert!(LiveValue::parse(&v).is_some());
+        assert!(SlotValue::parse(&old).is_none());
+        assert!(SlotValue::parse(&v).is_some());
     }
 }

@@ -474,3 +474,43 @@ async fn older_snapshots_are_rebuilt() {
     let m = check_bucket(&t, &c, 0, 3, "p = 1").await;
     assert_eq!(m.cache_deltas_applied, 1);
 }
+
+/// Each bucket keeps an index and at most `max-snapshots` slots, each under its own key: a new
+/// snapshot's slot is added without rewriting the others, and the oldest is dropped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_most_max_snapshots_slots_are_kept_per_bucket() {
+    let wh = Warehouse::new();
+    let t = wh.create("db.t", APPEND).await;
+    let cache = Arc::new(LruCache::new(64 << 20));
+    let c = t
+        .with_dynamic_options([(
+            "scan.manifest-entry-cache.max-snapshots".to_string(),
+            "2".to_string(),
+        )])
+        .unwrap()
+        .with_cache(cache.clone() as Arc<dyn Cache>);
+    for k in 0..4 {
+        write_all(&t, k).await;
+        check_bucket(&t, &c, 0, k + 1, "p = 0").await;
+        let kept = (k as usize + 1).min(2);
+        assert_eq!(cache.stats().entries, 1 + kept, "index + {kept} slots");
+    }
+    // Both kept snapshots hit; the evicted one is rebuilt (nothing older to build from) and
+    // kept, the oldest other slot (3) dropped.
+    for s in [3, 4] {
+        let p = plan(&c, None, 0, Some(s)).await;
+        assert_eq!(p.metrics.cache_hit, Some(true), "snapshot {s}");
+    }
+    let p = plan(&c, None, 0, Some(2)).await;
+    assert_eq!(
+        (p.metrics.cache_hit, p.metrics.cache_deltas_applied),
+        (Some(false), 0)
+    );
+    for (s, hit) in [(2, true), (4, true), (3, false)] {
+        let p = plan(&c, None, 0, Some(s)).await;
+        assert_eq!(p.metrics.cache_hit, Some(hit), "snapshot {s}");
+    }
+    // A second bucket has its own index and slots.
+    check_bucket(&t, &c, 1, 4, "p = 0").await;
+    assert_eq!(cache.stats().entries, 3 + 2);
+}
