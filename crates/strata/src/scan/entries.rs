@@ -449,8 +449,8 @@ async fn read_through_cache(
 
 /// Puts a new slot and registers it in its bucket's index: replacing a slot of the same
 /// snapshot id (other content: a rollback reused the id), and invalidating the oldest other
-/// slots beyond `max_snapshots` (as before slots had keys of their own, the new slot is kept
-/// even when older than the others, e.g. for a time-travel scan). The index is read again just before it is written, so concurrent
+/// slots beyond `max_snapshots` (the new slot is kept even when older than the others, e.g.
+/// for a time-travel scan). The index is read again just before it is written, so concurrent
 /// scans rarely lose each other's slots (a lost one is only a later miss).
 fn store_slot(table: &Table, c: &CacheUse, bucket: i32, id: i64, fp: String, slot: Bytes) {
     c.cache.put(slot_key(table, bucket, id, &fp), slot);

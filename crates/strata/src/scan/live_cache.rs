@@ -339,7 +339,7 @@ fn name_in_datum(e: &RawEntry<'_>) -> Option<(u32, u32)> {
     let name = e.head.file_name.as_ptr() as usize;
     let offset = name.checked_sub(datum)?;
     let end = offset.checked_add(e.head.file_name.len())?;
-    (end <= e.datum.len()).then(|| (offset as u32, e.head.file_name.len() as u32))
+    (end <= e.datum.len()).then_some((offset as u32, e.head.file_name.len() as u32))
 }
 
 /// Writes one slot in a single pass into its final buffer: entries are appended one at a time,
