@@ -514,3 +514,72 @@ async fn at_most_max_snapshots_slots_are_kept_per_bucket() {
     check_bucket(&t, &c, 1, 4, "p = 0").await;
     assert_eq!(cache.stats().entries, 3 + 2);
 }
+
+/// A schema change between the cached snapshot and the new one does not stop the incremental
+/// build: entries carry their own writer schema and data schema id, and the live set does not
+/// depend on the table's current schema.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn schema_changes_are_built_incrementally() {
+    use strata_spec::schema::SchemaChange;
+    use strata_spec::types::json::parse_type_text;
+    let wh = Warehouse::new();
+    let t = wh.create("db.t", APPEND).await;
+    let cache: Arc<dyn Cache> = Arc::new(LruCache::new(64 << 20));
+    let with_cache = |t: &Table| {
+        t.with_dynamic_options([(
+            "scan.manifest-entry-cache.max-snapshots".to_string(),
+            "3".to_string(),
+        )])
+        .unwrap()
+        .with_cache(cache.clone())
+    };
+    write_all(&t, 0).await;
+    write_all(&t, 1).await;
+    check_bucket(&t, &with_cache(&t), 0, 2, "p = 0").await;
+    let id: strata::catalog::Identifier = "db.t".parse().unwrap();
+    wh.catalog
+        .alter_table(
+            &id,
+            vec![SchemaChange::add_column(
+                "w",
+                parse_type_text("INT").unwrap(),
+            )],
+            false,
+        )
+        .await
+        .unwrap();
+    let t1 = wh.catalog.get_table(&id).await.unwrap();
+    let schema = Arc::new(ArrowSchema::new(vec![
+        Field::new("id", ArrowType::Int64, false),
+        Field::new("p", ArrowType::Int32, false),
+        Field::new("v", ArrowType::Int32, true),
+        Field::new("w", ArrowType::Int32, true),
+    ]));
+    let ids: Vec<i64> = (500..520).collect();
+    let b = RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(Int64Array::from(ids.clone())),
+            Arc::new(Int32Array::from(
+                ids.iter().map(|i| (i % 4) as i32).collect::<Vec<_>>(),
+            )),
+            Arc::new(Int32Array::from(vec![Some(1); ids.len()])),
+            Arc::new(Int32Array::from(vec![Some(2); ids.len()])),
+        ],
+    )
+    .unwrap();
+    t1.write_batches([b], None).await.unwrap();
+    let m = check_bucket(&t1, &with_cache(&t1), 0, 3, "p = 1").await;
+    assert_eq!(m.cache_deltas_applied, 1);
+    let schema_ids: std::collections::BTreeSet<i64> = plan(&t1, None, 0, Some(3))
+        .await
+        .splits
+        .iter()
+        .flat_map(|s| s.files.iter().map(|f| f.schema_id))
+        .collect();
+    assert_eq!(
+        schema_ids,
+        [0, 1].into(),
+        "files of both schemas in the slot"
+    );
+}
