@@ -18,9 +18,11 @@
 //!   snapshot files, the delta lists and the delta manifests holding the bucket are read. The
 //!   build is used only when the chain provably lines up, else the slot is rebuilt:
 //!   - snapshot `B` still exists with the slot's manifest lists (expired or rolled back: no);
-//!   - no snapshot of `B+1 ..= S` is an OVERWRITE: Java writes OVERWRITE snapshots whose base
-//!     list is not the previous snapshot's (`rollbackToAsLatest`, `replaceManifestList`, a
-//!     REPLACE TABLE AS SELECT after a TRUNCATE), so their delta does not describe the change;
+//!   - no snapshot of `B+1 ..= S` is an OVERWRITE: Java also writes OVERWRITE snapshots whose
+//!     base list is not derived from the previous snapshot's (`FileStoreCommitImpl`'s
+//!     `rollbackToAsLatest`, `replaceManifestList` with any lists, a REPLACE TABLE AS SELECT
+//!     after a TRUNCATE), and nothing in a snapshot tells those from a plain INSERT OVERWRITE,
+//!     so every OVERWRITE is rebuilt (the snapshots after it are incremental again);
 //!   - snapshot `S` is read again after the others and is unchanged, so the ids in between were
 //!     not rolled back and reused meanwhile (a snapshot file is deleted, never replaced, while
 //!     a newer one exists);
