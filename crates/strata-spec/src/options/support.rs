@@ -232,7 +232,7 @@ const MEM: &str =
     "memory, spill or I/O tuning of Java's writers and readers; no effect on what is stored";
 const METASTORE: &str = "Hive metastore registration; no effect on the table's files";
 const MVIEW: &str = "Flink materialized-table metadata; no effect on files or reads";
-const NO_CHANGELOG: &str = "configures changelog files, which strata never writes (changelog-producer other than none is refused)";
+const LOOKUP_CHANGELOG: &str = "configures the lookup / full-compaction changelog producers, which strata refuses (it writes changelog-producer = input)";
 const PART_EXPIRE: &str = "only with partition expiration (partition.expiration-time, refused)";
 const PKI: &str =
     "configures a primary-key index that exists only with pk-*.index.columns (refused)";
@@ -273,14 +273,14 @@ const KEYS: &[Entry] = &[
     unsupported("chain-table.enabled", "chain tables merge snapshot and delta branches on read; not implemented", &["false"]),
     no_effect("chain-table.split.key-range-enabled", CHAIN),
     no_effect("chain-table.streaming.merge-snapshot", CHAIN),
-    no_effect("changelog-file.compression", NO_CHANGELOG),
-    no_effect("changelog-file.format", NO_CHANGELOG),
-    no_effect("changelog-file.prefix", NO_CHANGELOG),
-    no_effect("changelog-file.stats-mode", NO_CHANGELOG),
-    unsupported("changelog-producer", "Java commits then carry changelog files for streaming readers; strata writes none", &["none"]),
+    implemented("changelog-file.compression"),
+    unsupported("changelog-file.format", "changelog files in another format than Parquet; strata writes Parquet changelog files", &["parquet"]),
+    implemented("changelog-file.prefix"),
+    implemented("changelog-file.stats-mode"),
+    unsupported("changelog-producer", "Java's lookup and full-compaction producers derive the changelog in compaction; strata writes the input producer's changelog only", &["none", "input"]),
     no_effect("changelog-producer.lookup-wait", "fallback key of lookup-wait: Flink's commit waits for lookup compaction"),
-    no_effect("changelog-producer.row-deduplicate", NO_CHANGELOG),
-    no_effect("changelog-producer.row-deduplicate-ignore-fields", NO_CHANGELOG),
+    no_effect("changelog-producer.row-deduplicate", LOOKUP_CHANGELOG),
+    no_effect("changelog-producer.row-deduplicate-ignore-fields", LOOKUP_CHANGELOG),
     implemented("changelog.num-retained.max"),
     implemented("changelog.num-retained.min"),
     implemented("changelog.time-retained"),
@@ -387,10 +387,10 @@ const KEYS: &[Entry] = &[
     no_effect("global-index.thread-num", GINDEX),
     implemented("ignore-delete"),
     implemented("ignore-update-before"),
-    unsupported("incremental-between", "a batch read returns the changes between two snapshots; strata reads whole snapshots", &[]),
-    no_effect("incremental-between-scan-mode", "only with incremental-between / incremental-between-timestamp (refused)"),
-    no_effect("incremental-between-tag-to-snapshot", "only with incremental-between (refused)"),
-    unsupported("incremental-between-timestamp", "a batch read returns the changes between two times; strata reads whole snapshots", &[]),
+    implemented("incremental-between"),
+    implemented("incremental-between-scan-mode"),
+    implemented("incremental-between-tag-to-snapshot"),
+    implemented("incremental-between-timestamp"),
     unsupported("incremental-to-auto-tag", "a batch read returns the changes up to an auto tag; strata reads whole snapshots", &[]),
     implemented("index-file-in-data-file-dir"),
     no_effect("key-value.sequence_number.enabled", "internal option of Java's audit_log / binlog system tables"),
@@ -607,8 +607,8 @@ const PREFIXES: &[Entry] = &[
     no_effect("blob-descriptor.", BLOB),
     no_effect("blob.", BLOB),
     no_effect("chain-table.", CHAIN),
-    no_effect("changelog-producer.", NO_CHANGELOG),
-    no_effect("changelog.", "Flink changelog pre-commit compaction settings; strata writes no changelog"),
+    no_effect("changelog-producer.", LOOKUP_CHANGELOG),
+    no_effect("changelog.", "Flink changelog pre-commit compaction settings; no effect on the files strata writes"),
     no_effect("clustering.", CLUSTER),
     no_effect("commit.", "commit callback parameters and Flink commit listeners; commit.callbacks itself is refused"),
     no_effect("compaction.", "Flink compaction job settings (bucket distribution, ...)"),
@@ -797,18 +797,23 @@ mod tests {
     }
 
     #[test]
-    fn changelog_producer_input_is_unsupported_none_is_not() {
-        let input = unsupported_options(&opts(&[("changelog-producer", "input")]));
-        assert_eq!(input.len(), 1);
-        assert_eq!(input[0].0, "changelog-producer");
-        assert!(input[0].1.contains("changelog"), "{}", input[0].1);
+    fn changelog_producer_lookup_is_unsupported_none_and_input_are_not() {
+        let lookup = unsupported_options(&opts(&[("changelog-producer", "lookup")]));
+        assert_eq!(lookup.len(), 1);
+        assert_eq!(lookup[0].0, "changelog-producer");
+        assert!(lookup[0].1.contains("changelog"), "{}", lookup[0].1);
         assert!(reported(&[("changelog-producer", "none")]).is_empty());
         assert!(reported(&[("changelog-producer", "NONE")]).is_empty());
+        assert!(reported(&[("changelog-producer", "input")]).is_empty());
         assert_eq!(
-            reported(&[("changelog-producer", "lookup")]),
+            reported(&[("changelog-producer", "full-compaction")]),
             ["changelog-producer"]
         );
-        assert_eq!(harmless_values("changelog-producer"), ["none"]);
+        assert_eq!(
+            reported(&[("changelog-file.format", "orc")]),
+            ["changelog-file.format"]
+        );
+        assert_eq!(harmless_values("changelog-producer"), ["none", "input"]);
     }
 
     #[test]

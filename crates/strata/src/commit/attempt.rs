@@ -36,6 +36,8 @@ pub(super) struct CommitRequest<'a> {
     pub kind: CommitKind,
     pub identifier: i64,
     pub adds: &'a [ManifestEntry],
+    /// ADD entries of changelog files: the snapshot's changelog manifest list.
+    pub changelog: &'a [ManifestEntry],
     pub index: &'a [IndexManifestEntry],
     /// See `CommitMessage::index_base`.
     pub index_base: Option<i64>,
@@ -52,6 +54,7 @@ impl TableCommit {
             kind,
             identifier,
             adds,
+            changelog,
             index,
             index_base,
             overwrite,
@@ -136,7 +139,7 @@ impl TableCommit {
             Some(r) => index_changes.extend(r.changes.iter().cloned()),
             None => index_changes.extend(index.iter().cloned()),
         }
-        if delta.is_empty() && index_changes.is_empty() {
+        if delta.is_empty() && changelog.is_empty() && index_changes.is_empty() {
             return Ok(Attempt::NothingToDo);
         }
 
@@ -187,6 +190,19 @@ impl TableCommit {
             written.push(base_list.clone());
             let (delta_list, delta_size) = store.write_list(&namer, &delta_metas).await?;
             written.push(delta_list.clone());
+            // Java `tryCommitOnce`: the changelog files in manifests of their own, listed by
+            // `changelogManifestList`; `changelogRecordCount` is their row count (null
+            // without changelog).
+            let mut changelog_list = None;
+            if !changelog.is_empty() {
+                let meta = store
+                    .write_manifest(&namer, changelog, &partition_type, schema_id)
+                    .await?;
+                written.push(meta.file_name.clone());
+                let list = store.write_list(&namer, &[meta]).await?;
+                written.push(list.0.clone());
+                changelog_list = Some(list);
+            }
             fault::inject("commit.after-manifest-list")?;
 
             let delta_count: i64 = delta
@@ -206,8 +222,8 @@ impl TableCommit {
                 base_manifest_list_size: Some(base_size),
                 delta_manifest_list: delta_list,
                 delta_manifest_list_size: Some(delta_size),
-                changelog_manifest_list: None,
-                changelog_manifest_list_size: None,
+                changelog_manifest_list: changelog_list.as_ref().map(|l| l.0.clone()),
+                changelog_manifest_list_size: changelog_list.as_ref().map(|l| l.1),
                 index_manifest,
                 commit_user: self.commit_user.clone(),
                 writer_version: Some(format!("strata-{}", env!("CARGO_PKG_VERSION"))),
@@ -216,7 +232,8 @@ impl TableCommit {
                 time_millis: chrono::Utc::now().timestamp_millis(),
                 total_record_count: prev_total + delta_count,
                 delta_record_count: delta_count,
-                changelog_record_count: None,
+                changelog_record_count: (!changelog.is_empty())
+                    .then(|| changelog.iter().map(|e| e.file.row_count).sum()),
                 watermark: latest.as_ref().and_then(|s| s.watermark),
                 statistics: None,
                 properties: Default::default(),

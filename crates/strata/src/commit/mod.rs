@@ -52,10 +52,17 @@ pub struct CommitMessage {
     /// the files it rewrote. Each must still be live when the commit lands, or the commit
     /// fails as a conflict.
     pub deleted_files: Vec<DataFileMeta>,
+    /// Changelog files of the new data (Java `DataIncrement.changelogFiles`; written by
+    /// `changelog-producer = input`): ADD entries of the APPEND snapshot's changelog manifest
+    /// list, read by streaming and incremental readers of the changelog.
+    pub new_changelog: Vec<DataFileMeta>,
     /// Compaction: files removed (DELETE entries; an upgraded file at its old level).
     pub compact_before: Vec<DataFileMeta>,
     /// Compaction: files added (ADD entries; an upgraded file at its new level, same name).
     pub compact_after: Vec<DataFileMeta>,
+    /// Changelog files produced by the compaction (Java `CompactIncrement.changelogFiles`):
+    /// the COMPACT snapshot's changelog manifest list.
+    pub compact_changelog: Vec<DataFileMeta>,
     /// Index file changes of this (partition, bucket): ADD of new index files, DELETE of the
     /// ones they replace (e.g. from `DynamicBucketAssigner::prepare_commit`). Each entry
     /// carries its own partition and bucket, which the commit uses as they are.
@@ -76,8 +83,10 @@ impl CommitMessage {
             total_buckets,
             new_files: Vec::new(),
             deleted_files: Vec::new(),
+            new_changelog: Vec::new(),
             compact_before: Vec::new(),
             compact_after: Vec::new(),
+            compact_changelog: Vec::new(),
             index_changes: Vec::new(),
             index_base: None,
         }
@@ -87,8 +96,10 @@ impl CommitMessage {
     pub fn is_empty(&self) -> bool {
         self.new_files.is_empty()
             && self.deleted_files.is_empty()
+            && self.new_changelog.is_empty()
             && self.compact_before.is_empty()
             && self.compact_after.is_empty()
+            && self.compact_changelog.is_empty()
             && self.index_changes.is_empty()
     }
 }
@@ -221,9 +232,19 @@ impl TableCommit {
         messages: Vec<CommitMessage>,
         overwrite: Option<OverwriteScope>,
     ) -> Result<Committed> {
-        let split = split_messages(messages);
+        let mut split = split_messages(messages);
+        if overwrite.is_some() && !split.changelog.is_empty() {
+            // An OVERWRITE commits no changelog (Java `overwritePartition` ignores it):
+            // streaming readers of the changelog never see overwrites.
+            let changelog = std::mem::take(&mut split.changelog);
+            self.discard_compaction_outputs(&changelog).await;
+        }
         let mut out = Committed::default();
-        if overwrite.is_some() || !split.adds.is_empty() || !split.index.is_empty() {
+        if overwrite.is_some()
+            || !split.adds.is_empty()
+            || !split.changelog.is_empty()
+            || !split.index.is_empty()
+        {
             let kind = if overwrite.is_some() {
                 CommitKind::Overwrite
             } else {
@@ -234,6 +255,7 @@ impl TableCommit {
                     kind,
                     identifier,
                     adds: &split.adds,
+                    changelog: &split.changelog,
                     index: &split.index,
                     index_base: split.index_base,
                     overwrite: overwrite.as_ref(),
@@ -250,12 +272,13 @@ impl TableCommit {
                 }
             };
         }
-        if !split.compact.is_empty() {
+        if !split.compact.is_empty() || !split.compact_changelog.is_empty() {
             match self
                 .commit_with_retry(attempt::CommitRequest {
                     kind: CommitKind::Compact,
                     identifier,
                     adds: &split.compact,
+                    changelog: &split.compact_changelog,
                     index: &[],
                     index_base: None,
                     overwrite: None,
@@ -267,6 +290,8 @@ impl TableCommit {
                 Err(e @ Error::CommitOutcomeUnknown { .. }) => return Err(e),
                 Err(e) => {
                     self.discard_compaction_outputs(&split.compact).await;
+                    self.discard_compaction_outputs(&split.compact_changelog)
+                        .await;
                     match out.append {
                         // The new data is committed: a compaction that could not land is
                         // only a missed optimisation (the next write compacts again), and an
@@ -319,13 +344,17 @@ impl TableCommit {
             }
         }
         self.discard_compaction_outputs(&split.compact).await;
+        self.discard_compaction_outputs(&split.changelog).await;
+        self.discard_compaction_outputs(&split.compact_changelog)
+            .await;
         for e in split.index.iter().filter(|e| e.kind == FileKind::Add) {
             let path = self.table.paths().index_file(&e.index_file.file_name);
             let _ = self.table.file_io().delete(&path).await;
         }
     }
 
-    /// Deletes the files a failed COMPACT commit would have added (not the upgraded ones,
+    /// Deletes the files a failed COMPACT commit (or a changelog list) would have added (not
+    /// the upgraded ones,
     /// which are live under the same name).
     async fn discard_compaction_outputs(&self, entries: &[ManifestEntry]) {
         for e in entries.iter().filter(|e| e.kind == FileKind::Add) {
@@ -381,6 +410,10 @@ struct SplitMessages {
     /// DELETE entries of compacted files, then ADD entries of compaction outputs (Java
     /// `ManifestEntryChanges`).
     compact: Vec<ManifestEntry>,
+    /// ADD entries of the new data's changelog files (`appendChangelog`).
+    changelog: Vec<ManifestEntry>,
+    /// ADD entries of the compaction's changelog files (`compactChangelog`).
+    compact_changelog: Vec<ManifestEntry>,
 }
 
 fn split_messages(messages: Vec<CommitMessage>) -> SplitMessages {
@@ -389,6 +422,8 @@ fn split_messages(messages: Vec<CommitMessage>) -> SplitMessages {
         index: Vec::new(),
         index_base: None,
         compact: Vec::new(),
+        changelog: Vec::new(),
+        compact_changelog: Vec::new(),
     };
     let mut compact_adds = Vec::new();
     let mut bases: Vec<Option<i64>> = Vec::new();
@@ -415,6 +450,12 @@ fn split_messages(messages: Vec<CommitMessage>) -> SplitMessages {
         }
         for f in m.compact_after {
             compact_adds.push(entry(FileKind::Add, f));
+        }
+        for f in m.new_changelog {
+            out.changelog.push(entry(FileKind::Add, f));
+        }
+        for f in m.compact_changelog {
+            out.compact_changelog.push(entry(FileKind::Add, f));
         }
     }
     out.compact.extend(compact_adds);

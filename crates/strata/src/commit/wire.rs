@@ -32,6 +32,11 @@ pub const WIRE_VERSION: u32 = 1;
 /// that knows only version 1 would read the whole file, so it must refuse such a split.
 pub const SPLIT_ROW_RANGE_VERSION: u32 = 2;
 
+/// Version of a serialized [`CommitMessage`] with changelog files: a reader that knows only
+/// version 1 would drop them silently (streaming readers would miss the commit), so it must
+/// refuse such a message.
+pub const COMMIT_CHANGELOG_VERSION: u32 = 2;
+
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
 #[derive(Serialize, Deserialize)]
@@ -49,6 +54,12 @@ struct CommitMessageWire {
     compact_after: String,
     index_changes: String,
     index_base: Option<i64>,
+    /// Version [`COMMIT_CHANGELOG_VERSION`]: changelog files of the new data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    new_changelog: Option<String>,
+    /// Version [`COMMIT_CHANGELOG_VERSION`]: changelog files of the compaction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    compact_changelog: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -118,21 +129,31 @@ impl TryFrom<&CommitMessage> for CommitMessageWire {
         let files = |fs: &[DataFileMeta]| encode_files(&m.partition, m.bucket, m.total_buckets, fs);
         let index = encode_index_manifest(&m.index_changes, ManifestCompression::Null)
             .map_err(|e| format!("encoding index changes: {e}"))?;
+        let optional = |fs: &[DataFileMeta]| -> Result<Option<String>, String> {
+            if fs.is_empty() {
+                Ok(None)
+            } else {
+                files(fs).map(Some)
+            }
+        };
+        let has_changelog = !m.new_changelog.is_empty() || !m.compact_changelog.is_empty();
         Ok(CommitMessageWire {
-            version: WIRE_VERSION,
+            version: if has_changelog {
+                COMMIT_CHANGELOG_VERSION
+            } else {
+                WIRE_VERSION
+            },
             partition: B64.encode(m.partition.to_serialized()),
             bucket: m.bucket,
             total_buckets: m.total_buckets,
             new_files: files(&m.new_files)?,
-            deleted_files: if m.deleted_files.is_empty() {
-                None
-            } else {
-                Some(files(&m.deleted_files)?)
-            },
+            deleted_files: optional(&m.deleted_files)?,
             compact_before: files(&m.compact_before)?,
             compact_after: files(&m.compact_after)?,
             index_changes: B64.encode(index),
             index_base: m.index_base,
+            new_changelog: optional(&m.new_changelog)?,
+            compact_changelog: optional(&m.compact_changelog)?,
         })
     }
 }
@@ -140,7 +161,13 @@ impl TryFrom<&CommitMessage> for CommitMessageWire {
 impl TryFrom<CommitMessageWire> for CommitMessage {
     type Error = String;
     fn try_from(w: CommitMessageWire) -> Result<Self, String> {
-        check_version(w.version, "commit message")?;
+        if w.version != COMMIT_CHANGELOG_VERSION {
+            check_version(w.version, "commit message")?;
+        }
+        let optional = |text: &Option<String>, what: &str| match text {
+            Some(text) => decode_files(text, what),
+            None => Ok(Vec::new()),
+        };
         let index = B64
             .decode(&w.index_changes)
             .map_err(|e| format!("indexChanges: not base64: {e}"))?;
@@ -149,10 +176,9 @@ impl TryFrom<CommitMessageWire> for CommitMessage {
             bucket: w.bucket,
             total_buckets: w.total_buckets,
             new_files: decode_files(&w.new_files, "newFiles")?,
-            deleted_files: match &w.deleted_files {
-                Some(text) => decode_files(text, "deletedFiles")?,
-                None => Vec::new(),
-            },
+            deleted_files: optional(&w.deleted_files, "deletedFiles")?,
+            new_changelog: optional(&w.new_changelog, "newChangelog")?,
+            compact_changelog: optional(&w.compact_changelog, "compactChangelog")?,
             compact_before: decode_files(&w.compact_before, "compactBefore")?,
             compact_after: decode_files(&w.compact_after, "compactAfter")?,
             index_changes: decode_index_manifest(&index)

@@ -53,6 +53,10 @@ pub struct KvWriterConfig {
 
 impl KvWriterConfig {
     pub fn new(schema: &TableSchema) -> Result<Arc<Self>> {
+        Ok(Arc::new(Self::build(schema)?))
+    }
+
+    fn build(schema: &TableSchema) -> Result<Self> {
         let opts = schema.options();
         let layout = KvLayout::for_table(schema)?;
         let stats = ValueStatsLayout::new(schema)?;
@@ -67,7 +71,7 @@ impl KvWriterConfig {
             &schema.fields,
             &opts,
         )?;
-        Ok(Arc::new(KvWriterConfig {
+        Ok(KvWriterConfig {
             shredding,
             schema_id: schema.id,
             target_file_size: opts.target_file_size(true)?,
@@ -78,7 +82,29 @@ impl KvWriterConfig {
             stats_types: stats.stats_types,
             key_types,
             layout,
-        }))
+        })
+    }
+
+    /// The settings of the table's changelog files (Java `KeyValueFileWriterFactory`'s
+    /// changelog writer): the same key-value layout, named `changelog-file.prefix` (default
+    /// `changelog-`), compressed with `changelog-file.compression` and with value statistics
+    /// per `changelog-file.stats-mode` where set (the data file options otherwise).
+    pub fn for_changelog(schema: &TableSchema) -> Result<Arc<Self>> {
+        use strata_spec::options::keys;
+        let opts = schema.options();
+        let mut changelog = schema.clone();
+        for (from, to) in [
+            ("changelog-file.compression", "file.compression"),
+            ("changelog-file.stats-mode", keys::METADATA_STATS_MODE),
+        ] {
+            if let Some(v) = opts.get(from) {
+                changelog.options.insert(to.to_string(), v.to_string());
+            }
+        }
+        let prefix = opts.changelog_file_prefix().to_string();
+        let mut config = Self::build(&changelog)?;
+        config.file_prefix = prefix;
+        Ok(Arc::new(config))
     }
 
     pub fn key_types(&self) -> &[DataType] {

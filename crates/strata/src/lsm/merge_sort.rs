@@ -54,6 +54,8 @@ pub struct MergeSorter {
     /// Output only these columns of the layout (`None`: all). Reads that drop deletes only
     /// need the value columns, so the key and system columns are never copied.
     projection: Option<Vec<usize>>,
+    /// Output every record instead of one per key (see [`MergeSorter::keep_all_records`]).
+    keep_all: bool,
 }
 
 impl MergeSorter {
@@ -69,7 +71,18 @@ impl MergeSorter {
             deletes,
             batch_size: batch_size.max(1),
             projection: None,
+            keep_all: false,
         }
+    }
+
+    /// Outputs every record of the runs, sorted by key and, within a key, in Paimon's
+    /// record order (`sequence.field` values, `_SEQUENCE_NUMBER`), without reducing them: the
+    /// records a `changelog-producer = input` changelog file holds (Java
+    /// `SortBufferWriteBuffer.forEach`'s raw consumer). The merge function and delete policy
+    /// are not used.
+    pub fn keep_all_records(mut self) -> Self {
+        self.keep_all = true;
+        self
     }
 
     /// Outputs only `columns` (indices into the layout) instead of whole key-value batches.
@@ -321,6 +334,13 @@ impl MergeState {
                     break;
                 }
             }
+            if self.sorter.keep_all {
+                if group.len() > 1 {
+                    self.order_group(&mut group)?;
+                }
+                out.extend(group.iter().map(|m| (m.source, m.row)));
+                continue;
+            }
             if group.len() == 1 {
                 let m = &group[0];
                 if !(drop_deletes && m.meta.kind.is_retract()) {
@@ -527,3 +547,7 @@ fn build_merged(layout: &KvLayout, rows: Vec<(RowKind, i64, Vec<Value>)>) -> Res
 pub fn is_retract(kind: i8) -> bool {
     is_retract_byte(kind)
 }
+
+#[cfg(test)]
+#[path = "merge_sort_tests.rs"]
+mod tests;

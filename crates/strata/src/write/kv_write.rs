@@ -37,6 +37,7 @@ use crate::lsm::merge::{create_merge_function, MergeFunction};
 use crate::table::Table;
 use crate::{Error, Result};
 use strata_spec::manifest::DataFileMeta;
+use strata_spec::options::ChangelogProducer;
 
 /// Rows per batch of compaction reads and merges.
 const COMPACT_BATCH_ROWS: usize = 8192;
@@ -78,6 +79,8 @@ pub(super) struct KvWrite {
     router: Router,
     buckets: Buckets,
     config: Arc<KvWriterConfig>,
+    /// `changelog-producer = input`: the changelog files' settings.
+    changelog: Option<Arc<KvWriterConfig>>,
     merge: Arc<dyn MergeFunction>,
     writers: HashMap<(BinaryRow, i32), MergeTreeWriter>,
     /// Live files per (partition, bucket) of the latest snapshot, loaded at the first write.
@@ -112,19 +115,41 @@ impl KvWrite {
     pub(super) async fn new(table: Table, overwrite: bool) -> Result<Self> {
         let schema = table.schema().clone();
         let opts = table.options();
-        // strata writes no changelog files (Java's `ChangelogProducer` INPUT / LOOKUP /
-        // FULL_COMPACTION write `changelog-*` files and a changelog manifest list): a commit
-        // without them would be invisible to every streaming reader of the changelog.
+        // `changelog-producer = input` is written here (changelog files of every flush); the
+        // lookup and full-compaction producers derive the changelog in compaction, which
+        // strata does not: a commit without their changelog would be invisible to every
+        // streaming reader of it.
         let producer = opts.changelog_producer()?;
-        if producer != strata_spec::options::ChangelogProducer::None {
-            return Err(Error::Unsupported(format!(
-                "writing to {}: changelog-producer = {} is not implemented by strata (its commits \
-                 would carry no changelog, so streaming readers would miss them); write this \
-                 table with Flink or Spark, or set changelog-producer = none",
-                table.identifier(),
-                opts.get("changelog-producer").unwrap_or_default()
-            )));
-        }
+        let changelog = match producer {
+            ChangelogProducer::None => None,
+            ChangelogProducer::Input => {
+                if let Some(format) = opts
+                    .get("changelog-file.format")
+                    .filter(|f| !f.eq_ignore_ascii_case("parquet"))
+                {
+                    return Err(Error::Unsupported(format!(
+                        "writing to {}: changelog-file.format = {format}, and strata writes \
+                         only Parquet changelog files; unset the option or set it to parquet",
+                        table.identifier()
+                    )));
+                }
+                // An INSERT OVERWRITE commits no changelog (Java's `overwritePartition`
+                // ignores it too): streaming readers of the changelog do not see overwrites.
+                (!overwrite)
+                    .then(|| KvWriterConfig::for_changelog(&schema))
+                    .transpose()?
+            }
+            ChangelogProducer::Lookup | ChangelogProducer::FullCompaction => {
+                return Err(Error::Unsupported(format!(
+                    "writing to {}: changelog-producer = {} is not implemented by strata (its \
+                     changelog is derived by lookup or full compactions, so strata's commits \
+                     would carry none and streaming readers would miss them); write this table \
+                     with Flink or Spark, or use changelog-producer = input or none",
+                    table.identifier(),
+                    opts.get("changelog-producer").unwrap_or_default()
+                )));
+            }
+        };
         let merge = create_merge_function(&schema)?;
         let config = KvWriterConfig::new(&schema)?;
         let bucket = opts.bucket()?;
@@ -203,6 +228,7 @@ impl KvWrite {
             table,
             buckets,
             config,
+            changelog,
             merge,
             writers: HashMap::new(),
             restored: None,
@@ -413,7 +439,7 @@ impl KvWrite {
             self.compact.clone(),
             Arc::new(rewriter),
         );
-        Ok(MergeTreeWriter::new(
+        let writer = MergeTreeWriter::new(
             self.table.file_io().clone(),
             self.table.paths().clone(),
             dir,
@@ -424,7 +450,11 @@ impl KvWrite {
             next_seq,
             manager,
             self.force_compact,
-        ))
+        );
+        Ok(match &self.changelog {
+            Some(config) => writer.with_input_changelog(config.clone()),
+            None => writer,
+        })
     }
 
     /// Compacts the given buckets (all restored buckets of the selected partitions when
@@ -539,11 +569,13 @@ impl KvWrite {
             let inc = w.prepare_commit(true).await?;
             metrics.extend(inc.metrics);
             if !inc.new_files.is_empty()
+                || !inc.new_changelog.is_empty()
                 || !inc.compact_before.is_empty()
                 || !inc.compact_after.is_empty()
             {
                 out.push(CommitMessage {
                     new_files: inc.new_files,
+                    new_changelog: inc.new_changelog,
                     compact_before: inc.compact_before,
                     compact_after: inc.compact_after,
                     ..CommitMessage::new(key.0.clone(), key.1, total_buckets)

@@ -8,6 +8,13 @@
 //! are kept — they must shadow older levels), and the result is written by a
 //! [`RollingKvWriter`], so one flush yields one or more key-disjoint level-0 files.
 //!
+//! With `changelog-producer = input` a flush also writes every buffered record, unmerged, with
+//! its row kind, sorted by key and sequence, into level-0 `changelog-*` files (Java
+//! `MergeTreeWriter.flushWriteBuffer` with a changelog writer): the records of the sorted
+//! runs are merged without reduction once, written to the changelog writer as they pass, and
+//! the same stream is reduced by the merge engine into the data files, so spilled runs are
+//! read once and memory stays bounded.
+//!
 //! Every flush hands its files to the bucket's [`CompactManager`] and triggers compaction
 //! (Java `flushWriteBuffer`); prepare-commit collects the compaction result, waiting for it in
 //! batch mode, and returns the new files together with the compaction increment.
@@ -23,7 +30,7 @@ use super::compact_manager::{CompactManager, CompactionMetrics};
 use crate::io::FileIO;
 use crate::lsm::kv_file_writer::{KvWriterConfig, RollingKvWriter};
 use crate::lsm::merge::MergeFunction;
-use crate::lsm::merge_sort::{DeletePolicy, MergeSorter};
+use crate::lsm::merge_sort::{DeletePolicy, MergeSorter, SortedRun};
 use crate::lsm::sort_buffer::SortBuffer;
 use crate::meta::FileNamer;
 use crate::meta::TablePaths;
@@ -43,6 +50,9 @@ pub(super) struct MergeTreeWriter {
     namer: FileNamer,
     next_seq: i64,
     new_files: Vec<DataFileMeta>,
+    /// `changelog-producer = input`: the changelog files' settings.
+    changelog: Option<Arc<KvWriterConfig>>,
+    new_changelog: Vec<DataFileMeta>,
     created: Vec<Path>,
     compact: CompactManager,
     /// `commit.force-compact`: prepare-commit always waits for compaction.
@@ -53,6 +63,8 @@ pub(super) struct MergeTreeWriter {
 #[derive(Default)]
 pub(super) struct BucketIncrement {
     pub new_files: Vec<DataFileMeta>,
+    /// Changelog files of the new data (`changelog-producer = input`).
+    pub new_changelog: Vec<DataFileMeta>,
     pub compact_before: Vec<DataFileMeta>,
     pub compact_after: Vec<DataFileMeta>,
     pub metrics: Vec<CompactionMetrics>,
@@ -83,10 +95,18 @@ impl MergeTreeWriter {
             namer: FileNamer::new(),
             next_seq,
             new_files: Vec::new(),
+            changelog: None,
+            new_changelog: Vec::new(),
             created: Vec::new(),
             compact,
             force_compact,
         }
+    }
+
+    /// Writes `changelog-producer = input` changelog files with `config` on every flush.
+    pub(super) fn with_input_changelog(mut self, config: Arc<KvWriterConfig>) -> Self {
+        self.changelog = Some(config);
+        self
     }
 
     /// Buffers records: `values` are the table's columns, `kinds` their row-kind bytes.
@@ -139,30 +159,51 @@ impl MergeTreeWriter {
         self.flush(false, false).await
     }
 
-    async fn write_level0(&mut self) -> Result<Vec<DataFileMeta>> {
-        let mut merged = match self.buffer.take_unique_run()? {
-            Some(run) => run,
-            None => {
-                let runs = self.buffer.take_runs()?;
-                MergeSorter::new(
-                    self.config.layout.clone(),
-                    self.merge.clone(),
-                    DeletePolicy::Keep,
-                    FLUSH_BATCH_ROWS,
-                )
-                .merge(runs)?
-            }
-        };
+    fn merger(&self) -> MergeSorter {
+        MergeSorter::new(
+            self.config.layout.clone(),
+            self.merge.clone(),
+            DeletePolicy::Keep,
+            FLUSH_BATCH_ROWS,
+        )
+    }
+
+    fn rolling_writer(&self, config: Arc<KvWriterConfig>) -> RollingKvWriter {
         let paths = self.paths.clone();
         let dir = self.partition_dir.clone();
         let bucket = self.bucket;
-        let mut writer = RollingKvWriter::new(
+        RollingKvWriter::new(
             self.io.clone(),
-            self.config.clone(),
+            config,
             Box::new(move |name| paths.data_file(&dir, bucket, name)),
             0,
             FileSource::Append,
-        );
+        )
+    }
+
+    async fn write_level0(&mut self) -> Result<Vec<DataFileMeta>> {
+        let unique = self.buffer.take_unique_run()?;
+        let mut changelog = None;
+        let mut merged: SortedRun = match (unique, self.changelog.clone()) {
+            (Some(run), None) => run,
+            (None, None) => self.merger().merge(self.buffer.take_runs()?)?,
+            // Every key once: the changelog holds the same records as the data file.
+            (Some(run), Some(config)) => {
+                let (tee, writer) = self.tee_changelog(run, config);
+                changelog = Some(writer);
+                tee
+            }
+            (None, Some(config)) => {
+                let raw = self
+                    .merger()
+                    .keep_all_records()
+                    .merge(self.buffer.take_runs()?)?;
+                let (tee, writer) = self.tee_changelog(raw, config);
+                changelog = Some(writer);
+                self.merger().merge(vec![tee])?
+            }
+        };
+        let mut writer = self.rolling_writer(self.config.clone());
         let result = async {
             while let Some(batch) = merged.next().await {
                 writer.write(&batch?, &self.namer).await?;
@@ -170,14 +211,56 @@ impl MergeTreeWriter {
             writer.close().await
         }
         .await;
+        drop(merged);
         self.created.extend(writer.created_paths().iter().cloned());
-        match result {
-            Ok(files) => Ok(files),
-            Err(e) => {
+        let changelog_result = match &changelog {
+            Some(w) => {
+                let mut w = w.lock().await;
+                let closed = match &result {
+                    Ok(_) => w.close().await.map(Some),
+                    Err(_) => Ok(None),
+                };
+                self.created.extend(w.created_paths().iter().cloned());
+                if closed.is_err() || result.is_err() {
+                    w.abort().await;
+                }
+                closed
+            }
+            None => Ok(None),
+        };
+        match (result, changelog_result) {
+            (Ok(files), Ok(changelog_files)) => {
+                self.new_changelog
+                    .extend(changelog_files.into_iter().flatten());
+                Ok(files)
+            }
+            (Err(e), _) | (Ok(_), Err(e)) => {
                 writer.abort().await;
                 Err(e)
             }
         }
+    }
+
+    /// `run` passed on unchanged, each batch written to a new changelog writer first.
+    fn tee_changelog(
+        &self,
+        run: SortedRun,
+        config: Arc<KvWriterConfig>,
+    ) -> (SortedRun, Arc<tokio::sync::Mutex<RollingKvWriter>>) {
+        let writer = Arc::new(tokio::sync::Mutex::new(self.rolling_writer(config)));
+        let namer = Arc::new(FileNamer::new());
+        let w = writer.clone();
+        let tee = run
+            .then(move |batch| {
+                let (w, namer) = (w.clone(), namer.clone());
+                async move {
+                    let batch = batch?;
+                    w.lock().await.write(&batch, &namer).await?;
+                    Ok(batch)
+                }
+            })
+            .boxed();
+        (tee, writer)
     }
 
     /// Compacts the bucket on demand (`full`: everything into the max level); the result is
@@ -198,6 +281,7 @@ impl MergeTreeWriter {
         let (compact_before, compact_after, metrics) = self.compact.drain();
         Ok(BucketIncrement {
             new_files: std::mem::take(&mut self.new_files),
+            new_changelog: std::mem::take(&mut self.new_changelog),
             compact_before,
             compact_after,
             metrics,
@@ -211,5 +295,6 @@ impl MergeTreeWriter {
             let _ = self.io.delete(&p).await;
         }
         self.new_files.clear();
+        self.new_changelog.clear();
     }
 }

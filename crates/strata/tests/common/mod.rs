@@ -134,6 +134,8 @@ pub async fn commit_deletion_vector(
         deleted_files: Vec::new(),
         compact_before: Vec::new(),
         compact_after: Vec::new(),
+        new_changelog: Vec::new(),
+        compact_changelog: Vec::new(),
         index_changes: vec![entry],
         index_base: None,
     };

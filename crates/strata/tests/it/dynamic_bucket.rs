@@ -212,6 +212,8 @@ async fn index_manifest_through_appends_and_overwrites() {
             deleted_files: Vec::new(),
             compact_before: Vec::new(),
             compact_after: Vec::new(),
+            new_changelog: Vec::new(),
+            compact_changelog: Vec::new(),
             index_changes: Vec::new(),
             index_base: None,
         }])

@@ -14,12 +14,14 @@ mod maps;
 
 mod append_table;
 mod catalog;
+mod changelog_input;
 mod commit_protocol;
 mod compaction;
 mod corrupt_files;
 mod deletion_vectors;
 mod dynamic_bucket;
 mod fuzz_corpus;
+mod incremental_read;
 mod layering;
 mod lifecycle_expire;
 mod lifecycle_orphans;

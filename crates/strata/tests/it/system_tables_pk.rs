@@ -178,6 +178,8 @@ async fn deletion_vector_counts() {
         deleted_files: Vec::new(),
         compact_before: Vec::new(),
         compact_after: Vec::new(),
+        new_changelog: Vec::new(),
+        compact_changelog: Vec::new(),
         index_changes: vec![entry],
         index_base: None,
     };
