@@ -19,11 +19,17 @@
 //! reads of primary-key tables read whole maps (merge engines need whole values) and derive
 //! the key columns after merging. [`TableRead::with_metrics`] collects read counters.
 //!
+//! [`IncrementalRead`] (`incremental`, `incremental_diff`) reads the plans of
+//! [`crate::scan::IncrementalScan`]: the records of delta and changelog files with their row
+//! kinds, and the key-by-key diff of two snapshots.
+//!
 //! Files are decoded concurrently: a bounded number of files ahead of the consumer are read
 //! by spawned tasks into small bounded channels, so memory stays bounded by
 //! `READ_AHEAD_FILES × CHANNEL_BATCHES` batches while both cores decode.
 
 pub mod deletion_vectors;
+mod incremental;
+mod incremental_diff;
 mod kv_read;
 mod map_keys;
 mod plan;
@@ -46,6 +52,8 @@ use crate::format::{ReadHints, ReadMetrics};
 use crate::scan::DataSplit;
 use crate::table::Table;
 use crate::Result;
+
+pub use incremental::IncrementalRead;
 
 /// Files decoded ahead of the consumer.
 const READ_AHEAD_FILES: usize = 2;
@@ -74,6 +82,9 @@ pub struct TableRead {
     row_kinds: bool,
     /// Top-level string columns as `Utf8View`.
     string_views: bool,
+    /// Apply the table's deletion vectors (off for incremental delta and changelog reads,
+    /// which return every record of their files).
+    deletion_vectors: bool,
 }
 
 impl TableRead {
@@ -87,6 +98,7 @@ impl TableRead {
             metrics: None,
             row_kinds: false,
             string_views: false,
+            deletion_vectors: true,
         }
     }
 
@@ -135,6 +147,20 @@ impl TableRead {
     pub fn with_string_views(mut self) -> Self {
         self.string_views = true;
         self
+    }
+
+    /// Read files without applying deletion vectors.
+    pub(crate) fn without_deletion_vectors(mut self) -> Self {
+        self.deletion_vectors = false;
+        self
+    }
+
+    /// Deletion vectors of this read, if the table has them and the read applies them.
+    fn dv_cache(&self) -> Result<Option<Arc<deletion_vectors::DvCache>>> {
+        Ok(
+            (self.deletion_vectors && self.table.options().deletion_vectors_enabled()?)
+                .then(|| Arc::new(deletion_vectors::DvCache::default())),
+        )
     }
 
     fn resolve(&self) -> Result<plan::Resolved> {
@@ -193,11 +219,7 @@ impl TableRead {
             hints,
             string_views: self.string_views,
             batch_size: self.batch_size,
-            dv: self
-                .table
-                .options()
-                .deletion_vectors_enabled()?
-                .then(|| Arc::new(deletion_vectors::DvCache::default())),
+            dv: self.dv_cache()?,
         });
         let mut jobs = Vec::new();
         let mut kv_ctx: Option<Arc<kv_read::KvReadContext>> = None;
@@ -313,11 +335,7 @@ impl TableRead {
                 .then(|| row_kinds::with_kind_column(&plan.out_schema)),
             plan: Arc::new(plan),
             batch_size: self.batch_size,
-            dv: self
-                .table
-                .options()
-                .deletion_vectors_enabled()?
-                .then(|| Arc::new(deletion_vectors::DvCache::default())),
+            dv: self.dv_cache()?,
         })
     }
 

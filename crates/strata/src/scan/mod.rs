@@ -14,15 +14,26 @@
 //!    continuously reads only each commit's delta;
 //! 4. live files whose statistics cannot match the filter are dropped.
 //!
+//! [`IncrementalScan`] (`incremental`) plans the changes between two snapshots instead
+//! (`incremental-between`, Paimon's batch incremental reads); a [`TableScan`] of a table whose
+//! options ask for one is refused rather than silently reading the whole snapshot.
+//!
 //! Pruning is conservative: it never drops a file that may contain a matching row. Exact row
 //! filtering is the reader's job ([`crate::read`]).
 
 mod bucket_select;
 mod entries;
+mod incremental;
+mod incremental_between;
 mod live_cache;
 mod pk_splits;
 mod stats_pruning;
 
+pub use incremental::{IncrementalPlan, IncrementalScan, IncrementalSplit};
+pub use incremental_between::{
+    IncrementalBetween, IncrementalMode, INCREMENTAL_BETWEEN, INCREMENTAL_BETWEEN_SCAN_MODE,
+    INCREMENTAL_BETWEEN_TAG_TO_SNAPSHOT, INCREMENTAL_BETWEEN_TIMESTAMP,
+};
 pub use stats_pruning::file_column_stats;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -189,6 +200,8 @@ pub struct TableScan {
     filter: Option<Predicate>,
     buckets: Option<BTreeSet<i32>>,
     cache: Option<Arc<dyn Cache>>,
+    /// Planned for an incremental read: the `incremental-between*` options are not refused.
+    in_incremental: bool,
 }
 
 impl TableScan {
@@ -201,7 +214,15 @@ impl TableScan {
             filter: None,
             buckets: None,
             cache,
+            in_incremental: false,
         }
+    }
+
+    /// A scan planned by an incremental scan (which reads the `incremental-between*`
+    /// options itself).
+    pub(crate) fn in_incremental(mut self) -> Self {
+        self.in_incremental = true;
+        self
     }
 
     /// Time travel: plan snapshot `id` instead of the latest.
@@ -245,6 +266,21 @@ impl TableScan {
     }
 
     async fn plan_inner(&self) -> Result<Plan> {
+        let opts = self.table.options();
+        let incremental = [INCREMENTAL_BETWEEN, INCREMENTAL_BETWEEN_TIMESTAMP]
+            .into_iter()
+            .find(|k| opts.get(k).is_some());
+        if let Some(key) = incremental.filter(|_| !self.in_incremental) {
+            // Java reads the changes instead of the snapshot: never read the snapshot silently.
+            return Err(Error::InvalidOption {
+                key: key.into(),
+                message: format!(
+                    "table {} asks for an incremental read; plan it with IncrementalScan \
+                     (IncrementalScan::from_options) and read it with IncrementalRead",
+                    self.table.identifier()
+                ),
+            });
+        }
         let sm = self.table.snapshot_manager();
         let snapshot = match (&self.snapshot_meta, self.snapshot_id) {
             (Some(s), _) => Some(s.clone()),

@@ -1,0 +1,536 @@
+//! Incremental scans: the changes between two snapshots (Paimon's batch `incremental-between`
+//! reads, Java `AbstractDataTableScan.createIncrementalStartingScanner`).
+//!
+//! The range `(START, END]` — START exclusive, END inclusive — is given as two snapshot ids or
+//! two tag names (`incremental-between`) or two times (`incremental-between-timestamp`), and
+//! read in one of three ways (`incremental-between-scan-mode`):
+//!
+//! * `delta` (Java `IncrementalDeltaStartingScanner`, `ScanMode.DELTA`): the files the APPEND
+//!   snapshots of the range added (their delta manifests); COMPACT and OVERWRITE snapshots are
+//!   skipped. Every record of those files is returned as written, with its row kind — not
+//!   merged, no deletion vectors applied;
+//! * `changelog` (`ScanMode.CHANGELOG`): the changelog files (`changelogManifestList`) of every
+//!   snapshot of the range except OVERWRITE ones, every record with its kind;
+//! * `diff` (Java `IncrementalDiffStartingScanner`, `SnapshotReader.readIncrementalDiff`,
+//!   `IncrementalDiffSplitRead`): per bucket, the live files of END and START minus the files
+//!   both hold; a primary-key table merges each side and compares them key by key
+//!   ([`crate::read`]), an append table returns the rows of END's new files;
+//! * `auto` (the default): `changelog` when the table's `changelog-producer` is not `none`,
+//!   else `delta`.
+//!
+//! Java's rules kept here: START = END is an empty read, START > END an error; snapshot ids
+//! must lie in `[earliest - 1, latest]` for delta and changelog reads, and both snapshots must
+//! exist for a diff; a delta manifest holding a DELETE entry is an error. Two tag names are
+//! read as a diff of the tags' snapshots whatever the mode, unless
+//! `incremental-between-tag-to-snapshot` is true (then as a delta or changelog read between the
+//! tags' snapshot ids). Times resolve to the latest snapshot at or before each time (Java
+//! `SnapshotManager.earlierOrEqualTimeMills`); a start before the earliest snapshot starts
+//! before it, and a diff from before the first snapshot (id 1) reads END whole.
+//!
+//! strata's own refusal: `changelog` on a table whose `changelog-producer` is `none` is an
+//! error (Java returns no rows), since no snapshot of such a table holds changelog files.
+
+use std::collections::BTreeMap;
+
+use strata_spec::manifest::{FileKind, ManifestEntry};
+use strata_spec::options::ChangelogProducer;
+use strata_spec::snapshot::{CommitKind, Snapshot, FIRST_SNAPSHOT_ID};
+
+use super::incremental_between::{
+    IncrementalBetween, IncrementalMode, INCREMENTAL_BETWEEN, INCREMENTAL_BETWEEN_SCAN_MODE,
+    INCREMENTAL_BETWEEN_TAG_TO_SNAPSHOT, INCREMENTAL_BETWEEN_TIMESTAMP,
+};
+use super::{live_entries, option_error, DataSplit};
+use crate::table::Table;
+use crate::{Error, Result};
+
+/// One unit of an incremental read, of one (partition, bucket).
+#[derive(Clone, Debug)]
+pub enum IncrementalSplit {
+    /// Delta or changelog files: every record as written, with its row kind (no merging, no
+    /// deletion vectors).
+    Records(DataSplit),
+    /// A diff: the files only START holds (`before`, read as of START) and only END holds
+    /// (`after`, as of END).
+    Diff { before: DataSplit, after: DataSplit },
+    /// A whole-snapshot split read with row kinds (a diff from before the first snapshot).
+    Snapshot(DataSplit),
+}
+
+/// The result of planning an incremental scan.
+#[derive(Clone, Debug, Default)]
+pub struct IncrementalPlan {
+    /// The mode read (`Auto` resolved; `Diff` for two tags read as a diff).
+    pub mode: IncrementalMode,
+    /// START and END as snapshot ids, `None` for an empty range.
+    pub start_snapshot: Option<i64>,
+    pub end_snapshot: Option<i64>,
+    pub splits: Vec<IncrementalSplit>,
+}
+
+impl Table {
+    /// A scan of the changes between two snapshots ([`IncrementalScan`]).
+    pub fn new_incremental_scan(&self, between: IncrementalBetween) -> IncrementalScan {
+        IncrementalScan {
+            table: self.clone(),
+            between,
+            mode: IncrementalMode::Auto,
+            tag_to_snapshot: false,
+        }
+    }
+}
+
+/// Builder of an incremental scan: [`Table::new_incremental_scan`], or
+/// [`IncrementalScan::from_options`] for the table's `incremental-between*` options. Read its
+/// plan with [`crate::read::IncrementalRead`].
+#[derive(Clone, Debug)]
+pub struct IncrementalScan {
+    table: Table,
+    between: IncrementalBetween,
+    mode: IncrementalMode,
+    tag_to_snapshot: bool,
+}
+
+/// What the range resolved to.
+enum Resolved {
+    Empty,
+    /// Delta or changelog reads of the snapshots `(start, end]`.
+    Range(i64, i64, IncrementalMode),
+    Diff(Box<Snapshot>, Box<Snapshot>),
+    /// A diff from before the first snapshot: END whole.
+    Whole(Box<Snapshot>),
+}
+
+impl IncrementalScan {
+    /// The scan the table's options ask for (`incremental-between` or
+    /// `incremental-between-timestamp`, with `incremental-between-scan-mode` and
+    /// `incremental-between-tag-to-snapshot`), `None` when neither range option is set.
+    pub fn from_options(table: &Table) -> Result<Option<IncrementalScan>> {
+        let o = table.options();
+        let between = match (
+            o.get(INCREMENTAL_BETWEEN),
+            o.get(INCREMENTAL_BETWEEN_TIMESTAMP),
+        ) {
+            (None, None) => return Ok(None),
+            // Java reads incremental-between first.
+            (Some(b), _) => IncrementalBetween::parse(b)?,
+            (None, Some(t)) => IncrementalBetween::parse_timestamps(t)?,
+        };
+        let mut scan = table.new_incremental_scan(between);
+        if let Some(m) = o.get(INCREMENTAL_BETWEEN_SCAN_MODE) {
+            scan.mode = IncrementalMode::parse(m)?;
+        }
+        scan.tag_to_snapshot = o
+            .get_bool(INCREMENTAL_BETWEEN_TAG_TO_SNAPSHOT)
+            .map_err(option_error)?
+            .unwrap_or(false);
+        Ok(Some(scan))
+    }
+
+    /// The mode (default [`IncrementalMode::Auto`]).
+    pub fn with_mode(mut self, mode: IncrementalMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Two tags read as the snapshot range between them (delta or changelog) instead of a
+    /// diff (`incremental-between-tag-to-snapshot`).
+    pub fn with_tag_to_snapshot(mut self, on: bool) -> Self {
+        self.tag_to_snapshot = on;
+        self
+    }
+
+    /// `delta` or `changelog` for `auto` (Java `toSnapshotScanMode`).
+    fn range_mode(&self) -> Result<IncrementalMode> {
+        let producer = self
+            .table
+            .options()
+            .changelog_producer()
+            .map_err(option_error)?;
+        let mode = match self.mode {
+            IncrementalMode::Auto if producer == ChangelogProducer::None => IncrementalMode::Delta,
+            IncrementalMode::Auto => IncrementalMode::Changelog,
+            m => m,
+        };
+        if mode == IncrementalMode::Changelog && producer == ChangelogProducer::None {
+            return Err(Error::InvalidOption {
+                key: INCREMENTAL_BETWEEN_SCAN_MODE.into(),
+                message: format!(
+                    "changelog: table {} has changelog-producer = none, so its snapshots hold \
+                     no changelog files (Java Paimon would return no rows); read it in delta \
+                     or diff mode",
+                    self.table.identifier()
+                ),
+            });
+        }
+        Ok(mode)
+    }
+
+    /// Plans the splits of the range.
+    pub async fn plan(&self) -> Result<IncrementalPlan> {
+        let resolved = match &self.between {
+            IncrementalBetween::Snapshots { start, end } => {
+                self.resolve_snapshots(start, end).await?
+            }
+            IncrementalBetween::Timestamps { start, end } => {
+                self.resolve_timestamps(*start, *end).await?
+            }
+        };
+        match resolved {
+            Resolved::Empty => Ok(IncrementalPlan {
+                mode: if self.mode == IncrementalMode::Diff {
+                    IncrementalMode::Diff
+                } else {
+                    self.range_mode()?
+                },
+                ..IncrementalPlan::default()
+            }),
+            Resolved::Range(start, end, mode) => Ok(IncrementalPlan {
+                mode,
+                start_snapshot: Some(start),
+                end_snapshot: Some(end),
+                splits: self.plan_range(start, end, mode).await?,
+            }),
+            Resolved::Diff(start, end) => Ok(IncrementalPlan {
+                mode: IncrementalMode::Diff,
+                start_snapshot: Some(start.id),
+                end_snapshot: Some(end.id),
+                splits: self.plan_diff(&start, &end).await?,
+            }),
+            Resolved::Whole(end) => {
+                let end_id = end.id;
+                let plan = self
+                    .table
+                    .new_scan()
+                    .in_incremental()
+                    .with_snapshot_meta(*end)
+                    .plan()
+                    .await?;
+                Ok(IncrementalPlan {
+                    mode: IncrementalMode::Diff,
+                    start_snapshot: None,
+                    end_snapshot: Some(end_id),
+                    splits: plan
+                        .splits
+                        .into_iter()
+                        .map(IncrementalSplit::Snapshot)
+                        .collect(),
+                })
+            }
+        }
+    }
+
+    fn invalid(&self, key: &str, message: String) -> Error {
+        Error::InvalidOption {
+            key: key.into(),
+            message: format!("table {}: {message}", self.table.identifier()),
+        }
+    }
+
+    async fn resolve_snapshots(&self, start: &str, end: &str) -> Result<Resolved> {
+        let (start_tag, end_tag) = (self.tag(start).await?, self.tag(end).await?);
+        if let (Some(s), Some(e)) = (start_tag, end_tag) {
+            if self.tag_to_snapshot {
+                if self.mode == IncrementalMode::Diff {
+                    return Err(self.invalid(
+                        INCREMENTAL_BETWEEN_SCAN_MODE,
+                        "diff cannot be combined with incremental-between-tag-to-snapshot = \
+                         true (Java: unsupported incremental scan mode DIFF)"
+                            .into(),
+                    ));
+                }
+                return self.checked_range(s.id, e.id).await;
+            }
+            if e.id < s.id {
+                return Err(self.invalid(
+                    INCREMENTAL_BETWEEN,
+                    format!(
+                        "tag end {end} with snapshot id {} should be >= tag start {start} with \
+                         snapshot id {}",
+                        e.id, s.id
+                    ),
+                ));
+            }
+            if s.id == e.id {
+                return Ok(Resolved::Empty);
+            }
+            return Ok(Resolved::Diff(Box::new(s), Box::new(e)));
+        }
+        let (Ok(start_id), Ok(end_id)) = (start.parse::<i64>(), end.parse::<i64>()) else {
+            return Err(self.invalid(
+                INCREMENTAL_BETWEEN,
+                format!(
+                    "{start},{end}: didn't find two tags for start '{start}' and end '{end}', \
+                     and they are not two snapshot ids"
+                ),
+            ));
+        };
+        if end_id < start_id {
+            return Err(self.invalid(
+                INCREMENTAL_BETWEEN,
+                format!(
+                    "{start_id},{end_id}: the end snapshot {end_id} is before the start \
+                     snapshot {start_id} (START is exclusive, END inclusive)"
+                ),
+            ));
+        }
+        let sm = self.table.snapshot_manager();
+        if sm.earliest_id().await?.is_none() || start_id == end_id {
+            return Ok(Resolved::Empty);
+        }
+        if self.mode == IncrementalMode::Diff {
+            let snapshot = |id: i64| async move {
+                sm.snapshot(id).await.map_err(|e| match e {
+                    Error::SnapshotNotFound { .. } => self.invalid(
+                        INCREMENTAL_BETWEEN,
+                        format!(
+                            "{start_id},{end_id}: snapshot {id} does not exist (expired or \
+                             never written); a diff reads both snapshots"
+                        ),
+                    ),
+                    other => other,
+                })
+            };
+            let (s, e) = (snapshot(start_id).await?, snapshot(end_id).await?);
+            return Ok(Resolved::Diff(Box::new(s), Box::new(e)));
+        }
+        self.checked_range(start_id, end_id).await
+    }
+
+    /// Java `IncrementalDeltaStartingScanner.betweenSnapshotIds`: ids within
+    /// `[earliest - 1, latest]`.
+    async fn checked_range(&self, start: i64, end: i64) -> Result<Resolved> {
+        let sm = self.table.snapshot_manager();
+        let (earliest, latest) = (sm.earliest_id().await?, sm.latest_id().await?);
+        let (Some(earliest), Some(latest)) = (earliest, latest) else {
+            return Ok(Resolved::Empty);
+        };
+        if start < earliest - 1 || end > latest {
+            return Err(self.invalid(
+                INCREMENTAL_BETWEEN,
+                format!(
+                    "the snapshot range ({start}, {end}] is out of the available snapshots \
+                     [{earliest}, {latest}] (older snapshots expired); START may be at least \
+                     {}",
+                    earliest - 1
+                ),
+            ));
+        }
+        if start == end {
+            return Ok(Resolved::Empty);
+        }
+        Ok(Resolved::Range(start, end, self.range_mode()?))
+    }
+
+    /// Java `AbstractDataTableScan` for `incremental-between-timestamp`, then
+    /// `betweenTimestamps` of the delta or diff scanner.
+    async fn resolve_timestamps(&self, start: i64, end: i64) -> Result<Resolved> {
+        if end < start {
+            return Err(self.invalid(
+                INCREMENTAL_BETWEEN_TIMESTAMP,
+                format!(
+                    "{start},{end}: ending timestamp {end} should be >= starting timestamp {start}"
+                ),
+            ));
+        }
+        let sm = self.table.snapshot_manager();
+        let (Some(earliest_id), Some(latest_id)) = (sm.earliest_id().await?, sm.latest_id().await?)
+        else {
+            return Ok(Resolved::Empty);
+        };
+        let earliest = sm.snapshot(earliest_id).await?;
+        let latest = sm.snapshot(latest_id).await?;
+        if start == end || start > latest.time_millis || end < earliest.time_millis {
+            return Ok(Resolved::Empty);
+        }
+        let start_snapshot = self.at_or_before(start, &earliest, latest_id).await?;
+        let end_snapshot = match self.at_or_before(end, &earliest, latest_id).await? {
+            Some(s) => s,
+            None => latest,
+        };
+        if self.mode == IncrementalMode::Diff {
+            let start_snapshot = match start_snapshot {
+                Some(s) => s,
+                None if earliest.id == FIRST_SNAPSHOT_ID => {
+                    return Ok(Resolved::Whole(Box::new(end_snapshot)))
+                }
+                None => earliest,
+            };
+            return Ok(Resolved::Diff(
+                Box::new(start_snapshot),
+                Box::new(end_snapshot),
+            ));
+        }
+        let start_id = match start_snapshot {
+            Some(s) if earliest.time_millis <= start => s.id,
+            _ => earliest.id - 1,
+        };
+        Ok(Resolved::Range(
+            start_id,
+            end_snapshot.id,
+            self.range_mode()?,
+        ))
+    }
+
+    /// The latest snapshot committed at or before `millis` (Java `earlierOrEqualTimeMills`).
+    async fn at_or_before(
+        &self,
+        millis: i64,
+        earliest: &Snapshot,
+        latest_id: i64,
+    ) -> Result<Option<Snapshot>> {
+        if earliest.time_millis > millis {
+            return Ok(None);
+        }
+        let sm = self.table.snapshot_manager();
+        let (mut lo, mut hi) = (earliest.id, latest_id);
+        let mut found = None;
+        while lo <= hi {
+            let mid = lo + (hi - lo) / 2;
+            let s = sm.snapshot(mid).await?;
+            if s.time_millis > millis {
+                hi = mid - 1;
+            } else if s.time_millis < millis {
+                lo = mid + 1;
+                found = Some(s);
+            } else {
+                found = Some(s);
+                break;
+            }
+        }
+        Ok(found)
+    }
+
+    /// Tag `name`'s snapshot (Java `Tag.trimToSnapshot`), `None` without such a tag. Tag
+    /// files are `tag/tag-<name>` holding the snapshot's JSON (see
+    /// `crate::maintenance::tags`).
+    async fn tag(&self, name: &str) -> Result<Option<Snapshot>> {
+        let path = self
+            .table
+            .paths()
+            .root()
+            .clone()
+            .join("tag")
+            .join(format!("tag-{name}"));
+        let io = self.table.file_io();
+        let Some(bytes) = io.get_opt(&path).await? else {
+            return Ok(None);
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        Snapshot::from_json(&text)
+            .map(Some)
+            .map_err(|e| Error::corrupt(io.display(&path), e))
+    }
+
+    /// Delta or changelog files of the snapshots `(start, end]`, grouped by bucket.
+    async fn plan_range(
+        &self,
+        start: i64,
+        end: i64,
+        mode: IncrementalMode,
+    ) -> Result<Vec<IncrementalSplit>> {
+        let sm = self.table.snapshot_manager();
+        let store = self.table.manifest_store();
+        let mut groups: BTreeMap<(Vec<u8>, i32), DataSplit> = BTreeMap::new();
+        for id in start + 1..=end {
+            let snapshot = sm.snapshot(id).await?;
+            let list = match mode {
+                // Java: COMPACT and OVERWRITE snapshots are ignored.
+                IncrementalMode::Delta if snapshot.commit_kind == CommitKind::Append => {
+                    Some(&snapshot.delta_manifest_list)
+                }
+                IncrementalMode::Changelog if snapshot.commit_kind != CommitKind::Overwrite => {
+                    snapshot.changelog_manifest_list.as_ref()
+                }
+                _ => None,
+            };
+            let Some(list) = list else { continue };
+            let metas = store.read_list(list).await?;
+            for entries in store.read_manifests(&metas).await? {
+                for e in entries {
+                    if e.kind != FileKind::Add {
+                        return Err(Error::InvalidArgument(format!(
+                            "incremental {} read of table {}: snapshot {id} deletes file {} in \
+                             its {} manifests; delta and changelog manifests should only add \
+                             files (Java refuses them too)",
+                            mode.as_str(),
+                            self.table.identifier(),
+                            e.file.file_name,
+                            mode.as_str()
+                        )));
+                    }
+                    push(&mut groups, end, e);
+                }
+            }
+        }
+        Ok(groups
+            .into_values()
+            .map(IncrementalSplit::Records)
+            .collect())
+    }
+
+    /// Per bucket, the live files only one of the two snapshots holds.
+    async fn plan_diff(&self, start: &Snapshot, end: &Snapshot) -> Result<Vec<IncrementalSplit>> {
+        let store = self.table.manifest_store();
+        let before = live_entries(&self.table, start, &store.data_manifests(start).await?).await?;
+        let after = live_entries(&self.table, end, &store.data_manifests(end).await?).await?;
+        let mut befores: BTreeMap<(Vec<u8>, i32), DataSplit> = BTreeMap::new();
+        let mut afters: BTreeMap<(Vec<u8>, i32), DataSplit> = BTreeMap::new();
+        for e in before {
+            push(&mut befores, start.id, e);
+        }
+        for e in after {
+            push(&mut afters, end.id, e);
+        }
+        let keys: std::collections::BTreeSet<(Vec<u8>, i32)> =
+            befores.keys().chain(afters.keys()).cloned().collect();
+        let mut out = Vec::new();
+        for key in keys {
+            let before = befores.remove(&key);
+            let after = afters.remove(&key);
+            let template = after
+                .as_ref()
+                .or(before.as_ref())
+                .expect("key of one side")
+                .clone();
+            let empty = |snapshot_id: i64| DataSplit {
+                snapshot_id,
+                files: Vec::new(),
+                ..template.clone()
+            };
+            let mut before = before.unwrap_or_else(|| empty(start.id));
+            let mut after = after.unwrap_or_else(|| empty(end.id));
+            // Java `SnapshotReaderImpl.deduplicate`: files equal in both (level included).
+            let common: Vec<_> = before
+                .files
+                .iter()
+                .filter(|f| after.files.contains(f))
+                .cloned()
+                .collect();
+            before.files.retain(|f| !common.contains(f));
+            after.files.retain(|f| !common.contains(f));
+            if before.files.is_empty() && after.files.is_empty() {
+                continue;
+            }
+            out.push(IncrementalSplit::Diff { before, after });
+        }
+        Ok(out)
+    }
+}
+
+/// Adds `e`'s file to the split of its (partition, bucket).
+fn push(groups: &mut BTreeMap<(Vec<u8>, i32), DataSplit>, snapshot_id: i64, e: ManifestEntry) {
+    groups
+        .entry((e.partition.as_bytes().to_vec(), e.bucket))
+        .or_insert_with(|| DataSplit {
+            snapshot_id,
+            partition: e.partition.clone(),
+            bucket: e.bucket,
+            total_buckets: e.total_buckets,
+            files: Vec::new(),
+            raw_convertible: false,
+            row_range: None,
+        })
+        .files
+        .push(e.file);
+}
