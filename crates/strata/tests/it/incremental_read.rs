@@ -426,3 +426,39 @@ async fn diff_across_buckets_and_many_batches() {
     want.sort();
     assert_eq!(got, want);
 }
+
+#[tokio::test]
+async fn changelog_reads_the_input_records_of_every_snapshot() {
+    let lake = Lake::new();
+    let t = lake
+        .pk_table(
+            "db.input",
+            r#","write-only":"true","changelog-producer":"input""#,
+        )
+        .await;
+    write(&t, batch(0..3, "a")).await;
+    write_kinds(&t, 1..3, "b", &[RowKind::UpdateAfter, RowKind::Delete]).await;
+    full_compact(&t).await;
+    write(&t, batch(1..2, "c")).await;
+    let all = rows(&[
+        ("+I", 0, "a"),
+        ("+I", 1, "a"),
+        ("+I", 2, "a"),
+        ("+U", 1, "b"),
+        ("-D", 2, "b"),
+        ("+I", 1, "c"),
+    ]);
+    assert_eq!(between(&t, 0, 4, IncrementalMode::Changelog).await, all);
+    // auto on a table with a changelog producer reads the changelog.
+    assert_eq!(between(&t, 0, 4, IncrementalMode::Auto).await, all);
+    assert_eq!(
+        between(&t, 1, 2, IncrementalMode::Changelog).await,
+        rows(&[("+U", 1, "b"), ("-D", 2, "b")])
+    );
+    // The same range as a delta and as a diff.
+    assert_eq!(between(&t, 0, 4, IncrementalMode::Delta).await, all);
+    assert_eq!(
+        between(&t, 1, 4, IncrementalMode::Diff).await,
+        rows(&[("+I", 1, "c"), ("-D", 2, "a")])
+    );
+}
