@@ -28,6 +28,7 @@ pub mod io;
 pub mod maintenance;
 pub mod read;
 pub mod scan;
+pub mod stream;
 pub mod system;
 pub mod table;
 pub mod write;

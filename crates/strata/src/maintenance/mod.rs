@@ -10,11 +10,13 @@
 //! | [`rollback`] | roll back to a snapshot or tag | `RollbackHelper` |
 //! | [`time_travel`] | snapshot of an id, tag or timestamp | `TimeTravelUtil` |
 //! | [`orphans`] | delete unreferenced old files | `LocalOrphanFilesClean` |
+//! | [`consumers`] | `consumer/consumer-<id>` progress files of streaming readers | `ConsumerManager` |
 //!
 //! Every deletion follows one rule: a file any retained snapshot or tag uses is never deleted,
 //! and a data file is "used" by name whatever its level (a compaction upgrade changes only
 //! the level). [`TableLifecycle`] puts the operations on [`Table`].
 
+pub mod consumers;
 pub mod expire;
 pub mod files;
 pub mod orphans;

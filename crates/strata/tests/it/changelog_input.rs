@@ -283,8 +283,7 @@ async fn overwrite_commits_no_changelog_and_other_producers_are_refused() {
                 false,
             )
             .await
-            .err()
-            .expect("refused")
+            .expect_err("refused")
             .to_string();
         assert!(
             err.contains("changelog-producer") && err.contains(producer),

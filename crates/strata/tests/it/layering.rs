@@ -21,6 +21,7 @@ const LAYERS: &[&str] = &[
     "scan",
     "read",
     "maintenance",
+    "stream",
     "system",
     "commit",
     "write",

@@ -39,6 +39,7 @@ mod scan_incremental_cache;
 mod scan_planning;
 mod schema_evolution;
 mod split_slices;
+mod streaming;
 mod system_tables;
 mod system_tables_pk;
 mod table_model;

@@ -1,0 +1,331 @@
+//! Streaming reads: follow a table as it is committed to, snapshot after snapshot, as Flink's
+//! Paimon source does (Java `DataTableStreamScan` with its starting scanners and follow-up
+//! scanners). [`StreamRead::changes`] is a `Stream` of Arrow batches, each with the snapshot it
+//! comes from and a first `rowkind` column (`+I`, `-U`, `+U`, `-D`).
+//!
+//! Where the stream starts ([`StartingPosition`], Java's `scan.mode`):
+//!
+//! | position | first | then |
+//! |---|---|---|
+//! | `Latest` (`latest`) | nothing | changes of every snapshot committed after the start |
+//! | `LatestFull` (`latest-full`) | the latest snapshot, whole, as `+I` | changes of later snapshots |
+//! | `FromSnapshot(n)` (`from-snapshot`) | changes of snapshot n | changes of later snapshots |
+//! | `FromSnapshotFull(n)` (`from-snapshot-full`) | snapshot n, whole, as `+I` | changes of later snapshots |
+//! | `Earliest` | the earliest snapshot, whole, as `+I` | changes of later snapshots |
+//! | `FromTimestamp(ms)` (`from-timestamp`) | changes of the first snapshot committed after ms | changes of later snapshots |
+//!
+//! The changes of snapshot n are the incremental read of `(n - 1, n]`
+//! ([`crate::scan::IncrementalScan`], mode `auto`): the snapshot's changelog files when the
+//! table has a `changelog-producer`, else the files an APPEND snapshot added (Java
+//! `ChangelogFollowUpScanner` / `DeltaFollowUpScanner`; COMPACT snapshots hold no new changes).
+//! A whole snapshot is read merged, deletes dropped, every row `+I`.
+//!
+//! With a consumer id ([`StreamRead::with_consumer_id`]) the stream records its progress in
+//! `consumer/consumer-<id>` ([`crate::maintenance::consumers`]): the snapshot it reads next,
+//! written when the stream starts and each time it has returned every batch of a snapshot.
+//! Expiry keeps that snapshot and every later one, and a stream started again with the same id
+//! resumes at the recorded snapshot, whatever its starting position says (as Java does). A
+//! snapshot that expired before the stream reached it is an error that says so, never a gap.
+
+use std::time::Duration;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use futures::stream::BoxStream;
+use futures::StreamExt;
+
+use crate::maintenance::consumers::{validate_consumer_id, ConsumerManager};
+use crate::read::IncrementalRead;
+use crate::scan::{IncrementalBetween, IncrementalMode};
+use crate::table::Table;
+use crate::{Error, Result};
+
+/// Where a streaming read starts (Java `scan.mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum StartingPosition {
+    /// Only changes committed after the stream starts (`latest`).
+    Latest,
+    /// The latest snapshot whole, then later changes (`latest-full`, Java's default).
+    #[default]
+    LatestFull,
+    /// The changes of this snapshot and every later one (`from-snapshot`).
+    FromSnapshot(i64),
+    /// This snapshot whole, then later changes (`from-snapshot-full`).
+    FromSnapshotFull(i64),
+    /// The earliest retained snapshot whole, then every later change.
+    Earliest,
+    /// Changes of the snapshots committed after this time, epoch milliseconds
+    /// (`from-timestamp`).
+    FromTimestamp(i64),
+}
+
+/// Rows of one snapshot's changes (or of a whole snapshot read first), with a first `rowkind`
+/// column.
+#[derive(Clone, Debug)]
+pub struct ChangeBatch {
+    pub snapshot_id: i64,
+    pub batch: RecordBatch,
+}
+
+impl Table {
+    /// A streaming read of this table (see [`crate::stream`]).
+    pub fn new_stream_read(&self) -> StreamRead {
+        StreamRead {
+            table: self.clone(),
+            start: StartingPosition::default(),
+            consumer_id: None,
+            poll_interval: Duration::from_secs(1),
+            projection: None,
+            until: None,
+        }
+    }
+}
+
+/// Builder of a streaming read.
+#[derive(Clone)]
+pub struct StreamRead {
+    table: Table,
+    start: StartingPosition,
+    consumer_id: Option<String>,
+    poll_interval: Duration,
+    projection: Option<Vec<String>>,
+    until: Option<i64>,
+}
+
+impl StreamRead {
+    pub fn with_start(mut self, start: StartingPosition) -> Self {
+        self.start = start;
+        self
+    }
+
+    /// Records progress in `consumer/consumer-<id>` and resumes from it (see the module doc).
+    pub fn with_consumer_id(mut self, id: impl Into<String>) -> Self {
+        self.consumer_id = Some(id.into());
+        self
+    }
+
+    /// How often to look for a new snapshot when the stream has caught up (default 1 s;
+    /// Java's `continuous.discovery-interval` is 10 s).
+    pub fn with_poll_interval(mut self, interval: Duration) -> Self {
+        self.poll_interval = interval;
+        self
+    }
+
+    /// Output only these table columns (after `rowkind`).
+    pub fn with_projection(mut self, columns: Vec<String>) -> Self {
+        self.projection = Some(columns);
+        self
+    }
+
+    /// End the stream once snapshot `id` has been read (a bounded stream; Java's
+    /// `scan.bounded.watermark` plays this role for Flink). Without it the stream never ends.
+    pub fn until_snapshot(mut self, id: i64) -> Self {
+        self.until = Some(id);
+        self
+    }
+
+    fn incremental_read(&self) -> IncrementalRead {
+        let read = self.table.new_incremental_read();
+        match &self.projection {
+            Some(cols) => read.with_projection(cols.clone()),
+            None => read,
+        }
+    }
+
+    /// The schema of every batch: `rowkind`, then the (projected) table columns.
+    pub fn output_schema(&self) -> Result<SchemaRef> {
+        self.incremental_read().output_schema()
+    }
+
+    /// The stream of changes. Errors (an expired snapshot, an unreadable file) end it.
+    pub fn changes(self) -> Result<BoxStream<'static, Result<ChangeBatch>>> {
+        if let Some(id) = &self.consumer_id {
+            validate_consumer_id(id)?;
+        }
+        let schema = self.output_schema()?;
+        let follower = Follower {
+            read: self.incremental_read(),
+            schema,
+            consumers: self
+                .consumer_id
+                .clone()
+                .map(|id| (ConsumerManager::new(&self.table), id)),
+            start: Some(self.start),
+            next: 0,
+            current: None,
+            done: false,
+            builder: self,
+        };
+        Ok(futures::stream::unfold(follower, |mut f| async move {
+            if f.done {
+                return None;
+            }
+            match f.next_batch().await {
+                Ok(Some(b)) => Some((Ok(b), f)),
+                Ok(None) => None,
+                Err(e) => {
+                    f.done = true;
+                    Some((Err(e), f))
+                }
+            }
+        })
+        .boxed())
+    }
+}
+
+struct Follower {
+    builder: StreamRead,
+    read: IncrementalRead,
+    schema: SchemaRef,
+    consumers: Option<(ConsumerManager, String)>,
+    start: Option<StartingPosition>,
+    /// The next snapshot whose changes are read.
+    next: i64,
+    /// The snapshot being returned and its remaining batches.
+    current: Option<(i64, BoxStream<'static, Result<RecordBatch>>)>,
+    done: bool,
+}
+
+impl Follower {
+    async fn next_batch(&mut self) -> Result<Option<ChangeBatch>> {
+        if let Some(start) = self.start.take() {
+            self.begin(start).await?;
+        }
+        loop {
+            if let Some((id, batches)) = &mut self.current {
+                let id = *id;
+                match batches.next().await {
+                    Some(batch) => {
+                        return Ok(Some(ChangeBatch {
+                            snapshot_id: id,
+                            batch: batch?,
+                        }))
+                    }
+                    None => {
+                        self.current = None;
+                        self.record(id + 1).await?;
+                    }
+                }
+                continue;
+            }
+            if self.builder.until.is_some_and(|until| self.next > until) {
+                return Ok(None);
+            }
+            let sm = self.builder.table.snapshot_manager();
+            if sm
+                .latest_id()
+                .await?
+                .is_none_or(|latest| latest < self.next)
+            {
+                tokio::time::sleep(self.builder.poll_interval).await;
+                continue;
+            }
+            self.check_not_expired(self.next).await?;
+            let id = self.next;
+            let plan = self
+                .builder
+                .table
+                .new_incremental_scan(IncrementalBetween::ids(id - 1, id))
+                .with_mode(IncrementalMode::Auto)
+                .plan()
+                .await?;
+            self.current = Some((id, self.read.to_stream(plan.splits)?));
+            self.next = id + 1;
+        }
+    }
+
+    /// Where to start: a consumer's recorded snapshot, else the starting position.
+    async fn begin(&mut self, start: StartingPosition) -> Result<()> {
+        if let Some((consumers, id)) = &self.consumers {
+            if let Some(next) = consumers.next_snapshot(id).await? {
+                self.check_not_expired(next).await?;
+                self.next = next;
+                return Ok(());
+            }
+        }
+        let table = self.builder.table.clone();
+        let sm = table.snapshot_manager();
+        let (earliest, latest) = (sm.earliest_id().await?, sm.latest_id().await?);
+        let full = match start {
+            StartingPosition::Latest => {
+                self.next = latest.map_or(1, |l| l + 1);
+                None
+            }
+            StartingPosition::LatestFull => latest,
+            StartingPosition::Earliest => earliest,
+            StartingPosition::FromSnapshotFull(n) => Some(n),
+            StartingPosition::FromSnapshot(n) => {
+                self.check_not_expired(n).await?;
+                self.next = n;
+                None
+            }
+            StartingPosition::FromTimestamp(ms) => {
+                self.next = match earliest {
+                    None => 1,
+                    // Every retained snapshot was committed after `ms`.
+                    Some(e) if sm.snapshot(e).await?.time_millis > ms => e,
+                    Some(_) => {
+                        crate::maintenance::time_travel::snapshot_at_or_before(&table, ms)
+                            .await?
+                            .id
+                            + 1
+                    }
+                };
+                None
+            }
+        };
+        match full {
+            Some(n) => {
+                self.check_not_expired(n).await?;
+                self.record(n).await?;
+                self.current = Some((n, self.whole_snapshot(n).await?));
+                self.next = n + 1;
+            }
+            // An empty table: every snapshot to come is a change.
+            None if latest.is_none() => {
+                self.next = 1;
+                self.record(1).await?;
+            }
+            None => self.record(self.next).await?,
+        }
+        Ok(())
+    }
+
+    /// Snapshot `id` read whole, merged, every row `+I`.
+    async fn whole_snapshot(&mut self, id: i64) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+        let table = &self.builder.table;
+        let splits = table.new_scan().with_snapshot(id).plan().await?.splits;
+        let mut read = table.new_read();
+        if let Some(cols) = &self.builder.projection {
+            read = read.with_projection(cols.clone());
+        }
+        let schema = self.schema.clone();
+        Ok(read
+            .to_stream(splits)?
+            .map(move |b| b.and_then(|b| crate::read::row_kinds::inserts(&schema, &b)))
+            .boxed())
+    }
+
+    /// Snapshot `id` must still exist (not expired) to be read.
+    async fn check_not_expired(&mut self, id: i64) -> Result<()> {
+        let sm = self.builder.table.snapshot_manager();
+        match sm.earliest_id().await? {
+            Some(earliest) if id < earliest => Err(Error::InvalidArgument(format!(
+                "streaming read of {}: snapshot {id} expired before it was read (the earliest \
+                 snapshot is {earliest}); read with a consumer id so that expiry keeps the \
+                 snapshots it still needs, or retain snapshots longer \
+                 (snapshot.num-retained.min, snapshot.time-retained)",
+                self.builder.table.identifier()
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// The consumer, if any, reads `next` next.
+    async fn record(&mut self, next: i64) -> Result<()> {
+        match &self.consumers {
+            Some((consumers, id)) => consumers.reset(id, next).await,
+            None => Ok(()),
+        }
+    }
+}
