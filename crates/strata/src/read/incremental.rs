@@ -12,7 +12,6 @@
 //!   then the two sides are compared key by key (`incremental_diff`, Java
 //!   `IncrementalDiffSplitRead.DiffMerger`). Append tables return the rows of the files only
 //!   END holds (Java ignores the files only START holds).
-//! * Whole-snapshot splits ([`IncrementalSplit::Snapshot`]): an audit-log read of the split.
 
 use std::sync::Arc;
 
@@ -102,9 +101,6 @@ impl IncrementalRead {
                     let read = self.table_read().without_deletion_vectors();
                     // One file per split: the merge path reads a lone file without merging.
                     streams.push(read.to_stream(one_file_splits(split))?);
-                }
-                IncrementalSplit::Snapshot(split) => {
-                    streams.push(self.table_read().to_stream(vec![split])?);
                 }
                 IncrementalSplit::Diff { after, .. } if !pk => {
                     streams.push(self.table_read().to_stream(vec![after])?);

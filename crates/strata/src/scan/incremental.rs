@@ -25,7 +25,10 @@
 //! `incremental-between-tag-to-snapshot` is true (then as a delta or changelog read between the
 //! tags' snapshot ids). Times resolve to the latest snapshot at or before each time (Java
 //! `SnapshotManager.earlierOrEqualTimeMills`); a start before the earliest snapshot starts
-//! before it, and a diff from before the first snapshot (id 1) reads END whole.
+//! before it for delta and changelog reads, and at it for a diff (Paimon 1.4 and 2.0; later
+//! Java reads END whole when the earliest snapshot is the first). A diff between snapshots of
+//! different schemas with different bucket counts is an error (Java
+//! `TimeTravelUtil.checkRescaleBucketForIncrementalDiffQuery`).
 //!
 //! strata's own refusal: `changelog` on a table whose `changelog-producer` is `none` is an
 //! error (Java returns no rows), since no snapshot of such a table holds changelog files.
@@ -34,7 +37,7 @@ use std::collections::BTreeMap;
 
 use strata_spec::manifest::{FileKind, ManifestEntry};
 use strata_spec::options::ChangelogProducer;
-use strata_spec::snapshot::{CommitKind, Snapshot, FIRST_SNAPSHOT_ID};
+use strata_spec::snapshot::{CommitKind, Snapshot};
 
 use super::incremental_between::{
     IncrementalBetween, IncrementalMode, INCREMENTAL_BETWEEN, INCREMENTAL_BETWEEN_SCAN_MODE,
@@ -53,8 +56,6 @@ pub enum IncrementalSplit {
     /// A diff: the files only START holds (`before`, read as of START) and only END holds
     /// (`after`, as of END).
     Diff { before: DataSplit, after: DataSplit },
-    /// A whole-snapshot split read with row kinds (a diff from before the first snapshot).
-    Snapshot(DataSplit),
 }
 
 /// The result of planning an incremental scan.
@@ -97,8 +98,6 @@ enum Resolved {
     /// Delta or changelog reads of the snapshots `(start, end]`.
     Range(i64, i64, IncrementalMode),
     Diff(Box<Snapshot>, Box<Snapshot>),
-    /// A diff from before the first snapshot: END whole.
-    Whole(Box<Snapshot>),
 }
 
 impl IncrementalScan {
@@ -197,26 +196,6 @@ impl IncrementalScan {
                 end_snapshot: Some(end.id),
                 splits: self.plan_diff(&start, &end).await?,
             }),
-            Resolved::Whole(end) => {
-                let end_id = end.id;
-                let plan = self
-                    .table
-                    .new_scan()
-                    .in_incremental()
-                    .with_snapshot_meta(*end)
-                    .plan()
-                    .await?;
-                Ok(IncrementalPlan {
-                    mode: IncrementalMode::Diff,
-                    start_snapshot: None,
-                    end_snapshot: Some(end_id),
-                    splits: plan
-                        .splits
-                        .into_iter()
-                        .map(IncrementalSplit::Snapshot)
-                        .collect(),
-                })
-            }
         }
     }
 
@@ -349,13 +328,7 @@ impl IncrementalScan {
             None => latest,
         };
         if self.mode == IncrementalMode::Diff {
-            let start_snapshot = match start_snapshot {
-                Some(s) => s,
-                None if earliest.id == FIRST_SNAPSHOT_ID => {
-                    return Ok(Resolved::Whole(Box::new(end_snapshot)))
-                }
-                None => earliest,
-            };
+            let start_snapshot = start_snapshot.unwrap_or(earliest);
             return Ok(Resolved::Diff(
                 Box::new(start_snapshot),
                 Box::new(end_snapshot),
@@ -471,6 +444,27 @@ impl IncrementalScan {
 
     /// Per bucket, the live files only one of the two snapshots holds.
     async fn plan_diff(&self, start: &Snapshot, end: &Snapshot) -> Result<Vec<IncrementalSplit>> {
+        if start.schema_id != end.schema_id {
+            let sm = self.table.schema_manager();
+            let buckets = |id: i64| async move {
+                let schema = sm.schema(id).await?;
+                schema.options().bucket().map_err(option_error)
+            };
+            let (a, b) = (
+                buckets(start.schema_id).await?,
+                buckets(end.schema_id).await?,
+            );
+            if a != b {
+                return Err(self.invalid(
+                    INCREMENTAL_BETWEEN,
+                    format!(
+                        "a diff of snapshots {} and {}: their bucket counts differ ({a}, {b}), \
+                         which incremental diff reads do not support",
+                        start.id, end.id
+                    ),
+                ));
+            }
+        }
         let store = self.table.manifest_store();
         let before = live_entries(&self.table, start, &store.data_manifests(start).await?).await?;
         let after = live_entries(&self.table, end, &store.data_manifests(end).await?).await?;

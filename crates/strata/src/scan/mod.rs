@@ -200,8 +200,6 @@ pub struct TableScan {
     filter: Option<Predicate>,
     buckets: Option<BTreeSet<i32>>,
     cache: Option<Arc<dyn Cache>>,
-    /// Planned for an incremental read: the `incremental-between*` options are not refused.
-    in_incremental: bool,
 }
 
 impl TableScan {
@@ -214,15 +212,7 @@ impl TableScan {
             filter: None,
             buckets: None,
             cache,
-            in_incremental: false,
         }
-    }
-
-    /// A scan planned by an incremental scan (which reads the `incremental-between*`
-    /// options itself).
-    pub(crate) fn in_incremental(mut self) -> Self {
-        self.in_incremental = true;
-        self
     }
 
     /// Time travel: plan snapshot `id` instead of the latest.
@@ -267,10 +257,10 @@ impl TableScan {
 
     async fn plan_inner(&self) -> Result<Plan> {
         let opts = self.table.options();
-        let incremental = [INCREMENTAL_BETWEEN, INCREMENTAL_BETWEEN_TIMESTAMP]
+        if let Some(key) = [INCREMENTAL_BETWEEN, INCREMENTAL_BETWEEN_TIMESTAMP]
             .into_iter()
-            .find(|k| opts.get(k).is_some());
-        if let Some(key) = incremental.filter(|_| !self.in_incremental) {
+            .find(|k| opts.get(k).is_some())
+        {
             // Java reads the changes instead of the snapshot: never read the snapshot silently.
             return Err(Error::InvalidOption {
                 key: key.into(),
