@@ -13,6 +13,7 @@ mod commands_demo_pk;
 mod commands_levels;
 mod commands_maintenance;
 mod commands_read;
+mod commands_read_incremental;
 mod commands_scan;
 mod commands_sql;
 mod input;

@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod incremental;
 mod levels;
 mod maintenance;
 mod map_keys;
