@@ -173,6 +173,15 @@ class JavaOracle:
                         options=options)
         return sorted(res["rows"])
 
+    def incremental_read(self, wh: str, ident: str, options: Dict[str, str]) -> List[str]:
+        """An incremental read (``options``: ``incremental-between`` or
+        ``incremental-between-timestamp``, ``incremental-between-scan-mode``, ...) as the table's
+        ``$audit_log`` returns it: sorted canonical lines whose first key is ``rowkind``
+        (``+I``/``-U``/``+U``/``-D``), deletes kept, every level scanned (Paimon 2.0's incremental
+        scans; see ``Incremental.java``)."""
+        res = self.call("incrementalRead", warehouse=_abs(wh), table=ident, options=options)
+        return sorted(res["rows"])
+
     def files(self, wh: str, ident: str, snapshot: Optional[int] = None) -> List[dict]:
         """Every live data file (``strata files`` keys, plus ``totalBuckets``)."""
         return self.call("files", warehouse=_abs(wh), table=ident, snapshot=snapshot)

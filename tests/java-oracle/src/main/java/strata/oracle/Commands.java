@@ -96,6 +96,8 @@ final class Commands {
                 return write(req);
             case "read":
                 return read(req);
+            case "incrementalRead":
+                return Incremental.read(table(req));
             case "files":
                 return files(req);
             case "snapshots":
