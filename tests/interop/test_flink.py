@@ -5,7 +5,9 @@
   and lists the same files (``$files``: bucket, level, name, rows); strata keeps writing, Flink reads;
 * Flink compacts a strata table, strata reads it and keeps writing;
 * Flink streams a table strata keeps committing to (append and primary-key tables): after every
-  strata commit, the rows Flink's continuous read has emitted (row kinds applied) equal the model.
+  strata commit, the rows Flink's continuous read has emitted (row kinds applied) equal the model;
+* Flink streams the changelog strata writes (``changelog-producer = input``): the ``-U``/``+U``/
+  ``-D`` records of strata's commits reach Flink's stream as they were written.
 
 Expected rows always come from the test's model.
 """
@@ -16,9 +18,11 @@ import json
 import time
 from typing import List
 
+import pyarrow as pa
 import pytest
 
 from interop_support.canonical import assert_same_rows
+from interop_support.datagen import paimon_schema_json
 from interop_support.flink import flink  # noqa: F401  (fixture)
 from interop_support.sql_flows import (Model, create_strata, model_value_lines, rows, strata_write,
                                        value_lines, values_sql)
@@ -141,6 +145,58 @@ def test_flink_streams_a_table_strata_keeps_committing_to(flink, strata, kind):
         if not pk:
             # an append table's stream is inserts only, each row once
             assert {r["kind"] for r in changelog} == {"+I"}
+    finally:
+        flink.call("stream_stop", stream=stream)
+
+
+CHANGELOG_SCHEMA = pa.schema([pa.field("k", pa.int32(), nullable=False), pa.field("v", pa.string()),
+                              pa.field("op", pa.string())])
+
+
+def test_flink_streams_the_input_changelog_strata_writes(flink, strata):
+    """Flink's streaming source reads changelog files when the table has a changelog producer (no
+    normalization of its own): what it emits is exactly the records strata's commits wrote."""
+    ident = "db.cl"
+    doc = paimon_schema_json(CHANGELOG_SCHEMA, [], {"bucket": "2", "changelog-producer": "input",
+                                                    "rowkind.field": "op"})
+    doc["primaryKeys"] = ["k"]
+    strata.create_table(ident, doc)
+
+    def commit(records):
+        data = pa.table({"k": pa.array([r[1] for r in records], pa.int32()),
+                         "v": [r[2] for r in records], "op": [r[0] for r in records]},
+                        schema=CHANGELOG_SCHEMA)
+        strata_write(strata, ident, data)
+
+    commit([("+I", k, f"a{k}") for k in range(10)])
+    t = flink.table(strata.warehouse, ident)
+    # latest-full: snapshot 1 whole, then the changelog files of each later commit
+    stream = flink.call("stream_start", query=(
+        f"SELECT k, v FROM {t} /*+ OPTIONS('continuous.discovery-interval' = '200ms') */"))
+    try:
+        changes = [
+            [("-U", 2, "a2"), ("+U", 2, "b2"), ("-U", 3, "a3"), ("+U", 3, "b3"), ("-D", 7, "a7")],
+            [("+I", 20, "c20"), ("-U", 2, "b2"), ("+U", 2, "c2")],
+        ]
+        want_log = [("+I", k, f"a{k}") for k in range(10)]
+        for records in changes:
+            commit(records)
+            want_log += records
+            want = sorted(json.dumps([k, v]) for kind, k, v in want_log if kind in ("+I", "+U"))
+            for kind, k, v in want_log:
+                if kind in ("-U", "-D"):
+                    want.remove(json.dumps([k, v]))
+            deadline = time.monotonic() + 90
+            while True:
+                log = flink.call("stream_poll", stream=stream, rows=0, timeout=0)
+                got = materialize(log)
+                if got == want or time.monotonic() > deadline:
+                    break
+                time.sleep(0.5)
+            assert_same_rows(got, want, "Flink's stream of strata's changelog")
+        # Flink emitted strata's records as written: the same multiset of (kind, row).
+        emitted = sorted((r["kind"], r["values"][0], r["values"][1]) for r in log)
+        assert emitted == sorted(want_log), f"Flink's stream differs from strata's changelog:\n{emitted}"
     finally:
         flink.call("stream_stop", stream=stream)
 
