@@ -109,6 +109,7 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Sql(args) => crate::commands_sql::run(&catalog, args).await,
         Command::Maintenance(cmd) => crate::commands_maintenance::run(&catalog, cmd).await,
         Command::Scan(args) => crate::commands_scan::run(&catalog, args).await,
+        Command::Tail(args) => crate::commands_tail::run(&catalog, args).await,
         Command::Snapshots { table } => {
             let t = catalog.get_table(&table.parse()?).await?;
             let mut out = std::io::stdout().lock();

@@ -16,6 +16,7 @@ mod commands_read;
 mod commands_read_incremental;
 mod commands_scan;
 mod commands_sql;
+mod commands_tail;
 mod input;
 mod json_values;
 mod output;
@@ -112,6 +113,10 @@ enum Command {
     /// `-o scan.manifest-entry-cache.max-snapshots=N` the first scan fills the snapshot live
     /// manifest entry cache and the later ones are served from it.
     Scan(commands_scan::ScanArgs),
+    /// Follow a table like `tail -f`: every change as a JSON line with its row kind
+    /// (the changelog when the table has a changelog-producer, else the rows each commit
+    /// added); --consumer-id records progress so expiry keeps what the tail still needs
+    Tail(commands_tail::TailArgs),
     /// Snapshots of a table, one JSON object per line.
     Snapshots { table: String },
     /// Live data files of a snapshot (default latest), ordered by partition, bucket, level and

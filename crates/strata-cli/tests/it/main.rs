@@ -12,4 +12,5 @@ mod object_store_s3;
 mod reliability;
 mod scan;
 mod sql;
+mod tail;
 mod write_notes;
