@@ -166,12 +166,23 @@ pub async fn load_deletion_vectors(
 #[derive(Default)]
 pub struct DvCache {
     loaded: tokio::sync::Mutex<HashMap<(BinaryRow, i32, i64), DvMap>>,
+    /// Snapshots given as metadata (a tag's copy, which outlives the snapshot file), by id.
+    known: HashMap<i64, Snapshot>,
 }
 
 /// Deletion vectors by data-file name.
 pub type DvMap = Arc<HashMap<String, Arc<DeletionVector>>>;
 
 impl DvCache {
+    /// A cache that takes `snapshots` from their metadata instead of their snapshot files
+    /// (tags of expired snapshots).
+    pub fn with_snapshots(snapshots: impl IntoIterator<Item = Snapshot>) -> Self {
+        DvCache {
+            known: snapshots.into_iter().map(|s| (s.id, s)).collect(),
+            ..DvCache::default()
+        }
+    }
+
     /// The vector of `file` in (partition, bucket) of snapshot `snapshot_id`, if any.
     pub async fn get(
         &self,
@@ -184,7 +195,10 @@ impl DvCache {
         let key = (partition.clone(), bucket, snapshot_id);
         let mut loaded = self.loaded.lock().await;
         if !loaded.contains_key(&key) {
-            let snapshot = table.snapshot_manager().snapshot(snapshot_id).await?;
+            let snapshot = match self.known.get(&snapshot_id) {
+                Some(s) => s.clone(),
+                None => table.snapshot_manager().snapshot(snapshot_id).await?,
+            };
             let map = load_deletion_vectors(table, &snapshot, partition, bucket).await?;
             loaded.insert(key.clone(), Arc::new(map));
         }

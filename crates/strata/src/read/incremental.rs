@@ -102,16 +102,24 @@ impl IncrementalRead {
                     // One file per split: the merge path reads a lone file without merging.
                     streams.push(read.to_stream(one_file_splits(split))?);
                 }
-                IncrementalSplit::Diff { after, .. } if !pk => {
-                    streams.push(self.table_read().to_stream(vec![after])?);
+                IncrementalSplit::Diff {
+                    after, snapshots, ..
+                } if !pk => {
+                    let read = self.table_read().with_snapshot_metas(snapshots);
+                    streams.push(read.to_stream(vec![after])?);
                 }
-                IncrementalSplit::Diff { before, after } => {
+                IncrementalSplit::Diff {
+                    before,
+                    after,
+                    snapshots,
+                } => {
                     // Whole rows on both sides: Java compares whole values.
                     let whole = self
                         .table
                         .new_read()
                         .with_row_kinds()
-                        .with_batch_size(self.batch_size);
+                        .with_batch_size(self.batch_size)
+                        .with_snapshot_metas(snapshots);
                     let merged = incremental_diff::diff_stream(
                         &self.table,
                         whole.output_schema()?,

@@ -85,6 +85,9 @@ pub struct TableRead {
     /// Apply the table's deletion vectors (off for incremental delta and changelog reads,
     /// which return every record of their files).
     deletion_vectors: bool,
+    /// Snapshots whose deletion vectors are read from this metadata rather than their
+    /// snapshot files (tags of expired snapshots).
+    snapshots: Vec<strata_spec::snapshot::Snapshot>,
 }
 
 impl TableRead {
@@ -99,6 +102,7 @@ impl TableRead {
             row_kinds: false,
             string_views: false,
             deletion_vectors: true,
+            snapshots: Vec::new(),
         }
     }
 
@@ -155,11 +159,26 @@ impl TableRead {
         self
     }
 
+    /// Splits of `snapshots` take their deletion vectors from this metadata (a tag's copy of
+    /// a snapshot that expired) instead of the snapshot files.
+    pub(crate) fn with_snapshot_metas(
+        mut self,
+        snapshots: Vec<strata_spec::snapshot::Snapshot>,
+    ) -> Self {
+        self.snapshots = snapshots;
+        self
+    }
+
     /// Deletion vectors of this read, if the table has them and the read applies them.
     fn dv_cache(&self) -> Result<Option<Arc<deletion_vectors::DvCache>>> {
         Ok(
-            (self.deletion_vectors && self.table.options().deletion_vectors_enabled()?)
-                .then(|| Arc::new(deletion_vectors::DvCache::default())),
+            (self.deletion_vectors && self.table.options().deletion_vectors_enabled()?).then(
+                || {
+                    Arc::new(deletion_vectors::DvCache::with_snapshots(
+                        self.snapshots.clone(),
+                    ))
+                },
+            ),
         )
     }
 

@@ -55,7 +55,13 @@ pub enum IncrementalSplit {
     Records(DataSplit),
     /// A diff: the files only START holds (`before`, read as of START) and only END holds
     /// (`after`, as of END).
-    Diff { before: DataSplit, after: DataSplit },
+    Diff {
+        before: DataSplit,
+        after: DataSplit,
+        /// START and END: their deletion vectors are read from this metadata (a tag's copy
+        /// outlives its snapshot file).
+        snapshots: Vec<Snapshot>,
+    },
 }
 
 /// The result of planning an incremental scan.
@@ -506,7 +512,11 @@ impl IncrementalScan {
             if before.files.is_empty() && after.files.is_empty() {
                 continue;
             }
-            out.push(IncrementalSplit::Diff { before, after });
+            out.push(IncrementalSplit::Diff {
+                before,
+                after,
+                snapshots: vec![start.clone(), end.clone()],
+            });
         }
         Ok(out)
     }
