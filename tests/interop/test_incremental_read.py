@@ -219,3 +219,33 @@ def test_partitioned_reads_and_expired_snapshots_equal_java(java, strata, case):
                    ["--incremental", "t1..t-last"], {"incremental-between": "t1,t-last"},
                    changelog_refused=False)
     assert rows > 0
+
+
+@pytest.mark.parametrize("case", ["plain", "input"])
+def test_reads_across_schema_changes_equal_java(java, strata, case):
+    """Java adds a column and renames one between commits: files of every schema are read with
+    the latest, in every mode."""
+    ident = "db.evolve"
+    doc = paimon_schema_json(SCHEMA, [], {"bucket": "1", **CASES[case]})
+    doc["primaryKeys"] = ["k"]
+    java.create_table(strata.warehouse, ident, doc)
+    java_commit(java, strata.warehouse, ident, COMMITS[0])
+    java_commit(java, strata.warehouse, ident, COMMITS[1])
+    java.alter_table(strata.warehouse, ident, [
+        {"op": "addColumn", "name": "extra", "type": "STRING"},
+        {"op": "renameColumn", "name": "v", "newName": "v2"},
+    ])
+    parts = COMMITS[2]
+    data = pa.concat_tables([batch(keys, tag) for keys, tag, _ in parts]).rename_columns(["k", "v2", "n"])
+    data = data.append_column("extra", pa.array([f"x{k}" for k in data.column("k").to_pylist()]))
+    kinds = [kind for keys, _, kind in parts for _ in keys]
+    java.write(strata.warehouse, ident, rows_json(data, row_kinds=kinds))
+    java.compact(strata.warehouse, ident, full=True)
+    snapshots = java.snapshots(strata.warehouse, ident)
+    no_producer = "changelog-producer" not in CASES[case]
+    for start, end in ranges(snapshots):
+        for mode in MODES:
+            compare(java, strata, ident, f"{case} evolved: {mode} ({start}, {end}]",
+                    ["--incremental", f"{start}..{end}", "--incremental-mode", mode],
+                    {"incremental-between": f"{start},{end}", "incremental-between-scan-mode": mode},
+                    changelog_refused=no_producer and mode == "changelog")
