@@ -457,3 +457,89 @@ async fn changelog_reads_the_input_records_of_every_snapshot() {
         rows(&[("+I", 1, "c"), ("-D", 2, "a")])
     );
 }
+
+#[tokio::test]
+async fn diff_of_a_partitioned_table_with_a_projection() {
+    let lake = Lake::new();
+    let t = lake
+        .create(
+            "db.parts",
+            r#"{"fields":[{"name":"p","type":"STRING NOT NULL"},{"name":"id","type":"BIGINT NOT NULL"},
+                {"name":"v","type":"STRING"}],
+                "partitionKeys":["p"],"primaryKeys":["p","id"],
+                "options":{"bucket":"2","write-only":"true"}}"#,
+        )
+        .await;
+    let rows_of = |p: &str, ids: std::ops::Range<i64>, v: &str| {
+        let b = batch(ids, v);
+        let n = b.num_rows();
+        let schema = std::sync::Arc::new(arrow::datatypes::Schema::new(vec![
+            arrow::datatypes::Field::new("p", arrow::datatypes::DataType::Utf8, false),
+            arrow::datatypes::Field::new("id", arrow::datatypes::DataType::Int64, false),
+            arrow::datatypes::Field::new("v", arrow::datatypes::DataType::Utf8, true),
+        ]));
+        arrow::array::RecordBatch::try_new(
+            schema,
+            vec![
+                std::sync::Arc::new(StringArray::from(vec![p; n])),
+                b.column(0).clone(),
+                b.column(1).clone(),
+            ],
+        )
+        .unwrap()
+    };
+    write(&t, rows_of("x", 0..10, "a")).await;
+    write(&t, rows_of("y", 0..10, "a")).await;
+    // Same ids in x updated, y untouched, a delete in y.
+    write(&t, rows_of("x", 0..3, "b")).await;
+    let mut w = t.new_write().unwrap();
+    w.write_with_kinds(&rows_of("y", 9..10, "z"), &[RowKind::Delete])
+        .await
+        .unwrap();
+    t.new_commit()
+        .unwrap()
+        .commit(w.prepare_commit().await.unwrap())
+        .await
+        .unwrap();
+    full_compact(&t).await;
+    let plan = t
+        .new_incremental_scan(IncrementalBetween::ids(2, 5))
+        .with_mode(IncrementalMode::Diff)
+        .plan()
+        .await
+        .unwrap();
+    let read = t
+        .new_incremental_read()
+        .with_projection(vec!["v".into(), "p".into(), "id".into()]);
+    let mut got = Vec::new();
+    for b in read.to_batches(plan.splits).await.unwrap() {
+        let names: Vec<String> = b
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        assert_eq!(names, ["rowkind", "v", "p", "id"]);
+        let col = |i: usize| b.column(i).as_any().downcast_ref::<StringArray>().unwrap();
+        let id = b.column(3).as_any().downcast_ref::<Int64Array>().unwrap();
+        for i in 0..b.num_rows() {
+            got.push((
+                col(0).value(i).to_string(),
+                col(2).value(i).to_string(),
+                id.value(i),
+                col(1).value(i)[..1].to_string(),
+            ));
+        }
+    }
+    got.sort();
+    let want: Vec<(String, String, i64, String)> = [
+        ("+I", "x", 0, "b"),
+        ("+I", "x", 1, "b"),
+        ("+I", "x", 2, "b"),
+        ("-D", "y", 9, "a"),
+    ]
+    .into_iter()
+    .map(|(k, p, id, v)| (k.into(), p.into(), id, v.into()))
+    .collect();
+    assert_eq!(got, want);
+}
