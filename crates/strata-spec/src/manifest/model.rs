@@ -157,7 +157,8 @@ pub struct IndexFileMeta {
     pub index_type: String,
     pub file_name: String,
     pub file_size: i64,
-    /// HASH: number of hashes; DELETION_VECTORS: deleted rows.
+    /// HASH: number of hashes; DELETION_VECTORS: number of vectors in the file (Java's
+    /// `DeletionFileWriter.result` records `dvMetas.size()`).
     pub row_count: i64,
     /// Deletion-vector ranges, in file order (`_DELETIONS_VECTORS_RANGES`).
     pub dv_ranges: Option<Vec<DeletionVectorMeta>>,
@@ -170,9 +171,11 @@ pub struct IndexFileMeta {
 pub struct DeletionVectorMeta {
     /// Data file the vector belongs to (`f0`).
     pub data_file_name: String,
-    /// Byte offset in the index file (`f1`).
+    /// Byte offset in the index file of the vector's 4-byte length prefix (`f1`).
     pub offset: i32,
-    /// Stored length (`f2`).
+    /// Length Java's `DeletionVector.serializeTo` returns (`f2`): magic + bitmap for the
+    /// 32-bit form (without length prefix and CRC), the whole serialized size for the 64-bit
+    /// form.
     pub length: i32,
     /// Deleted rows (`_CARDINALITY`).
     pub cardinality: Option<i64>,

@@ -6,6 +6,7 @@
 //! | [`arrow_types`] | Paimon types ⇄ Arrow types/fields/schemas (with Parquet field ids) |
 //! | [`convert`] | aligning input batches to a table schema: by-name matching, strict casts, NOT NULL |
 //! | [`datum`] | single Arrow values ⇄ [`strata_spec::Datum`] |
+//! | [`deletion_vector`] | deletion vectors ⇄ bytes (Java's 32- and 64-bit forms) and the DV index file layout |
 //! | [`stats`] | [`StatsCollector`]: per-column min/max/null counts by stats mode |
 //! | [`stats_options`] | which stats each column gets (`metadata.stats-mode`, per-field modes, dense store) |
 //! | [`parquet_writer`] | [`ParquetWriter`]: one data file, Java's writer settings |
@@ -31,6 +32,7 @@ pub mod convert;
 pub mod data_file_reader;
 pub mod datum;
 mod decode_guard;
+pub mod deletion_vector;
 mod dictionary_choice;
 pub mod evolve;
 mod int96;
