@@ -3,6 +3,7 @@
 //!
 //! | module | what |
 //! |---|---|
+//! | [`deletion_vectors`] | [`DeletionVectorIndexWriter`]: a bucket's deletion vectors as a new index file + its ADD entry |
 //! | [`hash_file`] | HASH index file codec (4-byte big-endian key hashes) and file I/O |
 //! | [`manifest`] | index-manifest I/O and Java's ADD/DELETE combination rule |
 //! | [`key_hash`] | the key hash Java assigns with: `BinaryRow.hashCode()` of the trimmed PK |
@@ -24,6 +25,7 @@
 //! ```
 
 pub mod assigner;
+pub mod deletion_vectors;
 pub mod hash_file;
 pub mod key_hash;
 pub mod manifest;
@@ -36,6 +38,7 @@ pub use assigner::{
     compute_assigner, DynamicBucketAssigner, DynamicBucketOptions, IndexFileChange,
     MAX_DYNAMIC_BUCKETS,
 };
+pub use deletion_vectors::{DeletionVectorIndexWriter, DELETION_VECTORS_BITMAP64};
 pub use hash_file::{decode_hash_index, encode_hash_index, HashIndexFiles, HASH_INDEX};
 pub use key_hash::{key_hash, KeyHasher};
 pub use manifest::{combine_index_entries, IndexManifestStore, DELETION_VECTORS_INDEX};
