@@ -144,6 +144,24 @@ def test_strata_deletion_vectors_read_by_java(java, strata):
             list(model.values()), schema=SCHEMA.append(pa.field("kind", pa.string()))))
         assert_same_rows(java.read(strata.warehouse, ident), expected, f"Java read after strata commit {i + 1}")
         assert_same_rows(strata.read_lines(ident), expected, f"strata read after its commit {i + 1}")
+    assert all(f["level"] > 0 for f in java.files(strata.warehouse, ident)), "level 0 compacted up"
+    # Java writes on and compacts fully; strata reads it back.
+    more = [(range(40, 50), "j", "+I"), (range(30, 33), "j", "-D")]
+    data = pa.concat_tables([batch(keys, tag) for keys, tag, _ in more])
+    kinds = [kind for keys, _, kind in more for _ in keys]
+    data = data.append_column("kind", pa.array(kinds, pa.string()))
+    java.write(strata.warehouse, ident, rows_json(data, row_kind_column="kind"))
+    for keys, tag, kind in more:
+        for r in batch(keys, tag).to_pylist():
+            if kind == "-D":
+                model.pop(r["k"], None)
+            else:
+                model[r["k"]] = {**r, "kind": kind}
+    expected = canonical_lines(pa.Table.from_pylist(
+        list(model.values()), schema=SCHEMA.append(pa.field("kind", pa.string()))))
+    assert_same_rows(strata.read_lines(ident), expected, "strata read after Java's write on strata's vectors")
+    java.compact(strata.warehouse, ident, full=True)
+    assert_same_rows(strata.read_lines(ident), expected, "strata read after Java's full compaction")
 
 
 def test_strata_input_changelog_read_by_java(java, strata):
@@ -196,3 +214,43 @@ def test_strata_input_changelog_read_by_java(java, strata):
     expected = canonical_lines(pa.Table.from_pylist(
         list(model.values()), schema=SCHEMA.append(pa.field("kind", pa.string()))))
     assert_same_rows(java.read(strata.warehouse, ours), expected, "Java read of strata's input-changelog table")
+
+
+def test_strata_lookup_compaction_with_deletion_vectors_read_by_java(java, strata):
+    """A table big enough that strata's lookup compaction keeps several levels: updates and
+    deletes of keys in the upper level become strata-written deletion vectors, which Java
+    applies (its read skips level 0 and never merges) after every commit."""
+    ident = "db.lookup"
+    doc = paimon_schema_json(SCHEMA, [], {"bucket": "1", "deletion-vectors.enabled": "true",
+                                          "rowkind.field": "kind"})
+    doc["fields"].append({"name": "kind", "type": "STRING"})
+    doc["primaryKeys"] = ["k"]
+    strata.create_table(ident, doc)
+    commits = [
+        [(range(0, 3000), "a", "+I")],
+        [(range(100, 150), "b", "+U")],
+        [(range(1000, 1010), "a", "-D"), (range(5000, 5050), "c", "+I")],
+        [(range(2000, 2100), "d", "+U"), (range(120, 130), "e", "+U")],
+    ]
+    model: Dict[int, dict] = {}
+    schema = SCHEMA.append(pa.field("kind", pa.string()))
+    for i, parts in enumerate(commits):
+        data = pa.concat_tables([batch(keys, tag) for keys, tag, _ in parts])
+        kinds = [kind for keys, _, kind in parts for _ in keys]
+        data = data.append_column("kind", pa.array(kinds, pa.string()))
+        strata.write(ident, [write_input(data, "parquet", Path(strata.scratch) / f"l{i}.parquet")])
+        for keys, tag, kind in parts:
+            for r in batch(keys, tag).to_pylist():
+                if kind == "-D":
+                    model.pop(r["k"], None)
+                else:
+                    model[r["k"]] = {**r, "kind": kind}
+        expected = canonical_lines(pa.Table.from_pylist(list(model.values()), schema=schema))
+        assert_same_rows(java.read(strata.warehouse, ident), expected, f"Java read after strata commit {i + 1}")
+        assert_same_rows(strata.read_lines(ident), expected, f"strata read after its commit {i + 1}")
+    files = java.files(strata.warehouse, ident)
+    assert all(f["level"] > 0 for f in files), files
+    assert len({f["level"] for f in files}) > 1, f"strata kept several levels: {files}"
+    assert any("/index/index-" in f for f in tree(strata.warehouse)), "strata wrote deletion vectors"
+    java.compact(strata.warehouse, ident, full=True)
+    assert_same_rows(strata.read_lines(ident), expected, "strata read after Java's full compaction")

@@ -67,6 +67,10 @@ pub struct CommitMessage {
     /// ones they replace (e.g. from `DynamicBucketAssigner::prepare_commit`). Each entry
     /// carries its own partition and bucket, which the commit uses as they are.
     pub index_changes: Vec<IndexManifestEntry>,
+    /// Index file changes of the compaction (Java `CompactIncrement.newIndexFiles` /
+    /// `deletedIndexFiles`): the bucket's new deletion-vector index file (ADD) and the one it
+    /// replaces (DELETE), committed with the COMPACT snapshot.
+    pub compact_index_changes: Vec<IndexManifestEntry>,
     /// The snapshot whose index `index_changes` were computed against
     /// (`DynamicBucketAssigner::base_snapshot`; `None`: an empty table, or unknown). The commit
     /// rebases HASH changes onto the snapshot it lands on when other writers changed the index
@@ -88,6 +92,7 @@ impl CommitMessage {
             compact_after: Vec::new(),
             compact_changelog: Vec::new(),
             index_changes: Vec::new(),
+            compact_index_changes: Vec::new(),
             index_base: None,
         }
     }
@@ -101,6 +106,7 @@ impl CommitMessage {
             && self.compact_after.is_empty()
             && self.compact_changelog.is_empty()
             && self.index_changes.is_empty()
+            && self.compact_index_changes.is_empty()
     }
 }
 
@@ -272,14 +278,17 @@ impl TableCommit {
                 }
             };
         }
-        if !split.compact.is_empty() || !split.compact_changelog.is_empty() {
+        if !split.compact.is_empty()
+            || !split.compact_changelog.is_empty()
+            || !split.compact_index.is_empty()
+        {
             match self
                 .commit_with_retry(attempt::CommitRequest {
                     kind: CommitKind::Compact,
                     identifier,
                     adds: &split.compact,
                     changelog: &split.compact_changelog,
-                    index: &[],
+                    index: &split.compact_index,
                     index_base: None,
                     overwrite: None,
                 })
@@ -292,6 +301,7 @@ impl TableCommit {
                     self.discard_compaction_outputs(&split.compact).await;
                     self.discard_compaction_outputs(&split.compact_changelog)
                         .await;
+                    self.discard_index_files(&split.compact_index).await;
                     match out.append {
                         // The new data is committed: a compaction that could not land is
                         // only a missed optimisation (the next write compacts again), and an
@@ -347,7 +357,13 @@ impl TableCommit {
         self.discard_compaction_outputs(&split.changelog).await;
         self.discard_compaction_outputs(&split.compact_changelog)
             .await;
-        for e in split.index.iter().filter(|e| e.kind == FileKind::Add) {
+        self.discard_index_files(&split.index).await;
+        self.discard_index_files(&split.compact_index).await;
+    }
+
+    /// Deletes the index files `entries` add (a commit that certainly failed).
+    async fn discard_index_files(&self, entries: &[IndexManifestEntry]) {
+        for e in entries.iter().filter(|e| e.kind == FileKind::Add) {
             let path = self.table.paths().index_file(&e.index_file.file_name);
             let _ = self.table.file_io().delete(&path).await;
         }
@@ -414,6 +430,8 @@ struct SplitMessages {
     changelog: Vec<ManifestEntry>,
     /// ADD entries of the compaction's changelog files (`compactChangelog`).
     compact_changelog: Vec<ManifestEntry>,
+    /// Index changes of the compaction (deletion-vector index files).
+    compact_index: Vec<IndexManifestEntry>,
 }
 
 fn split_messages(messages: Vec<CommitMessage>) -> SplitMessages {
@@ -424,6 +442,7 @@ fn split_messages(messages: Vec<CommitMessage>) -> SplitMessages {
         compact: Vec::new(),
         changelog: Vec::new(),
         compact_changelog: Vec::new(),
+        compact_index: Vec::new(),
     };
     let mut compact_adds = Vec::new();
     let mut bases: Vec<Option<i64>> = Vec::new();
@@ -432,6 +451,7 @@ fn split_messages(messages: Vec<CommitMessage>) -> SplitMessages {
             bases.push(m.index_base);
         }
         out.index.extend(m.index_changes);
+        out.compact_index.extend(m.compact_index_changes);
         let entry = |kind, file| ManifestEntry {
             kind,
             partition: m.partition.clone(),

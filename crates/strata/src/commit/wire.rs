@@ -32,9 +32,9 @@ pub const WIRE_VERSION: u32 = 1;
 /// that knows only version 1 would read the whole file, so it must refuse such a split.
 pub const SPLIT_ROW_RANGE_VERSION: u32 = 2;
 
-/// Version of a serialized [`CommitMessage`] with changelog files: a reader that knows only
-/// version 1 would drop them silently (streaming readers would miss the commit), so it must
-/// refuse such a message.
+/// Version of a serialized [`CommitMessage`] with changelog files or compaction index changes:
+/// a reader that knows only version 1 would drop them silently (streaming readers would miss
+/// the commit, deletion vectors would be lost), so it must refuse such a message.
 pub const COMMIT_CHANGELOG_VERSION: u32 = 2;
 
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
@@ -60,6 +60,9 @@ struct CommitMessageWire {
     /// Version [`COMMIT_CHANGELOG_VERSION`]: changelog files of the compaction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     compact_changelog: Option<String>,
+    /// Version [`COMMIT_CHANGELOG_VERSION`]: index changes of the compaction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    compact_index_changes: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -136,7 +139,9 @@ impl TryFrom<&CommitMessage> for CommitMessageWire {
                 files(fs).map(Some)
             }
         };
-        let has_changelog = !m.new_changelog.is_empty() || !m.compact_changelog.is_empty();
+        let has_changelog = !m.new_changelog.is_empty()
+            || !m.compact_changelog.is_empty()
+            || !m.compact_index_changes.is_empty();
         Ok(CommitMessageWire {
             version: if has_changelog {
                 COMMIT_CHANGELOG_VERSION
@@ -154,6 +159,16 @@ impl TryFrom<&CommitMessage> for CommitMessageWire {
             index_base: m.index_base,
             new_changelog: optional(&m.new_changelog)?,
             compact_changelog: optional(&m.compact_changelog)?,
+            compact_index_changes: if m.compact_index_changes.is_empty() {
+                None
+            } else {
+                Some(
+                    B64.encode(
+                        encode_index_manifest(&m.compact_index_changes, ManifestCompression::Null)
+                            .map_err(|e| format!("encoding compaction index changes: {e}"))?,
+                    ),
+                )
+            },
         })
     }
 }
@@ -178,6 +193,14 @@ impl TryFrom<CommitMessageWire> for CommitMessage {
             new_files: decode_files(&w.new_files, "newFiles")?,
             deleted_files: optional(&w.deleted_files, "deletedFiles")?,
             new_changelog: optional(&w.new_changelog, "newChangelog")?,
+            compact_index_changes: match &w.compact_index_changes {
+                Some(text) => decode_index_manifest(
+                    &B64.decode(text)
+                        .map_err(|e| format!("compactIndexChanges: not base64: {e}"))?,
+                )
+                .map_err(|e| format!("compactIndexChanges: {e}"))?,
+                None => Vec::new(),
+            },
             compact_changelog: optional(&w.compact_changelog, "compactChangelog")?,
             compact_before: decode_files(&w.compact_before, "compactBefore")?,
             compact_after: decode_files(&w.compact_after, "compactAfter")?,

@@ -10,18 +10,30 @@
 //! into the commit increment as Java's `updateCompactResult` does: an output of an earlier
 //! compaction of the same commit window that is compacted again is dropped from `after`
 //! (and deleted, unless an upgrade kept its name).
+//!
+//! Buckets that need lookup compaction (deletion vectors, first-row) hold a
+//! [`BucketLookup`]: each task gets a [`LookupContext`] (the levels above its output level and
+//! the bucket's deletion vectors) and a [`LookupRewriter`]; the deletions a task finds join the
+//! bucket's vectors, whose files the compaction rewrote lose theirs (Java
+//! `BucketedDvMaintainer`). [`CompactManager::take_deletion_vectors`] hands the whole set to
+//! the commit when it changed.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
+use roaring::RoaringTreemap;
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::DataFileMeta;
 use strata_spec::DataType;
 use tokio::task::JoinHandle;
 
 use crate::lsm::compact::levels::Levels;
-use crate::lsm::compact::rewriter::MergeTreeCompactRewriter;
+use crate::lsm::compact::lookup::{DeletedRows, LookupContext, LookupMode};
+use crate::lsm::compact::rewriter::{LookupRewriter, MergeTreeCompactRewriter};
 use crate::lsm::compact::strategy::CompactStrategy;
-use crate::lsm::compact::task::{run_compact_task, CompactRewriter, TaskMetrics, TaskOptions};
+use crate::lsm::compact::task::{
+    run_compact_task, CompactRewriter, LookupUpgrade, TaskMetrics, TaskOptions,
+};
 use crate::lsm::compact::universal::PickTime;
 use crate::lsm::compact::{CompactResult, CompactUnit};
 use crate::{Error, Result};
@@ -40,14 +52,20 @@ pub struct CompactionMetrics {
 pub(super) enum Picking {
     /// `write-only`: never compact on write (an explicit compaction still runs).
     Off,
-    /// Never compact: the reason is the error of an explicit compaction.
-    Blocked(String),
     /// The table's strategy (universal or force-up-level-0).
     Strategy(CompactStrategy),
-    /// Every pick is a full compaction (tables whose readers rely on keys being unique across
-    /// levels: first-row, deletion vectors, lookup changelog — strata has no lookup
-    /// compaction, so it keeps such buckets at one level).
+    /// Every pick is a full compaction (`force-lookup` tables: strata's lookup compaction
+    /// covers deletion vectors and first-row only, so such buckets stay at one level).
     AlwaysFull,
+}
+
+/// The lookup-compaction state of a bucket: its mode and its deletion vectors (positions of
+/// deleted rows per data file, existing and found since).
+pub(super) struct BucketLookup {
+    pub mode: LookupMode,
+    pub vectors: HashMap<String, RoaringTreemap>,
+    /// The vectors changed since they were last handed to a commit.
+    pub dirty: bool,
 }
 
 /// Per-table settings shared by the bucket managers.
@@ -70,6 +88,7 @@ pub(super) struct CompactManager {
     compact_before: Vec<DataFileMeta>,
     compact_after: Vec<DataFileMeta>,
     metrics: Vec<CompactionMetrics>,
+    lookup: Option<BucketLookup>,
 }
 
 impl CompactManager {
@@ -92,7 +111,26 @@ impl CompactManager {
             compact_before: Vec::new(),
             compact_after: Vec::new(),
             metrics: Vec::new(),
+            lookup: None,
         }
+    }
+
+    /// Compacts with lookups ([`crate::lsm::compact::lookup`]), starting from `lookup`'s
+    /// deletion vectors.
+    pub(super) fn with_lookup(mut self, lookup: BucketLookup) -> Self {
+        self.lookup = Some(lookup);
+        self
+    }
+
+    /// The bucket's deletion vectors when they changed since the last call (every vector of
+    /// a live file, possibly none left), for a new deletion-vector index file.
+    pub(super) fn take_deletion_vectors(&mut self) -> Option<HashMap<String, RoaringTreemap>> {
+        let lookup = self.lookup.as_mut()?;
+        if lookup.mode != LookupMode::DeletionVectors || !lookup.dirty {
+            return None;
+        }
+        lookup.dirty = false;
+        Some(lookup.vectors.clone())
     }
 
     pub(super) fn add_new_file(&mut self, file: DataFileMeta) -> Result<()> {
@@ -115,13 +153,6 @@ impl CompactManager {
         if self.running.is_some() {
             return Ok(());
         }
-        if let Picking::Blocked(reason) = &self.picking {
-            return if full {
-                Err(Error::Unsupported(reason.clone()))
-            } else {
-                Ok(())
-            };
-        }
         let runs = self.levels.level_sorted_runs();
         let num_levels = self.levels.number_of_levels();
         let unit = if full || matches!(self.picking, Picking::AlwaysFull) {
@@ -134,7 +165,7 @@ impl CompactManager {
             }
         } else {
             match &mut self.picking {
-                Picking::Off | Picking::AlwaysFull | Picking::Blocked(_) => None,
+                Picking::Off | Picking::AlwaysFull => None,
                 Picking::Strategy(s) => s.pick(num_levels, &runs, PickTime::now()),
             }
         };
@@ -157,8 +188,45 @@ impl CompactManager {
                 || self.settings.deletion_vectors);
         let key_types = self.settings.key_types.clone();
         let rewriter = self.rewriter.clone();
+        let Some(lookup) = &self.lookup else {
+            self.running = Some(tokio::spawn(async move {
+                run_compact_task(unit, &key_types, &options, rewriter.as_ref()).await
+            }));
+            return;
+        };
+        // The sorted runs above the output level: what the task's keys are looked up in.
+        let mut upper_levels = Vec::new();
+        for level in (unit.output_level + 1)..self.levels.number_of_levels() {
+            let run = self.levels.run_of_level(level).unwrap_or_default();
+            if !run.is_empty() {
+                upper_levels.push(run);
+            }
+        }
+        options.lookup = if upper_levels.is_empty() {
+            LookupUpgrade::NothingAbove
+        } else {
+            LookupUpgrade::Rewrite
+        };
+        let deleted: HashMap<String, DeletedRows> = lookup
+            .vectors
+            .iter()
+            .map(|(file, positions)| {
+                let positions = Arc::new(positions.clone());
+                let rows: DeletedRows = Arc::new(move |p| positions.contains(p));
+                (file.clone(), rows)
+            })
+            .collect();
+        let rewriter = LookupRewriter {
+            inner: rewriter,
+            context: Arc::new(LookupContext {
+                mode: lookup.mode,
+                upper_levels,
+                deleted,
+            }),
+            key_types: key_types.clone(),
+        };
         self.running = Some(tokio::spawn(async move {
-            run_compact_task(unit, &key_types, &options, rewriter.as_ref()).await
+            run_compact_task(unit, &key_types, &options, &rewriter).await
         }));
     }
 
@@ -178,6 +246,24 @@ impl CompactManager {
             ))
         })??;
         self.levels.update(&result.before, &result.after)?;
+        if let Some(lookup) = &mut self.lookup {
+            // A rewritten file takes its vector with it; an upgraded one (same name) keeps it.
+            for f in &result.before {
+                if !result.after.iter().any(|a| a.file_name == f.file_name)
+                    && lookup.vectors.remove(&f.file_name).is_some()
+                {
+                    lookup.dirty = true;
+                }
+            }
+            for (file, positions) in &result.deletions {
+                lookup
+                    .vectors
+                    .entry(file.clone())
+                    .or_default()
+                    .extend(positions.iter().copied());
+                lookup.dirty = true;
+            }
+        }
         self.fold(result).await;
         self.metrics.push(CompactionMetrics {
             partition: self.partition.clone(),

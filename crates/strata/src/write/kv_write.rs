@@ -22,13 +22,16 @@ use arrow_select::filter::filter_record_batch;
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::kv::RowKind;
 
-use super::compact_manager::{CompactManager, CompactSettings, CompactionMetrics, Picking};
+use super::compact_manager::{
+    BucketLookup, CompactManager, CompactSettings, CompactionMetrics, Picking,
+};
 use super::merge_tree_writer::MergeTreeWriter;
 use super::routing::Router;
 use crate::commit::CommitMessage;
 use crate::index::{DynamicBucketAssigner, KeyHasher};
 use crate::lsm::compact::expire::RecordLevelExpire;
 use crate::lsm::compact::levels::Levels;
+use crate::lsm::compact::lookup::LookupMode;
 use crate::lsm::compact::rewriter::MergeTreeCompactRewriter;
 use crate::lsm::compact::strategy::{compaction_file_size, CompactStrategy};
 use crate::lsm::compact::task::TaskOptions;
@@ -88,15 +91,19 @@ pub(super) struct KvWrite {
     compact: CompactSettings,
     /// `write-only`: no compaction on write.
     write_only: bool,
-    /// Buckets kept at one level (no lookup compaction in strata; see `Picking::AlwaysFull`).
+    /// Buckets kept at one level (`force-lookup`, which strata's lookup compaction does not
+    /// cover; see `Picking::AlwaysFull`).
     always_full: bool,
+    /// Lookup compaction (deletion vectors or first-row; `crate::lsm::compact::lookup`).
+    lookup: Option<LookupMode>,
     num_levels: i32,
     force_compact: bool,
     expire: Option<RecordLevelExpire>,
-    /// Buckets holding deletion vectors (written by another engine). strata's rewriter does
-    /// not maintain deletion vectors yet, so these buckets are not compacted by strata (their
-    /// new level-0 files wait for a Paimon compaction, as with `write-only`).
-    dv_buckets: Option<std::collections::HashSet<(BinaryRow, i32)>>,
+    /// Deletion vectors and their index files per (partition, bucket) of the latest snapshot
+    /// (deletion-vector tables), loaded at the first write; then the index files written since.
+    dv_restored: Option<HashMap<(BinaryRow, i32), RestoredVectors>>,
+    /// Writes the deletion-vector index files (created at the first one).
+    dv_writer: Option<crate::index::deletion_vectors::DeletionVectorIndexWriter>,
     /// `full-compaction.delta-commits`.
     full_delta_commits: Option<i64>,
     /// An OVERWRITE write: buckets start without their previous files (Java
@@ -193,6 +200,7 @@ impl KvWrite {
             .get_memory_size("write-buffer-spill.max-disk-size")?
             .unwrap_or(u64::MAX);
         let need_lookup = lookup_reason(opts)?.is_some();
+        let lookup = lookup_mode(opts)?;
         // Validate the strategy options now rather than at the first flush.
         CompactStrategy::from_options(opts, need_lookup)?;
         let compact = CompactSettings {
@@ -204,6 +212,7 @@ impl KvWrite {
                 force_rewrite_all_files: opts
                     .get_bool("compaction.force-rewrite-all-files")?
                     .unwrap_or(false),
+                lookup: crate::lsm::compact::task::LookupUpgrade::Off,
             },
             stop_trigger: opts.num_sorted_run_stop_trigger()?.max(1) as usize,
             deletion_vectors: opts.deletion_vectors_enabled()?,
@@ -221,7 +230,8 @@ impl KvWrite {
             router: Router::new(&table)?,
             expire: RecordLevelExpire::from_schema(&schema)?,
             write_only: opts.write_only()?,
-            always_full: need_lookup,
+            always_full: need_lookup && lookup.is_none(),
+            lookup,
             num_levels: opts.num_levels()?,
             force_compact: opts.commit_force_compact()?,
             compact,
@@ -232,7 +242,8 @@ impl KvWrite {
             merge,
             writers: HashMap::new(),
             restored: None,
-            dv_buckets: None,
+            dv_restored: None,
+            dv_writer: None,
             full_delta_commits,
             overwrite,
             row_kind_field,
@@ -328,26 +339,43 @@ impl KvWrite {
             return Ok(());
         }
         self.restored = Some(super::restore_files(&self.table).await?);
-        let mut dv_buckets = std::collections::HashSet::new();
+        let mut restored: HashMap<(BinaryRow, i32), RestoredVectors> = HashMap::new();
         if self.compact.deletion_vectors {
             if let Some(s) = self.table.snapshot_manager().latest().await? {
                 let store = crate::index::IndexManifestStore::new(&self.table)?;
                 for e in store.read_snapshot(&s).await? {
-                    // Java leaves an empty deletion-vector index file behind after a full
-                    // compaction: only a file that holds vectors makes the bucket one strata
-                    // cannot compact.
-                    let f = &e.index_file;
-                    let holds_vectors = match &f.dv_ranges {
-                        Some(ranges) => !ranges.is_empty(),
-                        None => f.row_count > 0,
-                    };
-                    if f.index_type == crate::index::DELETION_VECTORS_INDEX && holds_vectors {
-                        dv_buckets.insert((e.partition, e.bucket));
+                    if e.index_file.index_type != crate::index::DELETION_VECTORS_INDEX {
+                        continue;
                     }
+                    let key = (e.partition.clone(), e.bucket);
+                    if !restored.contains_key(&key) {
+                        let vectors = crate::read::deletion_vectors::load_deletion_vectors(
+                            &self.table,
+                            &s,
+                            &e.partition,
+                            e.bucket,
+                        )
+                        .await?
+                        .into_iter()
+                        .map(|(file, dv)| (file, to_treemap(&dv)))
+                        .collect();
+                        restored.insert(
+                            key.clone(),
+                            RestoredVectors {
+                                vectors,
+                                index_files: Vec::new(),
+                            },
+                        );
+                    }
+                    restored
+                        .get_mut(&key)
+                        .expect("inserted above")
+                        .index_files
+                        .push(e);
                 }
             }
         }
-        self.dv_buckets = Some(dv_buckets);
+        self.dv_restored = Some(restored);
         Ok(())
     }
 
@@ -381,37 +409,17 @@ impl KvWrite {
         let opts = self.table.options();
         let files = if self.overwrite { Vec::new() } else { files };
         let levels = Levels::new(self.compact.key_types.to_vec(), self.num_levels, files)?;
-        let has_dvs = self
-            .dv_buckets
-            .as_ref()
-            .is_some_and(|d| d.contains(&(partition.clone(), *bucket)));
-        if has_dvs && !self.write_only {
-            // Deletion-vector readers (Java, Spark, Flink) skip level 0: a level-0 file strata
-            // cannot compact up would be a write no reader sees.
-            return Err(Error::Unsupported(format!(
-                "writing to bucket {bucket} of {}: the bucket holds deletion vectors written by \
-                 another engine and strata does not maintain deletion vectors in compaction yet, \
-                 so its new level-0 file would stay invisible to deletion-vector readers; \
-                 compact the table with Paimon first (CALL sys.compact), or write with \
-                 'write-only' = 'true' and let a Paimon compaction job publish the rows",
-                self.table.identifier()
-            )));
-        }
-        let picking = if has_dvs {
-            Picking::Blocked(format!(
-                "bucket {bucket} of {} holds deletion vectors written by another engine; strata \
-                 does not maintain deletion vectors in compaction yet, so it leaves this bucket \
-                 to a Paimon compaction job (its new level-0 files become visible to \
-                 deletion-vector readers once compacted there)",
-                self.table.identifier()
-            ))
-        } else if self.write_only {
+        let picking = if self.write_only {
             Picking::Off
         } else if self.always_full {
             Picking::AlwaysFull
         } else {
             let restored = levels.all_files();
-            Picking::Strategy(CompactStrategy::for_bucket(opts, false, &restored)?)
+            Picking::Strategy(CompactStrategy::for_bucket(
+                opts,
+                self.lookup.is_some(),
+                &restored,
+            )?)
         };
         let paths = self.table.paths().clone();
         let (dir_a, dir_b, paths_b) = (dir.clone(), dir.clone(), paths.clone());
@@ -431,7 +439,7 @@ impl KvWrite {
             COMPACT_BATCH_ROWS,
             self.expire.clone(),
         );
-        let manager = CompactManager::new(
+        let mut manager = CompactManager::new(
             partition.clone(),
             *bucket,
             levels,
@@ -439,6 +447,23 @@ impl KvWrite {
             self.compact.clone(),
             Arc::new(rewriter),
         );
+        if let Some(mode) = self.lookup {
+            let vectors = if self.overwrite {
+                HashMap::new()
+            } else {
+                self.dv_restored
+                    .as_ref()
+                    .and_then(|r| r.get(&(partition.clone(), *bucket)))
+                    .map(|r| r.vectors.clone())
+                    .unwrap_or_default()
+            };
+            manager = manager.with_lookup(BucketLookup {
+                mode,
+                vectors,
+                // An overwrite starts the bucket afresh: the old index file goes.
+                dirty: self.overwrite && mode == LookupMode::DeletionVectors,
+            });
+        }
         let writer = MergeTreeWriter::new(
             self.table.file_io().clone(),
             self.table.paths().clone(),
@@ -566,16 +591,22 @@ impl KvWrite {
             if full {
                 w.compact(true).await?;
             }
-            let inc = w.prepare_commit(true).await?;
+            let mut inc = w.prepare_commit(true).await?;
             metrics.extend(inc.metrics);
+            let compact_index_changes = match inc.deletion_vectors.take() {
+                Some(vectors) => self.write_deletion_vectors(&key, vectors).await?,
+                None => Vec::new(),
+            };
             if !inc.new_files.is_empty()
                 || !inc.new_changelog.is_empty()
                 || !inc.compact_before.is_empty()
                 || !inc.compact_after.is_empty()
+                || !compact_index_changes.is_empty()
             {
                 out.push(CommitMessage {
                     new_files: inc.new_files,
                     new_changelog: inc.new_changelog,
+                    compact_index_changes,
                     compact_before: inc.compact_before,
                     compact_after: inc.compact_after,
                     ..CommitMessage::new(key.0.clone(), key.1, total_buckets)
@@ -602,6 +633,65 @@ impl KvWrite {
             }
         }
         Ok(out)
+    }
+
+    /// Writes a bucket's deletion vectors as a new index file (Java
+    /// `BucketedDvMaintainer.writeDeletionVectorsIndex`) and returns the index changes of the
+    /// compaction: ADD the new file, DELETE the bucket's previous ones.
+    async fn write_deletion_vectors(
+        &mut self,
+        key: &(BinaryRow, i32),
+        vectors: HashMap<String, roaring::RoaringTreemap>,
+    ) -> Result<Vec<strata_spec::manifest::IndexManifestEntry>> {
+        use crate::format::deletion_vector::DeletionVector;
+        let writer = match &self.dv_writer {
+            Some(w) => w,
+            None => self.dv_writer.insert(
+                crate::index::deletion_vectors::DeletionVectorIndexWriter::new(&self.table)?,
+            ),
+        };
+        let mut sorted: Vec<(String, roaring::RoaringTreemap)> =
+            vectors.into_iter().filter(|(_, v)| !v.is_empty()).collect();
+        sorted.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut list = Vec::with_capacity(sorted.len());
+        for (file, positions) in sorted {
+            let dv = if writer.bitmap64() {
+                DeletionVector::Bitmap64(positions)
+            } else {
+                let mut bitmap = roaring::RoaringBitmap::new();
+                for p in positions.iter() {
+                    let p = u32::try_from(p).map_err(|_| {
+                        Error::Unsupported(format!(
+                            "row {p} of data file {file} of {} is beyond the 32-bit deletion \
+                             vector; set deletion-vectors.bitmap64 = true",
+                            self.table.identifier()
+                        ))
+                    })?;
+                    bitmap.insert(p);
+                }
+                DeletionVector::Bitmap32(bitmap)
+            };
+            list.push((file, dv));
+        }
+        let (entry, _path) = writer.write(&key.0, key.1, &list).await?;
+        let restored = self
+            .dv_restored
+            .get_or_insert_with(HashMap::new)
+            .entry(key.clone())
+            .or_insert_with(|| RestoredVectors {
+                vectors: HashMap::new(),
+                index_files: Vec::new(),
+            });
+        let mut changes: Vec<_> = std::mem::take(&mut restored.index_files)
+            .into_iter()
+            .map(|mut e| {
+                e.kind = strata_spec::manifest::FileKind::Delete;
+                e
+            })
+            .collect();
+        restored.index_files.push(entry.clone());
+        changes.push(entry);
+        Ok(changes)
     }
 
     /// `full-compaction.delta-commits = N`: the buckets written by this commit are fully
@@ -636,10 +726,42 @@ impl KvWrite {
     }
 }
 
+/// The deletion vectors of one bucket as the latest snapshot had them, and the index files
+/// holding them (replaced by the next index file strata writes for the bucket).
+pub(super) struct RestoredVectors {
+    vectors: HashMap<String, roaring::RoaringTreemap>,
+    index_files: Vec<strata_spec::manifest::IndexManifestEntry>,
+}
+
+/// A deletion vector as a 64-bit position set.
+fn to_treemap(dv: &crate::read::deletion_vectors::DeletionVector) -> roaring::RoaringTreemap {
+    use crate::read::deletion_vectors::DeletionVector;
+    match dv {
+        DeletionVector::Bitmap32(b) => b.iter().map(u64::from).collect(),
+        DeletionVector::Bitmap64(t) => t.clone(),
+    }
+}
+
+/// How a primary-key table compacts with lookups: deletion vectors (`deletion-vectors.enabled`)
+/// or first-row (`merge-engine = first-row`, which keeps first rows by lookup and needs no
+/// vectors); `None` for tables that need no lookup, and for the lookup needs strata's lookup
+/// compaction does not cover (`force-lookup`, the lookup changelog producer).
+pub(crate) fn lookup_mode(opts: &strata_spec::options::CoreOptions) -> Result<Option<LookupMode>> {
+    use strata_spec::options::MergeEngine;
+    Ok(if matches!(opts.merge_engine()?, MergeEngine::FirstRow) {
+        Some(LookupMode::FirstRow)
+    } else if opts.deletion_vectors_enabled()? {
+        Some(LookupMode::DeletionVectors)
+    } else {
+        None
+    })
+}
+
 /// Why a primary-key table needs lookup compaction (Java's `needLookup`: first-row merge,
 /// deletion vectors, the lookup changelog producer, `force-lookup`), as the option that asks
-/// for it; `None` when it does not. strata has no lookup compaction yet, so the writers keep
-/// such buckets at one level by fully compacting every bucket a commit writes.
+/// for it; `None` when it does not. Deletion vectors and first-row compact with lookups
+/// ([`lookup_mode`]); the others are kept at one level by fully compacting every bucket a
+/// commit writes.
 pub(crate) fn lookup_reason(opts: &strata_spec::options::CoreOptions) -> Result<Option<String>> {
     use strata_spec::options::{ChangelogProducer, MergeEngine};
     Ok(if opts.deletion_vectors_enabled()? {

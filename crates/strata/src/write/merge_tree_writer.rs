@@ -68,6 +68,9 @@ pub(super) struct BucketIncrement {
     pub compact_before: Vec<DataFileMeta>,
     pub compact_after: Vec<DataFileMeta>,
     pub metrics: Vec<CompactionMetrics>,
+    /// Every deletion vector of the bucket, when compaction changed them (lookup compaction
+    /// of a deletion-vector table): a new index file replaces the bucket's previous one.
+    pub deletion_vectors: Option<std::collections::HashMap<String, roaring::RoaringTreemap>>,
 }
 
 impl MergeTreeWriter {
@@ -279,7 +282,9 @@ impl MergeTreeWriter {
         let wait = wait_compaction || self.force_compact || self.compact.should_wait_for_commit();
         self.compact.sync(wait).await?;
         let (compact_before, compact_after, metrics) = self.compact.drain();
+        let deletion_vectors = self.compact.take_deletion_vectors();
         Ok(BucketIncrement {
+            deletion_vectors,
             new_files: std::mem::take(&mut self.new_files),
             new_changelog: std::mem::take(&mut self.new_changelog),
             compact_before,

@@ -138,13 +138,16 @@ impl TableWrite {
     }
 
     /// When every write to `table` fully compacts the buckets it touches, why: the option
-    /// that needs Paimon's lookup compaction (first-row merge, deletion vectors, ...), which
-    /// strata does not have yet, so it keeps those buckets at one level instead. Each write
-    /// then rewrites the whole of every bucket it writes to. `None` for other tables, and for
-    /// `write-only` ones (they are never compacted on write).
+    /// that needs a kind of Paimon's lookup compaction strata does not have (`force-lookup`),
+    /// so it keeps those buckets at one level instead. Each write then rewrites the whole of
+    /// every bucket it writes to. `None` for other tables (deletion-vector and first-row
+    /// tables compact with lookups), and for `write-only` ones (never compacted on write).
     pub fn full_compaction_on_write(table: &Table) -> Result<Option<String>> {
         let opts = table.options();
-        if !table.is_primary_key_table() || opts.write_only()? {
+        if !table.is_primary_key_table()
+            || opts.write_only()?
+            || kv_write::lookup_mode(opts)?.is_some()
+        {
             return Ok(None);
         }
         kv_write::lookup_reason(opts)

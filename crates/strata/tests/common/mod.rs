@@ -136,6 +136,7 @@ pub async fn commit_deletion_vector(
         compact_after: Vec::new(),
         new_changelog: Vec::new(),
         compact_changelog: Vec::new(),
+        compact_index_changes: Vec::new(),
         index_changes: vec![entry],
         index_base: None,
     };

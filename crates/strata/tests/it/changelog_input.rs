@@ -352,7 +352,10 @@ async fn changelog_prefix_and_expiry() {
 
 /// (id → v) after applying the changelog of snapshots `(0, last]` in order: `+I`/`+U` upsert,
 /// `-U`/`-D` remove.
-async fn replay_changelog(t: &Table, last: i64) -> std::collections::BTreeMap<i64, String> {
+pub(crate) async fn replay_changelog(
+    t: &Table,
+    last: i64,
+) -> std::collections::BTreeMap<i64, String> {
     use strata::scan::{IncrementalBetween, IncrementalMode};
     let mut model = std::collections::BTreeMap::new();
     for id in 1..=last {

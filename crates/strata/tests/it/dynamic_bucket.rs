@@ -214,6 +214,7 @@ async fn index_manifest_through_appends_and_overwrites() {
             compact_after: Vec::new(),
             new_changelog: Vec::new(),
             compact_changelog: Vec::new(),
+            compact_index_changes: Vec::new(),
             index_changes: Vec::new(),
             index_base: None,
         }])

@@ -26,6 +26,7 @@ mod layering;
 mod lifecycle_expire;
 mod lifecycle_orphans;
 mod lifecycle_rollback;
+mod lookup_compaction;
 mod manifest_merging;
 mod map_dedicated;
 mod map_key_read;

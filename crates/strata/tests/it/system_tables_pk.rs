@@ -180,6 +180,7 @@ async fn deletion_vector_counts() {
         compact_after: Vec::new(),
         new_changelog: Vec::new(),
         compact_changelog: Vec::new(),
+        compact_index_changes: Vec::new(),
         index_changes: vec![entry],
         index_base: None,
     };

@@ -14,6 +14,7 @@
 
 pub mod expire;
 pub mod levels;
+pub mod lookup;
 #[cfg(test)]
 mod picking_tests;
 pub mod rewriter;
@@ -65,11 +66,17 @@ impl CompactUnit {
 pub struct CompactResult {
     pub before: Vec<DataFileMeta>,
     pub after: Vec<DataFileMeta>,
+    /// Rows of files outside the compaction that a lookup compaction found superseded: data
+    /// file name → row positions for its deletion vector ([`lookup`]).
+    pub deletions: lookup::LookupOutcome,
 }
 
 impl CompactResult {
     pub fn merge(&mut self, other: CompactResult) {
         self.before.extend(other.before);
         self.after.extend(other.after);
+        for (file, positions) in other.deletions {
+            self.deletions.entry(file).or_default().extend(positions);
+        }
     }
 }

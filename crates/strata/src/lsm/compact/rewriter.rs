@@ -9,6 +9,11 @@
 //! [`RollingKvWriter`] at the output level with file source COMPACT, so outputs roll exactly
 //! like flushes (every 1000 records, on the Parquet writer's size estimate). Record-level TTL
 //! drops expired records while reading. A failed rewrite deletes the files it wrote.
+//!
+//! [`LookupRewriter`] is the same rewrite for lookup compaction ([`super::lookup`]): input
+//! files are read without the rows their deletion vectors mark, the merge keeps retract
+//! records until the lookup has seen them, and the merged stream passes through the lookup
+//! before retracts are dropped and the output is written.
 
 use std::sync::Arc;
 
@@ -17,6 +22,7 @@ use object_store::path::Path;
 use strata_spec::manifest::{DataFileMeta, FileSource};
 
 use super::expire::RecordLevelExpire;
+use super::lookup::{DeletedRows, Lookup, LookupContext};
 use super::task::{CompactRewriter, Sections};
 use super::CompactResult;
 use crate::io::FileIO;
@@ -87,6 +93,8 @@ struct FileReads {
     reader: KvFileReader,
     file_path: FilePath,
     expire: Option<RecordLevelExpire>,
+    /// Deletion vectors of the input files (lookup compaction).
+    deleted: std::collections::HashMap<String, DeletedRows>,
 }
 
 impl FileReads {
@@ -95,6 +103,7 @@ impl FileReads {
         let reader = self.reader.clone();
         let path = (self.file_path)(&file);
         let expire = self.expire.clone();
+        let deleted = self.deleted.get(&file.file_name).cloned();
         let (tx, mut rx) = tokio::sync::mpsc::channel(READ_AHEAD_BATCHES);
         // A producer that fails or panics ends the stream with an error: a compaction must
         // never take a cut-short input for the whole file (its rows would be dropped).
@@ -106,8 +115,23 @@ impl FileReads {
                 let fields = reader.read_fields(&file).await?;
                 let mut s = reader.read(&path, &file, &fields, None, None).await?;
                 let layout = reader.layout().clone();
+                let mut position = 0u64;
                 while let Some(batch) = s.next().await {
                     let mut batch = batch?;
+                    if let Some(deleted) = &deleted {
+                        // Rows the file's deletion vector marks are not live.
+                        let first = position;
+                        position += batch.num_rows() as u64;
+                        let keep: arrow_array::BooleanArray = (0..batch.num_rows() as u64)
+                            .map(|i| Some(!deleted(first + i)))
+                            .collect();
+                        if keep.false_count() > 0 {
+                            batch = arrow_select::filter::filter_record_batch(&batch, &keep)
+                                .map_err(|e| {
+                                    crate::Error::arrow("applying a deletion vector", e)
+                                })?;
+                        }
+                    }
                     if let Some(exp) = &expire {
                         let time = batch.column(layout.value_col(exp.field_index())).clone();
                         batch = exp.filter(batch, &time)?;
@@ -127,8 +151,11 @@ impl MergeTreeCompactRewriter {
     /// A sorted run: its files one after the other. A file's reader starts when the one
     /// before it is being consumed (one file of read-ahead), so a run of any length holds at
     /// most [`RUN_FILES_OPEN`] files' row groups and read-ahead batches in memory.
-    fn run_stream(&self, files: Vec<DataFileMeta>) -> SortedRun {
-        let this = self.clone_for_reads();
+    fn run_stream(&self, files: Vec<DataFileMeta>, lookup: Option<&LookupContext>) -> SortedRun {
+        let mut this = self.clone_for_reads();
+        if let Some(ctx) = lookup {
+            this.deleted = ctx.deleted.clone();
+        }
         stream::iter(files)
             .map(move |f| futures::future::ready(this.file_stream(f)))
             .buffered(RUN_FILES_OPEN)
@@ -142,6 +169,7 @@ impl MergeTreeCompactRewriter {
             reader: self.reader.clone(),
             file_path: self.file_path.clone(),
             expire: self.expire.clone(),
+            deleted: Default::default(),
         }
     }
 
@@ -150,6 +178,8 @@ impl MergeTreeCompactRewriter {
         writer: &mut RollingKvWriter,
         drop_delete: bool,
         sections: Sections,
+        ctx: Option<&LookupContext>,
+        mut lookup: Option<&mut Lookup>,
     ) -> Result<()> {
         let namer = FileNamer::new();
         let layout = self.config.layout.clone();
@@ -157,14 +187,15 @@ impl MergeTreeCompactRewriter {
             let single = section.len() == 1;
             let runs: Vec<SortedRun> = section
                 .into_iter()
-                .map(|run| self.run_stream(run.into_iter().map(|k| k.file).collect()))
+                .map(|run| self.run_stream(run.into_iter().map(|k| k.file).collect(), ctx))
                 .collect();
             let mut merged: SortedRun = if single {
                 runs.into_iter()
                     .next()
                     .expect("a section has at least one run")
             } else {
-                let policy = if drop_delete {
+                // A lookup must see retracts: they delete the older record it finds.
+                let policy = if drop_delete && lookup.is_none() {
                     DeletePolicy::Drop
                 } else {
                     DeletePolicy::Keep
@@ -173,16 +204,80 @@ impl MergeTreeCompactRewriter {
                     .merge(runs)?
             };
             while let Some(batch) = merged.next().await {
-                let mut batch = batch?;
-                if drop_delete && single {
-                    batch = drop_retracts(&layout, batch)?;
-                }
-                if batch.num_rows() > 0 {
-                    writer.write(&batch, &namer).await?;
+                let batches = match lookup.as_deref_mut() {
+                    Some(l) => l.apply(batch?).await?,
+                    None => vec![batch?],
+                };
+                for mut batch in batches {
+                    if drop_delete && (single || lookup.is_some()) {
+                        batch = drop_retracts(&layout, batch)?;
+                    }
+                    if batch.num_rows() > 0 {
+                        writer.write(&batch, &namer).await?;
+                    }
                 }
             }
         }
         Ok(())
+    }
+}
+
+impl MergeTreeCompactRewriter {
+    async fn rewrite_impl(
+        &self,
+        output_level: i32,
+        drop_delete: bool,
+        sections: Sections,
+        ctx: Option<(&LookupContext, &[strata_spec::DataType])>,
+    ) -> Result<CompactResult> {
+        let before: Vec<DataFileMeta> = sections
+            .iter()
+            .flatten()
+            .flatten()
+            .map(|k| k.file.clone())
+            .collect();
+        let mut lookup = match ctx {
+            Some((ctx, key_types)) => Some(Lookup::new(
+                ctx,
+                &self.reader,
+                &self.file_path,
+                self.merge.clone(),
+                key_types,
+                self.batch_size,
+            )?),
+            None => None,
+        };
+        let new_path = self.new_file_path.clone();
+        let mut writer = RollingKvWriter::new(
+            self.io.clone(),
+            self.config.clone(),
+            Box::new(move |name| new_path(name)),
+            output_level,
+            FileSource::Compact,
+        );
+        let written = async {
+            self.rewrite_sections(
+                &mut writer,
+                drop_delete,
+                sections,
+                ctx.map(|(c, _)| c),
+                lookup.as_mut(),
+            )
+            .await?;
+            writer.close().await
+        }
+        .await;
+        match written {
+            Ok(after) => Ok(CompactResult {
+                before,
+                after,
+                deletions: lookup.map(|l| l.deletions).unwrap_or_default(),
+            }),
+            Err(e) => {
+                writer.abort().await;
+                Err(e)
+            }
+        }
     }
 }
 
@@ -193,33 +288,8 @@ impl CompactRewriter for MergeTreeCompactRewriter {
         drop_delete: bool,
         sections: Sections,
     ) -> Result<CompactResult> {
-        let before: Vec<DataFileMeta> = sections
-            .iter()
-            .flatten()
-            .flatten()
-            .map(|k| k.file.clone())
-            .collect();
-        let new_path = self.new_file_path.clone();
-        let mut writer = RollingKvWriter::new(
-            self.io.clone(),
-            self.config.clone(),
-            Box::new(move |name| new_path(name)),
-            output_level,
-            FileSource::Compact,
-        );
-        let written = async {
-            self.rewrite_sections(&mut writer, drop_delete, sections)
-                .await?;
-            writer.close().await
-        }
-        .await;
-        match written {
-            Ok(after) => Ok(CompactResult { before, after }),
-            Err(e) => {
-                writer.abort().await;
-                Err(e)
-            }
-        }
+        self.rewrite_impl(output_level, drop_delete, sections, None)
+            .await
     }
 
     async fn has_expired_records(&self, file: &DataFileMeta) -> Result<bool> {
@@ -233,5 +303,39 @@ impl CompactRewriter for MergeTreeCompactRewriter {
         for f in files {
             let _ = self.io.delete(&(self.file_path)(f)).await;
         }
+    }
+}
+
+/// The rewriter of one lookup-compaction task: [`MergeTreeCompactRewriter`] with the task's
+/// [`LookupContext`] (the levels above its output level, the bucket's deletion vectors).
+pub struct LookupRewriter {
+    pub inner: Arc<MergeTreeCompactRewriter>,
+    pub context: Arc<LookupContext>,
+    pub key_types: Arc<Vec<strata_spec::DataType>>,
+}
+
+impl CompactRewriter for LookupRewriter {
+    async fn rewrite(
+        &self,
+        output_level: i32,
+        drop_delete: bool,
+        sections: Sections,
+    ) -> Result<CompactResult> {
+        self.inner
+            .rewrite_impl(
+                output_level,
+                drop_delete,
+                sections,
+                Some((self.context.as_ref(), self.key_types.as_slice())),
+            )
+            .await
+    }
+
+    async fn has_expired_records(&self, file: &DataFileMeta) -> Result<bool> {
+        self.inner.has_expired_records(file).await
+    }
+
+    async fn discard(&self, files: &[DataFileMeta]) {
+        self.inner.discard(files).await
     }
 }

@@ -13,7 +13,8 @@
 //! A candidate list that is a single one-run section has nothing to merge, so its files are
 //! upgraded too (the "lone small file" shortcut). An upgrade becomes a one-file rewrite when
 //! the output is the max level and the file may hold retract records, when
-//! `compaction.force-rewrite-all-files` is set, or when record-level TTL finds expired rows.
+//! `compaction.force-rewrite-all-files` is set, when record-level TTL finds expired rows, or
+//! for a level-0 file in a lookup compaction (its keys must be looked up).
 //!
 //! The I/O is behind [`CompactRewriter`], so the decisions are tested without files.
 
@@ -61,6 +62,23 @@ pub struct TaskOptions {
     pub drop_delete: bool,
     /// `compaction.force-rewrite-all-files`.
     pub force_rewrite_all_files: bool,
+    /// Lookup compaction ([`super::lookup`]): which level-0 files are rewritten rather than
+    /// upgraded as they are.
+    pub lookup: LookupUpgrade,
+}
+
+/// Level-0 upgrades in a lookup compaction (Java `LookupMergeTreeCompactRewriter.upgradeStrategy`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LookupUpgrade {
+    /// Not a lookup compaction.
+    #[default]
+    Off,
+    /// Nothing lies above the output level: a level-0 file without retract records is upgraded
+    /// as it is (there is nothing to look up), one that may hold them is rewritten (the output
+    /// drops them).
+    NothingAbove,
+    /// Every level-0 file is rewritten: its keys are looked up in the levels above.
+    Rewrite,
 }
 
 /// What one task did. Upgraded files are counted apart: they are never written.
@@ -195,6 +213,12 @@ impl<R: CompactRewriter> Task<'_, R> {
     async fn upgrade(&mut self, file: KeyedFile) -> Result<()> {
         let may_hold_deletes = file.file.delete_row_count.is_none_or(|d| d > 0);
         if (self.output_level == self.options.max_level && may_hold_deletes)
+            || (file.file.level == 0
+                && match self.options.lookup {
+                    LookupUpgrade::Off => false,
+                    LookupUpgrade::NothingAbove => may_hold_deletes,
+                    LookupUpgrade::Rewrite => true,
+                })
             || self.options.force_rewrite_all_files
             || self.rewriter.has_expired_records(&file.file).await?
         {

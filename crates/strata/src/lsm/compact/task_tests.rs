@@ -59,7 +59,11 @@ impl CompactRewriter for Recorder {
         calls.push(before.iter().map(|f| f.file_name.clone()).collect());
         let n = calls.len();
         let after = vec![file(&format!("new{n}"), output_level, 0, 0, 100)];
-        Ok(CompactResult { before, after })
+        Ok(CompactResult {
+            before,
+            after,
+            ..Default::default()
+        })
     }
 
     async fn has_expired_records(&self, file: &DataFileMeta) -> Result<bool> {
@@ -78,6 +82,7 @@ fn options(min_file_size: i64, drop_delete: bool) -> TaskOptions {
         max_level: 5,
         drop_delete,
         force_rewrite_all_files: false,
+        lookup: LookupUpgrade::Off,
     }
 }
 
