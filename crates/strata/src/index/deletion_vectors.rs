@@ -71,12 +71,7 @@ impl DeletionVectorIndexWriter {
 
     /// Where an index file named `name` of (partition, bucket) is written.
     pub fn path_of(&self, partition: &BinaryRow, bucket: i32, name: &str) -> Result<Path> {
-        if self.in_data_dir {
-            let part = self.table.partition_path(partition)?;
-            Ok(self.table.paths().data_file(&part, bucket, name))
-        } else {
-            Ok(self.table.paths().index_file(name))
-        }
+        index_path_of(&self.table, self.in_data_dir, partition, bucket, name)
     }
 
     /// Writes `vectors` (data file name, vector; each data file once) as a new index file of
@@ -129,6 +124,47 @@ impl DeletionVectorIndexWriter {
             let _ = self.table.file_io().delete(p).await;
         }
     }
+}
+
+fn index_path_of(
+    table: &Table,
+    in_data_dir: bool,
+    partition: &BinaryRow,
+    bucket: i32,
+    name: &str,
+) -> Result<Path> {
+    if in_data_dir {
+        let part = table.partition_path(partition)?;
+        Ok(table.paths().data_file(&part, bucket, name))
+    } else {
+        Ok(table.paths().index_file(name))
+    }
+}
+
+/// Where the deletion-vector index file of `entry` lives: `index/`, or the bucket directory
+/// with `index-file-in-data-file-dir = true` (the rule the writer follows). An external path
+/// is refused with an error naming the file.
+pub fn deletion_vector_file_path(table: &Table, entry: &IndexManifestEntry) -> Result<Path> {
+    let file = &entry.index_file;
+    if let Some(ext) = &file.external_path {
+        return Err(Error::Unsupported(format!(
+            "deletion-vector index file {} of table {} lives at external path {ext}; strata does \
+             not read external index paths yet",
+            file.file_name,
+            table.identifier()
+        )));
+    }
+    let in_data_dir = table
+        .options()
+        .get_bool(INDEX_FILE_IN_DATA_FILE_DIR)?
+        .unwrap_or(false);
+    index_path_of(
+        table,
+        in_data_dir,
+        &entry.partition,
+        entry.bucket,
+        &file.file_name,
+    )
 }
 
 #[cfg(test)]
@@ -195,13 +231,23 @@ mod tests {
 
     #[tokio::test]
     async fn committed_vectors_are_loaded_by_the_read_path() {
-        let t = table(r#","deletion-vectors.bitmap64":"true""#).await;
+        for options in [
+            r#","deletion-vectors.bitmap64":"true""#,
+            r#","index-file-in-data-file-dir":"true""#,
+        ] {
+            committed_vectors_are_loaded(options).await;
+        }
+    }
+
+    async fn committed_vectors_are_loaded(options: &str) {
+        let t = table(options).await;
         let w = DeletionVectorIndexWriter::new(&t).unwrap();
-        assert!(w.bitmap64());
         let mut dv = w.new_vector();
         dv.delete(1).unwrap();
-        dv.delete(5_000_000_000).unwrap();
-        let (entry, _) = w
+        if w.bitmap64() {
+            dv.delete(5_000_000_000).unwrap();
+        }
+        let (entry, path) = w
             .write(
                 &BinaryRow::empty(),
                 0,
@@ -209,6 +255,12 @@ mod tests {
             )
             .await
             .unwrap();
+        assert_eq!(deletion_vector_file_path(&t, &entry).unwrap(), path);
+        let in_bucket_dir = path.as_ref().contains("/bucket-0/");
+        assert_eq!(
+            in_bucket_dir,
+            options.contains("index-file-in-data-file-dir")
+        );
         let mut msg = crate::commit::CommitMessage::new(BinaryRow::empty(), 0, 1);
         msg.index_changes = vec![entry];
         let id = t.new_commit().unwrap().commit(vec![msg]).await.unwrap();

@@ -16,6 +16,7 @@ use strata_spec::snapshot::Snapshot;
 
 use crate::format::deletion_vector::decode_vector;
 pub use crate::format::deletion_vector::DeletionVector;
+use crate::index::deletion_vectors::deletion_vector_file_path;
 use crate::index::{IndexManifestStore, DELETION_VECTORS_INDEX};
 use crate::table::Table;
 use crate::{Error, Result};
@@ -41,7 +42,7 @@ pub async fn load_deletion_vectors(
         {
             continue;
         }
-        let path = table.paths().index_file(&e.index_file.file_name);
+        let path = deletion_vector_file_path(table, &e)?;
         let display = table.file_io().display(&path);
         for r in e.index_file.dv_ranges.iter().flatten() {
             let start = r.offset as u64;
