@@ -226,7 +226,7 @@ const FLINK: &str =
 const FORMAT_TABLE: &str = "only for format tables (type = format-table, refused)";
 const GINDEX: &str = "global-index build or query setting; strata builds no global index and reads correctly without one";
 const LOOKUP: &str =
-    "lookup-join / lookup-compaction cache tuning of Java; strata keeps no lookup cache";
+    "lookup-join / lookup-compaction cache tuning of Java; strata's lookup compaction reads the higher levels' files directly and keeps no lookup cache";
 const MARK_DONE: &str = "Flink partition mark-done action; no effect on the table's files";
 const MEM: &str =
     "memory, spill or I/O tuning of Java's writers and readers; no effect on what is stored";
@@ -343,8 +343,8 @@ const KEYS: &[Entry] = &[
     implemented("deduplicate.ignore-delete"),
     no_effect("delete-file.thread-num", MEM),
     no_effect("delete.force-produce-changelog", "changelog of Flink/Spark DELETE statements; strata writes no changelog"),
-    no_effect("deletion-vector.index-file.target-size", "size of deletion-vector index files, which strata never writes"),
-    no_effect("deletion-vectors.bitmap64", "bitmap form of new deletion vectors; strata writes none and reads both forms"),
+    no_effect("deletion-vector.index-file.target-size", "rolling size of deletion-vector index files of bucket-unaware tables; a primary-key bucket keeps its vectors in one file, in Java and strata"),
+    implemented("deletion-vectors.bitmap64"),
     implemented("deletion-vectors.enabled"),
     implemented("deletion-vectors.merge-on-read"),
     no_effect("deletion-vectors.modifiable", "only permits ALTER TABLE to toggle deletion vectors in Java"),
