@@ -52,9 +52,15 @@ fn write_to_a_force_lookup_table_says_it_compacts_the_bucket_fully() {
     for table in ["db.first", "db.dedup"] {
         let out = strata(wh, &["write", table, rows.to_str().unwrap()]);
         assert!(out.status.success());
-        assert!(!String::from_utf8_lossy(&out.stderr).contains("note:"), "{table}");
+        assert!(
+            !String::from_utf8_lossy(&out.stderr).contains("note:"),
+            "{table}"
+        );
     }
     // The first-row table's level 0 was compacted up (its readers skip level 0).
     let files = jsonl(&ok(wh, &["files", "db.first"]));
-    assert!(files.iter().all(|f| f["level"].as_i64().unwrap() > 0), "{files:?}");
+    assert!(
+        files.iter().all(|f| f["level"].as_i64().unwrap() > 0),
+        "{files:?}"
+    );
 }
