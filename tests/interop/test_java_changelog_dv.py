@@ -216,13 +216,16 @@ def test_strata_input_changelog_read_by_java(java, strata):
     assert_same_rows(java.read(strata.warehouse, ours), expected, "Java read of strata's input-changelog table")
 
 
-def test_strata_lookup_compaction_with_deletion_vectors_read_by_java(java, strata):
+@pytest.mark.parametrize("bitmap64", ["false", "true"])
+def test_strata_lookup_compaction_with_deletion_vectors_read_by_java(java, strata, bitmap64):
     """A table big enough that strata's lookup compaction keeps several levels: updates and
-    deletes of keys in the upper level become strata-written deletion vectors, which Java
-    applies (its read skips level 0 and never merges) after every commit."""
+    deletes of keys in the upper level become strata-written deletion vectors (32-bit, or the
+    64-bit form with ``deletion-vectors.bitmap64``), which Java applies (its read skips level 0
+    and never merges) after every commit."""
     ident = "db.lookup"
     doc = paimon_schema_json(SCHEMA, [], {"bucket": "1", "deletion-vectors.enabled": "true",
-                                          "rowkind.field": "kind"})
+                                          "rowkind.field": "kind",
+                                          "deletion-vectors.bitmap64": bitmap64})
     doc["fields"].append({"name": "kind", "type": "STRING"})
     doc["primaryKeys"] = ["k"]
     strata.create_table(ident, doc)

@@ -21,12 +21,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use roaring::RoaringTreemap;
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::DataFileMeta;
 use strata_spec::DataType;
 use tokio::task::JoinHandle;
 
+use crate::format::deletion_vector::DeletionVector;
 use crate::lsm::compact::levels::Levels;
 use crate::lsm::compact::lookup::{DeletedRows, LookupContext, LookupMode};
 use crate::lsm::compact::rewriter::{LookupRewriter, MergeTreeCompactRewriter};
@@ -59,11 +59,13 @@ pub(super) enum Picking {
     AlwaysFull,
 }
 
-/// The lookup-compaction state of a bucket: its mode and its deletion vectors (positions of
-/// deleted rows per data file, existing and found since).
+/// The lookup-compaction state of a bucket: its mode and its deletion vectors (per data file,
+/// existing ones in the form they were read in, new ones in the table's form).
 pub(super) struct BucketLookup {
     pub mode: LookupMode,
-    pub vectors: HashMap<String, RoaringTreemap>,
+    pub vectors: HashMap<String, DeletionVector>,
+    /// `deletion-vectors.bitmap64`: the form of new vectors.
+    pub bitmap64: bool,
     /// The vectors changed since they were last handed to a commit.
     pub dirty: bool,
 }
@@ -124,7 +126,7 @@ impl CompactManager {
 
     /// The bucket's deletion vectors when they changed since the last call (every vector of
     /// a live file, possibly none left), for a new deletion-vector index file.
-    pub(super) fn take_deletion_vectors(&mut self) -> Option<HashMap<String, RoaringTreemap>> {
+    pub(super) fn take_deletion_vectors(&mut self) -> Option<HashMap<String, DeletionVector>> {
         let lookup = self.lookup.as_mut()?;
         if lookup.mode != LookupMode::DeletionVectors || !lookup.dirty {
             return None;
@@ -210,9 +212,9 @@ impl CompactManager {
         let deleted: HashMap<String, DeletedRows> = lookup
             .vectors
             .iter()
-            .map(|(file, positions)| {
-                let positions = Arc::new(positions.clone());
-                let rows: DeletedRows = Arc::new(move |p| positions.contains(p));
+            .map(|(file, dv)| {
+                let dv = Arc::new(dv.clone());
+                let rows: DeletedRows = Arc::new(move |p| dv.is_deleted(p));
                 (file.clone(), rows)
             })
             .collect();
@@ -256,11 +258,19 @@ impl CompactManager {
                 }
             }
             for (file, positions) in &result.deletions {
-                lookup
+                let bitmap64 = lookup.bitmap64;
+                let dv = lookup
                     .vectors
                     .entry(file.clone())
-                    .or_default()
-                    .extend(positions.iter().copied());
+                    .or_insert_with(|| DeletionVector::new_empty(bitmap64));
+                for p in positions {
+                    dv.delete(*p).map_err(|e| {
+                        Error::Unsupported(format!(
+                            "deletion vector of data file {file} in bucket {}: {e}",
+                            self.bucket
+                        ))
+                    })?;
+                }
                 lookup.dirty = true;
             }
         }

@@ -357,7 +357,7 @@ impl KvWrite {
                         )
                         .await?
                         .into_iter()
-                        .map(|(file, dv)| (file, to_treemap(&dv)))
+                        .map(|(file, dv)| (file, (*dv).clone()))
                         .collect();
                         restored.insert(
                             key.clone(),
@@ -460,6 +460,9 @@ impl KvWrite {
             manager = manager.with_lookup(BucketLookup {
                 mode,
                 vectors,
+                bitmap64: opts
+                    .get_bool(crate::index::deletion_vectors::DELETION_VECTORS_BITMAP64)?
+                    .unwrap_or(false),
                 // An overwrite starts the bucket afresh: the old index file goes.
                 dirty: self.overwrite && mode == LookupMode::DeletionVectors,
             });
@@ -641,38 +644,17 @@ impl KvWrite {
     async fn write_deletion_vectors(
         &mut self,
         key: &(BinaryRow, i32),
-        vectors: HashMap<String, roaring::RoaringTreemap>,
+        vectors: HashMap<String, crate::format::deletion_vector::DeletionVector>,
     ) -> Result<Vec<strata_spec::manifest::IndexManifestEntry>> {
-        use crate::format::deletion_vector::DeletionVector;
         let writer = match &self.dv_writer {
             Some(w) => w,
             None => self.dv_writer.insert(
                 crate::index::deletion_vectors::DeletionVectorIndexWriter::new(&self.table)?,
             ),
         };
-        let mut sorted: Vec<(String, roaring::RoaringTreemap)> =
+        let mut list: Vec<(String, crate::format::deletion_vector::DeletionVector)> =
             vectors.into_iter().filter(|(_, v)| !v.is_empty()).collect();
-        sorted.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut list = Vec::with_capacity(sorted.len());
-        for (file, positions) in sorted {
-            let dv = if writer.bitmap64() {
-                DeletionVector::Bitmap64(positions)
-            } else {
-                let mut bitmap = roaring::RoaringBitmap::new();
-                for p in positions.iter() {
-                    let p = u32::try_from(p).map_err(|_| {
-                        Error::Unsupported(format!(
-                            "row {p} of data file {file} of {} is beyond the 32-bit deletion \
-                             vector; set deletion-vectors.bitmap64 = true",
-                            self.table.identifier()
-                        ))
-                    })?;
-                    bitmap.insert(p);
-                }
-                DeletionVector::Bitmap32(bitmap)
-            };
-            list.push((file, dv));
-        }
+        list.sort_by(|a, b| a.0.cmp(&b.0));
         let (entry, _path) = writer.write(&key.0, key.1, &list).await?;
         let restored = self
             .dv_restored
@@ -729,17 +711,8 @@ impl KvWrite {
 /// The deletion vectors of one bucket as the latest snapshot had them, and the index files
 /// holding them (replaced by the next index file strata writes for the bucket).
 pub(super) struct RestoredVectors {
-    vectors: HashMap<String, roaring::RoaringTreemap>,
+    vectors: HashMap<String, crate::format::deletion_vector::DeletionVector>,
     index_files: Vec<strata_spec::manifest::IndexManifestEntry>,
-}
-
-/// A deletion vector as a 64-bit position set.
-fn to_treemap(dv: &crate::read::deletion_vectors::DeletionVector) -> roaring::RoaringTreemap {
-    use crate::read::deletion_vectors::DeletionVector;
-    match dv {
-        DeletionVector::Bitmap32(b) => b.iter().map(u64::from).collect(),
-        DeletionVector::Bitmap64(t) => t.clone(),
-    }
 }
 
 /// How a primary-key table compacts with lookups: deletion vectors (`deletion-vectors.enabled`)

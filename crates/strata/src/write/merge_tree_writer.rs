@@ -70,7 +70,8 @@ pub(super) struct BucketIncrement {
     pub metrics: Vec<CompactionMetrics>,
     /// Every deletion vector of the bucket, when compaction changed them (lookup compaction
     /// of a deletion-vector table): a new index file replaces the bucket's previous one.
-    pub deletion_vectors: Option<std::collections::HashMap<String, roaring::RoaringTreemap>>,
+    pub deletion_vectors:
+        Option<std::collections::HashMap<String, crate::format::deletion_vector::DeletionVector>>,
 }
 
 impl MergeTreeWriter {
