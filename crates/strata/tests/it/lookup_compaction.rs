@@ -309,3 +309,35 @@ proptest::proptest! {
         });
     }
 }
+
+#[tokio::test]
+async fn overwrite_of_a_deletion_vector_table_starts_its_vectors_afresh() {
+    let lake = Lake::new();
+    let t = lake
+        .pk_table("db.dvow", r#","deletion-vectors.enabled":"true""#)
+        .await;
+    commit(&t, &[(0..1000, "a".into(), RowKind::Insert)]).await;
+    commit(&t, &[(10..20, "b".into(), RowKind::UpdateAfter)]).await;
+    assert_eq!(deletion_vector_files(&t).await, 1);
+    t.write_batches(
+        [batch(500..600, "o")],
+        Some(strata::commit::OverwriteScope::WholeTable),
+    )
+    .await
+    .unwrap();
+    let got = rows(&t, None).await;
+    assert_eq!(got.len(), 100);
+    assert_eq!(got[&550], value(550, "o"));
+    assert_eq!(merged_rows(&t).await, got);
+    assert_eq!(
+        deletion_vector_files(&t).await,
+        0,
+        "no vector outlives the overwrite"
+    );
+    // Writing on after the overwrite compacts with lookups again.
+    commit(&t, &[(550..560, "p".into(), RowKind::UpdateAfter)]).await;
+    let got = rows(&t, None).await;
+    assert_eq!(got.len(), 100);
+    assert_eq!(got[&555], value(555, "p"));
+    assert_eq!(merged_rows(&t).await, got);
+}
