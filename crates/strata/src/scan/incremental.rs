@@ -524,17 +524,5 @@ impl IncrementalScan {
 
 /// Adds `e`'s file to the split of its (partition, bucket).
 fn push(groups: &mut BTreeMap<(Vec<u8>, i32), DataSplit>, snapshot_id: i64, e: ManifestEntry) {
-    groups
-        .entry((e.partition.as_bytes().to_vec(), e.bucket))
-        .or_insert_with(|| DataSplit {
-            snapshot_id,
-            partition: e.partition.clone(),
-            bucket: e.bucket,
-            total_buckets: e.total_buckets,
-            files: Vec::new(),
-            raw_convertible: false,
-            row_range: None,
-        })
-        .files
-        .push(e.file);
+    super::add_to_split(groups, snapshot_id, e, false);
 }

@@ -375,20 +375,7 @@ impl TableScan {
                     continue;
                 }
             }
-            let key = (e.partition.as_bytes().to_vec(), e.bucket);
-            groups
-                .entry(key)
-                .or_insert_with(|| DataSplit {
-                    snapshot_id,
-                    partition: e.partition.clone(),
-                    bucket: e.bucket,
-                    total_buckets: e.total_buckets,
-                    files: Vec::new(),
-                    raw_convertible: true,
-                    row_range: None,
-                })
-                .files
-                .push(e.file);
+            add_to_split(&mut groups, snapshot_id, e, true);
         }
         let mut splits: Vec<DataSplit> = groups.into_values().collect();
         for s in &mut splits {
@@ -443,4 +430,30 @@ pub(crate) async fn live_entries_of_partitions(
     partitions: &[BinaryRow],
 ) -> Result<Vec<ManifestEntry>> {
     entries::all_live_entries(table, metas, Some(partitions)).await
+}
+
+/// Splits by (partition bytes, bucket), in that order.
+pub(crate) type SplitGroups = BTreeMap<(Vec<u8>, i32), DataSplit>;
+
+/// Adds `e`'s file to the split of its (partition, bucket), creating the split (with
+/// `raw_convertible`) at its first file.
+pub(crate) fn add_to_split(
+    groups: &mut SplitGroups,
+    snapshot_id: i64,
+    e: ManifestEntry,
+    raw_convertible: bool,
+) {
+    groups
+        .entry((e.partition.as_bytes().to_vec(), e.bucket))
+        .or_insert_with(|| DataSplit {
+            snapshot_id,
+            partition: e.partition.clone(),
+            bucket: e.bucket,
+            total_buckets: e.total_buckets,
+            files: Vec::new(),
+            raw_convertible,
+            row_range: None,
+        })
+        .files
+        .push(e.file);
 }

@@ -68,20 +68,7 @@ pub(super) async fn plan_splits(
                 continue;
             }
         }
-        let key = (e.partition.as_bytes().to_vec(), e.bucket);
-        groups
-            .entry(key)
-            .or_insert_with(|| DataSplit {
-                snapshot_id,
-                partition: e.partition.clone(),
-                bucket: e.bucket,
-                total_buckets: e.total_buckets,
-                files: Vec::new(),
-                raw_convertible: false,
-                row_range: None,
-            })
-            .files
-            .push(e.file);
+        super::add_to_split(&mut groups, snapshot_id, e, false);
     }
     let mut out = Vec::with_capacity(groups.len());
     for (_, mut split) in groups {
