@@ -61,6 +61,30 @@ def lines(model: Dict[int, dict]) -> List[str]:
     return canonical_lines(pa.Table.from_pylist(list(model.values()), schema=SCHEMA))
 
 
+KIND_SCHEMA = SCHEMA.append(pa.field("kind", pa.string()))
+
+
+def kind_table(parts) -> pa.Table:
+    """The rows of ``parts`` with their row kinds in a ``kind`` column (``rowkind.field``)."""
+    data = pa.concat_tables([batch(keys, tag) for keys, tag, _ in parts])
+    kinds = [kind for keys, _, kind in parts for _ in keys]
+    return data.append_column("kind", pa.array(kinds, pa.string()))
+
+
+def apply_kinds(model: Dict[int, dict], parts) -> None:
+    """``apply`` for tables whose ``kind`` column is data too."""
+    for keys, tag, kind in parts:
+        for r in batch(keys, tag).to_pylist():
+            if kind == "-D":
+                model.pop(r["k"], None)
+            else:
+                model[r["k"]] = {**r, "kind": kind}
+
+
+def kind_lines(model: Dict[int, dict]) -> List[str]:
+    return canonical_lines(pa.Table.from_pylist(list(model.values()), schema=KIND_SCHEMA))
+
+
 def tree(wh: str) -> List[str]:
     return sorted(str(p.relative_to(wh)) for p in Path(wh).rglob("*") if p.is_file())
 
@@ -130,35 +154,18 @@ def test_strata_deletion_vectors_read_by_java(java, strata):
     strata.create_table(ident, doc)
     model: Dict[int, dict] = {}
     for i, parts in enumerate(COMMITS):
-        data = pa.concat_tables([batch(keys, tag) for keys, tag, _ in parts])
-        kinds = [kind for keys, _, kind in parts for _ in keys]
-        data = data.append_column("kind", pa.array(kinds, pa.string()))
+        data = kind_table(parts)
         strata.write(ident, [write_input(data, "parquet", Path(strata.scratch) / f"c{i}.parquet")])
-        for keys, tag, kind in parts:
-            for r in batch(keys, tag).to_pylist():
-                if kind == "-D":
-                    model.pop(r["k"], None)
-                else:
-                    model[r["k"]] = {**r, "kind": kind}
-        expected = canonical_lines(pa.Table.from_pylist(
-            list(model.values()), schema=SCHEMA.append(pa.field("kind", pa.string()))))
+        apply_kinds(model, parts)
+        expected = kind_lines(model)
         assert_same_rows(java.read(strata.warehouse, ident), expected, f"Java read after strata commit {i + 1}")
         assert_same_rows(strata.read_lines(ident), expected, f"strata read after its commit {i + 1}")
     assert all(f["level"] > 0 for f in java.files(strata.warehouse, ident)), "level 0 compacted up"
     # Java writes on and compacts fully; strata reads it back.
     more = [(range(40, 50), "j", "+I"), (range(30, 33), "j", "-D")]
-    data = pa.concat_tables([batch(keys, tag) for keys, tag, _ in more])
-    kinds = [kind for keys, _, kind in more for _ in keys]
-    data = data.append_column("kind", pa.array(kinds, pa.string()))
-    java.write(strata.warehouse, ident, rows_json(data, row_kind_column="kind"))
-    for keys, tag, kind in more:
-        for r in batch(keys, tag).to_pylist():
-            if kind == "-D":
-                model.pop(r["k"], None)
-            else:
-                model[r["k"]] = {**r, "kind": kind}
-    expected = canonical_lines(pa.Table.from_pylist(
-        list(model.values()), schema=SCHEMA.append(pa.field("kind", pa.string()))))
+    java.write(strata.warehouse, ident, rows_json(kind_table(more), row_kind_column="kind"))
+    apply_kinds(model, more)
+    expected = kind_lines(model)
     assert_same_rows(strata.read_lines(ident), expected, "strata read after Java's write on strata's vectors")
     java.compact(strata.warehouse, ident, full=True)
     assert_same_rows(strata.read_lines(ident), expected, "strata read after Java's full compaction")
@@ -177,9 +184,8 @@ def test_strata_input_changelog_read_by_java(java, strata):
     java.create_table(strata.warehouse, theirs, doc)
     model: Dict[int, dict] = {}
     for i, parts in enumerate(COMMITS):
-        data = pa.concat_tables([batch(keys, tag) for keys, tag, _ in parts])
-        kinds = [kind for keys, _, kind in parts for _ in keys]
-        data = data.append_column("kind", pa.array(kinds, pa.string()))
+        data = kind_table(parts)
+        kinds = data.column("kind")
         before = max((s["id"] for s in strata.snapshots(ours)), default=0)
         strata.write(ours, [write_input(data, "parquet", Path(strata.scratch) / f"in{i}.parquet")])
         java.write(strata.warehouse, theirs, rows_json(data, row_kind_column="kind"))
@@ -188,16 +194,11 @@ def test_strata_input_changelog_read_by_java(java, strata):
         sid = appended[0]["id"]
         # the input records, each with its kind (the kind column holds the same text)
         want = sorted(canonical_lines(
-            data.add_column(0, "rowkind", pa.array(kinds, pa.string()))))
+            data.add_column(0, "rowkind", kinds)))
         opts = {"incremental-between": f"{sid - 1},{sid}", "incremental-between-scan-mode": "changelog"}
         assert_same_rows(java.incremental_read(strata.warehouse, ours, opts), want,
                          f"Java's changelog of strata's commit {i + 1}")
-        for keys, tag, kind in parts:
-            for r in batch(keys, tag).to_pylist():
-                if kind == "-D":
-                    model.pop(r["k"], None)
-                else:
-                    model[r["k"]] = {**r, "kind": kind}
+        apply_kinds(model, parts)
     # The whole changelog, Java's table vs strata's, read by Java and by strata.
     last_ours = max(s["id"] for s in strata.snapshots(ours))
     last_theirs = max(s["id"] for s in java.snapshots(strata.warehouse, theirs))
@@ -211,8 +212,7 @@ def test_strata_input_changelog_read_by_java(java, strata):
     import pyarrow.parquet as pq
     assert_same_rows(canonical_lines(pq.ParquetFile(out).read()), java_of_ours,
                      "strata's changelog read vs Java's")
-    expected = canonical_lines(pa.Table.from_pylist(
-        list(model.values()), schema=SCHEMA.append(pa.field("kind", pa.string()))))
+    expected = kind_lines(model)
     assert_same_rows(java.read(strata.warehouse, ours), expected, "Java read of strata's input-changelog table")
 
 
@@ -236,19 +236,11 @@ def test_strata_lookup_compaction_with_deletion_vectors_read_by_java(java, strat
         [(range(2000, 2100), "d", "+U"), (range(120, 130), "e", "+U")],
     ]
     model: Dict[int, dict] = {}
-    schema = SCHEMA.append(pa.field("kind", pa.string()))
     for i, parts in enumerate(commits):
-        data = pa.concat_tables([batch(keys, tag) for keys, tag, _ in parts])
-        kinds = [kind for keys, _, kind in parts for _ in keys]
-        data = data.append_column("kind", pa.array(kinds, pa.string()))
+        data = kind_table(parts)
         strata.write(ident, [write_input(data, "parquet", Path(strata.scratch) / f"l{i}.parquet")])
-        for keys, tag, kind in parts:
-            for r in batch(keys, tag).to_pylist():
-                if kind == "-D":
-                    model.pop(r["k"], None)
-                else:
-                    model[r["k"]] = {**r, "kind": kind}
-        expected = canonical_lines(pa.Table.from_pylist(list(model.values()), schema=schema))
+        apply_kinds(model, parts)
+        expected = kind_lines(model)
         assert_same_rows(java.read(strata.warehouse, ident), expected, f"Java read after strata commit {i + 1}")
         assert_same_rows(strata.read_lines(ident), expected, f"strata read after its commit {i + 1}")
     files = java.files(strata.warehouse, ident)
