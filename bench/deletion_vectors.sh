@@ -32,17 +32,8 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-RESULTS="$ROOT/bench/results"
-DATA="$RESULTS/data-$ROWS-$COMMITS"
-TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
-PY="${BENCH_PYTHON:-$ROOT/.interop-venv/bin/python}"
-mkdir -p "$RESULTS"
-
-echo "== building strata-bench (release)" >&2
-(cd "$ROOT" && cargo build --release -p strata-bench)
-BIN="$TARGET_DIR/release/strata-bench"
-[[ -d "$DATA" ]] || "$PY" "$ROOT/bench/gen_data.py" --rows "$ROWS" --commits "$COMMITS" --out "$DATA"
+# shellcheck source=bench/pk_workload.sh
+source "$(dirname "${BASH_SOURCE[0]}")/pk_workload.sh"
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/strata-dv-bench.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
