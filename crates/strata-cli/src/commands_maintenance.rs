@@ -1,4 +1,5 @@
-//! Table lifecycle commands: `expire-snapshots`, `create-tag`, `tags`, `delete-tag`,
+//! Table lifecycle commands: `expire-snapshots`, `expire-changelogs`, `create-tag`, `tags`,
+//! `delete-tag`,
 //! `rollback`, `remove-orphan-files` (see `strata::maintenance`), and the `--tag` /
 //! `--timestamp` / `--timestamp-millis` time travel options of `read`.
 //!
@@ -13,7 +14,8 @@ use strata::catalog::FileSystemCatalog;
 use strata::maintenance::orphans::OrphanFilesClean;
 use strata::maintenance::time_travel::parse_local_timestamp;
 use strata::maintenance::{
-    DeletionCounts, ExpireConfig, ExpireSnapshots, TableLifecycle, TravelTarget,
+    changelog_decoupled, ChangelogExpireConfig, ChangelogExpireReport, DeletionCounts,
+    ExpireChangelogs, ExpireConfig, ExpireSnapshots, TableLifecycle, TravelTarget,
 };
 
 use crate::commands::{msg, Result};
@@ -22,7 +24,10 @@ use crate::commands::{msg, Result};
 #[derive(clap::Subcommand, Debug)]
 pub enum MaintenanceCommand {
     /// Expire old snapshots and delete the files only they use (the table's snapshot.*
-    /// options, overridden by the flags). Also runs after every commit.
+    /// options, overridden by the flags). Also runs after every commit. A table whose
+    /// changelog.* options keep changelogs longer than snapshots (a decoupled changelog
+    /// lifecycle) keeps each expired snapshot as changelog/changelog-N, and its long-lived
+    /// changelogs are then expired with the changelog.* options, as after a commit.
     ExpireSnapshots {
         /// DB.TABLE
         table: String,
@@ -39,6 +44,32 @@ pub enum MaintenanceCommand {
         /// Expire at most N snapshots in this run (snapshot.expire.limit)
         #[arg(long, value_name = "N")]
         max_deletes: Option<i32>,
+        /// List what would be deleted, delete nothing
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Expire the long-lived changelogs in changelog/ (a decoupled changelog lifecycle) and
+    /// delete the files only they use: the table's changelog.* options, overridden by the
+    /// flags (Java's `expire_changelogs` procedure).
+    ExpireChangelogs {
+        /// DB.TABLE
+        table: String,
+        /// Keep the changelogs of at most the last N snapshot ids (changelog.num-retained.max)
+        #[arg(long, value_name = "N")]
+        retain_max: Option<i32>,
+        /// Keep the changelogs of at least the last N snapshot ids (changelog.num-retained.min)
+        #[arg(long, value_name = "N")]
+        retain_min: Option<i32>,
+        /// Expire only changelogs older than this: a duration (`2h`, `1d`) or a local
+        /// timestamp
+        #[arg(long, value_name = "DURATION|TIMESTAMP")]
+        older_than: Option<String>,
+        /// Expire at most N changelogs in this run
+        #[arg(long, value_name = "N")]
+        max_deletes: Option<i32>,
+        /// Expire every long-lived changelog (Java's delete_all)
+        #[arg(long, conflicts_with_all = ["retain_max", "retain_min", "older_than", "max_deletes"])]
+        delete_all: bool,
         /// List what would be deleted, delete nothing
         #[arg(long)]
         dry_run: bool,
@@ -128,6 +159,15 @@ pub async fn run(catalog: &FileSystemCatalog, cmd: MaintenanceCommand) -> Result
             let plan = expire.plan().await?;
             let mut out = std::io::stdout().lock();
             if dry_run {
+                for id in &plan.long_lived_changelogs {
+                    println_json(
+                        &mut out,
+                        &json!({
+                            "kind": "writeChangelog",
+                            "path": t.file_io().display(&t.changelog_manager().file(*id)),
+                        }),
+                    )?;
+                }
                 for d in &plan.deletions {
                     println_json(
                         &mut out,
@@ -150,6 +190,16 @@ pub async fn run(catalog: &FileSystemCatalog, cmd: MaintenanceCommand) -> Result
             let mut line = counts_json(&report.deleted);
             line["expiredSnapshots"] = json!(report.expired);
             line["earliestSnapshot"] = json!(report.earliest);
+            if !plan.long_lived_changelogs.is_empty() {
+                line["changelogsWritten"] = json!(plan.long_lived_changelogs);
+            }
+            if changelog_decoupled(&t)? {
+                let c = ExpireChangelogs::new(&t)?
+                    .with_now_millis(now)
+                    .expire()
+                    .await?;
+                line["changelogExpiry"] = changelog_json(&c);
+            }
             println_json(&mut out, &line)?;
             eprintln!(
                 "expired {} snapshot(s) of {}; deleted {} data, {} changelog, {} manifest, {} \
@@ -246,6 +296,72 @@ pub async fn run(catalog: &FileSystemCatalog, cmd: MaintenanceCommand) -> Result
                 report.removed_snapshots.len(),
                 report.removed_tags.len(),
                 report.deleted.data_files
+            );
+            Ok(())
+        }
+        MaintenanceCommand::ExpireChangelogs {
+            table,
+            retain_max,
+            retain_min,
+            older_than,
+            max_deletes,
+            delete_all,
+            dry_run,
+        } => {
+            let t = catalog.get_table(&table.parse()?).await?;
+            let base = ChangelogExpireConfig::from_table(&t)?;
+            let now = chrono::Utc::now().timestamp_millis();
+            let time_retained = match &older_than {
+                Some(text) => retained_since(text, now, "--older-than")?,
+                None => base.time_retained,
+            };
+            let expire = ExpireChangelogs::new(&t)?
+                .with_config(ChangelogExpireConfig {
+                    retain_max: retain_max.unwrap_or(base.retain_max),
+                    retain_min: retain_min.unwrap_or(base.retain_min),
+                    time_retained,
+                    max_deletes: max_deletes.unwrap_or(base.max_deletes),
+                })
+                .with_now_millis(now);
+            let plan = if delete_all {
+                expire.plan_all().await?
+            } else {
+                expire.plan().await?
+            };
+            let mut out = std::io::stdout().lock();
+            if dry_run {
+                for d in &plan.deletions {
+                    println_json(
+                        &mut out,
+                        &json!({
+                            "kind": d.category.as_str(),
+                            "path": t.file_io().display(&d.path),
+                        }),
+                    )?;
+                }
+                eprintln!(
+                    "dry run: would expire {} changelog(s) {:?} of {} and delete {} file(s)",
+                    plan.expired.len(),
+                    plan.expired,
+                    t.identifier(),
+                    plan.deletions.len()
+                );
+                return Ok(());
+            }
+            let report = expire.execute(&plan).await?;
+            println_json(&mut out, &changelog_json(&report))?;
+            eprintln!(
+                "expired {} changelog(s) of {}; deleted {} data, {} changelog, {} manifest, {} \
+                 manifest list file(s); earliest changelog is now {}",
+                report.expired.len(),
+                t.identifier(),
+                report.deleted.data_files,
+                report.deleted.changelog_files,
+                report.deleted.manifests,
+                report.deleted.manifest_lists,
+                report
+                    .earliest
+                    .map_or("none".to_string(), |e| e.to_string())
             );
             Ok(())
         }
@@ -349,7 +465,15 @@ fn counts_json(c: &DeletionCounts) -> serde_json::Value {
         "deletedStatistics": c.statistics,
         "deletedSnapshots": c.snapshots,
         "deletedTags": c.tags,
+        "deletedLongLivedChangelogs": c.long_lived_changelogs,
     })
+}
+
+fn changelog_json(r: &ChangelogExpireReport) -> serde_json::Value {
+    let mut line = counts_json(&r.deleted);
+    line["expiredChangelogs"] = json!(r.expired);
+    line["earliestChangelog"] = json!(r.earliest);
+    line
 }
 
 fn println_json(out: &mut impl Write, v: &serde_json::Value) -> Result<()> {

@@ -20,11 +20,20 @@
 //!
 //! The deletion is planned first ([`ExpirePlan`], every path in order) and then executed;
 //! tests use the plan to stop a run after any number of deletions.
+//!
+//! Decoupled changelog lifecycle (Java `changelogLifecycleDecoupled`: `changelog.num-retained.*`
+//! or `changelog.time-retained` above the `snapshot.*` values): each expired snapshot's JSON is
+//! written to `changelog/changelog-N` (and the changelog `LATEST` hint) just before its
+//! `snapshot-N` is deleted, and what that changelog reads stays: step 2 is skipped and the
+//! changelog manifest lists too; with `changelog-producer = none` the delta's APPEND data
+//! files (step 1) and the base and delta manifest lists (step 3) stay as well (Java
+//! `SnapshotDeletion`). [`super::expire_changelog`] expires them later.
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
-use strata_spec::manifest::FileKind;
+use strata_spec::manifest::{FileKind, FileSource};
+use strata_spec::options::ChangelogProducer;
 use strata_spec::snapshot::{format_hint, Snapshot};
 
 use crate::table::Table;
@@ -97,6 +106,9 @@ pub struct ExpirePlan {
     pub deletions: Vec<Deletion>,
     /// The `EARLIEST` hint written at the end, if any.
     pub earliest_hint: Option<i64>,
+    /// Decoupled changelog lifecycle: the snapshots whose `changelog/changelog-N` is written
+    /// just before their `snapshot-N` is deleted.
+    pub long_lived_changelogs: Vec<i64>,
 }
 
 /// What one expiry run did.
@@ -116,6 +128,7 @@ pub struct ExpireSnapshots {
     table: Table,
     config: ExpireConfig,
     now_millis: Option<i64>,
+    decoupled: Option<bool>,
 }
 
 impl ExpireSnapshots {
@@ -125,7 +138,23 @@ impl ExpireSnapshots {
             config: ExpireConfig::from_table(table)?,
             table: table.clone(),
             now_millis: None,
+            decoupled: None,
         })
+    }
+
+    /// Whether expired snapshots become long-lived changelogs (default: the table's options,
+    /// [`changelog_decoupled`]). `false` is what Java's `expire_snapshots` procedure does,
+    /// whose config leaves the changelog options at the snapshot values.
+    pub fn with_changelog_decoupled(mut self, decoupled: bool) -> Self {
+        self.decoupled = Some(decoupled);
+        self
+    }
+
+    fn decoupled(&self) -> Result<bool> {
+        match self.decoupled {
+            Some(d) => Ok(d),
+            None => changelog_decoupled(&self.table),
+        }
     }
 
     /// With explicit retention settings.
@@ -154,7 +183,24 @@ impl ExpireSnapshots {
     pub async fn execute(&self, plan: &ExpirePlan) -> Result<ExpireReport> {
         let files = TableFiles::new(&self.table)?;
         let mut deleted = DeletionCounts::default();
+        let changelogs = self.table.changelog_manager();
+        let sm = self.table.snapshot_manager();
         for d in &plan.deletions {
+            if d.category == FileCategory::Snapshot {
+                if let Some(id) = plan
+                    .long_lived_changelogs
+                    .iter()
+                    .find(|id| self.table.paths().snapshot_file(**id) == d.path)
+                {
+                    // Java `commitChangelog(new Changelog(snapshot))` before `deleteSnapshot`.
+                    // A snapshot already gone (a rerun) had its changelog written first.
+                    match sm.snapshot(*id).await {
+                        Ok(s) => changelogs.commit(&s).await?,
+                        Err(Error::SnapshotNotFound { .. }) => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
             files.delete(d, &mut deleted).await?;
         }
         if self.table.options().snapshot_clean_empty_directories()? {
@@ -190,14 +236,6 @@ impl ExpireSnapshots {
     /// Decides the range and lists every file to delete, deleting nothing.
     pub async fn plan(&self) -> Result<ExpirePlan> {
         self.config.validate()?;
-        if changelog_decoupled(&self.table)? {
-            return Err(Error::Unsupported(format!(
-                "table {}: changelog.num-retained.* / changelog.time-retained keep changelogs \
-                 longer than snapshots (a decoupled changelog lifecycle), which strata's expiry \
-                 does not implement; align them with the snapshot.* options",
-                self.table.identifier()
-            )));
-        }
         let sm = self.table.snapshot_manager();
         let (Some(latest), Some(earliest)) = (sm.latest_id().await?, sm.earliest_id().await?)
         else {
@@ -275,6 +313,13 @@ impl ExpireSnapshots {
         };
         let files = TableFiles::new(&self.table)?;
         let tagged = TagManager::new(&self.table).tagged_snapshots().await?;
+        let decoupled = self.decoupled()?;
+        let produces_changelog =
+            self.table.options().changelog_producer()? != ChangelogProducer::None;
+        // Java `SnapshotDeletion`: with a decoupled lifecycle and no changelog producer, the
+        // changelog is the delta's APPEND files (a file without a source counts as APPEND);
+        // `expire_changelog` deletes them.
+        let keep_append_files = decoupled && !produces_changelog;
 
         let mut plan = ExpirePlan::default();
         let mut planned: HashSet<object_store::path::Path> = HashSet::new();
@@ -302,6 +347,9 @@ impl ExpireSnapshots {
                 if protected.is_some_and(|p| p.contains(&data_file_key(e))) {
                     continue;
                 }
+                if keep_append_files && e.file.file_source != Some(FileSource::Compact) {
+                    continue;
+                }
                 for path in files.data_paths(e)? {
                     push(
                         &mut plan,
@@ -319,7 +367,7 @@ impl ExpireSnapshots {
             .iter()
             .filter(|s| s.id != end_exclusive)
             .collect();
-        for s in &excluding_end {
+        for s in excluding_end.iter().filter(|_| !decoupled) {
             let Some(list) = &s.changelog_manifest_list else {
                 continue;
             };
@@ -351,7 +399,14 @@ impl ExpireSnapshots {
         let (mut leaves, mut lists) = (Vec::new(), Vec::new());
         for s in &excluding_end {
             files
-                .plan_metadata_deletion(s, true, &mut keep, &mut leaves, &mut lists)
+                .plan_metadata_deletion_of(
+                    s,
+                    !decoupled || produces_changelog,
+                    !decoupled,
+                    &mut keep,
+                    &mut leaves,
+                    &mut lists,
+                )
                 .await?;
         }
         for d in leaves.into_iter().chain(lists) {
@@ -361,6 +416,9 @@ impl ExpireSnapshots {
         // 4. Snapshot files in id order, then the hint.
         for s in &excluding_end {
             plan.expired.push(s.id);
+            if decoupled {
+                plan.long_lived_changelogs.push(s.id);
+            }
             push(
                 &mut plan,
                 Deletion {
@@ -375,24 +433,31 @@ impl ExpireSnapshots {
 }
 
 /// Expiry after a successful commit (Java `TableCommitImpl` maintenance): snapshots, then
-/// tags whose retention time is over. `None` for `write-only` tables.
+/// with a decoupled changelog lifecycle the long-lived changelogs (Java
+/// `newExpireRunnable`), then tags whose retention time is over. `None` for `write-only`
+/// tables.
 pub async fn expire_after_commit(table: &Table) -> Result<Option<ExpireReport>> {
     if table.options().write_only()? {
         return Ok(None);
     }
     let report = ExpireSnapshots::new(table)?.expire().await?;
+    if changelog_decoupled(table)? {
+        super::expire_changelog::ExpireChangelogs::new(table)?
+            .expire()
+            .await?;
+    }
     super::tag_ops::expire_tags(table, chrono::Local::now().naive_local()).await?;
     Ok(Some(report))
 }
 
 /// The nearest tagged snapshot with an id below `id` (Java `findPreviousSnapshot`).
-fn previous_tag(tagged: &[Snapshot], id: i64) -> Option<&Snapshot> {
+pub(super) fn previous_tag(tagged: &[Snapshot], id: i64) -> Option<&Snapshot> {
     tagged.iter().rev().find(|t| t.id < id)
 }
 
 /// Tags overlapping `[begin, end)` (Java `findSkippingTags`): from the last tag at or before
 /// `begin` to the last tag before `end`.
-fn skipping_tags(tagged: &[Snapshot], begin: i64, end: i64) -> Vec<&Snapshot> {
+pub(super) fn skipping_tags(tagged: &[Snapshot], begin: i64, end: i64) -> Vec<&Snapshot> {
     let Some(right) = tagged.iter().rposition(|t| t.id < end) else {
         return Vec::new();
     };
@@ -400,8 +465,10 @@ fn skipping_tags(tagged: &[Snapshot], begin: i64, end: i64) -> Vec<&Snapshot> {
     tagged[left..=right].iter().collect()
 }
 
-/// Java `changelogLifecycleDecoupled`: changelogs kept longer than snapshots.
-fn changelog_decoupled(table: &Table) -> Result<bool> {
+/// Java `CoreOptions.changelogLifecycleDecoupled`: changelogs kept longer than snapshots
+/// (`changelog.num-retained.max` / `.min` or `changelog.time-retained` above the
+/// `snapshot.*` value; unset, they are the snapshot value).
+pub fn changelog_decoupled(table: &Table) -> Result<bool> {
     let o = table.options();
     Ok(
         o.changelog_num_retained_max()? > o.snapshot_num_retained_max()?
@@ -412,7 +479,7 @@ fn changelog_decoupled(table: &Table) -> Result<bool> {
 
 /// The smallest `nextSnapshot` of the consumers in `consumer/` (Java
 /// `ConsumerManager.minNextSnapshot`).
-async fn min_consumer_next_snapshot(table: &Table) -> Result<Option<i64>> {
+pub(super) async fn min_consumer_next_snapshot(table: &Table) -> Result<Option<i64>> {
     let io = table.file_io();
     let dir = table.paths().root().clone().join("consumer");
     let (_, files) = io.list_dir(&dir).await?;

@@ -49,6 +49,8 @@ pub enum FileCategory {
     Snapshot,
     /// `tag-NAME` files.
     Tag,
+    /// `changelog/changelog-N` files (long-lived changelogs).
+    LongLivedChangelog,
 }
 
 impl FileCategory {
@@ -64,6 +66,7 @@ impl FileCategory {
             FileCategory::IndexManifest => "indexManifest",
             FileCategory::Snapshot => "snapshot",
             FileCategory::Tag => "tag",
+            FileCategory::LongLivedChangelog => "changelog",
         }
     }
 }
@@ -80,6 +83,8 @@ pub struct DeletionCounts {
     pub statistics: usize,
     pub snapshots: usize,
     pub tags: usize,
+    /// `changelog/changelog-N` files.
+    pub long_lived_changelogs: usize,
 }
 
 impl DeletionCounts {
@@ -94,6 +99,7 @@ impl DeletionCounts {
             FileCategory::IndexManifest => self.index_manifests += 1,
             FileCategory::Snapshot => self.snapshots += 1,
             FileCategory::Tag => self.tags += 1,
+            FileCategory::LongLivedChangelog => self.long_lived_changelogs += 1,
         }
     }
 
@@ -108,6 +114,7 @@ impl DeletionCounts {
             + self.statistics
             + self.snapshots
             + self.tags
+            + self.long_lived_changelogs
     }
 }
 
@@ -292,8 +299,28 @@ impl TableFiles {
         leaves: &mut Vec<Deletion>,
         lists: &mut Vec<Deletion>,
     ) -> Result<()> {
+        self.plan_metadata_deletion_of(s, true, include_changelog, keep, leaves, lists)
+            .await
+    }
+
+    /// [`Self::plan_metadata_deletion`] choosing the manifest lists (Java
+    /// `planManifestsCleaner(snapshot, skippingSet, deleteDataManifestLists,
+    /// deleteChangelog)`): a decoupled changelog lifecycle keeps the lists its long-lived
+    /// changelog reads.
+    pub async fn plan_metadata_deletion_of(
+        &self,
+        s: &Snapshot,
+        data_lists: bool,
+        include_changelog: bool,
+        keep: &mut HashSet<String>,
+        leaves: &mut Vec<Deletion>,
+        lists: &mut Vec<Deletion>,
+    ) -> Result<()> {
         let paths = self.table.paths();
-        let mut names = vec![&s.base_manifest_list, &s.delta_manifest_list];
+        let mut names = Vec::new();
+        if data_lists {
+            names.extend([&s.base_manifest_list, &s.delta_manifest_list]);
+        }
         if include_changelog {
             names.extend(s.changelog_manifest_list.as_ref());
         }

@@ -5,6 +5,7 @@
 //! |---|---|---|
 //! | [`files`] | where referenced files live, what a snapshot uses, idempotent deletion | `FileDeletionBase` |
 //! | [`expire`] | snapshot expiry after every commit and on demand | `ExpireSnapshotsImpl`, `SnapshotDeletion` |
+//! | [`expire_changelog`] | expiry of `changelog/changelog-N` (decoupled changelog lifecycle) | `ExpireChangelogImpl`, `ChangelogDeletion` |
 //! | [`tags`] | `tag/tag-<name>` files | `TagManager`, `Tag` |
 //! | [`tag_ops`] | create / delete tags, tag retention | `TagManager.deleteTag`, `TagDeletion`, `TagTimeExpire` |
 //! | [`rollback`] | roll back to a snapshot or tag | `RollbackHelper` |
@@ -18,6 +19,7 @@
 
 pub mod consumers;
 pub mod expire;
+pub mod expire_changelog;
 pub mod files;
 pub mod orphans;
 pub mod rollback;
@@ -27,7 +29,13 @@ pub mod time_travel;
 
 use std::time::Duration;
 
-pub use expire::{expire_after_commit, ExpireConfig, ExpirePlan, ExpireReport, ExpireSnapshots};
+pub use expire::{
+    changelog_decoupled, expire_after_commit, ExpireConfig, ExpirePlan, ExpireReport,
+    ExpireSnapshots,
+};
+pub use expire_changelog::{
+    ChangelogExpireConfig, ChangelogExpirePlan, ChangelogExpireReport, ExpireChangelogs,
+};
 pub use files::{DeletionCounts, FileCategory};
 pub use orphans::{OrphanFilesClean, OrphanReport};
 pub use rollback::RollbackReport;

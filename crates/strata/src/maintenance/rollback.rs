@@ -12,7 +12,9 @@
 //! `LATEST`, delete snapshot files newest first (each step leaves an older valid latest), move
 //! `EARLIEST`, delete the newer tags; only then the data files, manifests and manifest lists.
 //! A run stopped during the file deletions leaves unreferenced files only, which
-//! `remove-orphan-files` deletes.
+//! `remove-orphan-files` deletes. Long-lived changelogs (`changelog/changelog-N`) above the
+//! target are deleted as Java's `RollbackHelper` does (the `changelog/LATEST` hint moved below
+//! them, `-1` when none is left), their files left to orphan cleanup.
 
 use std::collections::HashSet;
 
@@ -184,6 +186,27 @@ async fn rollback_to(table: &Table, target: Snapshot) -> Result<RollbackReport> 
     if report.restored_from_tag || earliest > target.id {
         io.put(&paths.earliest_hint(), format_hint(target.id).into_bytes())
             .await?;
+    }
+    // Java `RollbackHelper.cleanLongLivedChangelogs`: the long-lived changelogs above the
+    // target go (their files are left to orphan cleanup, as in Java), `LATEST` moves below.
+    let cm = table.changelog_manager();
+    if let (Some(first), Some(last)) = (cm.earliest_id().await?, cm.latest_id().await?) {
+        let to = first.max(target.id + 1);
+        if to <= last {
+            cm.commit_latest_hint(if to == first { -1 } else { to - 1 })
+                .await?;
+            for id in (to..=last).rev() {
+                files
+                    .delete(
+                        &Deletion {
+                            category: FileCategory::LongLivedChangelog,
+                            path: cm.file(id),
+                        },
+                        &mut report.deleted,
+                    )
+                    .await?;
+            }
+        }
     }
     for t in &removed_tags {
         files

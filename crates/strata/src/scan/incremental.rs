@@ -85,6 +85,27 @@ impl Table {
             tag_to_snapshot: false,
         }
     }
+
+    /// The changes of one snapshot, `(id - 1, id]` in `auto` mode, planned from the metadata
+    /// given: a snapshot, or the long-lived changelog `changelog/changelog-<id>` of a snapshot
+    /// that expired under a decoupled changelog lifecycle (what Java's follow-up scanners
+    /// read from the snapshot `NextSnapshotFetcher` returns). Streaming reads use it.
+    pub async fn plan_snapshot_changes(&self, snapshot: &Snapshot) -> Result<IncrementalPlan> {
+        let scan = self.new_incremental_scan(IncrementalBetween::ids(snapshot.id - 1, snapshot.id));
+        let mode = scan.range_mode()?;
+        let mut groups = BTreeMap::new();
+        scan.add_changes(snapshot, mode, snapshot.id, &mut groups)
+            .await?;
+        Ok(IncrementalPlan {
+            mode,
+            start_snapshot: Some(snapshot.id - 1),
+            end_snapshot: Some(snapshot.id),
+            splits: groups
+                .into_values()
+                .map(IncrementalSplit::Records)
+                .collect(),
+        })
+    }
 }
 
 /// Builder of an incremental scan: [`Table::new_incremental_scan`], or
@@ -409,43 +430,56 @@ impl IncrementalScan {
         mode: IncrementalMode,
     ) -> Result<Vec<IncrementalSplit>> {
         let sm = self.table.snapshot_manager();
-        let store = self.table.manifest_store();
         let mut groups: BTreeMap<(Vec<u8>, i32), DataSplit> = BTreeMap::new();
         for id in start + 1..=end {
             let snapshot = sm.snapshot(id).await?;
-            let list = match mode {
-                // Java: COMPACT and OVERWRITE snapshots are ignored.
-                IncrementalMode::Delta if snapshot.commit_kind == CommitKind::Append => {
-                    Some(&snapshot.delta_manifest_list)
-                }
-                IncrementalMode::Changelog if snapshot.commit_kind != CommitKind::Overwrite => {
-                    snapshot.changelog_manifest_list.as_ref()
-                }
-                _ => None,
-            };
-            let Some(list) = list else { continue };
-            let metas = store.read_list(list).await?;
-            for entries in store.read_manifests(&metas).await? {
-                for e in entries {
-                    if e.kind != FileKind::Add {
-                        return Err(Error::InvalidArgument(format!(
-                            "incremental {} read of table {}: snapshot {id} deletes file {} in \
-                             its {} manifests; delta and changelog manifests should only add \
-                             files (Java refuses them too)",
-                            mode.as_str(),
-                            self.table.identifier(),
-                            e.file.file_name,
-                            mode.as_str()
-                        )));
-                    }
-                    push(&mut groups, end, e);
-                }
-            }
+            self.add_changes(&snapshot, mode, end, &mut groups).await?;
         }
         Ok(groups
             .into_values()
             .map(IncrementalSplit::Records)
             .collect())
+    }
+
+    /// Adds the delta or changelog files of `snapshot` to `groups` (splits of snapshot `end`).
+    async fn add_changes(
+        &self,
+        snapshot: &Snapshot,
+        mode: IncrementalMode,
+        end: i64,
+        groups: &mut BTreeMap<(Vec<u8>, i32), DataSplit>,
+    ) -> Result<()> {
+        let id = snapshot.id;
+        let store = self.table.manifest_store();
+        let list = match mode {
+            // Java: COMPACT and OVERWRITE snapshots are ignored.
+            IncrementalMode::Delta if snapshot.commit_kind == CommitKind::Append => {
+                Some(&snapshot.delta_manifest_list)
+            }
+            IncrementalMode::Changelog if snapshot.commit_kind != CommitKind::Overwrite => {
+                snapshot.changelog_manifest_list.as_ref()
+            }
+            _ => None,
+        };
+        let Some(list) = list else { return Ok(()) };
+        let metas = store.read_list(list).await?;
+        for entries in store.read_manifests(&metas).await? {
+            for e in entries {
+                if e.kind != FileKind::Add {
+                    return Err(Error::InvalidArgument(format!(
+                        "incremental {} read of table {}: snapshot {id} deletes file {} in \
+                         its {} manifests; delta and changelog manifests should only add \
+                         files (Java refuses them too)",
+                        mode.as_str(),
+                        self.table.identifier(),
+                        e.file.file_name,
+                        mode.as_str()
+                    )));
+                }
+                push(groups, end, e);
+            }
+        }
+        Ok(())
     }
 
     /// Per bucket, the live files only one of the two snapshots holds.

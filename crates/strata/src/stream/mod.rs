@@ -26,6 +26,14 @@
 //! Expiry keeps that snapshot and every later one, and a stream started again with the same id
 //! resumes at the recorded snapshot, whatever its starting position says (as Java does). A
 //! snapshot that expired before the stream reached it is an error that says so, never a gap.
+//!
+//! A table with a decoupled changelog lifecycle (`changelog.num-retained.*` /
+//! `changelog.time-retained` above `snapshot.*`, see [`crate::maintenance::expire`]) keeps an
+//! expired snapshot's changes as `changelog/changelog-N`: the stream reads snapshot `N`'s
+//! changes from there (Java `NextSnapshotFetcher`), `FromSnapshot(n)` and a consumer may start
+//! at a long-lived changelog, and `FromTimestamp` searches the changelogs too (Java
+//! `TimeTravelUtil.earlierThanTimeMills` with `startFromChangelog`). A whole-snapshot start
+//! (`FromSnapshotFull`, `Earliest`) still needs the snapshot itself.
 
 use std::time::Duration;
 
@@ -220,15 +228,19 @@ impl Follower {
                 tokio::time::sleep(self.builder.poll_interval).await;
                 continue;
             }
-            self.check_not_expired(self.next).await?;
             let id = self.next;
-            let plan = self
-                .builder
-                .table
-                .new_incremental_scan(IncrementalBetween::ids(id - 1, id))
-                .with_mode(IncrementalMode::Auto)
-                .plan()
-                .await?;
+            let plan = match long_lived_changelog(&self.builder.table, id).await? {
+                Some(changelog) => self.builder.table.plan_snapshot_changes(&changelog).await?,
+                None => {
+                    self.check_not_expired(id, false).await?;
+                    self.builder
+                        .table
+                        .new_incremental_scan(IncrementalBetween::ids(id - 1, id))
+                        .with_mode(IncrementalMode::Auto)
+                        .plan()
+                        .await?
+                }
+            };
             self.current = Some((id, self.read.to_stream(plan.splits)?));
             self.next = id + 1;
         }
@@ -238,7 +250,7 @@ impl Follower {
     async fn begin(&mut self, start: StartingPosition) -> Result<()> {
         if let Some((consumers, id)) = &self.consumers {
             if let Some(next) = consumers.next_snapshot(id).await? {
-                self.check_not_expired(next).await?;
+                self.check_not_expired(next, true).await?;
                 self.next = next;
                 return Ok(());
             }
@@ -255,8 +267,14 @@ impl Follower {
             StartingPosition::Earliest => earliest,
             StartingPosition::FromSnapshotFull(n) => Some(n),
             StartingPosition::FromSnapshot(n) => {
-                self.check_not_expired(n).await?;
+                self.check_not_expired(n, true).await?;
                 self.next = n;
+                None
+            }
+            StartingPosition::FromTimestamp(ms)
+                if crate::maintenance::changelog_decoupled(&table)? =>
+            {
+                self.next = first_after_with_changelogs(&table, ms, earliest, latest).await?;
                 None
             }
             StartingPosition::FromTimestamp(ms) => {
@@ -276,7 +294,7 @@ impl Follower {
         };
         match full {
             Some(n) => {
-                self.check_not_expired(n).await?;
+                self.check_not_expired(n, false).await?;
                 self.record(n).await?;
                 self.current = Some((n, self.whole_snapshot(n).await?));
                 self.next = n + 1;
@@ -306,17 +324,33 @@ impl Follower {
             .boxed())
     }
 
-    /// Snapshot `id` must still exist (not expired) to be read.
-    async fn check_not_expired(&mut self, id: i64) -> Result<()> {
+    /// Snapshot `id` must still exist (not expired) to be read; for its changes only
+    /// (`changes`), a long-lived changelog of it will do.
+    async fn check_not_expired(&mut self, id: i64, changes: bool) -> Result<()> {
         let sm = self.builder.table.snapshot_manager();
         match sm.earliest_id().await? {
-            Some(earliest) if id < earliest => Err(Error::InvalidArgument(format!(
-                "streaming read of {}: snapshot {id} expired before it was read (the earliest \
-                 snapshot is {earliest}); read with a consumer id so that expiry keeps the \
-                 snapshots it still needs, or retain snapshots longer \
-                 (snapshot.num-retained.min, snapshot.time-retained)",
-                self.builder.table.identifier()
-            ))),
+            Some(earliest) if id < earliest => {
+                if changes
+                    && long_lived_changelog(&self.builder.table, id)
+                        .await?
+                        .is_some()
+                {
+                    return Ok(());
+                }
+                Err(Error::InvalidArgument(format!(
+                    "streaming read of {}: snapshot {id} expired before it was read (the \
+                     earliest snapshot is {earliest}{}); read with a consumer id so that \
+                     expiry keeps the snapshots it still needs, or retain snapshots longer \
+                     (snapshot.num-retained.min, snapshot.time-retained) or their changelogs \
+                     (changelog.num-retained.min, changelog.time-retained)",
+                    self.builder.table.identifier(),
+                    if changes {
+                        ", and there is no changelog/changelog-".to_string() + &id.to_string()
+                    } else {
+                        ", and a whole-snapshot read needs the snapshot".to_string()
+                    }
+                )))
+            }
             _ => Ok(()),
         }
     }
@@ -328,4 +362,63 @@ impl Follower {
             None => Ok(()),
         }
     }
+}
+
+/// `changelog/changelog-<id>` when snapshot `id` is gone and the table's changelog lifecycle
+/// is decoupled (Java `NextSnapshotFetcher.getNextSnapshot`).
+async fn long_lived_changelog(
+    table: &Table,
+    id: i64,
+) -> Result<Option<strata_spec::snapshot::Snapshot>> {
+    if !crate::maintenance::changelog_decoupled(table)? {
+        return Ok(None);
+    }
+    if table
+        .file_io()
+        .exists(&table.paths().snapshot_file(id))
+        .await?
+    {
+        return Ok(None);
+    }
+    table.changelog_manager().get(id).await
+}
+
+/// The first id after the latest snapshot or long-lived changelog committed at or before `ms`,
+/// searching from the earliest changelog (Java `earlierThanTimeMills` with
+/// `startFromChangelog`).
+async fn first_after_with_changelogs(
+    table: &Table,
+    ms: i64,
+    earliest: Option<i64>,
+    latest: Option<i64>,
+) -> Result<i64> {
+    let cm = table.changelog_manager();
+    let sm = table.snapshot_manager();
+    let (Some(first), Some(latest)) = (cm.earliest_id().await?.or(earliest), latest) else {
+        return Ok(latest.map_or(1, |l| l + 1));
+    };
+    let at = |id: i64| {
+        let (cm, sm) = (cm.clone(), sm.clone());
+        async move {
+            match sm.snapshot(id).await {
+                Ok(s) => Ok(s.time_millis),
+                Err(Error::SnapshotNotFound { .. }) => Ok(cm.changelog(id).await?.time_millis),
+                Err(e) => Err(e),
+            }
+        }
+    };
+    if at(first).await? > ms {
+        return Ok(first);
+    }
+    // The last id in [first, latest] committed at or before `ms`.
+    let (mut lo, mut hi) = (first, latest);
+    while lo < hi {
+        let mid = lo + (hi - lo + 1) / 2;
+        if at(mid).await? <= ms {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Ok(lo + 1)
 }

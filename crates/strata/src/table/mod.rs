@@ -156,6 +156,10 @@ impl Table {
     pub fn snapshot_manager(&self) -> &SnapshotManager {
         &self.inner.snapshot_manager
     }
+    /// The long-lived changelogs in `changelog/` (Java `FileStoreTable#changelogManager`).
+    pub fn changelog_manager(&self) -> crate::meta::ChangelogManager {
+        crate::meta::ChangelogManager::new(self.inner.io.clone(), self.inner.paths.clone())
+    }
     pub fn manifest_store(&self) -> &ManifestStore {
         &self.inner.manifest_store
     }

@@ -15,6 +15,7 @@ mod maps;
 mod append_table;
 mod catalog;
 mod changelog_input;
+mod changelog_lifecycle;
 mod commit_protocol;
 mod compaction;
 mod corrupt_files;
