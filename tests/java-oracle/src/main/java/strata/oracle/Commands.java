@@ -109,6 +109,10 @@ final class Commands {
                 return compact(req);
             case "expireSnapshots":
                 return expireSnapshots(req);
+            case "expireChangelogs":
+                return expireChangelogs(req);
+            case "streamRead":
+                return Incremental.stream(table(req), optLong(req, "until"));
             case "createTag":
                 return createTag(req);
             case "deleteTag":
@@ -559,6 +563,18 @@ final class Commands {
     private Object expireSnapshots(Map<String, Object> req) throws Exception {
         FileStoreTable t = table(req);
         int n = t.newExpireSnapshots().config(t.coreOptions().expireConfig()).expire();
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("expired", n);
+        return out;
+    }
+
+    /**
+     * Expiry of the long-lived changelogs in {@code changelog/} (decoupled changelog lifecycle),
+     * as after a commit: {@code ExpireChangelogImpl} with the table's {@code expireConfig()}.
+     */
+    private Object expireChangelogs(Map<String, Object> req) throws Exception {
+        FileStoreTable t = table(req);
+        int n = t.newExpireChangelog().config(t.coreOptions().expireConfig()).expire();
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("expired", n);
         return out;
