@@ -17,7 +17,9 @@
 //! | `arrow_io` | Arrow in and out through the Arrow PyCapsule interface (no pyarrow needed) |
 //! | `catalog` | `Catalog`: databases and tables of a warehouse (local or `s3://`) |
 //! | `table` | `Table`: metadata, shortcuts, maintenance, system tables |
-//! | `read` | `ReadBuilder`, `TableScan`, `Plan`, `Split`, `TableRead` |
+//! | `read` | `ReadBuilder`, `TableScan`, `Plan`, `Split`, `TableRead` (incremental reads too) |
+//! | `incremental` | `incremental-between` reads: filter/projection/limit on their output, split wire form |
+//! | `stream` | `StreamReadBuilder`, `ChangeStream`, `ChangeBatch`: streaming reads |
 //! | `write` | `BatchWriteBuilder`, `BatchTableWrite`, `BatchTableCommit`, `CommitMessage` |
 //! | `sql` | `strata.sql(...)` and `__datafusion_table_provider__` (DataFusion's FFI) |
 //! | `progress` | the progress bar long reads and writes show in a terminal |
@@ -27,10 +29,12 @@ use pyo3::prelude::*;
 mod arrow_io;
 mod catalog;
 mod errors;
+mod incremental;
 mod progress;
 mod read;
 mod runtime;
 mod sql;
+mod stream;
 mod table;
 mod write;
 
@@ -46,6 +50,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<read::Plan>()?;
     m.add_class::<read::Split>()?;
     m.add_class::<read::TableRead>()?;
+    m.add_class::<stream::StreamReadBuilder>()?;
+    m.add_class::<stream::ChangeStream>()?;
+    m.add_class::<stream::ChangeBatch>()?;
     m.add_class::<write::BatchWriteBuilder>()?;
     m.add_class::<write::BatchTableWrite>()?;
     m.add_class::<write::BatchTableCommit>()?;

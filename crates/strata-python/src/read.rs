@@ -2,6 +2,10 @@
 //! `Split`s → `TableRead` → Arrow (pyarrow table or reader, any PyCapsule consumer, pandas,
 //! Polars, DuckDB). Splits pickle (strata's versioned wire form), so a driver can plan once
 //! and hand splits to Ray, Dask or its own worker processes.
+//!
+//! A table with `incremental-between` options (`table.copy({...})`) plans and reads the
+//! changes of the range instead ([`crate::incremental`]): its splits are incremental splits,
+//! and its rows come with a first `rowkind` column.
 
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
@@ -10,9 +14,10 @@ use futures::StreamExt;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 use strata::maintenance::time_travel::{table_at, TravelTarget};
-use strata::scan::DataSplit;
+use strata::scan::{DataSplit, IncrementalSplit};
 
 use crate::errors::{invalid, to_py, IntoPy};
+use crate::incremental::{scan_from_options, Shape};
 use crate::progress::Progress;
 use crate::runtime::{block_on, runtime};
 
@@ -117,6 +122,75 @@ async fn resolve(table: strata::table::Table, opts: &ReadOptions) -> strata::Res
     Ok(Resolved { table, scan })
 }
 
+/// An incremental read (`incremental-between` options) names its snapshots itself.
+fn check_no_travel(table: &strata::table::Table, opts: &ReadOptions) -> strata::Result<()> {
+    if opts.travel.is_some() {
+        return Err(strata::Error::InvalidArgument(format!(
+            "{} has incremental-between options, which name the snapshots read: time travel \
+             (snapshot_id=, tag=, timestamp=, with_travel) cannot be combined with them",
+            table.identifier()
+        )));
+    }
+    Ok(())
+}
+
+type BatchStream = BoxStream<'static, strata::Result<RecordBatch>>;
+
+/// The rows of incremental `splits` (with `rowkind` first), with the builder's projection,
+/// filter and limit.
+fn incremental_stream(
+    table: &strata::table::Table,
+    opts: &ReadOptions,
+    splits: Vec<IncrementalSplit>,
+) -> strata::Result<(SchemaRef, BatchStream)> {
+    check_no_travel(table, opts)?;
+    let shape = Shape::new(
+        table,
+        opts.projection.clone(),
+        opts.filter.as_deref(),
+        true,
+        opts.limit,
+    )?;
+    let mut read = table.new_incremental_read();
+    if let Some(cols) = &shape.read_projection {
+        read = read.with_projection(cols.clone());
+    }
+    let schema = shape.output_schema(&read.output_schema()?)?;
+    let stream = shape.stream(read.to_stream(splits)?);
+    Ok((schema, stream))
+}
+
+/// The splits handed to a read: all of one kind.
+pub(crate) enum Splits {
+    Data(Vec<DataSplit>),
+    Incremental(Vec<IncrementalSplit>),
+}
+
+impl Splits {
+    fn rows(&self) -> i64 {
+        match self {
+            Splits::Data(s) => s.iter().map(DataSplit::row_count).sum(),
+            Splits::Incremental(s) => s.iter().map(crate::incremental::row_count).sum(),
+        }
+    }
+}
+
+/// The schema and batches of `splits`, read as the builder says.
+async fn open_stream(
+    table: strata::table::Table,
+    opts: &ReadOptions,
+    splits: Splits,
+) -> strata::Result<(SchemaRef, BatchStream)> {
+    match splits {
+        Splits::Incremental(splits) => incremental_stream(&table, opts, splits),
+        Splits::Data(splits) => {
+            let r = resolve(table, opts).await?;
+            let read = table_read(&r.table, opts)?;
+            Ok((read.output_schema()?, read.to_stream(splits)?))
+        }
+    }
+}
+
 fn table_read(
     table: &strata::table::Table,
     opts: &ReadOptions,
@@ -163,10 +237,19 @@ impl ReadBuilder {
         let t = self.table.clone();
         let opts = self.opts.clone();
         let (batches, schema) = block_on(py, async move {
-            let r = resolve(t, &opts).await?;
-            let plan = r.scan.plan().await?;
-            let read = table_read(&r.table, &opts)?;
-            collect(&read, plan.splits, progress).await
+            let splits = match scan_from_options(&t)? {
+                Some(scan) => {
+                    check_no_travel(&t, &opts)?;
+                    Splits::Incremental(scan.plan().await?.splits)
+                }
+                None => {
+                    let r = resolve(t.clone(), &opts).await?;
+                    Splits::Data(r.scan.plan().await?.splits)
+                }
+            };
+            let total = splits.rows();
+            let (schema, stream) = open_stream(t, &opts, splits).await?;
+            collect(schema, stream, total, progress).await
         })?
         .py_err()?;
         crate::arrow_io::to_pyarrow_table(py, batches, schema)
@@ -180,14 +263,12 @@ impl ReadBuilder {
 }
 
 async fn collect(
-    read: &strata::read::TableRead,
-    splits: Vec<DataSplit>,
+    schema: SchemaRef,
+    mut stream: BatchStream,
+    total: i64,
     progress: Option<bool>,
 ) -> strata::Result<(Vec<RecordBatch>, SchemaRef)> {
-    let schema = read.output_schema()?;
-    let total: i64 = splits.iter().map(DataSplit::row_count).sum();
     let mut bar = Progress::new(progress, total.max(0) as u64, "reading", "rows");
-    let mut stream = read.to_stream(splits)?;
     let mut out = Vec::new();
     while let Some(b) = stream.next().await {
         let b = b?;
@@ -244,6 +325,9 @@ impl ReadBuilder {
         let t = self.table.clone();
         let opts = self.opts.clone();
         let schema = block_on(py, async move {
+            if scan_from_options(&t)?.is_some() {
+                return Ok(incremental_stream(&t, &opts, vec![])?.0);
+            }
             let r = resolve(t, &opts).await?;
             table_read(&r.table, &opts)?.output_schema()
         })?
@@ -278,10 +362,33 @@ impl TableScan {
         let t = self.builder.table.clone();
         let opts = self.builder.opts.clone();
         let plan = block_on(py, async move {
-            let r = resolve(t, &opts).await?;
-            r.scan.plan().await
+            match scan_from_options(&t)? {
+                Some(scan) => {
+                    check_no_travel(&t, &opts)?;
+                    Ok(Err(scan.plan().await?))
+                }
+                None => {
+                    let r = resolve(t, &opts).await?;
+                    Ok::<_, strata::Error>(Ok(r.scan.plan().await?))
+                }
+            }
         })?
         .py_err()?;
+        let plan = match plan {
+            Ok(plan) => plan,
+            Err(inc) => {
+                return Ok(Plan {
+                    snapshot_id: inc.end_snapshot,
+                    splits: inc
+                        .splits
+                        .into_iter()
+                        .flat_map(crate::incremental::per_file)
+                        .map(SplitKind::Incremental)
+                        .collect(),
+                    skipped_files: 0,
+                })
+            }
+        };
         Ok(Plan {
             snapshot_id: plan.snapshot.as_ref().map(|s| s.id),
             // Files that need no merging are read one by one anyway: one split each lets Ray,
@@ -290,6 +397,7 @@ impl TableScan {
                 .splits
                 .into_iter()
                 .flat_map(DataSplit::per_file)
+                .map(SplitKind::Data)
                 .collect(),
             skipped_files: plan.metrics.skipped_files as u64,
         })
@@ -299,7 +407,7 @@ impl TableScan {
 /// The result of planning: splits of one snapshot.
 #[pyclass(module = "strata", frozen)]
 pub struct Plan {
-    splits: Vec<DataSplit>,
+    splits: Vec<SplitKind>,
     snapshot_id: Option<i64>,
     skipped_files: u64,
 }
@@ -329,19 +437,47 @@ impl Plan {
     }
 }
 
-/// Files of one partition and bucket (or a row range of one file) to read together.
+/// What a split reads: files of a snapshot, or changes of an incremental read.
+#[derive(Clone)]
+pub(crate) enum SplitKind {
+    Data(DataSplit),
+    Incremental(IncrementalSplit),
+}
+
+impl SplitKind {
+    /// The data splits it reads, the one that names its bucket and snapshot first.
+    fn parts(&self) -> Vec<&DataSplit> {
+        match self {
+            SplitKind::Data(s) | SplitKind::Incremental(IncrementalSplit::Records(s)) => vec![s],
+            SplitKind::Incremental(IncrementalSplit::Diff { before, after, .. }) => {
+                vec![after, before]
+            }
+        }
+    }
+}
+
+/// Files of one partition and bucket (or a row range of one file) to read together; of an
+/// incremental read, one delta or changelog file, or the two sides of a diff.
 /// Picklable: plan on a driver, read in workers.
 #[pyclass(module = "strata", frozen)]
 #[derive(Clone)]
 pub struct Split {
-    pub(crate) inner: DataSplit,
+    pub(crate) inner: SplitKind,
 }
 
 #[pyfunction]
 pub(crate) fn split_from_bytes(data: &[u8]) -> PyResult<Split> {
-    let inner: DataSplit = serde_json::from_slice(data)
-        .map_err(|e| invalid(format!("not a serialized strata split: {e}")))?;
-    Ok(Split { inner })
+    let bad = |e: String| invalid(format!("not a serialized strata split: {e}"));
+    let value: serde_json::Value = serde_json::from_slice(data).map_err(|e| bad(e.to_string()))?;
+    if let Some(inc) = crate::incremental::from_json(value.clone()) {
+        return Ok(Split {
+            inner: SplitKind::Incremental(inc.map_err(bad)?),
+        });
+    }
+    let inner: DataSplit = serde_json::from_value(value).map_err(|e| bad(e.to_string()))?;
+    Ok(Split {
+        inner: SplitKind::Data(inner),
+    })
 }
 
 #[pymethods]
@@ -349,45 +485,65 @@ impl Split {
     /// Rows in the split's files before merging, deletion vectors and filters.
     #[getter]
     fn row_count(&self) -> i64 {
-        self.inner.row_count()
+        self.inner.parts().iter().map(|s| s.row_count()).sum()
     }
 
     #[getter]
     fn bucket(&self) -> i32 {
-        self.inner.bucket
+        self.inner.parts()[0].bucket
     }
 
+    /// The snapshot planned (of an incremental split: the end of its range, or the snapshot
+    /// of its delta or changelog file).
     #[getter]
     fn snapshot_id(&self) -> i64 {
-        self.inner.snapshot_id
+        self.inner.parts()[0].snapshot_id
     }
 
     /// Names of the data files.
     #[getter]
     fn file_names(&self) -> Vec<String> {
         self.inner
-            .files
+            .parts()
             .iter()
-            .map(|f| f.file_name.clone())
+            .flat_map(|s| s.files.iter().map(|f| f.file_name.clone()))
             .collect()
     }
 
     /// Bytes of the data files.
     #[getter]
     fn file_size(&self) -> i64 {
-        self.inner.files.iter().map(|f| f.file_size).sum()
+        self.inner
+            .parts()
+            .iter()
+            .flat_map(|s| s.files.iter().map(|f| f.file_size))
+            .sum()
     }
 
-    /// Whether the files can be read without merging.
+    /// Whether the files can be read without merging (true for delta and changelog files of
+    /// an incremental read, false for a diff).
     #[getter]
     fn raw_convertible(&self) -> bool {
-        self.inner.raw_convertible
+        match &self.inner {
+            SplitKind::Data(s) => s.raw_convertible,
+            SplitKind::Incremental(IncrementalSplit::Records(_)) => true,
+            SplitKind::Incremental(IncrementalSplit::Diff { .. }) => false,
+        }
+    }
+
+    /// Whether the split belongs to an incremental read (rows come with their ``rowkind``).
+    #[getter]
+    fn is_incremental(&self) -> bool {
+        matches!(self.inner, SplitKind::Incremental(_))
     }
 
     /// The split in strata's versioned wire form (JSON with Paimon manifest Avro inside).
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let data = serde_json::to_vec(&self.inner)
-            .map_err(|e| invalid(format!("cannot serialize a split: {e}")))?;
+        let data = match &self.inner {
+            SplitKind::Data(s) => serde_json::to_vec(s).map_err(|e| e.to_string()),
+            SplitKind::Incremental(s) => crate::incremental::to_json(s),
+        }
+        .map_err(|e| invalid(format!("cannot serialize a split: {e}")))?;
         Ok(PyBytes::new(py, &data))
     }
 
@@ -398,11 +554,16 @@ impl Split {
     }
 
     fn __repr__(&self) -> String {
+        let kind = match &self.inner {
+            SplitKind::Data(_) => "",
+            SplitKind::Incremental(IncrementalSplit::Records(_)) => "incremental, ",
+            SplitKind::Incremental(IncrementalSplit::Diff { .. }) => "incremental diff, ",
+        };
         format!(
-            "strata.Split(bucket={}, files={}, rows={})",
-            self.inner.bucket,
-            self.inner.files.len(),
-            self.inner.row_count()
+            "strata.Split({kind}bucket={}, files={}, rows={})",
+            self.bucket(),
+            self.file_names().len(),
+            self.row_count()
         )
     }
 }
@@ -413,8 +574,40 @@ pub struct TableRead {
     builder: ReadBuilder,
 }
 
-fn inner_splits(splits: Vec<PyRef<'_, Split>>) -> Vec<DataSplit> {
-    splits.iter().map(|s| s.inner.clone()).collect()
+impl TableRead {
+    /// The splits, all of one kind (none: the kind the builder's table reads).
+    fn splits(&self, splits: Vec<PyRef<'_, Split>>) -> PyResult<Splits> {
+        let incremental = match splits.first() {
+            Some(s) => matches!(s.inner, SplitKind::Incremental(_)),
+            None => scan_from_options(&self.builder.table).py_err()?.is_some(),
+        };
+        if incremental {
+            let mut out = Vec::with_capacity(splits.len());
+            for s in &splits {
+                match &s.inner {
+                    SplitKind::Incremental(i) => out.push(i.clone()),
+                    SplitKind::Data(_) => return Err(mixed()),
+                }
+            }
+            Ok(Splits::Incremental(out))
+        } else {
+            let mut out = Vec::with_capacity(splits.len());
+            for s in &splits {
+                match &s.inner {
+                    SplitKind::Data(d) => out.push(d.clone()),
+                    SplitKind::Incremental(_) => return Err(mixed()),
+                }
+            }
+            Ok(Splits::Data(out))
+        }
+    }
+}
+
+fn mixed() -> PyErr {
+    invalid(
+        "splits of an incremental read (incremental-between) and of a snapshot read cannot be \
+         read together",
+    )
 }
 
 /// A blocking `RecordBatchReader` over strata's async read stream (for the C stream
@@ -477,16 +670,12 @@ impl TableRead {
     fn reader(
         &self,
         py: Python<'_>,
-        splits: Vec<DataSplit>,
+        splits: Splits,
     ) -> PyResult<Box<dyn RecordBatchReader + Send>> {
         let t = self.builder.table.clone();
         let opts = self.builder.opts.clone();
-        let (schema, stream) = block_on(py, async move {
-            let r = resolve(t, &opts).await?;
-            let read = table_read(&r.table, &opts)?;
-            Ok::<_, strata::Error>((read.output_schema()?, read.to_stream(splits)?))
-        })?
-        .py_err()?;
+        let (schema, stream) =
+            block_on(py, async move { open_stream(t, &opts, splits).await })?.py_err()?;
         Ok(Box::new(BlockingReader {
             schema,
             stream: Some(stream),
@@ -496,15 +685,15 @@ impl TableRead {
     fn arrow<'py>(
         &self,
         py: Python<'py>,
-        splits: Vec<DataSplit>,
+        splits: Splits,
         progress: Option<bool>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let t = self.builder.table.clone();
         let opts = self.builder.opts.clone();
+        let total = splits.rows();
         let (batches, schema) = block_on(py, async move {
-            let r = resolve(t, &opts).await?;
-            let read = table_read(&r.table, &opts)?;
-            collect(&read, splits, progress).await
+            let (schema, stream) = open_stream(t, &opts, splits).await?;
+            collect(schema, stream, total, progress).await
         })?
         .py_err()?;
         crate::arrow_io::to_pyarrow_table(py, batches, schema)
@@ -521,7 +710,7 @@ impl TableRead {
         splits: Vec<PyRef<'py, Split>>,
         progress: Option<bool>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        self.arrow(py, inner_splits(splits), progress)
+        self.arrow(py, self.splits(splits)?, progress)
     }
 
     /// The rows of `splits` as a ``pyarrow.RecordBatchReader``, read as it is consumed.
@@ -530,7 +719,7 @@ impl TableRead {
         py: Python<'py>,
         splits: Vec<PyRef<'py, Split>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let reader = self.reader(py, inner_splits(splits))?;
+        let reader = self.reader(py, self.splits(splits)?)?;
         crate::arrow_io::to_pyarrow_reader(py, reader)
     }
 
@@ -541,7 +730,7 @@ impl TableRead {
         py: Python<'py>,
         splits: Vec<PyRef<'py, Split>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let reader = self.reader(py, inner_splits(splits))?;
+        let reader = self.reader(py, self.splits(splits)?)?;
         crate::arrow_io::to_stream_object(py, reader)
     }
 
@@ -553,7 +742,7 @@ impl TableRead {
         splits: Vec<PyRef<'py, Split>>,
         progress: Option<bool>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        self.arrow(py, inner_splits(splits), progress)?
+        self.arrow(py, self.splits(splits)?, progress)?
             .call_method0("to_pandas")
     }
 
@@ -566,7 +755,7 @@ impl TableRead {
         progress: Option<bool>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let pl = py.import("polars")?;
-        let table = self.arrow(py, inner_splits(splits), progress)?;
+        let table = self.arrow(py, self.splits(splits)?, progress)?;
         pl.call_method1("from_arrow", (table,))
     }
 
@@ -584,7 +773,7 @@ impl TableRead {
             Some(c) => c,
             None => py.import("duckdb")?.call_method0("connect")?,
         };
-        let table = self.arrow(py, inner_splits(splits), None)?;
+        let table = self.arrow(py, self.splits(splits)?, None)?;
         con.call_method1("register", (table_name, table))?;
         Ok(con)
     }

@@ -211,8 +211,15 @@ impl Table {
 
     /// This table with dynamic options over its schema options (Paimon's `table.copy(options)`),
     /// e.g. ``{"write-buffer-size": "64 mb"}``. Options strata does not implement are refused.
+    ///
+    /// ``{"incremental-between": "3,7"}`` (snapshot ids or tag names, START exclusive, END
+    /// inclusive), ``{"incremental-between-timestamp": "T1,T2"}``, with
+    /// ``incremental-between-scan-mode`` (``auto``, ``delta``, ``changelog``, ``diff``) make
+    /// the table's reads incremental: the changes of the range, ``rowkind`` first.
     fn copy(&self, options: HashMap<String, String>) -> PyResult<Table> {
         let inner = self.inner.with_dynamic_options(options.clone()).py_err()?;
+        // A bad incremental-between value fails here, not at the first read.
+        crate::incremental::scan_from_options(&inner).py_err()?;
         let mut t = self.with_inner(inner);
         t.dynamic_options.extend(options);
         Ok(t)
@@ -221,6 +228,11 @@ impl Table {
     /// A builder of scans and reads (filter, projection, limit, time travel).
     fn new_read_builder(&self) -> ReadBuilder {
         ReadBuilder::new(self.inner.clone())
+    }
+
+    /// A builder of a streaming read: the table's changes as they are committed.
+    fn new_stream_read_builder(&self) -> crate::stream::StreamReadBuilder {
+        crate::stream::StreamReadBuilder::new(self.inner.clone())
     }
 
     /// A builder of a batch write and its commit.

@@ -10,11 +10,18 @@ Quick start::
     t.write(pa.table({"id": [1, 2], "v": ["a", "b"]}))
     print(t.read(where="id < 2"))
 
-The API follows pypaimon's (``new_read_builder()``, ``new_batch_write_builder()``), with
+The API follows pypaimon's (``new_read_builder()``, ``new_batch_write_builder()``,
+``new_stream_read_builder()``), with
 shortcuts (``Table.read``, ``Table.write``), maintenance (``compact``, ``expire_snapshots``,
 tags, ``rollback_to``, ``remove_orphan_files``), system tables, SQL (:func:`sql`) and
 DataFusion's FFI (``__datafusion_table_provider__``). Arrow goes in and out through the Arrow
 PyCapsule interface; pyarrow is needed only for the methods that return pyarrow objects.
+
+Changes, with each row's kind in a first ``rowkind`` column (``+I``, ``-U``, ``+U``, ``-D``)::
+
+    t.copy({"incremental-between": "3,7"}).read()        # snapshots (3, 7]; or two tag names
+    for change in t.new_stream_read_builder().with_starting_position("earliest").changes():
+        print(change.snapshot_id, change.batch)            # follows the table as it is committed
 Ray: :mod:`strata.ray`.
 """
 
@@ -24,6 +31,8 @@ from strata._native import (
     BatchTableWrite,
     BatchWriteBuilder,
     Catalog,
+    ChangeBatch,
+    ChangeStream,
     CommitMessage,
     CommitOutcomeUnknownError,
     ConflictError,
@@ -36,6 +45,7 @@ from strata._native import (
     Split,
     StorageError,
     StrataError,
+    StreamReadBuilder,
     Table,
     TableRead,
     TableScan,
@@ -52,6 +62,8 @@ __all__ = [
     "BatchTableWrite",
     "BatchWriteBuilder",
     "Catalog",
+    "ChangeBatch",
+    "ChangeStream",
     "CommitMessage",
     "CommitOutcomeUnknownError",
     "ConflictError",
@@ -67,6 +79,7 @@ __all__ = [
     "Split",
     "StorageError",
     "StrataError",
+    "StreamReadBuilder",
     "Table",
     "TableRead",
     "TableScan",

@@ -7,7 +7,7 @@ pyarrow objects need pyarrow installed.
 import datetime
 import os
 from types import TracebackType
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Type, Union
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
 from strata.predicate import Predicate
 
@@ -159,9 +159,18 @@ class Table:
     def latest_snapshot_id(self) -> Optional[int]:
         """The latest snapshot id, ``None`` for a table without snapshots."""
     def copy(self, options: Mapping[str, str]) -> "Table":
-        """This table with dynamic options over its schema options."""
+        """This table with dynamic options over its schema options.
+
+        ``{"incremental-between": "3,7"}`` (two snapshot ids or tag names, START exclusive,
+        END inclusive) or ``{"incremental-between-timestamp": "T1,T2"}`` (epoch ms or
+        ``yyyy-MM-dd HH:mm:ss``), with ``incremental-between-scan-mode`` (``auto``, ``delta``,
+        ``changelog``, ``diff``) and ``incremental-between-tag-to-snapshot``, make every read
+        of the copy incremental: the changes of the range, each row's kind (``+I``, ``-U``,
+        ``+U``, ``-D``) in a first ``rowkind`` column. Bad values raise here."""
     def new_read_builder(self) -> "ReadBuilder":
         """A builder of scans and reads (filter, projection, limit, time travel)."""
+    def new_stream_read_builder(self) -> "StreamReadBuilder":
+        """A builder of a streaming read: the table's changes as they are committed."""
     def new_batch_write_builder(self) -> "BatchWriteBuilder":
         """A builder of a batch write and its commit."""
     def read(
@@ -261,7 +270,7 @@ class ReadBuilder:
     def new_predicate_builder(self) -> Any:
         """A :class:`strata.PredicateBuilder`."""
     def read_schema(self) -> Any:
-        """The Arrow schema the read outputs."""
+        """The Arrow schema the read outputs (``rowkind`` first for an incremental read)."""
     def new_scan(self) -> "TableScan":
         """A scan planning this read."""
     def new_read(self) -> "TableRead":
@@ -271,7 +280,8 @@ class TableScan:
     """Plans a read: which files of which snapshot, as splits."""
 
     def plan(self) -> "Plan":
-        """Reads the manifests and prunes files by partition, statistics and MAP keys."""
+        """Reads the manifests and prunes files by partition, statistics and MAP keys; for a
+        table with ``incremental-between`` options, plans the changes of the range."""
 
 class Plan:
     """The result of planning: splits of one snapshot."""
@@ -280,7 +290,8 @@ class Plan:
         """The splits to read."""
     @property
     def snapshot_id(self) -> Optional[int]:
-        """The snapshot planned, ``None`` for a table without snapshots."""
+        """The snapshot planned (an incremental read's END), ``None`` for a table without
+        snapshots or an empty range."""
     @property
     def skipped_files(self) -> int:
         """Files pruned by partition, statistics or MAP keys."""
@@ -306,12 +317,16 @@ class Split:
     @property
     def raw_convertible(self) -> bool:
         """Whether the files can be read without merging."""
+    @property
+    def is_incremental(self) -> bool:
+        """Whether the split belongs to an incremental read (rows come with ``rowkind``)."""
     def to_bytes(self) -> bytes:
         """The split in strata's versioned wire form."""
     def __reduce__(self) -> Tuple[Any, ...]: ...
 
 class TableRead:
-    """Reads splits into Arrow."""
+    """Reads splits into Arrow. Splits of an incremental read give every row with its kind
+    in a first ``rowkind`` column (filter and limit apply after the read)."""
 
     def to_arrow(self, splits: Sequence[Split], progress: Optional[bool] = None) -> Any:
         """The rows of ``splits`` as a ``pyarrow.Table``."""
@@ -325,6 +340,101 @@ class TableRead:
         """The rows of ``splits`` as a ``polars.DataFrame``."""
     def to_duckdb(self, splits: Sequence[Split], table_name: str, connection: Any = None) -> Any:
         """Registers the rows as DuckDB view ``table_name``; returns the connection."""
+
+# ---------------------------------------------------------------------------------------------
+# Streaming
+# ---------------------------------------------------------------------------------------------
+
+class StreamReadBuilder:
+    """A builder of a streaming read (pypaimon's ``new_stream_read_builder()``). Every
+    ``with_*`` changes this builder and returns it."""
+
+    def with_starting_position(
+        self,
+        position: str,
+        snapshot_id: Optional[int] = None,
+        timestamp: Optional[TimestampLike] = None,
+    ) -> "StreamReadBuilder":
+        """Where the stream starts (Java's ``scan.mode``): ``"latest"`` (changes committed
+        from now on), ``"latest-full"`` (default: the latest snapshot whole as ``+I``, then
+        later changes), ``"earliest"`` (the earliest snapshot whole, then every change),
+        ``"from-snapshot"`` (changes of ``snapshot_id`` and later), ``"from-snapshot-full"``
+        (``snapshot_id`` whole, then later changes), ``"from-timestamp"`` (changes of the
+        snapshots committed after ``timestamp``)."""
+    def with_consumer_id(self, consumer_id: str) -> "StreamReadBuilder":
+        """Records progress in ``consumer/consumer-<id>``: expiry keeps the snapshots the
+        stream still needs, and a stream with the same id resumes where this one stopped
+        (whatever the starting position)."""
+    def with_poll_interval_ms(self, poll_interval_ms: int) -> "StreamReadBuilder":
+        """How often to look for a new snapshot once caught up (default 1000 ms)."""
+    def with_until_snapshot(self, snapshot_id: Optional[int]) -> "StreamReadBuilder":
+        """Ends the stream once snapshot ``snapshot_id`` has been read (``None``: never)."""
+    def with_bounded(self, bounded: bool = True) -> "StreamReadBuilder":
+        """Ends the stream once the snapshot that is the latest when it starts has been read."""
+    def with_projection(self, columns: Optional[Sequence[str]]) -> "StreamReadBuilder":
+        """Outputs only these columns (after ``rowkind``), in this order."""
+    def with_filter(self, predicate: Optional[FilterLike]) -> "StreamReadBuilder":
+        """Keeps the rows matching ``predicate`` (SQL text or a :class:`strata.Predicate`)."""
+    def with_include_row_kind(self, include: bool = True) -> "StreamReadBuilder":
+        """Whether batches carry the ``rowkind`` column first (default: yes; pypaimon names it
+        ``_row_kind`` and leaves it out unless asked)."""
+    def new_predicate_builder(self) -> Any:
+        """A :class:`strata.PredicateBuilder`."""
+    def read_schema(self) -> Any:
+        """The Arrow schema of every batch."""
+    def changes(self) -> "ChangeStream":
+        """Starts the stream."""
+
+class ChangeStream:
+    """A running streaming read, an iterator of :class:`ChangeBatch`. Unbounded streams never
+    end: ``break`` or :meth:`close` stops one, and Ctrl-C interrupts a wait (the GIL is
+    released while waiting). With a consumer id, a snapshot counts as read once the batch
+    after its last one is asked for (at-least-once)."""
+
+    def __iter__(self) -> Iterator["ChangeBatch"]: ...
+    def __next__(self) -> "ChangeBatch": ...
+    def poll(self, timeout: float) -> Optional["ChangeBatch"]:
+        """The next batch, waiting at most ``timeout`` seconds (``None``: none came);
+        raises ``StopIteration`` once a bounded stream has ended."""
+    @property
+    def schema(self) -> Any:
+        """The Arrow schema of every batch."""
+    @property
+    def closed(self) -> bool:
+        """Whether the stream has ended or been closed."""
+    def close(self) -> None:
+        """Stops the stream."""
+    def __enter__(self) -> "ChangeStream": ...
+    def __exit__(
+        self,
+        t: Optional[Type[BaseException]],
+        v: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> bool: ...
+
+class ChangeBatch:
+    """Rows of one snapshot's changes (or of a whole snapshot read first, all ``+I``), with
+    ``rowkind`` first. Has ``__arrow_c_array__`` and ``__arrow_c_stream__``."""
+
+    @property
+    def snapshot_id(self) -> int:
+        """The snapshot the rows come from."""
+    @property
+    def num_rows(self) -> int: ...
+    @property
+    def batch(self) -> Any:
+        """A ``pyarrow.RecordBatch`` (without pyarrow: an object with ``__arrow_c_array__``)."""
+    def to_arrow(self) -> Any:
+        """The rows as a ``pyarrow.RecordBatch``."""
+    def to_pandas(self) -> Any:
+        """The rows as a ``pandas.DataFrame``."""
+    def to_polars(self) -> Any:
+        """The rows as a ``polars.DataFrame``."""
+    def to_pylist(self) -> List[Dict[str, Any]]:
+        """The rows as dicts."""
+    def __arrow_c_array__(self, requested_schema: Any = None) -> Tuple[Any, Any]: ...
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any: ...
+    def __len__(self) -> int: ...
 
 # ---------------------------------------------------------------------------------------------
 # Writing
