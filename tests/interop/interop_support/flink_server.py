@@ -7,6 +7,10 @@ Requests (``{"id": N, "cmd": ..., ...}``):
   the batch (or streaming) ``TableEnvironment``; the result is the rows of the last statement that
   returns rows, each ``{"kind": "+I"|"-U"|"+U"|"-D", "values": [...]}``.  DML waits for its job.
 * ``catalog``: ``{"name": ..., "warehouse": ...}`` creates a Paimon catalog in both environments.
+* ``configure``: ``{"options": {...}, "mode": "batch"|"streaming"}`` sets configuration options of
+  that environment for the jobs it starts from then on (``SET`` is the SQL client's, not
+  ``execute_sql``'s), e.g. ``execution.checkpointing.interval``: a streaming source with a
+  ``consumer-id`` records its progress only when a checkpoint completes.
 * ``stream_start``: ``{"query": ...}`` starts a streaming query whose rows a thread collects; the
   result is a stream id.  ``stream_poll``: ``{"stream": id, "rows": n, "timeout": s}`` waits until
   the stream has at least ``n`` rows (or the timeout) and returns all rows collected so far.
@@ -150,6 +154,13 @@ class Server:
         self.batch.execute(stmt)
         self.streaming.execute(stmt)
         return name
+
+    def configure(self, options, mode="streaming"):
+        env = self.batch if mode == "batch" else self.streaming
+        conf = env.t_env.get_config()
+        for key, value in options.items():
+            conf.set(key, value)
+        return sorted(options)
 
     def stream_start(self, query):
         result = self.streaming.execute(query)
