@@ -87,7 +87,7 @@ def test_literal_type_mismatch(append_table):
 def test_unsupported_option_refused(catalog):
     with pytest.raises(NotImplementedError, match="changelog-producer"):
         catalog.create_table(
-            "db.t", PEOPLE_SCHEMA, primary_keys=["id"], options={"changelog-producer": "lookup"}
+            "db.t", PEOPLE_SCHEMA, primary_keys=["id"], options={"changelog-producer": "full-compaction"}
         )
     with pytest.raises(strata.UnsupportedError, match="bucket"):
         catalog.create_table("db.t", PEOPLE_SCHEMA, primary_keys=["id"], options={"bucket": "-2"})

@@ -232,12 +232,12 @@ const MEM: &str =
     "memory, spill or I/O tuning of Java's writers and readers; no effect on what is stored";
 const METASTORE: &str = "Hive metastore registration; no effect on the table's files";
 const MVIEW: &str = "Flink materialized-table metadata; no effect on files or reads";
-const LOOKUP_CHANGELOG: &str = "configures the lookup / full-compaction changelog producers, which strata refuses (it writes changelog-producer = input)";
+const LOOKUP_CHANGELOG: &str = "tunes Java's lookup / full-compaction changelog producers (waits, caches); no effect on the changelog strata's lookup compaction writes";
 const PART_EXPIRE: &str = "only with partition expiration (partition.expiration-time, refused)";
 const PKI: &str =
     "configures a primary-key index that exists only with pk-*.index.columns (refused)";
 const POSTPONE: &str = "only for postpone-bucket tables (bucket = -2, refused)";
-const STREAM: &str = "Flink/Spark streaming read option; strata has no streaming reads";
+const STREAM: &str = "Flink/Spark streaming source option; strata's streaming reads (Table::new_stream_read, strata tail) take their settings as arguments";
 const TAG_AUTO: &str = "only for automatically created tags (tag.automatic-creation, refused)";
 const TIME_TRAVEL: &str = "a batch read of a table storing it reads another snapshot in Java; strata's TableScan always reads the latest (TravelTarget::from_options parses it, no scan applies it)";
 const VARIANT_INFER: &str = "tunes Variant shredding inference, which runs only with variant.inferShreddingSchema = true (refused)";
@@ -277,10 +277,10 @@ const KEYS: &[Entry] = &[
     unsupported("changelog-file.format", "changelog files in another format than Parquet; strata writes Parquet changelog files", &["parquet"]),
     implemented("changelog-file.prefix"),
     implemented("changelog-file.stats-mode"),
-    unsupported("changelog-producer", "Java's lookup and full-compaction producers derive the changelog in compaction; strata writes the input producer's changelog only", &["none", "input"]),
+    unsupported("changelog-producer", "Java's full-compaction producer derives the changelog from full compactions; strata writes the input and lookup producers' changelogs", &["none", "input", "lookup"]),
     no_effect("changelog-producer.lookup-wait", "fallback key of lookup-wait: Flink's commit waits for lookup compaction"),
-    no_effect("changelog-producer.row-deduplicate", LOOKUP_CHANGELOG),
-    no_effect("changelog-producer.row-deduplicate-ignore-fields", LOOKUP_CHANGELOG),
+    implemented("changelog-producer.row-deduplicate"),
+    implemented("changelog-producer.row-deduplicate-ignore-fields"),
     implemented("changelog.num-retained.max"),
     implemented("changelog.num-retained.min"),
     implemented("changelog.time-retained"),
@@ -316,7 +316,7 @@ const KEYS: &[Entry] = &[
     no_effect("compaction.skip-expired-partitions", PART_EXPIRE),
     implemented("compaction.small-file-ratio"),
     implemented("compaction.total-size-threshold"),
-    no_effect("consumer-id", "streaming consumer progress; strata has no streaming reads"),
+    no_effect("consumer-id", "Flink's streaming-source consumer id; strata's streaming reads take theirs as an argument (StreamRead::with_consumer_id, strata tail --consumer-id)"),
     no_effect("consumer.changelog-only", "lets Java expire snapshots consumers still hold; strata's expiry only keeps more"),
     no_effect("consumer.expiration-time", "expiry of streaming consumer files; strata's expiry only keeps more snapshots"),
     no_effect("consumer.ignore-progress", STREAM),
@@ -635,7 +635,7 @@ const PREFIXES: &[Entry] = &[
     no_effect("parquet.", "Parquet writer tuning: strata honours the keys its writer knows (compression, block, page and dictionary sizes, writer version); the others change only the encoding"),
     no_effect("partition.", MARK_DONE),
     no_effect("postpone.", POSTPONE),
-    no_effect("read.", "engine read settings (Spark streaming triggers, shuffles); strata has no streaming reads"),
+    no_effect("read.", "engine read settings (Spark streaming triggers, shuffles); no effect on the files strata reads"),
     no_effect("record-level.", "record-level expiry settings outside CoreOptions"),
     no_effect("scan.", FLINK),
     no_effect("sink.", FLINK),
@@ -797,11 +797,12 @@ mod tests {
     }
 
     #[test]
-    fn changelog_producer_lookup_is_unsupported_none_and_input_are_not() {
-        let lookup = unsupported_options(&opts(&[("changelog-producer", "lookup")]));
-        assert_eq!(lookup.len(), 1);
-        assert_eq!(lookup[0].0, "changelog-producer");
-        assert!(lookup[0].1.contains("changelog"), "{}", lookup[0].1);
+    fn changelog_producer_full_compaction_is_unsupported_none_input_lookup_are_not() {
+        let full = unsupported_options(&opts(&[("changelog-producer", "full-compaction")]));
+        assert_eq!(full.len(), 1);
+        assert_eq!(full[0].0, "changelog-producer");
+        assert!(full[0].1.contains("changelog"), "{}", full[0].1);
+        assert!(reported(&[("changelog-producer", "lookup")]).is_empty());
         assert!(reported(&[("changelog-producer", "none")]).is_empty());
         assert!(reported(&[("changelog-producer", "NONE")]).is_empty());
         assert!(reported(&[("changelog-producer", "input")]).is_empty());
@@ -813,7 +814,10 @@ mod tests {
             reported(&[("changelog-file.format", "orc")]),
             ["changelog-file.format"]
         );
-        assert_eq!(harmless_values("changelog-producer"), ["none", "input"]);
+        assert_eq!(
+            harmless_values("changelog-producer"),
+            ["none", "input", "lookup"]
+        );
     }
 
     #[test]

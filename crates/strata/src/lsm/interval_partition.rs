@@ -57,6 +57,31 @@ pub fn keyed(files: &[DataFileMeta], key_types: &[DataType]) -> Result<Vec<Keyed
 }
 
 /// Sections (in key order) of sorted runs (each in key order).
+/// The runs of a section split so that each holds files of one level, keeping their order:
+/// interval partitioning packs files into runs by key range alone, so one run may mix levels,
+/// and merges that tell levels apart (Java `LookupMergeFunction`, lookup changelogs) need each
+/// record's level. A part of a sorted run is still a sorted run. Returns the runs and their
+/// levels.
+pub fn split_runs_by_level(section: Vec<RunFiles>) -> (Vec<RunFiles>, Vec<i32>) {
+    let mut runs = Vec::with_capacity(section.len());
+    let mut levels = Vec::with_capacity(section.len());
+    for run in section {
+        let mut parts: Vec<(i32, RunFiles)> = Vec::new();
+        for f in run {
+            let level = f.file.level;
+            match parts.iter_mut().find(|(l, _)| *l == level) {
+                Some((_, part)) => part.push(f),
+                None => parts.push((level, vec![f])),
+            }
+        }
+        for (level, part) in parts {
+            levels.push(level);
+            runs.push(part);
+        }
+    }
+    (runs, levels)
+}
+
 pub fn interval_partition(mut files: Vec<KeyedFile>) -> Vec<Vec<RunFiles>> {
     files.sort_by(|a, b| {
         compare_keys(&a.min_key, &b.min_key).then_with(|| compare_keys(&a.max_key, &b.max_key))

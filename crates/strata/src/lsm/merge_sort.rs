@@ -56,6 +56,25 @@ pub struct MergeSorter {
     projection: Option<Vec<usize>>,
     /// Output every record instead of one per key (see [`MergeSorter::keep_all_records`]).
     keep_all: bool,
+    /// The level of each input run (see [`MergeSorter::with_levels`]).
+    levels: Option<Vec<i32>>,
+    /// Java `LookupMergeFunction`: of a key's records in levels above 0, only the one of the
+    /// lowest level is merged (with every level-0 record).
+    lookup_merge: bool,
+}
+
+/// A merged batch with, per output row, what a lookup compaction needs to know of the key's
+/// input records ([`MergeSorter::merge_annotated`]).
+pub struct AnnotatedBatch {
+    /// The merged records (retracts included).
+    pub batch: RecordBatch,
+    /// Whether the key had a level-0 record among the inputs.
+    pub level0: Vec<bool>,
+    /// The key's input record of the lowest level above 0 (Java
+    /// `LookupMergeFunction.pickHighLevel`), as a row of `befores`.
+    pub before: Vec<Option<usize>>,
+    /// The rows `before` points at.
+    pub befores: Option<RecordBatch>,
 }
 
 impl MergeSorter {
@@ -72,7 +91,20 @@ impl MergeSorter {
             batch_size: batch_size.max(1),
             projection: None,
             keep_all: false,
+            levels: None,
+            lookup_merge: false,
         }
+    }
+
+    /// Tells the sorter the level of each input run (level 0 runs hold one file each; the
+    /// write buffer is below 0). With `lookup_merge` a key's records in levels above 0 are
+    /// reduced to the one of the lowest level before merging, as Java's `LookupMergeFunction`
+    /// does for tables compacted with lookups: that record already holds the merged value of
+    /// the older ones, which a lookup compaction without deletion vectors leaves in place.
+    pub fn with_levels(mut self, levels: Vec<i32>, lookup_merge: bool) -> Self {
+        self.levels = Some(levels);
+        self.lookup_merge = lookup_merge;
+        self
     }
 
     /// Outputs every record of the runs, sorted by key and, within a key, in Paimon's
@@ -93,6 +125,40 @@ impl MergeSorter {
 
     /// The merged stream of `runs`.
     pub fn merge(self, runs: Vec<SortedRun>) -> Result<SortedRun> {
+        Ok(self
+            .merge_inner(runs, false)?
+            .map(|r| r.map(|a| a.batch))
+            .boxed())
+    }
+
+    /// The merged stream of `runs` with, per row, whether its key had a level-0 record and
+    /// its record of the lowest level above 0 (needs [`MergeSorter::with_levels`]).
+    pub fn merge_annotated(
+        self,
+        runs: Vec<SortedRun>,
+    ) -> Result<BoxStream<'static, Result<AnnotatedBatch>>> {
+        if self.levels.is_none() || self.projection.is_some() || self.keep_all {
+            return Err(Error::Invariant(
+                "an annotated merge needs run levels, whole records and one record per key".into(),
+            ));
+        }
+        self.merge_inner(runs, true)
+    }
+
+    fn merge_inner(
+        self,
+        runs: Vec<SortedRun>,
+        annotate: bool,
+    ) -> Result<BoxStream<'static, Result<AnnotatedBatch>>> {
+        if let Some(levels) = &self.levels {
+            if levels.len() != runs.len() {
+                return Err(Error::Invariant(format!(
+                    "merge of {} runs given {} run levels",
+                    runs.len(),
+                    levels.len()
+                )));
+            }
+        }
         let types: Vec<_> = self
             .layout
             .schema
@@ -102,8 +168,14 @@ impl MergeSorter {
             .map(|f| f.data_type().clone())
             .collect();
         let converter = KeyEncoder::new(&types)?;
+        let levels = self.levels.clone().unwrap_or_else(|| vec![0; runs.len()]);
         let state = MergeState {
-            cursors: runs.into_iter().map(Cursor::new).collect(),
+            cursors: runs
+                .into_iter()
+                .zip(levels)
+                .map(|(r, l)| Cursor::new(r, l))
+                .collect(),
+            annotate,
             heap: Vec::new(),
             started: false,
             sources: Vec::new(),
@@ -131,6 +203,7 @@ impl MergeSorter {
 
 struct Cursor {
     input: SortedRun,
+    level: i32,
     /// Index into `MergeState::sources` of the current batch.
     source: usize,
     batch: Option<RecordBatch>,
@@ -143,9 +216,10 @@ struct Cursor {
 }
 
 impl Cursor {
-    fn new(input: SortedRun) -> Self {
+    fn new(input: SortedRun, level: i32) -> Self {
         Cursor {
             input,
+            level,
             source: 0,
             batch: None,
             rows: None,
@@ -168,6 +242,8 @@ impl Cursor {
 
 struct MergeState {
     cursors: Vec<Cursor>,
+    /// Output [`AnnotatedBatch::level0`] and [`AnnotatedBatch::before`].
+    annotate: bool,
     /// Min-heap (by current key) of cursor indices.
     heap: Vec<usize>,
     started: bool,
@@ -183,6 +259,7 @@ struct MergeState {
 struct Member {
     source: usize,
     row: usize,
+    level: i32,
     meta: KvMeta,
 }
 
@@ -284,7 +361,7 @@ impl MergeState {
         Ok(())
     }
 
-    async fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+    async fn next_batch(&mut self) -> Result<Option<AnnotatedBatch>> {
         if !self.started {
             self.started = true;
             for c in 0..self.cursors.len() {
@@ -297,12 +374,13 @@ impl MergeState {
         }
         // Keep only the batches cursors still stand on.
         self.compact_sources();
-        let layout = self.sorter.layout.clone();
         let batch_size = self.sorter.batch_size;
         let drop_deletes = self.sorter.deletes == DeletePolicy::Drop;
         let mut out: Vec<(usize, usize)> = Vec::with_capacity(batch_size);
         let mut merged: Vec<(RowKind, i64, Vec<Value>)> = Vec::new();
         let mut group: Vec<Member> = Vec::new();
+        // Per output row: level 0 seen, the high-level record (annotated merges only).
+        let mut ann: Vec<(bool, Option<(usize, usize)>)> = Vec::new();
         while out.len() < batch_size && !self.heap.is_empty() {
             let top = self.heap[0];
             self.group_key.set(self.cursors[top].key());
@@ -323,6 +401,7 @@ impl MergeState {
                 group.push(Member {
                     source: cur.source,
                     row: cur.pos,
+                    level: cur.level,
                     meta: KvMeta {
                         sequence: seq,
                         kind: RowKind::from_byte(kind_byte)?,
@@ -341,20 +420,60 @@ impl MergeState {
                 out.extend(group.iter().map(|m| (m.source, m.row)));
                 continue;
             }
+            let emitted = out.len();
+            let mut note = (false, None);
+            if self.annotate || self.sorter.lookup_merge {
+                let high = group
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, m)| m.level > 0)
+                    .min_by_key(|(_, m)| m.level)
+                    .map(|(i, _)| i);
+                note = (
+                    group.iter().any(|m| m.level == 0),
+                    high.map(|h| (group[h].source, group[h].row)),
+                );
+                if let (true, Some(h)) = (self.sorter.lookup_merge, high) {
+                    let mut i = 0;
+                    group.retain(|m| {
+                        let keep = m.level <= 0 || i == h;
+                        i += 1;
+                        keep
+                    });
+                }
+            }
             if group.len() == 1 {
                 let m = &group[0];
                 if !(drop_deletes && m.meta.kind.is_retract()) {
                     out.push((m.source, m.row));
                 }
-                continue;
+            } else {
+                self.reduce_group(&mut group, drop_deletes, &mut out, &mut merged)?;
             }
-            self.order_group(&mut group)?;
+            if self.annotate && out.len() > emitted {
+                ann.push(note);
+            }
+        }
+        self.emit(out, merged, ann)
+    }
+
+    /// Merges a group of two or more records with the merge function.
+    fn reduce_group(
+        &self,
+        group: &mut [Member],
+        drop_deletes: bool,
+        out: &mut Vec<(usize, usize)>,
+        merged: &mut Vec<(RowKind, i64, Vec<Value>)>,
+    ) -> Result<()> {
+        let layout = &self.sorter.layout;
+        {
+            self.order_group(group)?;
             let metas: Vec<KvMeta> = group.iter().map(|m| m.meta).collect();
             let values = if self.sorter.merge.needs_values() {
                 Some(
                     group
                         .iter()
-                        .map(|m| row_values(&layout, &self.sources[m.source], m.row))
+                        .map(|m| row_values(layout, &self.sources[m.source], m.row))
                         .collect::<Result<Vec<_>>>()?,
                 )
             } else {
@@ -382,9 +501,42 @@ impl MergeState {
                 MergeResult::Drop => {}
             }
         }
+        Ok(())
+    }
+
+    /// Assembles the output rows of one `next_batch` call.
+    fn emit(
+        &self,
+        mut out: Vec<(usize, usize)>,
+        merged: Vec<(RowKind, i64, Vec<Value>)>,
+        ann: Vec<(bool, Option<(usize, usize)>)>,
+    ) -> Result<Option<AnnotatedBatch>> {
+        let layout = self.sorter.layout.clone();
         if out.is_empty() {
             return Ok(None);
         }
+        let (level0, before, befores) = if self.annotate {
+            let picks: Vec<(usize, usize)> = ann.iter().filter_map(|a| a.1).collect();
+            let befores = if picks.is_empty() {
+                None
+            } else {
+                let refs: Vec<&RecordBatch> = self.sources.iter().collect();
+                Some(super::kv_layout::interleave_shared(&refs, &picks)?)
+            };
+            let mut next = 0;
+            let before = ann
+                .iter()
+                .map(|a| {
+                    a.1.map(|_| {
+                        next += 1;
+                        next - 1
+                    })
+                })
+                .collect();
+            (ann.iter().map(|a| a.0).collect(), before, befores)
+        } else {
+            (Vec::new(), Vec::new(), None)
+        };
         let mut refs: Vec<&RecordBatch> = self.sources.iter().collect();
         let merged_batch;
         if !merged.is_empty() {
@@ -421,7 +573,12 @@ impl MergeState {
                     .map_err(|e| Error::arrow("assembling merged batch", e))?
             }
         };
-        Ok(Some(batch))
+        Ok(Some(AnnotatedBatch {
+            batch,
+            level0,
+            before,
+            befores,
+        }))
     }
 
     /// Paimon's order within a key: `sequence.field` values, `_SEQUENCE_NUMBER`, retract
@@ -464,6 +621,7 @@ impl MergeState {
             .map(|i| Member {
                 source: group[*i].source,
                 row: group[*i].row,
+                level: group[*i].level,
                 meta: group[*i].meta,
             })
             .collect();

@@ -28,7 +28,7 @@ use super::deletion_vectors::DeletionVector;
 use super::{external_path, pushed_filter, receiver_stream, CHANNEL_BATCHES};
 use crate::expr::BoundPredicate;
 use crate::format::page_pruning::StatsPruning;
-use crate::lsm::interval_partition::{interval_partition, keyed};
+use crate::lsm::interval_partition::{interval_partition, keyed, split_runs_by_level};
 use crate::lsm::kv_file_reader::KvFileReader;
 use crate::lsm::kv_layout::{drop_retracts, KvLayout};
 use crate::lsm::merge::MergeFunction;
@@ -61,6 +61,8 @@ pub(super) struct KvReadContext {
     pub files: KvFileReader,
     /// Keep deletes and output each row's kind first, as this schema (`None`: a plain read).
     pub kinds_schema: Option<arrow_schema::SchemaRef>,
+    /// Merge as Java's `LookupMergeFunction` ([`crate::lsm::merge::lookup_merge_applies`]).
+    pub lookup_merge: bool,
 }
 
 impl KvReadContext {
@@ -117,6 +119,11 @@ impl KvReadContext {
                 let partition = partition.clone();
                 async move {
                     let single = runs.len() == 1;
+                    let (runs, levels) = if single || !ctx.lookup_merge {
+                        (runs, Vec::new())
+                    } else {
+                        split_runs_by_level(runs)
+                    };
                     let mut run_streams: Vec<SortedRun> = Vec::with_capacity(runs.len());
                     for run in runs {
                         let files: Vec<DataFileMeta> = run.into_iter().map(|k| k.file).collect();
@@ -161,14 +168,16 @@ impl KvReadContext {
                         } else {
                             DeletePolicy::Drop
                         };
-                        MergeSorter::new(
+                        let mut sorter = MergeSorter::new(
                             ctx.layout.clone(),
                             ctx.merge.clone(),
                             deletes,
                             ctx.batch_size,
-                        )
-                        .with_projection(projection)
-                        .merge(run_streams)?
+                        );
+                        if ctx.lookup_merge {
+                            sorter = sorter.with_levels(levels, true);
+                        }
+                        sorter.with_projection(projection).merge(run_streams)?
                     };
                     let ctx2 = ctx.clone();
                     Ok::<_, Error>(merged.map(move |b| b.and_then(|b| ctx2.finish(b))).boxed())

@@ -355,6 +355,7 @@ impl TableRead {
             plan: Arc::new(plan),
             batch_size: self.batch_size,
             dv: self.dv_cache()?,
+            lookup_merge: crate::lsm::merge::lookup_merge_applies(self.table.options())?,
         })
     }
 

@@ -28,7 +28,7 @@ use tokio::task::JoinHandle;
 
 use crate::format::deletion_vector::DeletionVector;
 use crate::lsm::compact::levels::Levels;
-use crate::lsm::compact::lookup::{DeletedRows, LookupContext, LookupMode};
+use crate::lsm::compact::lookup::{DeletedRows, LookupChangelog, LookupContext, LookupMode};
 use crate::lsm::compact::rewriter::{LookupRewriter, MergeTreeCompactRewriter};
 use crate::lsm::compact::strategy::CompactStrategy;
 use crate::lsm::compact::task::{
@@ -46,6 +46,14 @@ pub struct CompactionMetrics {
     pub partition: BinaryRow,
     pub bucket: i32,
     pub task: TaskMetrics,
+}
+
+/// What compaction changed since the last commit ([`CompactManager::drain`]).
+pub(super) struct CompactIncrement {
+    pub before: Vec<DataFileMeta>,
+    pub after: Vec<DataFileMeta>,
+    pub changelog: Vec<DataFileMeta>,
+    pub metrics: Vec<CompactionMetrics>,
 }
 
 /// How the bucket picks.
@@ -68,6 +76,8 @@ pub(super) struct BucketLookup {
     pub bitmap64: bool,
     /// The vectors changed since they were last handed to a commit.
     pub dirty: bool,
+    /// `changelog-producer = lookup`: the changelog each lookup compaction writes.
+    pub changelog: Option<Arc<LookupChangelog>>,
 }
 
 /// Per-table settings shared by the bucket managers.
@@ -89,6 +99,8 @@ pub(super) struct CompactManager {
     running: Option<JoinHandle<TaskOutput>>,
     compact_before: Vec<DataFileMeta>,
     compact_after: Vec<DataFileMeta>,
+    /// Changelog files compaction wrote since the last commit.
+    compact_changelog: Vec<DataFileMeta>,
     metrics: Vec<CompactionMetrics>,
     lookup: Option<BucketLookup>,
 }
@@ -112,6 +124,7 @@ impl CompactManager {
             running: None,
             compact_before: Vec::new(),
             compact_after: Vec::new(),
+            compact_changelog: Vec::new(),
             metrics: Vec::new(),
             lookup: None,
         }
@@ -204,7 +217,9 @@ impl CompactManager {
                 upper_levels.push(run);
             }
         }
-        options.lookup = if upper_levels.is_empty() {
+        // A level-0 file with nothing above has nothing to look up, unless its keys become
+        // changelog records.
+        options.lookup = if upper_levels.is_empty() && lookup.changelog.is_none() {
             LookupUpgrade::NothingAbove
         } else {
             LookupUpgrade::Rewrite
@@ -224,6 +239,7 @@ impl CompactManager {
                 mode: lookup.mode,
                 upper_levels,
                 deleted,
+                changelog: lookup.changelog.clone(),
             }),
             key_types: key_types.clone(),
         };
@@ -274,6 +290,8 @@ impl CompactManager {
                 lookup.dirty = true;
             }
         }
+        self.compact_changelog
+            .extend(result.changelog.iter().cloned());
         self.fold(result).await;
         self.metrics.push(CompactionMetrics {
             partition: self.partition.clone(),
@@ -315,20 +333,20 @@ impl CompactManager {
     }
 
     /// Hands over the compaction increment and metrics since the last call.
-    pub(super) fn drain(
-        &mut self,
-    ) -> (Vec<DataFileMeta>, Vec<DataFileMeta>, Vec<CompactionMetrics>) {
-        (
-            std::mem::take(&mut self.compact_before),
-            std::mem::take(&mut self.compact_after),
-            std::mem::take(&mut self.metrics),
-        )
+    pub(super) fn drain(&mut self) -> CompactIncrement {
+        CompactIncrement {
+            before: std::mem::take(&mut self.compact_before),
+            after: std::mem::take(&mut self.compact_after),
+            changelog: std::mem::take(&mut self.compact_changelog),
+            metrics: std::mem::take(&mut self.metrics),
+        }
     }
 
     /// Stops a running task and deletes every file compaction wrote in this window.
     pub(super) async fn abort(&mut self) {
         if let Some(h) = self.running.take() {
             if let Ok(Ok((result, _))) = h.await {
+                self.rewriter.discard(&result.changelog).await;
                 let new: Vec<DataFileMeta> = result
                     .after
                     .into_iter()
@@ -337,6 +355,8 @@ impl CompactManager {
                 self.rewriter.discard(&new).await;
             }
         }
+        let changelog = std::mem::take(&mut self.compact_changelog);
+        self.rewriter.discard(&changelog).await;
         let before = std::mem::take(&mut self.compact_before);
         let new: Vec<DataFileMeta> = std::mem::take(&mut self.compact_after)
             .into_iter()

@@ -31,7 +31,7 @@ use crate::commit::CommitMessage;
 use crate::index::{DynamicBucketAssigner, KeyHasher};
 use crate::lsm::compact::expire::RecordLevelExpire;
 use crate::lsm::compact::levels::Levels;
-use crate::lsm::compact::lookup::LookupMode;
+use crate::lsm::compact::lookup::{LookupChangelog, LookupMode};
 use crate::lsm::compact::rewriter::MergeTreeCompactRewriter;
 use crate::lsm::compact::strategy::{compaction_file_size, CompactStrategy};
 use crate::lsm::compact::task::TaskOptions;
@@ -84,6 +84,8 @@ pub(super) struct KvWrite {
     config: Arc<KvWriterConfig>,
     /// `changelog-producer = input`: the changelog files' settings.
     changelog: Option<Arc<KvWriterConfig>>,
+    /// `changelog-producer = lookup`: what lookup compactions write.
+    lookup_changelog: Option<Arc<LookupChangelog>>,
     merge: Arc<dyn MergeFunction>,
     writers: HashMap<(BinaryRow, i32), MergeTreeWriter>,
     /// Live files per (partition, bucket) of the latest snapshot, loaded at the first write.
@@ -127,36 +129,36 @@ impl KvWrite {
         // strata does not: a commit without their changelog would be invisible to every
         // streaming reader of it.
         let producer = opts.changelog_producer()?;
-        let changelog = match producer {
-            ChangelogProducer::None => None,
-            ChangelogProducer::Input => {
-                if let Some(format) = opts
-                    .get("changelog-file.format")
-                    .filter(|f| !f.eq_ignore_ascii_case("parquet"))
-                {
-                    return Err(Error::Unsupported(format!(
-                        "writing to {}: changelog-file.format = {format}, and strata writes \
-                         only Parquet changelog files; unset the option or set it to parquet",
-                        table.identifier()
-                    )));
-                }
-                // An INSERT OVERWRITE commits no changelog (Java's `overwritePartition`
-                // ignores it too): streaming readers of the changelog do not see overwrites.
-                (!overwrite)
-                    .then(|| KvWriterConfig::for_changelog(&schema))
-                    .transpose()?
-            }
-            ChangelogProducer::Lookup | ChangelogProducer::FullCompaction => {
+        if producer != ChangelogProducer::None {
+            if let Some(format) = opts
+                .get("changelog-file.format")
+                .filter(|f| !f.eq_ignore_ascii_case("parquet"))
+            {
                 return Err(Error::Unsupported(format!(
-                    "writing to {}: changelog-producer = {} is not implemented by strata (its \
-                     changelog is derived by lookup or full compactions, so strata's commits \
+                    "writing to {}: changelog-file.format = {format}, and strata writes only \
+                     Parquet changelog files; unset the option or set it to parquet",
+                    table.identifier()
+                )));
+            }
+        }
+        // An INSERT OVERWRITE commits no changelog (Java's `overwritePartition` ignores it
+        // too): streaming readers of the changelog do not see overwrites.
+        let changelog = match producer {
+            ChangelogProducer::Input if !overwrite => Some(KvWriterConfig::for_changelog(&schema)?),
+            ChangelogProducer::None | ChangelogProducer::Input | ChangelogProducer::Lookup => None,
+            ChangelogProducer::FullCompaction => {
+                return Err(Error::Unsupported(format!(
+                    "writing to {}: changelog-producer = full-compaction is not implemented by \
+                     strata (its changelog is derived by full compactions, so strata's commits \
                      would carry none and streaming readers would miss them); write this table \
-                     with Flink or Spark, or use changelog-producer = input or none",
+                     with Flink or Spark, or use changelog-producer = lookup, input or none",
                     table.identifier(),
-                    opts.get("changelog-producer").unwrap_or_default()
                 )));
             }
         };
+        let lookup_changelog = (producer == ChangelogProducer::Lookup && !overwrite)
+            .then(|| lookup_changelog(&schema))
+            .transpose()?;
         let merge = create_merge_function(&schema)?;
         let config = KvWriterConfig::new(&schema)?;
         let bucket = opts.bucket()?;
@@ -239,6 +241,7 @@ impl KvWrite {
             buckets,
             config,
             changelog,
+            lookup_changelog,
             merge,
             writers: HashMap::new(),
             restored: None,
@@ -465,6 +468,7 @@ impl KvWrite {
                     .unwrap_or(false),
                 // An overwrite starts the bucket afresh: the old index file goes.
                 dirty: self.overwrite && mode == LookupMode::DeletionVectors,
+                changelog: self.lookup_changelog.clone(),
             });
         }
         let writer = MergeTreeWriter::new(
@@ -604,6 +608,7 @@ impl KvWrite {
                 || !inc.new_changelog.is_empty()
                 || !inc.compact_before.is_empty()
                 || !inc.compact_after.is_empty()
+                || !inc.compact_changelog.is_empty()
                 || !compact_index_changes.is_empty()
             {
                 out.push(CommitMessage {
@@ -612,6 +617,7 @@ impl KvWrite {
                     compact_index_changes,
                     compact_before: inc.compact_before,
                     compact_after: inc.compact_after,
+                    compact_changelog: inc.compact_changelog,
                     ..CommitMessage::new(key.0.clone(), key.1, total_buckets)
                 });
             }
@@ -715,19 +721,65 @@ pub(super) struct RestoredVectors {
     index_files: Vec<strata_spec::manifest::IndexManifestEntry>,
 }
 
-/// How a primary-key table compacts with lookups: deletion vectors (`deletion-vectors.enabled`)
-/// or first-row (`merge-engine = first-row`, which keeps first rows by lookup and needs no
-/// vectors); `None` for tables that need no lookup, and for the lookup needs strata's lookup
-/// compaction does not cover (`force-lookup`, the lookup changelog producer).
+/// How a primary-key table compacts with lookups: deletion vectors (`deletion-vectors.enabled`),
+/// first-row (`merge-engine = first-row`, which keeps first rows by lookup and needs no
+/// vectors) or plain lookups for the changelog (`changelog-producer = lookup`); `None` for
+/// tables that need no lookup, and for `force-lookup` alone (kept at one level by full
+/// compactions instead).
 pub(crate) fn lookup_mode(opts: &strata_spec::options::CoreOptions) -> Result<Option<LookupMode>> {
     use strata_spec::options::MergeEngine;
     Ok(if matches!(opts.merge_engine()?, MergeEngine::FirstRow) {
         Some(LookupMode::FirstRow)
     } else if opts.deletion_vectors_enabled()? {
         Some(LookupMode::DeletionVectors)
+    } else if opts.changelog_producer()? == ChangelogProducer::Lookup {
+        Some(LookupMode::Plain)
     } else {
         None
     })
+}
+
+/// `changelog-producer = lookup`: the changelog files' settings and
+/// `changelog-producer.row-deduplicate[-ignore-fields]` (Java `CoreOptions.changelogRowDeduplicate`).
+fn lookup_changelog(schema: &strata_spec::schema::TableSchema) -> Result<Arc<LookupChangelog>> {
+    let opts = schema.options();
+    let dedupe = opts
+        .get_bool("changelog-producer.row-deduplicate")?
+        .unwrap_or(false);
+    let equal_fields = if dedupe {
+        let ignore: Vec<String> = opts
+            .get("changelog-producer.row-deduplicate-ignore-fields")
+            .map(|v| {
+                v.split(',')
+                    .map(|f| f.trim().to_string())
+                    .filter(|f| !f.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        for name in &ignore {
+            if !schema.fields.iter().any(|f| &f.name == name) {
+                return Err(Error::InvalidOption {
+                    key: "changelog-producer.row-deduplicate-ignore-fields".into(),
+                    message: format!("field {name} does not exist in the table's schema"),
+                });
+            }
+        }
+        Some(
+            schema
+                .fields
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| !ignore.contains(&f.name))
+                .map(|(i, _)| i)
+                .collect(),
+        )
+    } else {
+        None
+    };
+    Ok(Arc::new(LookupChangelog {
+        config: KvWriterConfig::for_changelog(schema)?,
+        equal_fields,
+    }))
 }
 
 /// Why a primary-key table needs lookup compaction (Java's `needLookup`: first-row merge,

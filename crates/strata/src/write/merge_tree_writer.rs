@@ -67,6 +67,8 @@ pub(super) struct BucketIncrement {
     pub new_changelog: Vec<DataFileMeta>,
     pub compact_before: Vec<DataFileMeta>,
     pub compact_after: Vec<DataFileMeta>,
+    /// Changelog files compaction wrote (`changelog-producer = lookup`).
+    pub compact_changelog: Vec<DataFileMeta>,
     pub metrics: Vec<CompactionMetrics>,
     /// Every deletion vector of the bucket, when compaction changed them (lookup compaction
     /// of a deletion-vector table): a new index file replaces the bucket's previous one.
@@ -282,15 +284,16 @@ impl MergeTreeWriter {
         self.flush(wait_compaction, false).await?;
         let wait = wait_compaction || self.force_compact || self.compact.should_wait_for_commit();
         self.compact.sync(wait).await?;
-        let (compact_before, compact_after, metrics) = self.compact.drain();
+        let inc = self.compact.drain();
         let deletion_vectors = self.compact.take_deletion_vectors();
         Ok(BucketIncrement {
             deletion_vectors,
             new_files: std::mem::take(&mut self.new_files),
             new_changelog: std::mem::take(&mut self.new_changelog),
-            compact_before,
-            compact_after,
-            metrics,
+            compact_before: inc.before,
+            compact_after: inc.after,
+            compact_changelog: inc.changelog,
+            metrics: inc.metrics,
         })
     }
 

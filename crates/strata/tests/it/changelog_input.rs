@@ -243,7 +243,7 @@ async fn spilled_buffers_keep_every_record_in_the_changelog() {
 }
 
 #[tokio::test]
-async fn overwrite_commits_no_changelog_and_other_producers_are_refused() {
+async fn overwrite_commits_no_changelog_and_full_compaction_producer_is_refused() {
     let lake = Lake::new();
     let t = lake.pk_table("db.ow", INPUT).await;
     write_parts(&t, &[(0..10, "a", RowKind::Insert)]).await;
@@ -267,9 +267,9 @@ async fn overwrite_commits_no_changelog_and_other_producers_are_refused() {
         "only the first commit's changelog: {names:?}"
     );
 
-    // The producers that derive the changelog in compaction are refused, at creation and
-    // (for a table another engine created) at the first write.
-    for producer in ["lookup", "full-compaction"] {
+    // The full-compaction producer (its changelog comes from full compactions) is refused, at
+    // creation and (for a table another engine created) at the first write.
+    for producer in ["full-compaction"] {
         let json = format!(
             r#"{{"fields":[{{"name":"id","type":"BIGINT NOT NULL"}}],"primaryKeys":["id"],
             "options":{{"bucket":"1","changelog-producer":"{producer}"}}}}"#

@@ -16,6 +16,7 @@ mod append_table;
 mod catalog;
 mod changelog_input;
 mod changelog_lifecycle;
+mod changelog_lookup;
 mod commit_protocol;
 mod compaction;
 mod corrupt_files;

@@ -402,7 +402,10 @@ async fn refused_alters_name_the_column_or_option_and_write_nothing() {
         ),
         // An option strata does not implement is refused at ALTER as at CREATE.
         (
-            vec![SchemaChange::set_option("changelog-producer", "lookup")],
+            vec![SchemaChange::set_option(
+                "changelog-producer",
+                "full-compaction",
+            )],
             ErrorKind::Unsupported,
             &["changelog-producer", "db.ev"],
         ),

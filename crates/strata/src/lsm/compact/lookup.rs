@@ -34,11 +34,12 @@ use super::rewriter::FilePath;
 use crate::format::datum::datum_at;
 use crate::lsm::interval_partition::{compare_keys, keyed, KeyedFile};
 use crate::lsm::kv_file_reader::KvFileReader;
-use crate::lsm::kv_layout::KvLayout;
+use crate::lsm::kv_layout::{interleave_shared, is_retract_byte, kind_column, KvLayout};
 use crate::lsm::merge::MergeFunction;
-use crate::lsm::merge_sort::{DeletePolicy, MergeSorter, SortedRun};
+use crate::lsm::merge_sort::{AnnotatedBatch, DeletePolicy, MergeSorter, SortedRun};
 use crate::lsm::sort_key::{compare, EncodedKeys, KeyEncoder, KeyRef};
 use crate::{Error, Result};
+use strata_spec::kv::RowKind;
 
 /// Whether a row position of a data file is already deleted (its deletion vector).
 pub type DeletedRows = Arc<dyn Fn(u64) -> bool + Send + Sync>;
@@ -50,6 +51,21 @@ pub enum LookupMode {
     DeletionVectors,
     /// Keep the older record: drop the new ones (first-row).
     FirstRow,
+    /// Leave the older record in place (`changelog-producer = lookup` without deletion
+    /// vectors): it is only the changelog's before-image, and it is merged in first when the
+    /// engine needs it. Readers merge with Java's `LookupMergeFunction`, which takes only a
+    /// key's record of the lowest level above 0.
+    Plain,
+}
+
+/// The changelog a lookup compaction produces (`changelog-producer = lookup`).
+pub struct LookupChangelog {
+    /// Writes the changelog files (`changelog-file.*`).
+    pub config: Arc<crate::lsm::kv_file_writer::KvWriterConfig>,
+    /// `changelog-producer.row-deduplicate`: the value fields compared to skip a `-U`/`+U`
+    /// pair whose before and after are equal (every field but
+    /// `changelog-producer.row-deduplicate-ignore-fields`); `None` compares nothing.
+    pub equal_fields: Option<Vec<usize>>,
 }
 
 /// What a compaction task looks keys up in.
@@ -60,6 +76,8 @@ pub struct LookupContext {
     pub upper_levels: Vec<Vec<DataFileMeta>>,
     /// Deletion vectors of the bucket's files (inputs and upper levels).
     pub deleted: HashMap<String, DeletedRows>,
+    /// The changelog to produce, if any.
+    pub changelog: Option<Arc<LookupChangelog>>,
 }
 
 impl LookupContext {
@@ -81,6 +99,7 @@ pub(super) struct Lookup {
     /// Whether a found older record must be merged with the new ones (its value can matter).
     remerge: bool,
     batch_size: usize,
+    changelog: Option<Arc<LookupChangelog>>,
     pub(super) deletions: LookupOutcome,
 }
 
@@ -123,20 +142,28 @@ impl Lookup {
             merge,
             remerge,
             batch_size,
+            changelog: ctx.changelog.clone(),
             deletions: HashMap::new(),
         })
     }
 
     /// Applies the lookup to one batch of compaction output (key order, one record per key,
-    /// continuing the key order of earlier batches).
-    pub(super) async fn apply(&mut self, batch: RecordBatch) -> Result<Vec<RecordBatch>> {
-        if self.levels.is_empty() || batch.num_rows() == 0 {
-            return Ok(vec![batch]);
-        }
+    /// continuing the key order of earlier batches; Java `LookupChangelogMergeFunctionWrapper`
+    /// and `FirstRowMergeFunctionWrapper`). A key whose inputs hold a record above level 0
+    /// is not looked up (that record is its older value, and it is being rewritten); any other
+    /// key is looked up in the levels above the output level. Returns the records to write
+    /// (retracts included) and, with a changelog, the key's changes when it had a level-0
+    /// record.
+    pub(super) async fn apply(&mut self, a: AnnotatedBatch) -> Result<LookupOutput> {
+        let batch = a.batch;
         let nk = self.layout.num_keys();
         let keys = self.encoder.encode(&batch.columns()[..nk])?;
+        // Rows whose key was found above, with the record found.
         let mut found: Vec<(usize, RecordBatch)> = Vec::new();
         for row in 0..batch.num_rows() {
+            if a.before[row].is_some() || self.levels.is_empty() {
+                continue;
+            }
             let mut datums: Option<Vec<Option<Datum>>> = None;
             for level in self.levels.iter_mut() {
                 let hit = level
@@ -160,45 +187,231 @@ impl Lookup {
                 }
             }
         }
-        if found.is_empty() {
-            return Ok(vec![batch]);
+        if self.mode == LookupMode::FirstRow {
+            return self.first_row(batch, &a.before, &a.level0, &found);
         }
-        match self.mode {
-            LookupMode::FirstRow => {
-                let mut keep = vec![true; batch.num_rows()];
-                for (row, _) in &found {
-                    keep[*row] = false;
+        // The older records found are merged with the new ones when their values can matter.
+        let batch = if self.remerge && !found.is_empty() {
+            self.merge_found(batch, &found).await?
+        } else {
+            batch
+        };
+        let Some(changelog) = &self.changelog else {
+            return Ok(LookupOutput {
+                records: batch,
+                changelog: None,
+            });
+        };
+        // Changelog rows are picked from: 0 = the records, 1 = inputs' high-level records,
+        // 2 = the records found above.
+        let olds = concat_found(&batch, &found)?;
+        let mut found_at = vec![None; batch.num_rows()];
+        for (i, (row, _)) in found.iter().enumerate() {
+            found_at[*row] = Some(i);
+        }
+        let kinds = kind_column(&self.layout, &batch)?;
+        let mut picks: Vec<(usize, usize)> = Vec::new();
+        let mut out_kinds: Vec<RowKind> = Vec::new();
+        for (row, level0) in a.level0.iter().enumerate() {
+            if !level0 {
+                continue;
+            }
+            let before = match (a.before[row], found_at[row]) {
+                (Some(i), _) => Some((1, i)),
+                (None, Some(i)) => Some((2, i)),
+                (None, None) => None,
+            };
+            let after_add = !is_retract_byte(kinds.value(row));
+            let before_add = before.is_some_and(|(src, i)| {
+                let b = if src == 1 {
+                    a.befores.as_ref()
+                } else {
+                    olds.as_ref()
+                };
+                b.and_then(|b| kind_column(&self.layout, b).ok())
+                    .is_some_and(|k| !is_retract_byte(k.value(i)))
+            });
+            match before.filter(|_| before_add) {
+                None => {
+                    if after_add {
+                        picks.push((0, row));
+                        out_kinds.push(RowKind::Insert);
+                    }
                 }
-                let keep = arrow_array::BooleanArray::from(keep);
-                Ok(vec![arrow_select::filter::filter_record_batch(
-                    &batch, &keep,
-                )
-                .map_err(|e| {
-                    Error::arrow("dropping rows a lookup found", e)
-                })?])
+                Some(b) => {
+                    if !after_add {
+                        picks.push(b);
+                        out_kinds.push(RowKind::Delete);
+                    } else {
+                        let same = match &changelog.equal_fields {
+                            None => false,
+                            Some(fields) => {
+                                let src = if b.0 == 1 {
+                                    a.befores.as_ref()
+                                } else {
+                                    olds.as_ref()
+                                };
+                                let src = src.expect("a before row has its batch");
+                                self.same_values(src, b.1, &batch, row, fields)?
+                            }
+                        };
+                        if !same {
+                            picks.push(b);
+                            out_kinds.push(RowKind::UpdateBefore);
+                            picks.push((0, row));
+                            out_kinds.push(RowKind::UpdateAfter);
+                        }
+                    }
+                }
             }
-            LookupMode::DeletionVectors if !self.remerge => Ok(vec![batch]),
-            LookupMode::DeletionVectors => {
-                // The older records (key order, as found) merged with the new ones.
-                let olds: Vec<RecordBatch> = found.into_iter().map(|(_, b)| b).collect();
-                let schema = batch.schema();
-                let olds = arrow_select::concat::concat_batches(&schema, &olds)
-                    .map_err(|e| Error::arrow("collecting looked-up records", e))?;
-                let runs: Vec<SortedRun> = vec![
-                    futures::stream::iter([Ok(olds)]).boxed(),
-                    futures::stream::iter([Ok(batch)]).boxed(),
-                ];
-                let merged = MergeSorter::new(
-                    self.layout.clone(),
-                    self.merge.clone(),
-                    DeletePolicy::Keep,
-                    self.batch_size,
-                )
-                .merge(runs)?;
-                merged.collect::<Vec<_>>().await.into_iter().collect()
+        }
+        let changelog = if picks.is_empty() {
+            None
+        } else {
+            let empty = batch.slice(0, 0);
+            let sources: [&RecordBatch; 3] = [
+                &batch,
+                a.befores.as_ref().unwrap_or(&empty),
+                olds.as_ref().unwrap_or(&empty),
+            ];
+            Some(with_kinds(&self.layout, &sources, &picks, &out_kinds)?)
+        };
+        Ok(LookupOutput {
+            records: batch,
+            changelog,
+        })
+    }
+
+    /// First-row: a key found above keeps its first row there, so its new records go; a key
+    /// with no record above level 0 anywhere is new, and its first row is its `+I`.
+    fn first_row(
+        &self,
+        batch: RecordBatch,
+        before: &[Option<usize>],
+        level0: &[bool],
+        found: &[(usize, RecordBatch)],
+    ) -> Result<LookupOutput> {
+        let mut keep = vec![true; batch.num_rows()];
+        for (row, _) in found {
+            keep[*row] = false;
+        }
+        let mut picks = Vec::new();
+        if self.changelog.is_some() {
+            let kinds = kind_column(&self.layout, &batch)?;
+            for row in 0..batch.num_rows() {
+                if keep[row]
+                    && level0[row]
+                    && before[row].is_none()
+                    && !is_retract_byte(kinds.value(row))
+                {
+                    picks.push((0, row));
+                }
             }
+        }
+        let changelog = if picks.is_empty() {
+            None
+        } else {
+            let kinds = vec![RowKind::Insert; picks.len()];
+            Some(with_kinds(&self.layout, &[&batch], &picks, &kinds)?)
+        };
+        let records = if found.is_empty() {
+            batch
+        } else {
+            let keep = arrow_array::BooleanArray::from(keep);
+            arrow_select::filter::filter_record_batch(&batch, &keep)
+                .map_err(|e| Error::arrow("dropping rows a lookup found", e))?
+        };
+        Ok(LookupOutput { records, changelog })
+    }
+
+    /// Merges each found older record with the new record of its key (Java
+    /// `LookupMergeFunction.insertInto`); one record per key stays, in the batch's order.
+    fn merge_found(
+        &self,
+        batch: RecordBatch,
+        found: &[(usize, RecordBatch)],
+    ) -> impl std::future::Future<Output = Result<RecordBatch>> + Send + 'static {
+        let sorter = MergeSorter::new(
+            self.layout.clone(),
+            self.merge.clone(),
+            DeletePolicy::Keep,
+            self.batch_size,
+        );
+        let olds = concat_found(&batch, found);
+        async move {
+            let olds = olds?.expect("found is not empty");
+            let runs: Vec<SortedRun> = vec![
+                futures::stream::iter([Ok(olds)]).boxed(),
+                futures::stream::iter([Ok(batch.clone())]).boxed(),
+            ];
+            let merged: Vec<RecordBatch> = sorter
+                .merge(runs)?
+                .collect::<Vec<_>>()
+                .await
+                .into_iter()
+                .collect::<Result<_>>()?;
+            arrow_select::concat::concat_batches(&batch.schema(), &merged)
+                .map_err(|e| Error::arrow("merging looked-up records", e))
         }
     }
+
+    /// Whether two records have the same values in `fields` (row-deduplicate).
+    fn same_values(
+        &self,
+        a: &RecordBatch,
+        ra: usize,
+        b: &RecordBatch,
+        rb: usize,
+        fields: &[usize],
+    ) -> Result<bool> {
+        for f in fields {
+            let col = self.layout.value_col(*f);
+            let x = crate::lsm::merge::value_at(a.column(col).as_ref(), ra)?;
+            let y = crate::lsm::merge::value_at(b.column(col).as_ref(), rb)?;
+            if x != y {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// What [`Lookup::apply`] hands on.
+pub(super) struct LookupOutput {
+    /// The records to write (retracts included; the caller drops them where it must).
+    pub records: RecordBatch,
+    /// The changelog records of the batch's keys, in key order.
+    pub changelog: Option<RecordBatch>,
+}
+
+/// The found records as one batch (key order), `None` when none were found.
+fn concat_found(
+    batch: &RecordBatch,
+    found: &[(usize, RecordBatch)],
+) -> Result<Option<RecordBatch>> {
+    if found.is_empty() {
+        return Ok(None);
+    }
+    let olds: Vec<&RecordBatch> = found.iter().map(|(_, b)| b).collect();
+    arrow_select::concat::concat_batches(&batch.schema(), olds)
+        .map(Some)
+        .map_err(|e| Error::arrow("collecting looked-up records", e))
+}
+
+/// Rows picked from `sources`, with their `_VALUE_KIND` set to `kinds`.
+fn with_kinds(
+    layout: &KvLayout,
+    sources: &[&RecordBatch],
+    picks: &[(usize, usize)],
+    kinds: &[RowKind],
+) -> Result<RecordBatch> {
+    let rows = interleave_shared(sources, picks)?;
+    let mut columns = rows.columns().to_vec();
+    columns[layout.kind_col()] = Arc::new(arrow_array::Int8Array::from(
+        kinds.iter().map(|k| k.to_byte()).collect::<Vec<_>>(),
+    ));
+    RecordBatch::try_new(rows.schema(), columns)
+        .map_err(|e| Error::arrow("building changelog records", e))
 }
 
 /// A forward-only cursor over one level's files.

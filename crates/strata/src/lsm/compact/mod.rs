@@ -69,12 +69,15 @@ pub struct CompactResult {
     /// Rows of files outside the compaction that a lookup compaction found superseded: data
     /// file name → row positions for its deletion vector ([`lookup`]).
     pub deletions: lookup::LookupOutcome,
+    /// Changelog files a lookup compaction wrote (`changelog-producer = lookup`).
+    pub changelog: Vec<DataFileMeta>,
 }
 
 impl CompactResult {
     pub fn merge(&mut self, other: CompactResult) {
         self.before.extend(other.before);
         self.after.extend(other.after);
+        self.changelog.extend(other.changelog);
         for (file, positions) in other.deletions {
             self.deletions.entry(file).or_default().extend(positions);
         }

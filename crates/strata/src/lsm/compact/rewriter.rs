@@ -22,10 +22,11 @@ use object_store::path::Path;
 use strata_spec::manifest::{DataFileMeta, FileSource};
 
 use super::expire::RecordLevelExpire;
-use super::lookup::{DeletedRows, Lookup, LookupContext};
+use super::lookup::{DeletedRows, Lookup, LookupContext, LookupMode};
 use super::task::{CompactRewriter, Sections};
 use super::CompactResult;
 use crate::io::FileIO;
+use crate::lsm::interval_partition::split_runs_by_level;
 use crate::lsm::kv_file_reader::KvFileReader;
 use crate::lsm::kv_file_writer::{KvWriterConfig, RollingKvWriter};
 use crate::lsm::kv_layout::drop_retracts;
@@ -178,8 +179,6 @@ impl MergeTreeCompactRewriter {
         writer: &mut RollingKvWriter,
         drop_delete: bool,
         sections: Sections,
-        ctx: Option<&LookupContext>,
-        mut lookup: Option<&mut Lookup>,
     ) -> Result<()> {
         let namer = FileNamer::new();
         let layout = self.config.layout.clone();
@@ -187,15 +186,14 @@ impl MergeTreeCompactRewriter {
             let single = section.len() == 1;
             let runs: Vec<SortedRun> = section
                 .into_iter()
-                .map(|run| self.run_stream(run.into_iter().map(|k| k.file).collect(), ctx))
+                .map(|run| self.run_stream(run.into_iter().map(|k| k.file).collect(), None))
                 .collect();
             let mut merged: SortedRun = if single {
                 runs.into_iter()
                     .next()
                     .expect("a section has at least one run")
             } else {
-                // A lookup must see retracts: they delete the older record it finds.
-                let policy = if drop_delete && lookup.is_none() {
+                let policy = if drop_delete {
                     DeletePolicy::Drop
                 } else {
                     DeletePolicy::Keep
@@ -204,17 +202,59 @@ impl MergeTreeCompactRewriter {
                     .merge(runs)?
             };
             while let Some(batch) = merged.next().await {
-                let batches = match lookup.as_deref_mut() {
-                    Some(l) => l.apply(batch?).await?,
-                    None => vec![batch?],
-                };
-                for mut batch in batches {
-                    if drop_delete && (single || lookup.is_some()) {
-                        batch = drop_retracts(&layout, batch)?;
-                    }
-                    if batch.num_rows() > 0 {
-                        writer.write(&batch, &namer).await?;
-                    }
+                let mut batch = batch?;
+                if drop_delete && single {
+                    batch = drop_retracts(&layout, batch)?;
+                }
+                if batch.num_rows() > 0 {
+                    writer.write(&batch, &namer).await?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Self::rewrite_sections`] of a lookup compaction: every section (one run or several)
+    /// goes through the annotated merge and the lookup, and the changelog it produces goes to
+    /// `changelog`.
+    async fn rewrite_sections_lookup(
+        &self,
+        writer: &mut RollingKvWriter,
+        mut changelog: Option<&mut RollingKvWriter>,
+        drop_delete: bool,
+        sections: Sections,
+        ctx: &LookupContext,
+        lookup: &mut Lookup,
+    ) -> Result<()> {
+        let namer = FileNamer::new();
+        let layout = self.config.layout.clone();
+        let lookup_merge = ctx.mode != LookupMode::FirstRow;
+        for section in sections {
+            let (section, levels) = split_runs_by_level(section);
+            let runs: Vec<SortedRun> = section
+                .into_iter()
+                .map(|run| self.run_stream(run.into_iter().map(|k| k.file).collect(), Some(ctx)))
+                .collect();
+            // The lookup must see retracts: they delete the older record it finds.
+            let mut merged = MergeSorter::new(
+                layout.clone(),
+                self.merge.clone(),
+                DeletePolicy::Keep,
+                self.batch_size,
+            )
+            .with_levels(levels, lookup_merge)
+            .merge_annotated(runs)?;
+            while let Some(batch) = merged.next().await {
+                let out = lookup.apply(batch?).await?;
+                if let (Some(log), Some(w)) = (out.changelog, changelog.as_deref_mut()) {
+                    w.write(&log, &namer).await?;
+                }
+                let mut batch = out.records;
+                if drop_delete {
+                    batch = drop_retracts(&layout, batch)?;
+                }
+                if batch.num_rows() > 0 {
+                    writer.write(&batch, &namer).await?;
                 }
             }
         }
@@ -223,6 +263,22 @@ impl MergeTreeCompactRewriter {
 }
 
 impl MergeTreeCompactRewriter {
+    fn writer(
+        &self,
+        config: Arc<KvWriterConfig>,
+        level: i32,
+        source: FileSource,
+    ) -> RollingKvWriter {
+        let new_path = self.new_file_path.clone();
+        RollingKvWriter::new(
+            self.io.clone(),
+            config,
+            Box::new(move |name| new_path(name)),
+            level,
+            source,
+        )
+    }
+
     async fn rewrite_impl(
         &self,
         output_level: i32,
@@ -236,45 +292,69 @@ impl MergeTreeCompactRewriter {
             .flatten()
             .map(|k| k.file.clone())
             .collect();
-        let mut lookup = match ctx {
-            Some((ctx, key_types)) => Some(Lookup::new(
-                ctx,
-                &self.reader,
-                &self.file_path,
-                self.merge.clone(),
-                key_types,
-                self.batch_size,
-            )?),
-            None => None,
+        let mut writer = self.writer(self.config.clone(), output_level, FileSource::Compact);
+        let Some((ctx, key_types)) = ctx else {
+            let written = async {
+                self.rewrite_sections(&mut writer, drop_delete, sections)
+                    .await?;
+                writer.close().await
+            }
+            .await;
+            return match written {
+                Ok(after) => Ok(CompactResult {
+                    before,
+                    after,
+                    ..Default::default()
+                }),
+                Err(e) => {
+                    writer.abort().await;
+                    Err(e)
+                }
+            };
         };
-        let new_path = self.new_file_path.clone();
-        let mut writer = RollingKvWriter::new(
-            self.io.clone(),
-            self.config.clone(),
-            Box::new(move |name| new_path(name)),
-            output_level,
-            FileSource::Compact,
-        );
+        let mut lookup = Lookup::new(
+            ctx,
+            &self.reader,
+            &self.file_path,
+            self.merge.clone(),
+            key_types,
+            self.batch_size,
+        )?;
+        // Java writes a lookup compaction's changelog files at its output level.
+        let mut changelog = ctx
+            .changelog
+            .as_ref()
+            .map(|c| self.writer(c.config.clone(), output_level, FileSource::Append));
         let written = async {
-            self.rewrite_sections(
+            self.rewrite_sections_lookup(
                 &mut writer,
+                changelog.as_mut(),
                 drop_delete,
                 sections,
-                ctx.map(|(c, _)| c),
-                lookup.as_mut(),
+                ctx,
+                &mut lookup,
             )
             .await?;
-            writer.close().await
+            let after = writer.close().await?;
+            let log = match changelog.as_mut() {
+                Some(w) => w.close().await?,
+                None => Vec::new(),
+            };
+            Ok::<_, crate::Error>((after, log))
         }
         .await;
         match written {
-            Ok(after) => Ok(CompactResult {
+            Ok((after, changelog)) => Ok(CompactResult {
                 before,
                 after,
-                deletions: lookup.map(|l| l.deletions).unwrap_or_default(),
+                deletions: lookup.deletions,
+                changelog,
             }),
             Err(e) => {
                 writer.abort().await;
+                if let Some(w) = changelog.as_mut() {
+                    w.abort().await;
+                }
                 Err(e)
             }
         }

@@ -143,6 +143,7 @@ pub async fn run_compact_task<R: CompactRewriter>(
             .cloned()
             .collect();
         rewriter.discard(&written).await;
+        rewriter.discard(&task.result.changelog).await;
         return Err(e);
     }
     let mut metrics = task.metrics;

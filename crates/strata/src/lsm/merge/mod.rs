@@ -131,6 +131,32 @@ fn invalid(key: &str, message: String) -> crate::Error {
     }
 }
 
+/// Whether the table's merges use Java's `LookupMergeFunction` (`PrimaryKeyFileStoreTable`
+/// wraps the merge function when `CoreOptions.needLookup()`: deletion vectors, the lookup
+/// changelog producer, `force-lookup`; first-row is left as it is): of a key's records above
+/// level 0 only the one of the lowest level is merged, with the level-0 records. Lookup
+/// compaction leaves superseded records in higher levels when it has no deletion vectors, and
+/// this is what keeps readers from merging them again.
+pub fn lookup_merge_applies(options: &CoreOptions) -> Result<bool> {
+    let engine = options
+        .merge_engine()
+        .map_err(|e| invalid(keys::MERGE_ENGINE, e.to_string()))?;
+    if engine == MergeEngine::FirstRow {
+        return Ok(false);
+    }
+    let producer = options
+        .changelog_producer()
+        .map_err(|e| invalid(keys::CHANGELOG_PRODUCER, e.to_string()))?;
+    let dv = options
+        .deletion_vectors_enabled()
+        .map_err(|e| invalid("deletion-vectors.enabled", e.to_string()))?;
+    let force = options
+        .get_bool("force-lookup")
+        .map_err(|e| invalid("force-lookup", e.to_string()))?
+        .unwrap_or(false);
+    Ok(dv || producer == ChangelogProducer::Lookup || force)
+}
+
 /// `SchemaValidation.validateSequenceField`.
 fn validate_sequence_field(
     schema: &TableSchema,
