@@ -8,6 +8,8 @@
 
 use object_store::path::Path;
 
+use crate::io::FileIO;
+
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -40,24 +42,7 @@ impl ConsumerManager {
 
     /// The next snapshot consumer `id` reads, `None` when it has no file.
     pub async fn next_snapshot(&self, id: &str) -> Result<Option<i64>> {
-        let path = self.path(id)?;
-        let io = self.table.file_io();
-        let Some(bytes) = io.get_opt(&path).await? else {
-            return Ok(None);
-        };
-        let bad = |m: String| {
-            Error::corrupt(
-                io.display(&path),
-                strata_spec::SpecError::invalid("consumer file", m),
-            )
-        };
-        let value: serde_json::Value =
-            serde_json::from_slice(&bytes).map_err(|e| bad(format!("not JSON: {e}")))?;
-        value
-            .get("nextSnapshot")
-            .and_then(|v| v.as_i64())
-            .map(Some)
-            .ok_or_else(|| bad("no integer member nextSnapshot".into()))
+        read_next_snapshot(self.table.file_io(), &self.path(id)?).await
     }
 
     /// Records that consumer `id` reads `next_snapshot` next (Java `resetConsumer`).
@@ -92,9 +77,66 @@ pub fn validate_consumer_id(id: &str) -> Result<()> {
     Ok(())
 }
 
+/// Reads a consumer file's `nextSnapshot`; `None` when the file does not exist. Another
+/// engine may be rewriting the file in place (Java's local file system does, at every Flink
+/// checkpoint), so an unparsable file is read again, 10 times 200 ms apart, before it is
+/// reported corrupt, as Java's `Consumer.fromPath` does.
+pub(crate) async fn read_next_snapshot(io: &FileIO, path: &Path) -> Result<Option<i64>> {
+    const ATTEMPTS: usize = 10;
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let Some(bytes) = io.get_opt(path).await? else {
+            return Ok(None);
+        };
+        let parsed = serde_json::from_slice::<serde_json::Value>(&bytes)
+            .map_err(|e| format!("not JSON: {e}"))
+            .and_then(|v| {
+                v.get("nextSnapshot")
+                    .and_then(|n| n.as_i64())
+                    .ok_or_else(|| "no integer member nextSnapshot".to_string())
+            });
+        match parsed {
+            Ok(next) => return Ok(Some(next)),
+            Err(message) if attempt >= ATTEMPTS => {
+                return Err(Error::corrupt(
+                    io.display(path),
+                    strata_spec::SpecError::invalid(
+                        "consumer file",
+                        format!("{message} (read {ATTEMPTS} times, 200 ms apart)"),
+                    ),
+                ))
+            }
+            Err(_) => tokio::time::sleep(std::time::Duration::from_millis(200)).await,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A consumer file another engine is rewriting in place reads as empty for a moment: it is
+    /// read again until it parses, and reported corrupt (naming it) only when it never does.
+    #[tokio::test]
+    async fn a_consumer_file_being_rewritten_is_read_again() {
+        let io = FileIO::memory();
+        let path = Path::from("t/consumer/consumer-flink");
+        assert_eq!(read_next_snapshot(&io, &path).await.unwrap(), None);
+        io.put(&path, "").await.unwrap();
+        let writer = {
+            let (io, path) = (io.clone(), path.clone());
+            tokio::spawn(async move {
+                tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+                io.put(&path, r#"{"nextSnapshot":42}"#).await.unwrap();
+            })
+        };
+        assert_eq!(read_next_snapshot(&io, &path).await.unwrap(), Some(42));
+        writer.await.unwrap();
+        io.put(&path, "{").await.unwrap();
+        let err = read_next_snapshot(&io, &path).await.unwrap_err().to_string();
+        assert!(err.contains("consumer-flink") && err.contains("10 times"), "{err}");
+    }
 
     #[test]
     fn ids_that_are_not_file_names_are_refused() {

@@ -40,7 +40,7 @@ use crate::table::Table;
 use crate::{Error, Result};
 
 use super::files::{
-    data_file_key, deleted_in_delta, invalid, DataFileKey, Deletion, DeletionCounts, FileCategory,
+    data_file_key, deleted_in_delta, DataFileKey, Deletion, DeletionCounts, FileCategory,
     TableFiles,
 };
 use super::tags::TagManager;
@@ -492,22 +492,9 @@ pub(super) async fn min_consumer_next_snapshot(table: &Table) -> Result<Option<i
         {
             continue;
         }
-        let Some(bytes) = io.get_opt(&f.location).await? else {
+        let Some(next) = super::consumers::read_next_snapshot(io, &f.location).await? else {
             continue;
         };
-        let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
-            Error::corrupt(
-                io.display(&f.location),
-                strata_spec::SpecError::Json {
-                    context: "consumer".into(),
-                    source: e,
-                },
-            )
-        })?;
-        let next = value
-            .get("nextSnapshot")
-            .and_then(|v| v.as_i64())
-            .ok_or_else(|| invalid(format!("{}: no nextSnapshot", io.display(&f.location))))?;
         min = Some(min.map_or(next, |m| m.min(next)));
     }
     Ok(min)
