@@ -294,7 +294,7 @@ REFUSED_BY_STRATA_ONLY = [
     ([{"op": "updateColumnType", "name": "v", "type": "SMALLINT"}], "strata cannot yet read"),
     ([{"op": "updateColumnType", "name": "s", "type": "INT"}], "strata cannot yet read"),
     ([{"op": "setOption", "key": "bucket", "value": "4"}], "rescale"),
-    ([{"op": "setOption", "key": "changelog-producer", "value": "full-compaction"}], "changelog-producer"),
+    ([{"op": "setOption", "key": "scan.mode", "value": "compacted-full"}], "scan.mode"),
 ]
 
 

@@ -85,9 +85,9 @@ def test_literal_type_mismatch(append_table):
 
 
 def test_unsupported_option_refused(catalog):
-    with pytest.raises(NotImplementedError, match="changelog-producer"):
+    with pytest.raises(NotImplementedError, match="scan.mode"):
         catalog.create_table(
-            "db.t", PEOPLE_SCHEMA, primary_keys=["id"], options={"changelog-producer": "full-compaction"}
+            "db.t", PEOPLE_SCHEMA, primary_keys=["id"], options={"scan.mode": "compacted-full"}
         )
     with pytest.raises(strata.UnsupportedError, match="bucket"):
         catalog.create_table("db.t", PEOPLE_SCHEMA, primary_keys=["id"], options={"bucket": "-2"})

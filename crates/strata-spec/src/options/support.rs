@@ -232,7 +232,7 @@ const MEM: &str =
     "memory, spill or I/O tuning of Java's writers and readers; no effect on what is stored";
 const METASTORE: &str = "Hive metastore registration; no effect on the table's files";
 const MVIEW: &str = "Flink materialized-table metadata; no effect on files or reads";
-const LOOKUP_CHANGELOG: &str = "tunes Java's lookup / full-compaction changelog producers (waits, caches); no effect on the changelog strata's lookup compaction writes";
+const LOOKUP_CHANGELOG: &str = "tunes Java's lookup / full-compaction changelog producers (waits, caches); no effect on the changelog strata's compactions write";
 const PART_EXPIRE: &str = "only with partition expiration (partition.expiration-time, refused)";
 const PKI: &str =
     "configures a primary-key index that exists only with pk-*.index.columns (refused)";
@@ -277,7 +277,7 @@ const KEYS: &[Entry] = &[
     unsupported("changelog-file.format", "changelog files in another format than Parquet; strata writes Parquet changelog files", &["parquet"]),
     implemented("changelog-file.prefix"),
     implemented("changelog-file.stats-mode"),
-    unsupported("changelog-producer", "Java's full-compaction producer derives the changelog from full compactions; strata writes the input and lookup producers' changelogs", &["none", "input", "lookup"]),
+    implemented("changelog-producer"),
     no_effect("changelog-producer.lookup-wait", "fallback key of lookup-wait: Flink's commit waits for lookup compaction"),
     implemented("changelog-producer.row-deduplicate"),
     implemented("changelog-producer.row-deduplicate-ignore-fields"),
@@ -797,26 +797,16 @@ mod tests {
     }
 
     #[test]
-    fn changelog_producer_full_compaction_is_unsupported_none_input_lookup_are_not() {
-        let full = unsupported_options(&opts(&[("changelog-producer", "full-compaction")]));
-        assert_eq!(full.len(), 1);
-        assert_eq!(full[0].0, "changelog-producer");
-        assert!(full[0].1.contains("changelog"), "{}", full[0].1);
-        assert!(reported(&[("changelog-producer", "lookup")]).is_empty());
-        assert!(reported(&[("changelog-producer", "none")]).is_empty());
-        assert!(reported(&[("changelog-producer", "NONE")]).is_empty());
-        assert!(reported(&[("changelog-producer", "input")]).is_empty());
-        assert_eq!(
-            reported(&[("changelog-producer", "full-compaction")]),
-            ["changelog-producer"]
-        );
+    fn every_changelog_producer_is_implemented_but_not_every_changelog_format() {
+        for producer in ["none", "NONE", "input", "lookup", "full-compaction"] {
+            assert!(
+                reported(&[("changelog-producer", producer)]).is_empty(),
+                "{producer}"
+            );
+        }
         assert_eq!(
             reported(&[("changelog-file.format", "orc")]),
             ["changelog-file.format"]
-        );
-        assert_eq!(
-            harmless_values("changelog-producer"),
-            ["none", "input", "lookup"]
         );
     }
 
@@ -878,7 +868,7 @@ mod tests {
             Some(OptionSupport::NoEffectOnData(_))
         ));
         assert!(matches!(
-            option_support("changelog-producer"),
+            option_support("scan.mode"),
             Some(OptionSupport::Unsupported(_))
         ));
         // Family keys: the longest family wins, exact keys win over families.

@@ -120,6 +120,15 @@ pub fn validate(options: &BTreeMap<String, String>, is_primary_key_table: bool) 
             "only `none` and `lookup` are supported with merge-engine = first-row",
         ));
     }
+    // SchemaValidation: periodic full compactions and the lookup producer exclude each other.
+    if changelog == ChangelogProducer::Lookup && o.get("full-compaction.delta-commits").is_some() {
+        return Err(SpecError::invalid(
+            "table option `full-compaction.delta-commits`",
+            "is incompatible with `changelog-producer` = lookup; use `changelog-producer` = \
+             full-compaction to get periodic full compaction with changelog generation, or \
+             remove `full-compaction.delta-commits`",
+        ));
+    }
     if merge_engine == MergeEngine::FirstRow && !o.sequence_field().is_empty() {
         return Err(SpecError::invalid(
             format!("table option `{SEQUENCE_FIELD}`"),

@@ -61,17 +61,22 @@ pub struct MergeSorter {
     /// Java `LookupMergeFunction`: of a key's records in levels above 0, only the one of the
     /// lowest level is merged (with every level-0 record).
     lookup_merge: bool,
+    /// Annotate against this level instead (see [`MergeSorter::annotate_against`]).
+    annotate_level: Option<i32>,
 }
 
-/// A merged batch with, per output row, what a lookup compaction needs to know of the key's
-/// input records ([`MergeSorter::merge_annotated`]).
+/// A merged batch with, per output row, what a changelog-producing compaction needs to know
+/// of the key's input records ([`MergeSorter::merge_annotated`]): the record that is the key's
+/// before-image, and whether newer records came with it.
 pub struct AnnotatedBatch {
     /// The merged records (retracts included).
     pub batch: RecordBatch,
-    /// Whether the key had a level-0 record among the inputs.
-    pub level0: Vec<bool>,
-    /// The key's input record of the lowest level above 0 (Java
-    /// `LookupMergeFunction.pickHighLevel`), as a row of `befores`.
+    /// Whether the key had new records among the inputs: a level-0 record (lookup), a record
+    /// below the annotation level (full compaction).
+    pub changed: Vec<bool>,
+    /// The key's before-image among the inputs, as a row of `befores`: its record of the
+    /// lowest level above 0 (Java `LookupMergeFunction.pickHighLevel`), or its record at the
+    /// annotation level (Java `FullChangelogMergeFunctionWrapper`'s top-level record).
     pub before: Vec<Option<usize>>,
     /// The rows `before` points at.
     pub befores: Option<RecordBatch>,
@@ -93,7 +98,15 @@ impl MergeSorter {
             keep_all: false,
             levels: None,
             lookup_merge: false,
+            annotate_level: None,
         }
+    }
+
+    /// Annotates against `level` (the max level of a full compaction): a key's before-image is
+    /// its record at that level, and it changed when it has records of other levels.
+    pub fn annotate_against(mut self, level: i32) -> Self {
+        self.annotate_level = Some(level);
+        self
     }
 
     /// Tells the sorter the level of each input run (level 0 runs hold one file each; the
@@ -429,10 +442,19 @@ impl MergeState {
                     .filter(|(_, m)| m.level > 0)
                     .min_by_key(|(_, m)| m.level)
                     .map(|(i, _)| i);
-                note = (
-                    group.iter().any(|m| m.level == 0),
-                    high.map(|h| (group[h].source, group[h].row)),
-                );
+                note = match self.sorter.annotate_level {
+                    None => (
+                        group.iter().any(|m| m.level == 0),
+                        high.map(|h| (group[h].source, group[h].row)),
+                    ),
+                    Some(top) => (
+                        group.iter().any(|m| m.level != top),
+                        group
+                            .iter()
+                            .find(|m| m.level == top)
+                            .map(|m| (m.source, m.row)),
+                    ),
+                };
                 if let (true, Some(h)) = (self.sorter.lookup_merge, high) {
                     let mut i = 0;
                     group.retain(|m| {
@@ -515,7 +537,7 @@ impl MergeState {
         if out.is_empty() {
             return Ok(None);
         }
-        let (level0, before, befores) = if self.annotate {
+        let (changed, before, befores) = if self.annotate {
             let picks: Vec<(usize, usize)> = ann.iter().filter_map(|a| a.1).collect();
             let befores = if picks.is_empty() {
                 None
@@ -575,7 +597,7 @@ impl MergeState {
         };
         Ok(Some(AnnotatedBatch {
             batch,
-            level0,
+            changed,
             before,
             befores,
         }))

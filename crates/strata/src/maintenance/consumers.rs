@@ -134,8 +134,14 @@ mod tests {
         assert_eq!(read_next_snapshot(&io, &path).await.unwrap(), Some(42));
         writer.await.unwrap();
         io.put(&path, "{").await.unwrap();
-        let err = read_next_snapshot(&io, &path).await.unwrap_err().to_string();
-        assert!(err.contains("consumer-flink") && err.contains("10 times"), "{err}");
+        let err = read_next_snapshot(&io, &path)
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("consumer-flink") && err.contains("10 times"),
+            "{err}"
+        );
     }
 
     #[test]

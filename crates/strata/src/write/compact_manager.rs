@@ -87,6 +87,8 @@ pub(super) struct CompactSettings {
     pub task: TaskOptions,
     pub stop_trigger: usize,
     pub deletion_vectors: bool,
+    /// `changelog-producer = full-compaction`: what compactions into the max level write.
+    pub full_changelog: Option<Arc<LookupChangelog>>,
 }
 
 pub(super) struct CompactManager {
@@ -203,6 +205,29 @@ impl CompactManager {
                 || self.settings.deletion_vectors);
         let key_types = self.settings.key_types.clone();
         let rewriter = self.rewriter.clone();
+        if let (None, Some(changelog), true) = (
+            &self.lookup,
+            &self.settings.full_changelog,
+            unit.output_level == options.max_level,
+        ) {
+            // Every key this compaction moves into the max level gets its changelog (Java
+            // `FullChangelogMergeTreeCompactRewriter`): files below are rewritten, not upgraded.
+            options.lookup = LookupUpgrade::All;
+            let rewriter = LookupRewriter {
+                inner: rewriter,
+                context: Arc::new(LookupContext {
+                    mode: LookupMode::FullCompaction,
+                    upper_levels: Vec::new(),
+                    deleted: HashMap::new(),
+                    changelog: Some(changelog.clone()),
+                }),
+                key_types: key_types.clone(),
+            };
+            self.running = Some(tokio::spawn(async move {
+                run_compact_task(unit, &key_types, &options, &rewriter).await
+            }));
+            return;
+        }
         let Some(lookup) = &self.lookup else {
             self.running = Some(tokio::spawn(async move {
                 run_compact_task(unit, &key_types, &options, rewriter.as_ref()).await

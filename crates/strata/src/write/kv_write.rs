@@ -147,17 +147,23 @@ impl KvWrite {
             ChangelogProducer::Input if !overwrite => Some(KvWriterConfig::for_changelog(&schema)?),
             ChangelogProducer::None | ChangelogProducer::Input | ChangelogProducer::Lookup => None,
             ChangelogProducer::FullCompaction => {
-                return Err(Error::Unsupported(format!(
-                    "writing to {}: changelog-producer = full-compaction is not implemented by \
-                     strata (its changelog is derived by full compactions, so strata's commits \
-                     would carry none and streaming readers would miss them); write this table \
-                     with Flink or Spark, or use changelog-producer = lookup, input or none",
-                    table.identifier(),
-                )));
+                if opts.deletion_vectors_enabled()? {
+                    return Err(Error::Unsupported(format!(
+                        "writing to {}: changelog-producer = full-compaction with \
+                         deletion-vectors.enabled = true is not implemented by strata (its lookup \
+                         compaction would write no changelog); use changelog-producer = lookup \
+                         with deletion vectors",
+                        table.identifier(),
+                    )));
+                }
+                None
             }
         };
         let lookup_changelog = (producer == ChangelogProducer::Lookup && !overwrite)
-            .then(|| lookup_changelog(&schema))
+            .then(|| compaction_changelog(&schema))
+            .transpose()?;
+        let full_changelog = (producer == ChangelogProducer::FullCompaction && !overwrite)
+            .then(|| compaction_changelog(&schema))
             .transpose()?;
         let merge = create_merge_function(&schema)?;
         let config = KvWriterConfig::new(&schema)?;
@@ -218,6 +224,7 @@ impl KvWrite {
             },
             stop_trigger: opts.num_sorted_run_stop_trigger()?.max(1) as usize,
             deletion_vectors: opts.deletion_vectors_enabled()?,
+            full_changelog,
         };
         let full_delta_commits = match opts.get_i64("full-compaction.delta-commits")? {
             Some(n) if n < 1 => {
@@ -226,6 +233,9 @@ impl KvWrite {
                     message: format!("must be at least 1, got {n}"),
                 })
             }
+            // The full-compaction producer compacts fully at every commit unless told otherwise
+            // (Flink's `GlobalFullCompactionSinkWrite` with `max(delta-commits, 1)`).
+            None if producer == ChangelogProducer::FullCompaction => Some(1),
             other => other,
         };
         Ok(KvWrite {
@@ -739,9 +749,9 @@ pub(crate) fn lookup_mode(opts: &strata_spec::options::CoreOptions) -> Result<Op
     })
 }
 
-/// `changelog-producer = lookup`: the changelog files' settings and
+/// `changelog-producer = lookup` / `full-compaction`: the changelog files' settings and
 /// `changelog-producer.row-deduplicate[-ignore-fields]` (Java `CoreOptions.changelogRowDeduplicate`).
-fn lookup_changelog(schema: &strata_spec::schema::TableSchema) -> Result<Arc<LookupChangelog>> {
+fn compaction_changelog(schema: &strata_spec::schema::TableSchema) -> Result<Arc<LookupChangelog>> {
     let opts = schema.options();
     let dedupe = opts
         .get_bool("changelog-producer.row-deduplicate")?

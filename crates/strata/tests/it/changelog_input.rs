@@ -243,7 +243,7 @@ async fn spilled_buffers_keep_every_record_in_the_changelog() {
 }
 
 #[tokio::test]
-async fn overwrite_commits_no_changelog_and_full_compaction_producer_is_refused() {
+async fn overwrite_commits_no_changelog_and_orc_changelog_files_are_refused() {
     let lake = Lake::new();
     let t = lake.pk_table("db.ow", INPUT).await;
     write_parts(&t, &[(0..10, "a", RowKind::Insert)]).await;
@@ -267,29 +267,7 @@ async fn overwrite_commits_no_changelog_and_full_compaction_producer_is_refused(
         "only the first commit's changelog: {names:?}"
     );
 
-    // The full-compaction producer (its changelog comes from full compactions) is refused, at
-    // creation and (for a table another engine created) at the first write.
-    for producer in ["full-compaction"] {
-        let json = format!(
-            r#"{{"fields":[{{"name":"id","type":"BIGINT NOT NULL"}}],"primaryKeys":["id"],
-            "options":{{"bucket":"1","changelog-producer":"{producer}"}}}}"#
-        );
-        let id: strata::catalog::Identifier = format!("db.p{}", producer.len()).parse().unwrap();
-        let err = lake
-            .catalog
-            .create_table(
-                &id,
-                &strata_spec::schema::Schema::from_json(&json).unwrap(),
-                false,
-            )
-            .await
-            .expect_err("refused")
-            .to_string();
-        assert!(
-            err.contains("changelog-producer") && err.contains(producer),
-            "{err}"
-        );
-    }
+    // Changelog files are Parquet only.
     let json = r#"{"fields":[{"name":"id","type":"BIGINT NOT NULL"}],"primaryKeys":["id"],
         "options":{"bucket":"1","changelog-producer":"input","changelog-file.format":"orc"}}"#;
     let id: strata::catalog::Identifier = "db.orc_changelog".parse().unwrap();

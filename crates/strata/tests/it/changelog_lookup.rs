@@ -256,9 +256,9 @@ async fn replay_sums(t: &Table, last: i64) -> BTreeMap<i64, i64> {
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig { cases: 8, ..Default::default() })]
 
-    /// Random upserts and deletes into a lookup-changelog table, with and without deletion
-    /// vectors: after each commit the read, the merge-on-read and the changelog replayed from
-    /// empty all equal the model.
+    /// Random upserts and deletes into a lookup-changelog table (with and without deletion
+    /// vectors) or a full-compaction-changelog table: after each commit the read, the
+    /// merge-on-read and the changelog replayed from empty all equal the model.
     #[test]
     fn lookup_changelog_replays_to_the_table(
         commits in proptest::collection::vec(
@@ -267,7 +267,10 @@ proptest::proptest! {
         ),
         trigger in 2i32..5,
         dv in proptest::bool::ANY,
+        full in proptest::bool::ANY,
     ) {
+        // Deletion vectors go with the lookup producer only.
+        let (producer, dv) = if full { ("full-compaction", false) } else { ("lookup", dv) };
         let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
         rt.block_on(async {
             let lake = Lake::new();
@@ -275,7 +278,7 @@ proptest::proptest! {
                 .pk_table(
                     "db.prop",
                     &format!(
-                        r#"{LOOKUP},"deletion-vectors.enabled":"{dv}","target-file-size":"16kb","num-sorted-run.compaction-trigger":"{trigger}""#
+                        r#","changelog-producer":"{producer}","deletion-vectors.enabled":"{dv}","target-file-size":"16kb","num-sorted-run.compaction-trigger":"{trigger}""#
                     ),
                 )
                 .await;
@@ -366,4 +369,95 @@ proptest::proptest! {
             }
         });
     }
+}
+
+/// `changelog-producer = full-compaction`: each commit fully compacts the buckets it writes
+/// (`full-compaction.delta-commits`, 1 unless set) and the compaction into the max level
+/// writes the changelog of every key it changes, against the key's record at the max level
+/// (Java `FullChangelogMergeFunctionWrapper`).
+#[tokio::test]
+async fn full_compaction_producer_writes_the_changelog_of_each_full_compaction() {
+    let lake = Lake::new();
+    let t = lake
+        .pk_table("db.fc", r#","changelog-producer":"full-compaction""#)
+        .await;
+    let ids = commit(&t, &[(0..6, "a".into(), RowKind::Insert)]).await;
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    let expected: Vec<_> = (0..6)
+        .map(|i| ("+I".to_string(), i, value(i, "a")))
+        .collect();
+    assert_eq!(changelog_of(&t, ids[1]).await, expected);
+    let ids = commit(
+        &t,
+        &[
+            (0..2, "b".into(), RowKind::Insert),
+            (4..5, "x".into(), RowKind::Delete),
+            (8..9, "c".into(), RowKind::Insert),
+        ],
+    )
+    .await;
+    let expected = vec![
+        ("-U".to_string(), 0, value(0, "a")),
+        ("+U".to_string(), 0, value(0, "b")),
+        ("-U".to_string(), 1, value(1, "a")),
+        ("+U".to_string(), 1, value(1, "b")),
+        ("-D".to_string(), 4, value(4, "a")),
+        ("+I".to_string(), 8, value(8, "c")),
+    ];
+    assert_eq!(changelog_of(&t, *ids.last().unwrap()).await, expected);
+
+    // Every second commit: the changelog of two commits comes with the second.
+    let t2 = lake
+        .pk_table(
+            "db.fc2",
+            r#","changelog-producer":"full-compaction","full-compaction.delta-commits":"2""#,
+        )
+        .await;
+    let mut model = BTreeMap::new();
+    for (c, (lo, tag)) in [(0i64, "a"), (3, "b"), (1, "c"), (5, "d"), (2, "e")]
+        .iter()
+        .enumerate()
+    {
+        commit(&t2, &[(*lo..lo + 4, tag.to_string(), RowKind::Insert)]).await;
+        for i in *lo..lo + 4 {
+            model.insert(i, value(i, tag));
+        }
+        assert_eq!(rows(&t2, None).await, model, "read after commit {c}");
+    }
+    let last = t2.snapshot_manager().latest_id().await.unwrap().unwrap();
+    let replayed = crate::changelog_input::replay_changelog(&t2, last).await;
+    // The replayed changelog is the table as of the last full compaction.
+    let compacts: Vec<i64> = {
+        let mut v = Vec::new();
+        for id in 1..=last {
+            let s = t2.snapshot_manager().snapshot(id).await.unwrap();
+            if s.commit_kind == CommitKind::Compact {
+                v.push(id);
+            }
+        }
+        v
+    };
+    assert!(!compacts.is_empty());
+    let at_last_compact = rows(&t2, Some(*compacts.last().unwrap())).await;
+    assert_eq!(replayed, at_last_compact);
+
+    let err = lake
+        .pk_table(
+            "db.fc_dv",
+            r#","changelog-producer":"full-compaction","deletion-vectors.enabled":"true""#,
+        )
+        .await;
+    let e = async {
+        let mut w = err.new_write()?;
+        w.write(&batch(0..1, "a")).await?;
+        w.prepare_commit().await
+    }
+    .await
+    .err()
+    .map(|e| e.to_string())
+    .unwrap_or_default();
+    assert!(
+        e.contains("full-compaction") && e.contains("deletion-vectors"),
+        "{e}"
+    );
 }

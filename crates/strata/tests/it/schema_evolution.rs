@@ -402,12 +402,9 @@ async fn refused_alters_name_the_column_or_option_and_write_nothing() {
         ),
         // An option strata does not implement is refused at ALTER as at CREATE.
         (
-            vec![SchemaChange::set_option(
-                "changelog-producer",
-                "full-compaction",
-            )],
+            vec![SchemaChange::set_option("scan.mode", "compacted-full")],
             ErrorKind::Unsupported,
-            &["changelog-producer", "db.ev"],
+            &["scan.mode", "db.ev"],
         ),
         (
             vec![SchemaChange::set_option("file.format", "orc")],

@@ -51,6 +51,10 @@ pub enum LookupMode {
     DeletionVectors,
     /// Keep the older record: drop the new ones (first-row).
     FirstRow,
+    /// No lookup: a full compaction into the max level derives the changelog of every key it
+    /// changes from the key's record at that level (`changelog-producer = full-compaction`,
+    /// Java `FullChangelogMergeTreeCompactRewriter`).
+    FullCompaction,
     /// Leave the older record in place (`changelog-producer = lookup` without deletion
     /// vectors): it is only the changelog's before-image, and it is merged in first when the
     /// engine needs it. Readers merge with Java's `LookupMergeFunction`, which takes only a
@@ -188,7 +192,7 @@ impl Lookup {
             }
         }
         if self.mode == LookupMode::FirstRow {
-            return self.first_row(batch, &a.before, &a.level0, &found);
+            return self.first_row(batch, &a.before, &a.changed, &found);
         }
         // The older records found are merged with the new ones when their values can matter.
         let batch = if self.remerge && !found.is_empty() {
@@ -212,7 +216,7 @@ impl Lookup {
         let kinds = kind_column(&self.layout, &batch)?;
         let mut picks: Vec<(usize, usize)> = Vec::new();
         let mut out_kinds: Vec<RowKind> = Vec::new();
-        for (row, level0) in a.level0.iter().enumerate() {
+        for (row, level0) in a.changed.iter().enumerate() {
             if !level0 {
                 continue;
             }

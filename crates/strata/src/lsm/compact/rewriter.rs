@@ -214,13 +214,13 @@ impl MergeTreeCompactRewriter {
         Ok(())
     }
 
-    /// [`Self::rewrite_sections`] of a lookup compaction: every section (one run or several)
-    /// goes through the annotated merge and the lookup, and the changelog it produces goes to
-    /// `changelog`.
+    /// [`Self::rewrite_sections`] of a lookup or changelog-producing compaction: every section
+    /// (one run or several) goes through the annotated merge and the lookup; records go to the
+    /// first writer, the changelog to the second.
     async fn rewrite_sections_lookup(
         &self,
-        writer: &mut RollingKvWriter,
-        mut changelog: Option<&mut RollingKvWriter>,
+        (writer, mut changelog): (&mut RollingKvWriter, Option<&mut RollingKvWriter>),
+        output_level: i32,
         drop_delete: bool,
         sections: Sections,
         ctx: &LookupContext,
@@ -228,7 +228,7 @@ impl MergeTreeCompactRewriter {
     ) -> Result<()> {
         let namer = FileNamer::new();
         let layout = self.config.layout.clone();
-        let lookup_merge = ctx.mode != LookupMode::FirstRow;
+        let lookup_merge = !matches!(ctx.mode, LookupMode::FirstRow | LookupMode::FullCompaction);
         for section in sections {
             let (section, levels) = split_runs_by_level(section);
             let runs: Vec<SortedRun> = section
@@ -236,14 +236,17 @@ impl MergeTreeCompactRewriter {
                 .map(|run| self.run_stream(run.into_iter().map(|k| k.file).collect(), Some(ctx)))
                 .collect();
             // The lookup must see retracts: they delete the older record it finds.
-            let mut merged = MergeSorter::new(
+            let mut sorter = MergeSorter::new(
                 layout.clone(),
                 self.merge.clone(),
                 DeletePolicy::Keep,
                 self.batch_size,
             )
-            .with_levels(levels, lookup_merge)
-            .merge_annotated(runs)?;
+            .with_levels(levels, lookup_merge);
+            if ctx.mode == LookupMode::FullCompaction {
+                sorter = sorter.annotate_against(output_level);
+            }
+            let mut merged = sorter.merge_annotated(runs)?;
             while let Some(batch) = merged.next().await {
                 let out = lookup.apply(batch?).await?;
                 if let (Some(log), Some(w)) = (out.changelog, changelog.as_deref_mut()) {
@@ -327,8 +330,8 @@ impl MergeTreeCompactRewriter {
             .map(|c| self.writer(c.config.clone(), output_level, FileSource::Append));
         let written = async {
             self.rewrite_sections_lookup(
-                &mut writer,
-                changelog.as_mut(),
+                (&mut writer, changelog.as_mut()),
+                output_level,
                 drop_delete,
                 sections,
                 ctx,

@@ -79,6 +79,9 @@ pub enum LookupUpgrade {
     NothingAbove,
     /// Every level-0 file is rewritten: its keys are looked up in the levels above.
     Rewrite,
+    /// Every file not already at the output level is rewritten (a full compaction that
+    /// derives the changelog of every key it moves into the max level).
+    All,
 }
 
 /// What one task did. Upgraded files are counted apart: they are never written.
@@ -218,8 +221,9 @@ impl<R: CompactRewriter> Task<'_, R> {
                 && match self.options.lookup {
                     LookupUpgrade::Off => false,
                     LookupUpgrade::NothingAbove => may_hold_deletes,
-                    LookupUpgrade::Rewrite => true,
+                    LookupUpgrade::Rewrite | LookupUpgrade::All => true,
                 })
+            || (self.options.lookup == LookupUpgrade::All && file.file.level != self.output_level)
             || self.options.force_rewrite_all_files
             || self.rewriter.has_expired_records(&file.file).await?
         {
