@@ -153,11 +153,14 @@ CHANGELOG_SCHEMA = pa.schema([pa.field("k", pa.int32(), nullable=False), pa.fiel
                               pa.field("op", pa.string())])
 
 
-def test_flink_streams_the_input_changelog_strata_writes(flink, strata):
+@pytest.mark.parametrize("producer", ["input", "lookup", "full-compaction"])
+def test_flink_streams_the_changelog_strata_writes(flink, strata, producer):
     """Flink's streaming source reads changelog files when the table has a changelog producer (no
-    normalization of its own): what it emits is exactly the records strata's commits wrote."""
-    ident = "db.cl"
-    doc = paimon_schema_json(CHANGELOG_SCHEMA, [], {"bucket": "2", "changelog-producer": "input",
+    normalization of its own): what it emits is exactly the records strata's commits wrote
+    (``input``), or derived in their compactions (``lookup``, ``full-compaction``; the commits
+    are a proper changelog, so the derived one is the same)."""
+    ident = f"db.cl_{producer.replace('-', '_')}"
+    doc = paimon_schema_json(CHANGELOG_SCHEMA, [], {"bucket": "2", "changelog-producer": producer,
                                                     "rowkind.field": "op"})
     doc["primaryKeys"] = ["k"]
     strata.create_table(ident, doc)
