@@ -25,6 +25,8 @@ use strata_spec::kv::RowKind;
 use super::compact_manager::{
     BucketLookup, CompactManager, CompactSettings, CompactionMetrics, Picking,
 };
+use super::deletion_vectors::BucketVectors;
+use super::lookup_settings::{changelog_writers, lookup_mode, lookup_reason, ChangelogWriters};
 use super::merge_tree_writer::MergeTreeWriter;
 use super::routing::Router;
 use crate::commit::CommitMessage;
@@ -101,11 +103,9 @@ pub(super) struct KvWrite {
     num_levels: i32,
     force_compact: bool,
     expire: Option<RecordLevelExpire>,
-    /// Deletion vectors and their index files per (partition, bucket) of the latest snapshot
-    /// (deletion-vector tables), loaded at the first write; then the index files written since.
-    dv_restored: Option<HashMap<(BinaryRow, i32), RestoredVectors>>,
-    /// Writes the deletion-vector index files (created at the first one).
-    dv_writer: Option<crate::index::deletion_vectors::DeletionVectorIndexWriter>,
+    /// The buckets' deletion vectors and index files (deletion-vector tables), loaded at the
+    /// first write.
+    vectors: Option<BucketVectors>,
     /// `full-compaction.delta-commits`.
     full_delta_commits: Option<i64>,
     /// An OVERWRITE write: buckets start without their previous files (Java
@@ -129,42 +129,11 @@ impl KvWrite {
         // strata does not: a commit without their changelog would be invisible to every
         // streaming reader of it.
         let producer = opts.changelog_producer()?;
-        if producer != ChangelogProducer::None {
-            if let Some(format) = opts
-                .get("changelog-file.format")
-                .filter(|f| !f.eq_ignore_ascii_case("parquet"))
-            {
-                return Err(Error::Unsupported(format!(
-                    "writing to {}: changelog-file.format = {format}, and strata writes only \
-                     Parquet changelog files; unset the option or set it to parquet",
-                    table.identifier()
-                )));
-            }
-        }
-        // An INSERT OVERWRITE commits no changelog (Java's `overwritePartition` ignores it
-        // too): streaming readers of the changelog do not see overwrites.
-        let changelog = match producer {
-            ChangelogProducer::Input if !overwrite => Some(KvWriterConfig::for_changelog(&schema)?),
-            ChangelogProducer::None | ChangelogProducer::Input | ChangelogProducer::Lookup => None,
-            ChangelogProducer::FullCompaction => {
-                if opts.deletion_vectors_enabled()? {
-                    return Err(Error::Unsupported(format!(
-                        "writing to {}: changelog-producer = full-compaction with \
-                         deletion-vectors.enabled = true is not implemented by strata (its lookup \
-                         compaction would write no changelog); use changelog-producer = lookup \
-                         with deletion vectors",
-                        table.identifier(),
-                    )));
-                }
-                None
-            }
-        };
-        let lookup_changelog = (producer == ChangelogProducer::Lookup && !overwrite)
-            .then(|| compaction_changelog(&schema))
-            .transpose()?;
-        let full_changelog = (producer == ChangelogProducer::FullCompaction && !overwrite)
-            .then(|| compaction_changelog(&schema))
-            .transpose()?;
+        let ChangelogWriters {
+            input: changelog,
+            lookup: lookup_changelog,
+            full: full_changelog,
+        } = changelog_writers(&table, overwrite)?;
         let merge = create_merge_function(&schema)?;
         let config = KvWriterConfig::new(&schema)?;
         let bucket = opts.bucket()?;
@@ -255,8 +224,7 @@ impl KvWrite {
             merge,
             writers: HashMap::new(),
             restored: None,
-            dv_restored: None,
-            dv_writer: None,
+            vectors: None,
             full_delta_commits,
             overwrite,
             row_kind_field,
@@ -352,43 +320,11 @@ impl KvWrite {
             return Ok(());
         }
         self.restored = Some(super::restore_files(&self.table).await?);
-        let mut restored: HashMap<(BinaryRow, i32), RestoredVectors> = HashMap::new();
-        if self.compact.deletion_vectors {
-            if let Some(s) = self.table.snapshot_manager().latest().await? {
-                let store = crate::index::IndexManifestStore::new(&self.table)?;
-                for e in store.read_snapshot(&s).await? {
-                    if e.index_file.index_type != crate::index::DELETION_VECTORS_INDEX {
-                        continue;
-                    }
-                    let key = (e.partition.clone(), e.bucket);
-                    if !restored.contains_key(&key) {
-                        let vectors = crate::read::deletion_vectors::load_deletion_vectors(
-                            &self.table,
-                            &s,
-                            &e.partition,
-                            e.bucket,
-                        )
-                        .await?
-                        .into_iter()
-                        .map(|(file, dv)| (file, (*dv).clone()))
-                        .collect();
-                        restored.insert(
-                            key.clone(),
-                            RestoredVectors {
-                                vectors,
-                                index_files: Vec::new(),
-                            },
-                        );
-                    }
-                    restored
-                        .get_mut(&key)
-                        .expect("inserted above")
-                        .index_files
-                        .push(e);
-                }
-            }
-        }
-        self.dv_restored = Some(restored);
+        self.vectors = Some(if self.compact.deletion_vectors {
+            BucketVectors::restore(&self.table).await?
+        } else {
+            BucketVectors::default()
+        });
         Ok(())
     }
 
@@ -464,10 +400,9 @@ impl KvWrite {
             let vectors = if self.overwrite {
                 HashMap::new()
             } else {
-                self.dv_restored
+                self.vectors
                     .as_ref()
-                    .and_then(|r| r.get(&(partition.clone(), *bucket)))
-                    .map(|r| r.vectors.clone())
+                    .map(|v| v.of_bucket(&(partition.clone(), *bucket)))
                     .unwrap_or_default()
             };
             manager = manager.with_lookup(BucketLookup {
@@ -611,7 +546,12 @@ impl KvWrite {
             let mut inc = w.prepare_commit(true).await?;
             metrics.extend(inc.metrics);
             let compact_index_changes = match inc.deletion_vectors.take() {
-                Some(vectors) => self.write_deletion_vectors(&key, vectors).await?,
+                Some(vectors) => {
+                    self.vectors
+                        .get_or_insert_with(BucketVectors::default)
+                        .write(&self.table, &key, vectors)
+                        .await?
+                }
                 None => Vec::new(),
             };
             if !inc.new_files.is_empty()
@@ -654,44 +594,6 @@ impl KvWrite {
         Ok(out)
     }
 
-    /// Writes a bucket's deletion vectors as a new index file (Java
-    /// `BucketedDvMaintainer.writeDeletionVectorsIndex`) and returns the index changes of the
-    /// compaction: ADD the new file, DELETE the bucket's previous ones.
-    async fn write_deletion_vectors(
-        &mut self,
-        key: &(BinaryRow, i32),
-        vectors: HashMap<String, crate::format::deletion_vector::DeletionVector>,
-    ) -> Result<Vec<strata_spec::manifest::IndexManifestEntry>> {
-        let writer = match &self.dv_writer {
-            Some(w) => w,
-            None => self.dv_writer.insert(
-                crate::index::deletion_vectors::DeletionVectorIndexWriter::new(&self.table)?,
-            ),
-        };
-        let mut list: Vec<(String, crate::format::deletion_vector::DeletionVector)> =
-            vectors.into_iter().filter(|(_, v)| !v.is_empty()).collect();
-        list.sort_by(|a, b| a.0.cmp(&b.0));
-        let (entry, _path) = writer.write(&key.0, key.1, &list).await?;
-        let restored = self
-            .dv_restored
-            .get_or_insert_with(HashMap::new)
-            .entry(key.clone())
-            .or_insert_with(|| RestoredVectors {
-                vectors: HashMap::new(),
-                index_files: Vec::new(),
-            });
-        let mut changes: Vec<_> = std::mem::take(&mut restored.index_files)
-            .into_iter()
-            .map(|mut e| {
-                e.kind = strata_spec::manifest::FileKind::Delete;
-                e
-            })
-            .collect();
-        restored.index_files.push(entry.clone());
-        changes.push(entry);
-        Ok(changes)
-    }
-
     /// `full-compaction.delta-commits = N`: the buckets written by this commit are fully
     /// compacted when the snapshot it creates has an id divisible by N (every commit for
     /// N = 1). Java's Flink sink counts checkpoints instead; a batch writer has no
@@ -722,94 +624,6 @@ impl KvWrite {
             assigner.abort().await;
         }
     }
-}
-
-/// The deletion vectors of one bucket as the latest snapshot had them, and the index files
-/// holding them (replaced by the next index file strata writes for the bucket).
-pub(super) struct RestoredVectors {
-    vectors: HashMap<String, crate::format::deletion_vector::DeletionVector>,
-    index_files: Vec<strata_spec::manifest::IndexManifestEntry>,
-}
-
-/// How a primary-key table compacts with lookups: deletion vectors (`deletion-vectors.enabled`),
-/// first-row (`merge-engine = first-row`, which keeps first rows by lookup and needs no
-/// vectors) or plain lookups for the changelog (`changelog-producer = lookup`); `None` for
-/// tables that need no lookup, and for `force-lookup` alone (kept at one level by full
-/// compactions instead).
-pub(crate) fn lookup_mode(opts: &strata_spec::options::CoreOptions) -> Result<Option<LookupMode>> {
-    use strata_spec::options::MergeEngine;
-    Ok(if matches!(opts.merge_engine()?, MergeEngine::FirstRow) {
-        Some(LookupMode::FirstRow)
-    } else if opts.deletion_vectors_enabled()? {
-        Some(LookupMode::DeletionVectors)
-    } else if opts.changelog_producer()? == ChangelogProducer::Lookup {
-        Some(LookupMode::Plain)
-    } else {
-        None
-    })
-}
-
-/// `changelog-producer = lookup` / `full-compaction`: the changelog files' settings and
-/// `changelog-producer.row-deduplicate[-ignore-fields]` (Java `CoreOptions.changelogRowDeduplicate`).
-fn compaction_changelog(schema: &strata_spec::schema::TableSchema) -> Result<Arc<LookupChangelog>> {
-    let opts = schema.options();
-    let dedupe = opts
-        .get_bool("changelog-producer.row-deduplicate")?
-        .unwrap_or(false);
-    let equal_fields = if dedupe {
-        let ignore: Vec<String> = opts
-            .get("changelog-producer.row-deduplicate-ignore-fields")
-            .map(|v| {
-                v.split(',')
-                    .map(|f| f.trim().to_string())
-                    .filter(|f| !f.is_empty())
-                    .collect()
-            })
-            .unwrap_or_default();
-        for name in &ignore {
-            if !schema.fields.iter().any(|f| &f.name == name) {
-                return Err(Error::InvalidOption {
-                    key: "changelog-producer.row-deduplicate-ignore-fields".into(),
-                    message: format!("field {name} does not exist in the table's schema"),
-                });
-            }
-        }
-        Some(
-            schema
-                .fields
-                .iter()
-                .enumerate()
-                .filter(|(_, f)| !ignore.contains(&f.name))
-                .map(|(i, _)| i)
-                .collect(),
-        )
-    } else {
-        None
-    };
-    Ok(Arc::new(LookupChangelog {
-        config: KvWriterConfig::for_changelog(schema)?,
-        equal_fields,
-    }))
-}
-
-/// Why a primary-key table needs lookup compaction (Java's `needLookup`: first-row merge,
-/// deletion vectors, the lookup changelog producer, `force-lookup`), as the option that asks
-/// for it; `None` when it does not. Deletion vectors and first-row compact with lookups
-/// ([`lookup_mode`]); the others are kept at one level by fully compacting every bucket a
-/// commit writes.
-pub(crate) fn lookup_reason(opts: &strata_spec::options::CoreOptions) -> Result<Option<String>> {
-    use strata_spec::options::{ChangelogProducer, MergeEngine};
-    Ok(if opts.deletion_vectors_enabled()? {
-        Some("deletion-vectors.enabled = true".into())
-    } else if matches!(opts.merge_engine()?, MergeEngine::FirstRow) {
-        Some("merge-engine = first-row".into())
-    } else if matches!(opts.changelog_producer()?, ChangelogProducer::Lookup) {
-        Some("changelog-producer = lookup".into())
-    } else if opts.get_bool("force-lookup")?.unwrap_or(false) {
-        Some("force-lookup = true".into())
-    } else {
-        None
-    })
 }
 
 /// Splits rows by their assigned bucket, keeping arrival order within each bucket.

@@ -14,7 +14,9 @@
 mod bucket_writer;
 mod compact_manager;
 mod compact_table;
+mod deletion_vectors;
 mod kv_write;
+mod lookup_settings;
 mod merge_tree_writer;
 mod routing;
 
@@ -146,11 +148,11 @@ impl TableWrite {
         let opts = table.options();
         if !table.is_primary_key_table()
             || opts.write_only()?
-            || kv_write::lookup_mode(opts)?.is_some()
+            || lookup_settings::lookup_mode(opts)?.is_some()
         {
             return Ok(None);
         }
-        kv_write::lookup_reason(opts)
+        lookup_settings::lookup_reason(opts)
     }
 
     /// Marks this write as the input of an OVERWRITE commit. Needed for dynamic-bucket

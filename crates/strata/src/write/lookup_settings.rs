@@ -1,0 +1,154 @@
+//! Which lookup compaction a primary-key table needs and which changelog its compactions
+//! write, from its options (Java `CoreOptions.needLookup`, `lookupStrategy`,
+//! `changelogRowDeduplicate`).
+
+use std::sync::Arc;
+
+use strata_spec::options::ChangelogProducer;
+
+use crate::lsm::compact::lookup::{LookupChangelog, LookupMode};
+use crate::lsm::kv_file_writer::KvWriterConfig;
+use crate::table::Table;
+use crate::{Error, Result};
+
+/// How a primary-key table compacts with lookups: deletion vectors (`deletion-vectors.enabled`),
+/// first-row (`merge-engine = first-row`, which keeps first rows by lookup and needs no
+/// vectors) or plain lookups for the changelog (`changelog-producer = lookup`); `None` for
+/// tables that need no lookup, and for `force-lookup` alone (kept at one level by full
+/// compactions instead).
+pub(crate) fn lookup_mode(opts: &strata_spec::options::CoreOptions) -> Result<Option<LookupMode>> {
+    use strata_spec::options::MergeEngine;
+    Ok(if matches!(opts.merge_engine()?, MergeEngine::FirstRow) {
+        Some(LookupMode::FirstRow)
+    } else if opts.deletion_vectors_enabled()? {
+        Some(LookupMode::DeletionVectors)
+    } else if opts.changelog_producer()? == ChangelogProducer::Lookup {
+        Some(LookupMode::Plain)
+    } else {
+        None
+    })
+}
+
+/// `changelog-producer = lookup` / `full-compaction`: the changelog files' settings and
+/// `changelog-producer.row-deduplicate[-ignore-fields]` (Java `CoreOptions.changelogRowDeduplicate`).
+fn compaction_changelog(schema: &strata_spec::schema::TableSchema) -> Result<Arc<LookupChangelog>> {
+    let opts = schema.options();
+    let dedupe = opts
+        .get_bool("changelog-producer.row-deduplicate")?
+        .unwrap_or(false);
+    let equal_fields = if dedupe {
+        let ignore: Vec<String> = opts
+            .get("changelog-producer.row-deduplicate-ignore-fields")
+            .map(|v| {
+                v.split(',')
+                    .map(|f| f.trim().to_string())
+                    .filter(|f| !f.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        for name in &ignore {
+            if !schema.fields.iter().any(|f| &f.name == name) {
+                return Err(Error::InvalidOption {
+                    key: "changelog-producer.row-deduplicate-ignore-fields".into(),
+                    message: format!("field {name} does not exist in the table's schema"),
+                });
+            }
+        }
+        Some(
+            schema
+                .fields
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| !ignore.contains(&f.name))
+                .map(|(i, _)| i)
+                .collect(),
+        )
+    } else {
+        None
+    };
+    Ok(Arc::new(LookupChangelog {
+        config: KvWriterConfig::for_changelog(schema)?,
+        equal_fields,
+    }))
+}
+
+/// Why a primary-key table needs lookup compaction (Java's `needLookup`: first-row merge,
+/// deletion vectors, the lookup changelog producer, `force-lookup`), as the option that asks
+/// for it; `None` when it does not. Deletion vectors and first-row compact with lookups
+/// ([`lookup_mode`]); the others are kept at one level by fully compacting every bucket a
+/// commit writes.
+pub(crate) fn lookup_reason(opts: &strata_spec::options::CoreOptions) -> Result<Option<String>> {
+    use strata_spec::options::MergeEngine;
+    Ok(if opts.deletion_vectors_enabled()? {
+        Some("deletion-vectors.enabled = true".into())
+    } else if matches!(opts.merge_engine()?, MergeEngine::FirstRow) {
+        Some("merge-engine = first-row".into())
+    } else if matches!(opts.changelog_producer()?, ChangelogProducer::Lookup) {
+        Some("changelog-producer = lookup".into())
+    } else if opts.get_bool("force-lookup")?.unwrap_or(false) {
+        Some("force-lookup = true".into())
+    } else {
+        None
+    })
+}
+
+/// The changelog files a primary-key write produces, per `changelog-producer`.
+#[derive(Default)]
+pub(super) struct ChangelogWriters {
+    /// `input`: the settings of the changelog files each flush writes.
+    pub input: Option<Arc<KvWriterConfig>>,
+    /// `lookup`: what lookup compactions write.
+    pub lookup: Option<Arc<LookupChangelog>>,
+    /// `full-compaction`: what compactions into the max level write.
+    pub full: Option<Arc<LookupChangelog>>,
+}
+
+/// What `table`'s writes produce as changelog; an INSERT OVERWRITE commits none (Java's
+/// `overwritePartition` ignores it too: streaming readers of the changelog do not see
+/// overwrites). Refuses what strata does not write: changelog files in another format than
+/// Parquet, `full-compaction` with deletion vectors.
+pub(super) fn changelog_writers(table: &Table, overwrite: bool) -> Result<ChangelogWriters> {
+    let schema = table.schema();
+    let opts = table.options();
+    let producer = opts.changelog_producer()?;
+    if producer == ChangelogProducer::None {
+        return Ok(ChangelogWriters::default());
+    }
+    if let Some(format) = opts
+        .get("changelog-file.format")
+        .filter(|f| !f.eq_ignore_ascii_case("parquet"))
+    {
+        return Err(Error::Unsupported(format!(
+            "writing to {}: changelog-file.format = {format}, and strata writes only Parquet \
+             changelog files; unset the option or set it to parquet",
+            table.identifier()
+        )));
+    }
+    if producer == ChangelogProducer::FullCompaction && opts.deletion_vectors_enabled()? {
+        return Err(Error::Unsupported(format!(
+            "writing to {}: changelog-producer = full-compaction with \
+             deletion-vectors.enabled = true is not implemented by strata (its lookup \
+             compaction would write no changelog); use changelog-producer = lookup with \
+             deletion vectors",
+            table.identifier(),
+        )));
+    }
+    if overwrite {
+        return Ok(ChangelogWriters::default());
+    }
+    Ok(match producer {
+        ChangelogProducer::None => ChangelogWriters::default(),
+        ChangelogProducer::Input => ChangelogWriters {
+            input: Some(KvWriterConfig::for_changelog(schema)?),
+            ..Default::default()
+        },
+        ChangelogProducer::Lookup => ChangelogWriters {
+            lookup: Some(compaction_changelog(schema)?),
+            ..Default::default()
+        },
+        ChangelogProducer::FullCompaction => ChangelogWriters {
+            full: Some(compaction_changelog(schema)?),
+            ..Default::default()
+        },
+    })
+}
