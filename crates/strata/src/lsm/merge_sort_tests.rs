@@ -1,6 +1,6 @@
-//! Property tests of [`MergeSorter::keep_all_records`], the raw stream of the input changelog:
-//! every record of the runs, sorted by key then sequence number; reducing it as one run gives
-//! what reducing the runs themselves gives.
+//! Tests of [`MergeSorter`]: the raw stream of the input changelog ([`MergeSorter::keep_all_records`]:
+//! every record, by key then sequence; reducing it as one run gives what reducing the runs gives),
+//! and the level-aware merge of lookup tables with its changelog annotations.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -111,4 +111,72 @@ proptest! {
         let via_raw = collect(&layout, sorter().merge(vec![run(&layout, raw, chunk)]).unwrap());
         prop_assert_eq!(direct, via_raw);
     }
+}
+
+/// Java `LookupMergeFunction` and the annotations of a changelog-producing compaction: a key in
+/// levels 3, 1 and 0 of a `sum` table merges only its level-1 record (which already holds level
+/// 3's) with level 0; its before-image is the level-1 record (lookup) or the level-3 one (full
+/// compaction against level 3); a key only at level 3 is unchanged.
+#[test]
+fn lookup_merge_takes_the_newest_high_level_record_and_annotates_it() {
+    let mut schema = schema();
+    schema
+        .options
+        .insert("merge-engine".into(), "aggregation".into());
+    schema
+        .options
+        .insert("fields.v.aggregate-function".into(), "sum".into());
+    let layout = KvLayout::for_table(&schema).unwrap();
+    let merge = create_merge_function(&schema).unwrap();
+    let runs = || {
+        vec![
+            run(&layout, vec![(1, 1, 0, 10), (2, 2, 0, 7)], 8), // level 3
+            run(&layout, vec![(1, 5, 0, 15)], 8),               // level 1: 10 + 5
+            run(&layout, vec![(1, 9, 0, 2)], 8),                // level 0
+        ]
+    };
+    let sorter = || MergeSorter::new(layout.clone(), merge.clone(), DeletePolicy::Keep, 16);
+    let plain = collect(&layout, sorter().merge(runs()).unwrap());
+    assert_eq!(plain[0].3, 27, "a plain merge sums every level");
+    let lookup = collect(
+        &layout,
+        sorter()
+            .with_levels(vec![3, 1, 0], true)
+            .merge(runs())
+            .unwrap(),
+    );
+    assert_eq!(lookup, vec![(1, 9, 0, 17), (2, 2, 0, 7)]);
+
+    let annotated = |s: MergeSorter| {
+        let batches: Vec<AnnotatedBatch> =
+            futures::executor::block_on(s.merge_annotated(runs()).unwrap().collect::<Vec<_>>())
+                .into_iter()
+                .collect::<Result<_>>()
+                .unwrap();
+        assert_eq!(batches.len(), 1);
+        let a = batches.into_iter().next().unwrap();
+        let befores = a.befores.map(|b| {
+            let v = b.column(layout.value_col(1)).clone();
+            let v = v.as_any().downcast_ref::<Int32Array>().unwrap().clone();
+            v.values().to_vec()
+        });
+        let before: Vec<Option<i32>> = a
+            .before
+            .iter()
+            .map(|i| i.map(|i| befores.as_ref().unwrap()[i]))
+            .collect();
+        (a.changed, before)
+    };
+    assert_eq!(
+        annotated(sorter().with_levels(vec![3, 1, 0], true)),
+        (vec![true, false], vec![Some(15), Some(7)])
+    );
+    assert_eq!(
+        annotated(
+            sorter()
+                .with_levels(vec![3, 1, 0], false)
+                .annotate_against(3)
+        ),
+        (vec![true, false], vec![Some(10), Some(7)])
+    );
 }
