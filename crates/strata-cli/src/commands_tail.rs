@@ -19,10 +19,15 @@ pub struct TailArgs {
     /// DB.TABLE
     pub table: String,
     /// Where to start: latest (changes committed from now on), full (the latest snapshot
-    /// whole, then its changes), earliest (the earliest snapshot whole, then every change), or
-    /// a snapshot id N (the changes of N and later). A consumer that has recorded progress
-    /// resumes there instead
-    #[arg(long, default_value = "latest", value_name = "latest|full|earliest|N")]
+    /// whole, then its changes), compacted (the latest compacted snapshot whole, then later
+    /// changes: Java's compacted-full), earliest (the earliest snapshot whole, then every
+    /// change), or a snapshot id N (the changes of N and later). A consumer that has recorded
+    /// progress resumes there instead
+    #[arg(
+        long,
+        default_value = "latest",
+        value_name = "latest|full|compacted|earliest|N"
+    )]
     pub from: String,
     /// Record progress in consumer/consumer-ID (expiry keeps the snapshots it still needs;
     /// a tail restarted with the same id resumes after the last snapshot it printed)
@@ -54,10 +59,11 @@ fn start(text: &str) -> Result<StartingPosition> {
     Ok(match text {
         "latest" => StartingPosition::Latest,
         "full" => StartingPosition::LatestFull,
+        "compacted" => StartingPosition::CompactedFull,
         "earliest" => StartingPosition::Earliest,
         n => StartingPosition::FromSnapshot(n.parse().map_err(|_| {
             msg(format!(
-                "--from {n}: expected latest, full, earliest or a snapshot id"
+                "--from {n}: expected latest, full, compacted, earliest or a snapshot id"
             ))
         })?),
     })

@@ -66,7 +66,7 @@ fn timestamp_millis(ts: &Bound<'_, PyAny>) -> PyResult<i64> {
 }
 
 const POSITIONS: &str =
-    "latest, latest-full, earliest, from-snapshot, from-snapshot-full or from-timestamp";
+    "latest, latest-full, compacted-full, earliest, from-snapshot, from-snapshot-full or from-timestamp";
 
 /// A [`StartingPosition`] from Java's `scan.mode` name and its argument.
 fn starting_position(
@@ -95,6 +95,7 @@ fn starting_position(
     Ok(match mode.as_str() {
         "latest" => StartingPosition::Latest,
         "latest-full" | "full" => StartingPosition::LatestFull,
+        "compacted-full" => StartingPosition::CompactedFull,
         "earliest" => StartingPosition::Earliest,
         "from-snapshot" => StartingPosition::FromSnapshot(id()?),
         "from-snapshot-full" => StartingPosition::FromSnapshotFull(id()?),
@@ -227,6 +228,7 @@ impl StreamReadBuilder {
 impl StreamReadBuilder {
     /// Where the stream starts (Java's ``scan.mode``): ``"latest"`` (changes committed from
     /// now on), ``"latest-full"`` (the default: the latest snapshot whole as ``+I``, then its
+    /// changes), ``"compacted-full"`` (the latest compacted snapshot whole, then later
     /// changes), ``"earliest"`` (the earliest snapshot whole, then every change),
     /// ``"from-snapshot"`` (the changes of ``snapshot_id`` and later), ``"from-snapshot-full"``
     /// (``snapshot_id`` whole, then later changes) or ``"from-timestamp"`` (changes of the

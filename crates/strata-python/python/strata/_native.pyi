@@ -357,7 +357,8 @@ class StreamReadBuilder:
     ) -> "StreamReadBuilder":
         """Where the stream starts (Java's ``scan.mode``): ``"latest"`` (changes committed
         from now on), ``"latest-full"`` (default: the latest snapshot whole as ``+I``, then
-        later changes), ``"earliest"`` (the earliest snapshot whole, then every change),
+        later changes), ``"compacted-full"`` (the latest compacted snapshot whole, then later
+        changes), ``"earliest"`` (the earliest snapshot whole, then every change),
         ``"from-snapshot"`` (changes of ``snapshot_id`` and later), ``"from-snapshot-full"``
         (``snapshot_id`` whole, then later changes), ``"from-timestamp"`` (changes of the
         snapshots committed after ``timestamp``)."""

@@ -11,6 +11,7 @@
 //! | `LatestFull` (`latest-full`) | the latest snapshot, whole, as `+I` | changes of later snapshots |
 //! | `FromSnapshot(n)` (`from-snapshot`) | changes of snapshot n | changes of later snapshots |
 //! | `FromSnapshotFull(n)` (`from-snapshot-full`) | snapshot n, whole, as `+I` | changes of later snapshots |
+//! | `CompactedFull` (`compacted-full`) | the latest COMPACT snapshot (of a full compaction when the table compacts fully on a schedule), whole | changes of later snapshots |
 //! | `Earliest` | the earliest snapshot, whole, as `+I` | changes of later snapshots |
 //! | `FromTimestamp(ms)` (`from-timestamp`) | changes of the first snapshot committed after ms | changes of later snapshots |
 //!
@@ -65,6 +66,12 @@ pub enum StartingPosition {
     /// Changes of the snapshots committed after this time, epoch milliseconds
     /// (`from-timestamp`).
     FromTimestamp(i64),
+    /// The latest compacted snapshot whole, then later changes (`compacted-full`): the latest
+    /// COMPACT snapshot (with `changelog-producer = full-compaction` or
+    /// `full-compaction.delta-commits`, the latest COMPACT snapshot of a full compaction,
+    /// Java's `FullCompactedStartingScanner`; else `CompactedStartingScanner`), or the latest
+    /// snapshot when there is none.
+    CompactedFull,
 }
 
 /// Rows of one snapshot's changes (or of a whole snapshot read first), with a first `rowkind`
@@ -264,6 +271,7 @@ impl Follower {
                 None
             }
             StartingPosition::LatestFull => latest,
+            StartingPosition::CompactedFull => latest_compacted(&table, latest).await?,
             StartingPosition::Earliest => earliest,
             StartingPosition::FromSnapshotFull(n) => Some(n),
             StartingPosition::FromSnapshot(n) => {
@@ -421,4 +429,40 @@ async fn first_after_with_changelogs(
         }
     }
     Ok(lo + 1)
+}
+
+/// The snapshot a `compacted-full` stream starts with (Java `CompactedStartingScanner` /
+/// `FullCompactedStartingScanner`, `SnapshotManager.pickOrLatest`): the latest COMPACT snapshot
+/// (of a full compaction: its commit identifier a multiple of `full-compaction.delta-commits`,
+/// or a batch commit's `Long.MAX_VALUE`, when the table compacts fully on a schedule), else the
+/// latest snapshot.
+async fn latest_compacted(table: &Table, latest: Option<i64>) -> Result<Option<i64>> {
+    let Some(latest) = latest else {
+        return Ok(None);
+    };
+    let opts = table.options();
+    let full_every = if opts.changelog_producer()?
+        == strata_spec::options::ChangelogProducer::FullCompaction
+        || opts.get("full-compaction.delta-commits").is_some()
+    {
+        Some(
+            opts.get_i64("full-compaction.delta-commits")?
+                .unwrap_or(1)
+                .max(1),
+        )
+    } else {
+        None
+    };
+    let sm = table.snapshot_manager();
+    let mut ids = sm.list_ids().await?;
+    ids.sort_unstable();
+    for id in ids.into_iter().rev().filter(|id| *id <= latest) {
+        let s = sm.snapshot(id).await?;
+        let full = full_every
+            .is_none_or(|n| s.commit_identifier % n == 0 || s.commit_identifier == i64::MAX);
+        if s.commit_kind == strata_spec::snapshot::CommitKind::Compact && full {
+            return Ok(Some(id));
+        }
+    }
+    Ok(Some(latest))
 }

@@ -47,7 +47,8 @@ fn replay(model: &mut BTreeMap<i64, String>, b: &ChangeBatch) {
 }
 
 /// Commit `i`: upserts of a sliding window of ids, and a delete of an older id. Returns the
-/// APPEND snapshot.
+/// snapshot holding its changes: the APPEND one, or the COMPACT one when compaction derives the
+/// changelog (`changelog-producer = lookup` / `full-compaction`).
 async fn commit(t: &Table, i: i64) -> i64 {
     let mut w = t.new_write().unwrap();
     let ups = batch(i * 3..i * 3 + 10, &format!("c{i}"));
@@ -65,7 +66,12 @@ async fn commit(t: &Table, i: i64) -> i64 {
         .await
         .unwrap();
     assert!(c.expire_error.is_none(), "{:?}", c.expire_error);
-    c.append.unwrap()
+    let producer = t.options().changelog_producer().unwrap();
+    match producer {
+        strata::spec::options::ChangelogProducer::Lookup
+        | strata::spec::options::ChangelogProducer::FullCompaction => c.compact.unwrap(),
+        _ => c.append.unwrap(),
+    }
 }
 
 async fn follow_while_writing(options: &str, commits: i64) {
@@ -143,6 +149,61 @@ async fn input_changelog_stream_replays_to_the_table_while_expiry_runs() {
         200,
     )
     .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lookup_changelog_stream_replays_to_the_table_while_expiry_runs() {
+    follow_while_writing(
+        r#","changelog-producer":"lookup","snapshot.num-retained.min":"1","snapshot.num-retained.max":"3""#,
+        200,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn full_compaction_changelog_stream_replays_to_the_table() {
+    follow_while_writing(
+        r#","changelog-producer":"full-compaction","snapshot.num-retained.min":"1","snapshot.num-retained.max":"3""#,
+        60,
+    )
+    .await;
+}
+
+/// `compacted-full`: the latest COMPACT snapshot whole, then the changes after it.
+#[tokio::test]
+async fn compacted_full_starts_at_the_latest_compaction() {
+    let lake = Lake::new();
+    let t = lake.pk_table("db.cf", "").await;
+    commit(&t, 0).await;
+    commit(&t, 1).await;
+    let mut w = t.new_write().unwrap();
+    w.compact(&|_, _| true, true).await.unwrap();
+    let c = t
+        .new_commit()
+        .unwrap()
+        .commit_messages(w.prepare_commit().await.unwrap(), None)
+        .await
+        .unwrap();
+    let compacted = c.compact.expect("a COMPACT snapshot");
+    let at_compaction = rows(&t, Some(compacted)).await;
+    let later = commit(&t, 2).await;
+    let mut stream = t
+        .new_stream_read()
+        .with_start(StartingPosition::CompactedFull)
+        .until_snapshot(later)
+        .changes()
+        .unwrap();
+    let first = stream.next().await.unwrap().unwrap();
+    assert_eq!(first.snapshot_id, compacted);
+    let mut model = BTreeMap::new();
+    replay(&mut model, &first);
+    assert_eq!(model, at_compaction);
+    while let Some(b) = stream.next().await {
+        let b = b.unwrap();
+        assert!(b.snapshot_id > compacted);
+        replay(&mut model, &b);
+    }
+    assert_eq!(model, rows(&t, None).await);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
