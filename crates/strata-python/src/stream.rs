@@ -227,7 +227,7 @@ impl StreamReadBuilder {
 #[pymethods]
 impl StreamReadBuilder {
     /// Where the stream starts (Java's ``scan.mode``): ``"latest"`` (changes committed from
-    /// now on), ``"latest-full"`` (the default: the latest snapshot whole as ``+I``, then its
+    /// now on), ``"latest-full"`` (the default: the latest snapshot whole, each row ``+I`` or ``+U`` as its record, then its
     /// changes), ``"compacted-full"`` (the latest compacted snapshot whole, then later
     /// changes), ``"earliest"`` (the earliest snapshot whole, then every change),
     /// ``"from-snapshot"`` (the changes of ``snapshot_id`` and later), ``"from-snapshot-full"``
@@ -461,7 +461,7 @@ impl ChangeStream {
     }
 }
 
-/// Rows of one snapshot's changes (or of a whole snapshot read first, all ``+I``).
+/// Rows of one snapshot's changes (or of a whole snapshot read first: ``+I`` / ``+U``, no deletes).
 #[pyclass(module = "strata", frozen)]
 pub struct ChangeBatch {
     snapshot_id: i64,

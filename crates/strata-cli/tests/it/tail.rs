@@ -88,10 +88,11 @@ fn tail_prints_changes_with_row_kinds_and_consumers_resume() {
             ("-D", 2, "a"),
         ])
     );
-    // full: the latest snapshot whole.
+    // full: the latest snapshot whole, each row with its record's kind (key 1 was last
+    // written as +U), as Java's ScanMode.ALL read gives Flink.
     assert_eq!(
         tail(&["--from", "full", "--until", "3"]),
-        want(&[("+I", 0, "a"), ("+I", 1, "b"), ("+I", 9, "c")])
+        want(&[("+I", 0, "a"), ("+U", 1, "b"), ("+I", 9, "c")])
     );
     // A consumer reads snapshot 3, then resumes after it.
     assert_eq!(

@@ -356,7 +356,7 @@ class StreamReadBuilder:
         timestamp: Optional[TimestampLike] = None,
     ) -> "StreamReadBuilder":
         """Where the stream starts (Java's ``scan.mode``): ``"latest"`` (changes committed
-        from now on), ``"latest-full"`` (default: the latest snapshot whole as ``+I``, then
+        from now on), ``"latest-full"`` (default: the latest snapshot whole, each row ``+I`` or ``+U`` as its record, then
         later changes), ``"compacted-full"`` (the latest compacted snapshot whole, then later
         changes), ``"earliest"`` (the earliest snapshot whole, then every change),
         ``"from-snapshot"`` (changes of ``snapshot_id`` and later), ``"from-snapshot-full"``
@@ -414,7 +414,7 @@ class ChangeStream:
     ) -> bool: ...
 
 class ChangeBatch:
-    """Rows of one snapshot's changes (or of a whole snapshot read first, all ``+I``), with
+    """Rows of one snapshot's changes (or of a whole snapshot read first: ``+I`` / ``+U``, no deletes), with
     ``rowkind`` first. Has ``__arrow_c_array__`` and ``__arrow_c_stream__``."""
 
     @property

@@ -8,18 +8,19 @@
 //! | position | first | then |
 //! |---|---|---|
 //! | `Latest` (`latest`) | nothing | changes of every snapshot committed after the start |
-//! | `LatestFull` (`latest-full`) | the latest snapshot, whole, as `+I` | changes of later snapshots |
+//! | `LatestFull` (`latest-full`) | the latest snapshot, whole | changes of later snapshots |
 //! | `FromSnapshot(n)` (`from-snapshot`) | changes of snapshot n | changes of later snapshots |
-//! | `FromSnapshotFull(n)` (`from-snapshot-full`) | snapshot n, whole, as `+I` | changes of later snapshots |
+//! | `FromSnapshotFull(n)` (`from-snapshot-full`) | snapshot n, whole | changes of later snapshots |
 //! | `CompactedFull` (`compacted-full`) | the latest COMPACT snapshot (of a full compaction when the table compacts fully on a schedule), whole | changes of later snapshots |
-//! | `Earliest` | the earliest snapshot, whole, as `+I` | changes of later snapshots |
+//! | `Earliest` | the earliest snapshot, whole | changes of later snapshots |
 //! | `FromTimestamp(ms)` (`from-timestamp`) | changes of the first snapshot committed after ms | changes of later snapshots |
 //!
 //! The changes of snapshot n are the incremental read of `(n - 1, n]`
 //! ([`crate::scan::IncrementalScan`], mode `auto`): the snapshot's changelog files when the
 //! table has a `changelog-producer`, else the files an APPEND snapshot added (Java
 //! `ChangelogFollowUpScanner` / `DeltaFollowUpScanner`; COMPACT snapshots hold no new changes).
-//! A whole snapshot is read merged, deletes dropped, every row `+I`.
+//! A whole snapshot is read merged, deletes dropped, each row with its record's kind (`+I`, or
+//! `+U` for a key last written as an update), as Java's `ScanMode.ALL` read gives Flink.
 //!
 //! With a consumer id ([`StreamRead::with_consumer_id`]) the stream records its progress in
 //! `consumer/consumer-<id>` ([`crate::maintenance::consumers`]): the snapshot it reads next,
@@ -317,18 +318,20 @@ impl Follower {
         Ok(())
     }
 
-    /// Snapshot `id` read whole, merged, every row `+I`.
+    /// Snapshot `id` read whole, merged, each row with its record's kind (`+I`, or `+U` when
+    /// the key's newest record is one), deletes dropped: what Java's `ScanMode.ALL` read gives
+    /// Flink's streaming source.
     async fn whole_snapshot(&mut self, id: i64) -> Result<BoxStream<'static, Result<RecordBatch>>> {
         let table = &self.builder.table;
         let splits = table.new_scan().with_snapshot(id).plan().await?.splits;
-        let mut read = table.new_read();
+        let mut read = table.new_read().with_row_kinds();
         if let Some(cols) = &self.builder.projection {
             read = read.with_projection(cols.clone());
         }
         let schema = self.schema.clone();
         Ok(read
             .to_stream(splits)?
-            .map(move |b| b.and_then(|b| crate::read::row_kinds::inserts(&schema, &b)))
+            .map(move |b| b.and_then(|b| additions(&schema, &b)))
             .boxed())
     }
 
@@ -429,6 +432,25 @@ async fn first_after_with_changelogs(
         }
     }
     Ok(lo + 1)
+}
+
+/// The rows of a row-kind batch that add (`+I`, `+U`): a whole-snapshot read drops the deletes
+/// a merge keeps for the audit log.
+fn additions(schema: &SchemaRef, batch: &RecordBatch) -> Result<RecordBatch> {
+    let kinds = batch
+        .column(0)
+        .as_any()
+        .downcast_ref::<arrow_array::StringArray>()
+        .ok_or_else(|| Error::Invariant("the rowkind column is not a string column".into()))?;
+    let keep: arrow_array::BooleanArray = kinds
+        .iter()
+        .map(|k| Some(matches!(k, Some("+I") | Some("+U"))))
+        .collect();
+    let kept = arrow_select::filter::filter_record_batch(batch, &keep)
+        .map_err(|e| Error::arrow("dropping deletes of a whole-snapshot read", e))?;
+    // The stream's batches all have the incremental read's schema.
+    RecordBatch::try_new(schema.clone(), kept.columns().to_vec())
+        .map_err(|e| Error::arrow("a whole-snapshot read in the stream's schema", e))
 }
 
 /// The snapshot a `compacted-full` stream starts with (Java `CompactedStartingScanner` /
