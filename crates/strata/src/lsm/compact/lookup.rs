@@ -20,6 +20,20 @@
 //! levels (Java builds local lookup files per data file and caches them between compactions,
 //! `lookup.cache-max-disk-size`; strata reads the files again at each compaction). Rows a
 //! deletion vector already marks are not live and never match.
+//!
+//! Why no local key-value store (RocksDB, redb, sled were the candidates): the keys come in
+//! sorted order and every level is a sorted run, so a merge-join needs no index at all, and a
+//! store would copy each upper-level file to local disk, need invalidation whenever a file is
+//! rewritten or gets a deletion vector, and bound nothing that the join does not already bound
+//! (one batch per level). Its cost shows when a small commit touches a huge level: the join
+//! reads every upper file whose key range overlaps the commit's keys, where Java's cached
+//! lookup files answer point lookups. Pruning that read by the keys' page statistics is the
+//! next step if that workload matters.
+//!
+//! The same pass produces changelogs ([`LookupChangelog`]): `changelog-producer = lookup`
+//! (Java `LookupChangelogMergeFunctionWrapper`, `FirstRowMergeFunctionWrapper`), and in
+//! [`LookupMode::FullCompaction`] the full-compaction producer's, whose before-image is the
+//! key's record at the max level among the inputs (Java `FullChangelogMergeFunctionWrapper`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
