@@ -16,6 +16,7 @@
 //! | `cow` | `UPDATE` / `DELETE` on append tables, copy-on-write |
 //! | [`session`] | [`SqlSession`]: DDL, `CALL sys.*`, `USE`, time travel, option hints |
 //! | [`options`] | per-query options (time travel, dynamic options) |
+//! | [`incremental`] | [`StrataIncrementalExec`]: `incremental-between` reads of a table (adds only) or of `t$audit_log` (every change) |
 //! | [`codec`] | logical and physical extension codecs: strata plans shipped between processes (Ballista) |
 //!
 //! ```no_run
@@ -37,6 +38,7 @@ mod cow;
 mod ddl;
 pub mod error;
 pub mod filter;
+pub mod incremental;
 mod merge;
 pub mod options;
 mod procedures;
@@ -50,6 +52,7 @@ pub mod table;
 
 pub use catalog::{StrataCatalog, StrataSchema};
 pub use codec::{StrataLogicalCodec, StrataPhysicalCodec};
+pub use incremental::StrataIncrementalExec;
 pub use scan::StrataScanExec;
 pub use session::{Script, SqlSession, StrataDialect};
 pub use table::StrataTable;

@@ -1,6 +1,6 @@
 //! Per-query table options: time travel (`VERSION AS OF`, `TIMESTAMP AS OF`, Paimon's
-//! `scan.snapshot-id`, `scan.tag-name`, `scan.timestamp`, `scan.timestamp-millis`) and other
-//! dynamic options (Java's `Table.copy(dynamicOptions)`, validated like table options: an
+//! `scan.snapshot-id`, `scan.tag-name`, `scan.timestamp`, `scan.timestamp-millis`), incremental
+//! reads (`incremental-between`, … : [`crate::incremental`]) and other dynamic options (Java's `Table.copy(dynamicOptions)`, validated like table options: an
 //! option strata does not implement is refused, never ignored).
 
 use std::collections::BTreeMap;
@@ -12,6 +12,7 @@ use strata::maintenance::time_travel::TravelTarget;
 use strata::table::Table;
 
 use crate::error::{plan_error, to_df};
+use crate::incremental::incremental_key;
 use crate::table::StrataTable;
 
 /// Options that select the snapshot a query reads.
@@ -80,6 +81,12 @@ impl TableOptions {
                 table.identifier()
             )));
         }
+        if let Some(key) = incremental_key(self.options.keys()) {
+            return Err(plan_error(format!(
+                "INSERT into {} with '{key}': an incremental read is read-only",
+                table.identifier()
+            )));
+        }
         if self.options.is_empty() {
             return Ok(table.clone());
         }
@@ -88,9 +95,25 @@ impl TableOptions {
             .map_err(to_df)
     }
 
-    /// `table` with these options: a time-travel provider if they name a snapshot, with the
-    /// other options applied as dynamic options.
+    /// Refuses time travel together with an incremental read (which names its own
+    /// snapshots).
+    fn check_travel_or_incremental(&self) -> Result<()> {
+        let travel = TRAVEL_KEYS.iter().find(|k| self.options.contains_key(**k));
+        if let (Some(travel), Some(incremental)) = (travel, incremental_key(self.options.keys())) {
+            return Err(plan_error(format!(
+                "option '{incremental}' cannot be combined with time travel ('{travel}', or \
+                 VERSION AS OF / TIMESTAMP AS OF): an incremental read names its own snapshots \
+                 (START,END)"
+            )));
+        }
+        Ok(())
+    }
+
+    /// `table` with these options: a time-travel provider if they name a snapshot, an
+    /// incremental read if they name a range ([`crate::incremental`]), with the other options
+    /// applied as dynamic options.
     pub async fn apply(&self, table: &Table) -> Result<Arc<dyn TableProvider>> {
+        self.check_travel_or_incremental()?;
         let rest: BTreeMap<String, String> = self
             .options
             .iter()
@@ -102,11 +125,39 @@ impl TableOptions {
         } else {
             table.with_dynamic_options(rest).map_err(to_df)?
         };
+        if let Some(incremental) = crate::incremental::provider(&table, false)? {
+            return Ok(Arc::new(incremental));
+        }
         let provider = match self.travel_target()? {
             Some(target) => StrataTable::at(&table, &target).await,
             None => StrataTable::new(table).await,
         }
         .map_err(to_df)?;
         Ok(Arc::new(provider))
+    }
+
+    /// `t$audit_log` with these options: an incremental read of every change with its kind
+    /// when they name a range, else the audit log of the newest snapshot. Time travel is
+    /// refused (strata's audit log reads the newest snapshot only).
+    pub async fn apply_audit_log(&self, table: &Table) -> Result<Arc<dyn TableProvider>> {
+        self.check_travel_or_incremental()?;
+        if let Some(key) = TRAVEL_KEYS.iter().find(|k| self.options.contains_key(**k)) {
+            return Err(plan_error(format!(
+                "{}$audit_log with '{key}': the audit log has no time travel (it reads the newest \
+                 snapshot; for the changes between two snapshots use 'incremental-between')",
+                table.identifier()
+            )));
+        }
+        let table = if self.options.is_empty() {
+            table.clone()
+        } else {
+            table
+                .with_dynamic_options(self.options.clone())
+                .map_err(to_df)?
+        };
+        match crate::incremental::provider(&table, true)? {
+            Some(incremental) => Ok(Arc::new(incremental)),
+            None => Ok(Arc::new(crate::audit_log::AuditLogTable::new(table)?)),
+        }
     }
 }

@@ -11,6 +11,7 @@
 //! | `INSERT … PARTITION (k = v) …` (static partitions) | [`crate::ddl::insert_static_partition`] |
 //! | `USE db` | the session's default schema |
 //! | time travel and `/*+ OPTIONS(…) */` on any table reference | [`crate::rewrite`] |
+//! | `incremental-between*` options on a table or its `t$audit_log` | [`crate::incremental`] |
 //!
 //! Everything else — queries, `INSERT INTO`, `INSERT OVERWRITE`, `UPDATE`, `DELETE`,
 //! `EXPLAIN`, `SHOW TABLES`, `CREATE SCHEMA` — is DataFusion's, over strata's providers.
@@ -256,15 +257,25 @@ impl SqlSession {
                     Some((_, s)) => (true, s.to_string()),
                     None => (false, String::new()),
                 };
-                if base {
+                let options = TableOptions::new(r.options.clone());
+                let provider = if base && system.eq_ignore_ascii_case("audit_log") {
+                    // `t$audit_log` takes the incremental options (Java's AuditLogTable).
+                    let mut parts = r.name.clone();
+                    if let Some(last) = parts.last_mut() {
+                        *last = last.split_once('$').map_or(last.clone(), |(t, _)| t.into());
+                    }
+                    let id = self.identifier(&parts)?;
+                    let table = self.catalog.get_table(&id).await.map_err(to_df)?;
+                    options.apply_audit_log(&table).await?
+                } else if base {
                     return Err(plan_error(format!(
                         "{}: system table ${system} has no time travel or options",
                         r.name.join(".")
                     )));
-                }
-                let id = self.identifier(&r.name)?;
-                let provider =
-                    open_table(&self.catalog, &id, &TableOptions::new(r.options.clone())).await?;
+                } else {
+                    let id = self.identifier(&r.name)?;
+                    open_table(&self.catalog, &id, &options).await?
+                };
                 self.refs.register_table(r.alias.clone(), provider)?;
                 registered.push(r.alias.clone());
             }
