@@ -7,6 +7,9 @@
 //! [`StrataScanExec`] (split groups read in parallel, serializable for Ballista) with row kinds
 //! on; filters are applied by DataFusion above it (a filter below the merge could hide a
 //! delete).
+//!
+//! With `incremental-between*` options (`"t$audit_log" /*+ OPTIONS('incremental-between' =
+//! '3,7') */`) the view reads the changes of that range instead ([`crate::incremental`]).
 
 use std::sync::Arc;
 
