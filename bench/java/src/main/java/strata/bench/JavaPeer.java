@@ -1,5 +1,7 @@
 package strata.bench;
 
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.Snapshot;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
@@ -8,6 +10,7 @@ import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.serializer.InternalRowSerializer;
+import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.format.FileFormat;
 import org.apache.paimon.format.FormatReaderContext;
 import org.apache.paimon.format.FormatReaderFactory;
@@ -19,6 +22,7 @@ import org.apache.paimon.predicate.PredicateBuilder;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.utils.SnapshotManager;
 import org.apache.paimon.table.Table;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
@@ -55,7 +59,7 @@ import java.util.regex.Matcher;
  * it) in one JVM, warmed up, timed inside the JVM.
  *
  * <pre>
- *   java -cp CP strata.bench.JavaPeer write  --wh W --data DIR [--table append|pk] [--warmup N] [--iterations N]
+ *   java -cp CP strata.bench.JavaPeer write  --wh W --data DIR [--table append|pk] [--option K=V]... [--warmup N] [--iterations N]
  *   java -cp CP strata.bench.JavaPeer read   --wh W [--table append|pk] [--warmup N] [--iterations N]
  *   java -cp CP strata.bench.JavaPeer filter --wh W [--table append|pk] [--warmup N] [--iterations N]
  * </pre>
@@ -73,7 +77,16 @@ import java.util.regex.Matcher;
  *       {@code BatchWriteBuilder.newWrite()}, one {@code write(GenericRow)} per row, {@code
  *       prepareCommit()}, {@code newCommit().commit()} to closing the write and commit
  *       ({@code per_commit_s}; {@code seconds} is their sum). No IOManager is set (the plain
- *       Java API, as Paimon's documentation shows it).
+ *       Java API, as Paimon's documentation shows it) unless the table needs lookups ({@code
+ *       CoreOptions.needLookup()}: {@code changelog-producer=lookup}, {@code
+ *       deletion-vectors.enabled}, first-row), whose lookup compaction refuses to run without a
+ *       temp directory: then each write gets an IOManager on a fresh temp directory, created
+ *       and deleted outside the timers, as Flink's task managers give one ({@code io_manager}
+ *       in the output). {@code --option K=V} (repeatable) adds table options to the schema at
+ *       create time (bench/deletion_vectors.sh: {@code changelog-producer}, {@code
+ *       deletion-vectors.enabled}, {@code write-only}); the write checks that the table has
+ *       one APPEND snapshot per commit (compactions add COMPACT snapshots) and reports the
+ *       snapshot count ({@code snapshots}).
  *   <li>{@code read} / {@code filter}: the catalog and table are opened ({@code open_s}, not
  *       timed), then {@code seconds} covers {@code newReadBuilder()} (with {@code id < 1000}
  *       as a Paimon predicate for {@code filter}), {@code newScan().plan()} ({@code plan_s}),
@@ -123,6 +136,8 @@ public final class JavaPeer {
         String label;
         int warmup = 2;
         int iterations = 1;
+        /** Table options set at create time ({@code --option K=V}, in order; the last wins). */
+        Map<String, String> options = new LinkedHashMap<>();
     }
 
     static Args parse(String[] argv) {
@@ -147,6 +162,15 @@ public final class JavaPeer {
                 case "--label": a.label = v; break;
                 case "--warmup": a.warmup = Integer.parseInt(v); break;
                 case "--iterations": a.iterations = Integer.parseInt(v); break;
+                case "--option": {
+                    int eq = v.indexOf('=');
+                    if (eq <= 0 || v.substring(0, eq).trim().isEmpty()) {
+                        throw new IllegalArgumentException("--option " + v + ": expected K=V (a table option, e.g."
+                                + " changelog-producer=lookup)");
+                    }
+                    a.options.put(v.substring(0, eq).trim(), v.substring(eq + 1).trim());
+                    break;
+                }
                 default: throw new IllegalArgumentException("unknown option " + s);
             }
         }
@@ -161,6 +185,10 @@ public final class JavaPeer {
         }
         if (a.phase.equals("write") && a.data == null) {
             throw new IllegalArgumentException("write needs --data");
+        }
+        if (!a.options.isEmpty() && !a.phase.equals("write")) {
+            throw new IllegalArgumentException("--option sets table options at create time: write only (got "
+                    + a.phase + " with --option " + a.options + ")");
         }
         if (a.warmup < 0 || a.iterations < 1) {
             throw new IllegalArgumentException("--warmup must be >= 0 and --iterations >= 1");
@@ -179,7 +207,7 @@ public final class JavaPeer {
         } catch (IllegalArgumentException e) {
             System.err.println("JavaPeer: " + e.getMessage());
             System.err.println("usage: JavaPeer write|read|filter --wh W [--data DIR] [--table append|pk]"
-                    + " [--warmup N] [--iterations N] [--label L]");
+                    + " [--option K=V]... [--warmup N] [--iterations N] [--label L]");
             System.exit(2);
             return;
         }
@@ -216,7 +244,7 @@ public final class JavaPeer {
         return Identifier.create(DATABASE, table.equals("pk") ? "pk_t" : "append_t");
     }
 
-    static Schema schema(String table) {
+    static Schema schema(String table, Map<String, String> options) {
         Schema.Builder b = Schema.newBuilder()
                 .column("id", DataTypes.BIGINT().notNull())
                 .column("v_long", DataTypes.BIGINT())
@@ -229,6 +257,7 @@ public final class JavaPeer {
         } else {
             b.option("bucket", "-1");
         }
+        options.forEach(b::option);
         return b.build();
     }
 
@@ -366,21 +395,38 @@ public final class JavaPeer {
         double seconds;
         double cpu;
         List<Double> perCommit = new ArrayList<>();
+        long snapshots;
+        boolean ioManager;
     }
 
-    /** Creates the table in {@code wh} (not timed) and writes every commit, one commit each. */
-    static WriteRun writeOnce(String wh, String table, List<Commit> commits) throws Exception {
+    /**
+     * Creates the table in {@code wh} with the extra {@code options} (not timed) and writes every
+     * commit, one commit each. Tables that need lookups get an IOManager on a temp directory
+     * made and deleted outside the timers.
+     */
+    static WriteRun writeOnce(String wh, String table, Map<String, String> options, List<Commit> commits)
+            throws Exception {
         Identifier id = identifier(table);
         WriteRun run = new WriteRun();
+        java.nio.file.Path ioDir = null;
+        IOManager io = null;
         try (Catalog cat = catalog(wh)) {
             cat.createDatabase(DATABASE, true);
-            cat.createTable(id, schema(table), false);
+            cat.createTable(id, schema(table, options), false);
+            if (CoreOptions.fromMap(((FileStoreTable) cat.getTable(id)).options()).needLookup()) {
+                ioDir = Files.createTempDirectory("strata-bench-java-io-");
+                io = IOManager.create(ioDir.toString());
+                run.ioManager = true;
+            }
             long cpu0 = cpuNanos();
             for (Commit c : commits) {
                 long t0 = System.nanoTime();
                 Table t = cat.getTable(id);
                 BatchWriteBuilder wb = t.newBatchWriteBuilder();
                 try (BatchTableWrite w = wb.newWrite(); BatchTableCommit commit = wb.newCommit()) {
+                    if (io != null) {
+                        w.withIOManager(io);
+                    }
                     for (int i = 0; i < c.n; i++) {
                         w.write(c.row(i));
                     }
@@ -390,10 +436,26 @@ public final class JavaPeer {
             }
             run.cpu = (cpuNanos() - cpu0) / 1e9;
             run.seconds = run.perCommit.stream().mapToDouble(Double::doubleValue).sum();
-            Long latest = ((FileStoreTable) cat.getTable(id)).snapshotManager().latestSnapshotId();
-            if (latest == null || latest != commits.size()) {
-                throw new IllegalStateException("expected " + commits.size() + " snapshots after the write, the latest is "
-                        + latest);
+            // One APPEND snapshot per commit; compactions (universal, lookup, DV) add COMPACT ones.
+            SnapshotManager sm = ((FileStoreTable) cat.getTable(id)).snapshotManager();
+            Long latest = sm.latestSnapshotId();
+            long appends = 0;
+            for (long s = 1; latest != null && s <= latest; s++) {
+                if (sm.snapshot(s).commitKind() == Snapshot.CommitKind.APPEND) {
+                    appends++;
+                }
+            }
+            if (appends != commits.size()) {
+                throw new IllegalStateException("expected " + commits.size() + " APPEND snapshots after the write, found "
+                        + appends + " (latest snapshot " + latest + ")");
+            }
+            run.snapshots = latest;
+        } finally {
+            if (io != null) {
+                io.close();
+            }
+            if (ioDir != null) {
+                deleteTree(ioDir.toString());
             }
         }
         return run;
@@ -419,7 +481,7 @@ public final class JavaPeer {
             String scratch = a.wh + ".warmup-" + i;
             deleteTree(scratch);
             System.gc();
-            warm.add(writeOnce(scratch, a.table, commits).seconds);
+            warm.add(writeOnce(scratch, a.table, a.options, commits).seconds);
             deleteTree(scratch);
         }
         double warmupS = (System.nanoTime() - w0) / 1e9;
@@ -429,7 +491,7 @@ public final class JavaPeer {
             String target = i == a.iterations ? a.wh : a.wh + ".iter-" + i;
             deleteTree(target.equals(a.wh) ? null : target);
             System.gc();
-            timed.add(writeOnce(target, a.table, commits));
+            timed.add(writeOnce(target, a.table, a.options, commits));
             if (!target.equals(a.wh)) {
                 deleteTree(target);
             }
@@ -446,6 +508,13 @@ public final class JavaPeer {
         out.put("per_commit_s", pc);
         out.put("cpu_s", round(med.cpu, 3));
         out.put("load_s", round(load, 3));
+        out.put("snapshots", med.snapshots);
+        out.put("io_manager", med.ioManager);
+        if (!a.options.isEmpty()) {
+            List<Object> opts = new ArrayList<>();
+            a.options.forEach((k, v) -> opts.add(k + "=" + v));
+            out.put("options", opts);
+        }
         addWarmup(out, a, warm, warmupS, timed.stream().map(r -> r.seconds).collect(java.util.stream.Collectors.toList()));
         return out;
     }
