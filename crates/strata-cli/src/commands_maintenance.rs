@@ -168,15 +168,7 @@ pub async fn run(catalog: &FileSystemCatalog, cmd: MaintenanceCommand) -> Result
                         }),
                     )?;
                 }
-                for d in &plan.deletions {
-                    println_json(
-                        &mut out,
-                        &json!({
-                            "kind": d.category.as_str(),
-                            "path": t.file_io().display(&d.path),
-                        }),
-                    )?;
-                }
+                print_deletions(&mut out, &t, &plan.deletions)?;
                 eprintln!(
                     "dry run: would expire {} snapshot(s) {:?} of {} and delete {} file(s)",
                     plan.expired.len(),
@@ -330,15 +322,7 @@ pub async fn run(catalog: &FileSystemCatalog, cmd: MaintenanceCommand) -> Result
             };
             let mut out = std::io::stdout().lock();
             if dry_run {
-                for d in &plan.deletions {
-                    println_json(
-                        &mut out,
-                        &json!({
-                            "kind": d.category.as_str(),
-                            "path": t.file_io().display(&d.path),
-                        }),
-                    )?;
-                }
+                print_deletions(&mut out, &t, &plan.deletions)?;
                 eprintln!(
                     "dry run: would expire {} changelog(s) {:?} of {} and delete {} file(s)",
                     plan.expired.len(),
@@ -478,4 +462,22 @@ fn changelog_json(r: &ChangelogExpireReport) -> serde_json::Value {
 
 fn println_json(out: &mut impl Write, v: &serde_json::Value) -> Result<()> {
     writeln!(out, "{v}").map_err(|e| msg(format!("cannot write to stdout: {e}")))
+}
+
+/// A dry run's deletions, one JSON line each (`kind`, `path`).
+fn print_deletions(
+    out: &mut impl std::io::Write,
+    t: &strata::table::Table,
+    deletions: &[strata::maintenance::Deletion],
+) -> Result<()> {
+    for d in deletions {
+        println_json(
+            out,
+            &json!({
+                "kind": d.category.as_str(),
+                "path": t.file_io().display(&d.path),
+            }),
+        )?;
+    }
+    Ok(())
 }

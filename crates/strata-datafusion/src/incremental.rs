@@ -23,8 +23,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use arrow::compute::filter_record_batch;
-use arrow_array::{Array, BooleanArray, RecordBatch, RecordBatchOptions, StringArray};
+use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::{Schema, SchemaRef};
 use async_trait::async_trait;
 use datafusion::catalog::Session;
@@ -334,19 +333,6 @@ impl DisplayAs for StrataIncrementalExec {
     }
 }
 
-/// The rows of `batch` (whose first column is `rowkind`) that are `+I` or `+U`.
-fn adds_only(batch: &RecordBatch) -> Result<RecordBatch> {
-    let kinds = batch
-        .column(0)
-        .as_any()
-        .downcast_ref::<StringArray>()
-        .ok_or_else(|| DataFusionError::Internal("rowkind is not a string column".into()))?;
-    let keep: BooleanArray = (0..kinds.len())
-        .map(|i| Some(kinds.is_valid(i) && matches!(kinds.value(i), "+I" | "+U")))
-        .collect();
-    Ok(filter_record_batch(batch, &keep)?)
-}
-
 impl ExecutionPlan for StrataIncrementalExec {
     fn name(&self) -> &str {
         "StrataIncrementalExec"
@@ -403,7 +389,11 @@ impl ExecutionPlan for StrataIncrementalExec {
         } = self.request.clone();
         let stream = stream.map(move |batch| {
             let batch = batch.map_err(to_df)?;
-            let batch = if row_kinds { batch } else { adds_only(&batch)? };
+            let batch = if row_kinds {
+                batch
+            } else {
+                strata::read::row_kinds::additions(&batch).map_err(to_df)?
+            };
             let columns = output.iter().map(|&i| batch.column(i).clone()).collect();
             let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
             Ok(RecordBatch::try_new_with_options(

@@ -71,30 +71,45 @@ impl ExpireConfig {
     }
 
     fn validate(&self) -> Result<()> {
-        if self.retain_min < 1 {
-            return Err(Error::InvalidOption {
-                key: "snapshot.num-retained.min".into(),
-                message: format!("must be at least 1, got {}", self.retain_min),
-            });
-        }
-        if self.retain_max < self.retain_min {
-            return Err(Error::InvalidOption {
-                key: "snapshot.num-retained.max".into(),
-                message: format!(
-                    "retain max ({}) must not be less than retain min ({}, \
-                     snapshot.num-retained.min)",
-                    self.retain_max, self.retain_min
-                ),
-            });
-        }
-        if self.max_deletes < 1 {
-            return Err(Error::InvalidOption {
-                key: "snapshot.expire.limit".into(),
-                message: format!("must be at least 1, got {}", self.max_deletes),
-            });
-        }
-        Ok(())
+        validate_retention(
+            "snapshot",
+            self.retain_min,
+            self.retain_max,
+            self.max_deletes,
+        )
     }
+}
+
+/// Checks `<prefix>.num-retained.min` ≥ 1, `<prefix>.num-retained.max` ≥ min and
+/// `snapshot.expire.limit` ≥ 1 (`prefix`: `snapshot` or `changelog`).
+pub(super) fn validate_retention(
+    prefix: &str,
+    retain_min: i32,
+    retain_max: i32,
+    max_deletes: i32,
+) -> Result<()> {
+    if retain_min < 1 {
+        return Err(Error::InvalidOption {
+            key: format!("{prefix}.num-retained.min"),
+            message: format!("must be at least 1, got {retain_min}"),
+        });
+    }
+    if retain_max < retain_min {
+        return Err(Error::InvalidOption {
+            key: format!("{prefix}.num-retained.max"),
+            message: format!(
+                "retain max ({retain_max}) must not be less than retain min ({retain_min}, \
+                 {prefix}.num-retained.min)"
+            ),
+        });
+    }
+    if max_deletes < 1 {
+        return Err(Error::InvalidOption {
+            key: "snapshot.expire.limit".into(),
+            message: format!("must be at least 1, got {max_deletes}"),
+        });
+    }
+    Ok(())
 }
 
 /// What one expiry run will delete, in order.

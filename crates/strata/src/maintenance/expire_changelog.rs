@@ -63,29 +63,12 @@ impl ChangelogExpireConfig {
     }
 
     fn validate(&self) -> Result<()> {
-        if self.retain_min < 1 {
-            return Err(Error::InvalidOption {
-                key: "changelog.num-retained.min".into(),
-                message: format!("must be at least 1, got {}", self.retain_min),
-            });
-        }
-        if self.retain_max < self.retain_min {
-            return Err(Error::InvalidOption {
-                key: "changelog.num-retained.max".into(),
-                message: format!(
-                    "retain max ({}) must not be less than retain min ({}, \
-                     changelog.num-retained.min)",
-                    self.retain_max, self.retain_min
-                ),
-            });
-        }
-        if self.max_deletes < 1 {
-            return Err(Error::InvalidOption {
-                key: "snapshot.expire.limit".into(),
-                message: format!("must be at least 1, got {}", self.max_deletes),
-            });
-        }
-        Ok(())
+        super::expire::validate_retention(
+            "changelog",
+            self.retain_min,
+            self.retain_max,
+            self.max_deletes,
+        )
     }
 }
 

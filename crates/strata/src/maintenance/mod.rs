@@ -36,7 +36,7 @@ pub use expire::{
 pub use expire_changelog::{
     ChangelogExpireConfig, ChangelogExpirePlan, ChangelogExpireReport, ExpireChangelogs,
 };
-pub use files::{DeletionCounts, FileCategory};
+pub use files::{Deletion, DeletionCounts, FileCategory};
 pub use orphans::{OrphanFilesClean, OrphanReport};
 pub use rollback::RollbackReport;
 pub use tag_ops::TagDeletionReport;

@@ -18,6 +18,25 @@ use crate::{Error, Result};
 /// The name of the row-kind column (Java `AuditLogTable.ROW_KIND`).
 pub const ROW_KIND_COLUMN: &str = "rowkind";
 
+/// The rows of `batch` (whose first column is `rowkind`) that add a row, `+I` or `+U`: what
+/// a read that drops retractions keeps (Java's `isAdd()`).
+pub fn additions(batch: &RecordBatch) -> Result<RecordBatch> {
+    let kinds = batch
+        .column(0)
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .ok_or_else(|| Error::Invariant("the rowkind column is not a string column".into()))?;
+    let keep: arrow_array::BooleanArray = kinds
+        .iter()
+        .map(|k| Some(matches!(k, Some("+I") | Some("+U"))))
+        .collect();
+    if keep.false_count() == 0 {
+        return Ok(batch.clone());
+    }
+    arrow_select::filter::filter_record_batch(batch, &keep)
+        .map_err(|e| Error::arrow("dropping retractions", e))
+}
+
 /// `schema` with the row-kind column in front.
 pub fn with_kind_column(schema: &Schema) -> SchemaRef {
     let mut fields = vec![Arc::new(Field::new(ROW_KIND_COLUMN, DataType::Utf8, false))];

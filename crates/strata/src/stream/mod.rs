@@ -434,20 +434,10 @@ async fn first_after_with_changelogs(
     Ok(lo + 1)
 }
 
-/// The rows of a row-kind batch that add (`+I`, `+U`): a whole-snapshot read drops the deletes
-/// a merge keeps for the audit log.
+/// The additions of a whole-snapshot read (the deletes a merge keeps for the audit log go), in
+/// the stream's schema.
 fn additions(schema: &SchemaRef, batch: &RecordBatch) -> Result<RecordBatch> {
-    let kinds = batch
-        .column(0)
-        .as_any()
-        .downcast_ref::<arrow_array::StringArray>()
-        .ok_or_else(|| Error::Invariant("the rowkind column is not a string column".into()))?;
-    let keep: arrow_array::BooleanArray = kinds
-        .iter()
-        .map(|k| Some(matches!(k, Some("+I") | Some("+U"))))
-        .collect();
-    let kept = arrow_select::filter::filter_record_batch(batch, &keep)
-        .map_err(|e| Error::arrow("dropping deletes of a whole-snapshot read", e))?;
+    let kept = crate::read::row_kinds::additions(batch)?;
     // The stream's batches all have the incremental read's schema.
     RecordBatch::try_new(schema.clone(), kept.columns().to_vec())
         .map_err(|e| Error::arrow("a whole-snapshot read in the stream's schema", e))

@@ -328,27 +328,31 @@ async fn changelog_prefix_and_expiry() {
     );
 }
 
+/// The changelog of snapshot `id` as read by an incremental read in changelog mode: batches
+/// of `rowkind`, then the table's columns.
+pub(crate) async fn changelog_batches(t: &Table, id: i64) -> Vec<RecordBatch> {
+    use strata::scan::{IncrementalBetween, IncrementalMode};
+    let plan = t
+        .new_incremental_scan(IncrementalBetween::ids(id - 1, id))
+        .with_mode(IncrementalMode::Changelog)
+        .plan()
+        .await
+        .unwrap();
+    t.new_incremental_read()
+        .to_batches(plan.splits)
+        .await
+        .unwrap()
+}
+
 /// (id → v) after applying the changelog of snapshots `(0, last]` in order: `+I`/`+U` upsert,
 /// `-U`/`-D` remove.
 pub(crate) async fn replay_changelog(
     t: &Table,
     last: i64,
 ) -> std::collections::BTreeMap<i64, String> {
-    use strata::scan::{IncrementalBetween, IncrementalMode};
     let mut model = std::collections::BTreeMap::new();
     for id in 1..=last {
-        let plan = t
-            .new_incremental_scan(IncrementalBetween::ids(id - 1, id))
-            .with_mode(IncrementalMode::Changelog)
-            .plan()
-            .await
-            .unwrap();
-        for b in t
-            .new_incremental_read()
-            .to_batches(plan.splits)
-            .await
-            .unwrap()
-        {
+        for b in changelog_batches(t, id).await {
             let kind = b.column(0).as_any().downcast_ref::<StringArray>().unwrap();
             let ids = b.column(1).as_any().downcast_ref::<Int64Array>().unwrap();
             let v = b.column(2).as_any().downcast_ref::<StringArray>().unwrap();

@@ -16,6 +16,7 @@ use strata::spec::kv::RowKind;
 use strata::spec::snapshot::CommitKind;
 use strata::table::Table;
 
+use crate::changelog_input::changelog_batches;
 use crate::lifecycle_support::{batch, rows, Lake};
 
 const LOOKUP: &str = r#","changelog-producer":"lookup""#;
@@ -47,20 +48,8 @@ fn value(id: i64, tag: &str) -> String {
 
 /// The changelog of snapshot `id` as (kind, id, v), in file order.
 async fn changelog_of(t: &Table, id: i64) -> Vec<(String, i64, String)> {
-    use strata::scan::{IncrementalBetween, IncrementalMode};
-    let plan = t
-        .new_incremental_scan(IncrementalBetween::ids(id - 1, id))
-        .with_mode(IncrementalMode::Changelog)
-        .plan()
-        .await
-        .unwrap();
     let mut out = Vec::new();
-    for b in t
-        .new_incremental_read()
-        .to_batches(plan.splits)
-        .await
-        .unwrap()
-    {
+    for b in changelog_batches(t, id).await {
         let kind = b.column(0).as_any().downcast_ref::<StringArray>().unwrap();
         let ids = b.column(1).as_any().downcast_ref::<Int64Array>().unwrap();
         let v = b.column(2).as_any().downcast_ref::<StringArray>().unwrap();
@@ -73,6 +62,19 @@ async fn changelog_of(t: &Table, id: i64) -> Vec<(String, i64, String)> {
         }
     }
     out
+}
+
+/// The error of a first write to `t` (empty when it succeeds).
+async fn write_error(t: &Table) -> String {
+    async {
+        let mut w = t.new_write()?;
+        w.write(&batch(0..1, "a")).await?;
+        w.prepare_commit().await
+    }
+    .await
+    .err()
+    .map(|e| e.to_string())
+    .unwrap_or_default()
 }
 
 #[tokio::test]
@@ -174,15 +176,7 @@ async fn row_deduplicate_drops_updates_that_change_nothing() {
             ),
         )
         .await;
-    let err = async {
-        let mut w = bad.new_write()?;
-        w.write(&batch(0..1, "a")).await?;
-        w.prepare_commit().await
-    }
-    .await
-    .err()
-    .map(|e| e.to_string())
-    .unwrap_or_default();
+    let err = write_error(&bad).await;
     assert!(
         err.contains("row-deduplicate-ignore-fields") && err.contains("nope"),
         "{err}"
@@ -220,21 +214,9 @@ async fn sum_rows(t: &Table) -> BTreeMap<i64, i64> {
 
 /// The sum table's changelog of snapshots `(0, last]` replayed from empty.
 async fn replay_sums(t: &Table, last: i64) -> BTreeMap<i64, i64> {
-    use strata::scan::{IncrementalBetween, IncrementalMode};
     let mut model = BTreeMap::new();
     for id in 1..=last {
-        let plan = t
-            .new_incremental_scan(IncrementalBetween::ids(id - 1, id))
-            .with_mode(IncrementalMode::Changelog)
-            .plan()
-            .await
-            .unwrap();
-        for b in t
-            .new_incremental_read()
-            .to_batches(plan.splits)
-            .await
-            .unwrap()
-        {
+        for b in changelog_batches(t, id).await {
             let kind = b.column(0).as_any().downcast_ref::<StringArray>().unwrap();
             let ids = b.column(1).as_any().downcast_ref::<Int64Array>().unwrap();
             let v = b.column(2).as_any().downcast_ref::<Int64Array>().unwrap();
@@ -447,15 +429,7 @@ async fn full_compaction_producer_writes_the_changelog_of_each_full_compaction()
             r#","changelog-producer":"full-compaction","deletion-vectors.enabled":"true""#,
         )
         .await;
-    let e = async {
-        let mut w = err.new_write()?;
-        w.write(&batch(0..1, "a")).await?;
-        w.prepare_commit().await
-    }
-    .await
-    .err()
-    .map(|e| e.to_string())
-    .unwrap_or_default();
+    let e = write_error(&err).await;
     assert!(
         e.contains("full-compaction") && e.contains("deletion-vectors"),
         "{e}"
