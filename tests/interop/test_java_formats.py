@@ -1,15 +1,17 @@
-"""ORC and Avro data files: tables Java Paimon 1.4.2 / 2.0.0 writes with ``file.format`` = orc /
-avro, read by strata.
+"""Data files of every format: partitioned tables Java Paimon 1.0.1 / 1.4.2 / 2.0.0 writes with
+``file.format`` = parquet / orc / avro, read by strata.
 
 Every column type (``all_types``: extremes, NULLs at every level, nested ARRAY/MAP/ROW, MAP with
 INT keys -- an array of records in Avro --, DECIMAL in all physical widths, TIMESTAMP/LTZ; Avro
 stores no timestamps finer than microseconds, so its tables leave out the precision-9 columns)
-in append and primary-key tables, with updates, deletes and Java's full compaction; projections
-and filters; a table whose ``file.format`` changed between commits, so one snapshot holds
-Parquet, ORC and Avro files.  strata writes only Parquet: a write or compaction on an ORC/Avro
-table is refused naming ``file.format``, with nothing committed.  Expected rows: the canonical
-lines of the input (a model), never one engine's output -- Java's own read is checked against
-the same model.
+in partitioned append and primary-key tables, with updates, deletes and Java's full compaction;
+projections and filters; a table whose ``file.format`` changed between commits, so one snapshot
+holds Parquet, ORC and Avro files.  Java 1.0 is here because its files differ (its Avro writer
+declares the top-level record as the union ``["null", record]``).  strata writes only Parquet:
+on a Parquet table strata writes on and Java reads strata's commit; a write or compaction on an
+ORC/Avro table is refused naming ``file.format``, with nothing committed.  Expected rows: the
+canonical lines of the input (a model), never one engine's output -- Java's own read is checked
+against the same model.
 """
 from __future__ import annotations
 
@@ -23,14 +25,18 @@ import pytest
 from interop_support.all_types import rows_table, schema_doc
 from interop_support.canonical import assert_same_rows, canonical_lines
 from interop_support.datagen import write_input
-from interop_support.java_oracle import java, rows_json  # noqa: F401  (fixture)
+from interop_support.java_oracle import ALL_VERSIONS, java_fixture, rows_json
 from interop_support.strata_cli import StrataError
 
 pytestmark = pytest.mark.java
 
+# Every Java line the suite knows, the oldest deployed one (1.0) included: data files are where
+# the releases differ (1.0's Avro writer declares the record as a nullable union).
+java = java_fixture(ALL_VERSIONS)
+
 # Columns each format leaves out: Avro has no timestamp type finer than microseconds (Paimon's
 # AvroSchemaConverter refuses TIMESTAMP(9)).
-EXCLUDE = {"orc": (), "avro": ("ts9", "ltz9")}
+EXCLUDE = {"parquet": (), "orc": (), "avro": ("ts9", "ltz9")}
 FORMATS = sorted(EXCLUDE)
 
 
@@ -57,10 +63,14 @@ def as_stored(t: pa.Table, fmt: str) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=t.schema)
 
 
-def data_files(wh: str, ident: str):
+def data_paths(wh: str, ident: str):
     db, name = ident.split(".")
     root = Path(wh) / f"{db}.db" / name
-    return sorted(p.name for p in root.rglob("data-*") if p.is_file())
+    return sorted(p for p in root.rglob("data-*") if p.is_file())
+
+
+def data_files(wh: str, ident: str):
+    return sorted(p.name for p in data_paths(wh, ident))
 
 
 def assert_refuses_writes(strata, java, ident, data: pa.Table, fmt: str, expected, compact: bool = False):
@@ -77,33 +87,6 @@ def assert_refuses_writes(strata, java, ident, data: pa.Table, fmt: str, expecte
     assert_same_rows(java.read(strata.warehouse, ident), expected, f"{fmt}: Java read after the refused writes")
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
-def test_append_table_written_by_java(java, strata, fmt):
-    ident = "db.t"
-    exclude = EXCLUDE[fmt]
-    java.create_table(strata.warehouse, ident, schema_doc(options={"file.format": fmt}, exclude=exclude))
-    commits = [rows_table(range(0, 16), 1, exclude), rows_table(range(16, 24), 2, exclude)]
-    for data in commits:
-        java.write(strata.warehouse, ident, rows_json(data))
-    files = data_files(strata.warehouse, ident)
-    assert files and all(f.endswith(f".{fmt}") for f in files), files
-
-    everything = as_stored(pa.concat_tables(commits), fmt)
-    expected = canonical_lines(everything)
-    assert_same_rows(strata.read_lines(ident), expected, f"{fmt}: strata read of Java's {fmt} files")
-    assert_same_rows(java.read(strata.warehouse, ident), expected, f"{fmt}: Java {java.version} read")
-    assert_same_rows(strata.read_lines(ident, snapshot=1), canonical_lines(as_stored(commits[0], fmt)),
-                     f"{fmt}: strata at 1")
-    cols = ["m_int", "id", "dec38", "r", "ltz6"]
-    assert_same_rows(strata.read_lines(ident, columns=cols), canonical_lines(everything.select(cols)),
-                     f"{fmt}: strata projection")
-    # A filter pushed into decoding keeps exactly the matching rows.
-    mask = pc.and_(pc.greater_equal(everything["id"], 5), pc.is_valid(everything["s"]))
-    assert_same_rows(strata.read_lines(ident, where="id >= 5 AND s IS NOT NULL"),
-                     canonical_lines(everything.filter(mask)), f"{fmt}: strata filtered read")
-    assert_refuses_writes(strata, java, ident, commits[0], fmt, expected)
-
-
 def _keyed(ids, gen, exclude):
     t = rows_table(ids, gen, exclude)
     t = t.append_column(pa.field("dkey", pa.date32(), nullable=False),
@@ -113,9 +96,51 @@ def _keyed(ids, gen, exclude):
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
+def test_append_table_written_by_java(java, strata, fmt):
+    """A partitioned append table: strata reads Java's files of each commit, projections and a
+    filter pushed into decoding; then strata writes on (Parquet) and Java reads that, or its
+    write is refused (ORC, Avro)."""
+    ident = "db.t"
+    exclude = EXCLUDE[fmt]
+    doc = schema_doc(partition_keys=("dkey",), options={"file.format": fmt}, exclude=exclude)
+    doc["fields"] += [{"name": "dkey", "type": "DATE NOT NULL"}, {"name": "skey", "type": "STRING NOT NULL"}]
+    java.create_table(strata.warehouse, ident, doc)
+    commits = [_keyed(range(0, 16), 1, exclude), _keyed(range(16, 24), 2, exclude)]
+    for data in commits:
+        java.write(strata.warehouse, ident, rows_json(data))
+    files = data_files(strata.warehouse, ident)
+    assert files and all(f.endswith(f".{fmt}") for f in files), files
+    assert len({p.parent.parent.name for p in data_paths(strata.warehouse, ident)}) == 3
+
+    everything = as_stored(pa.concat_tables(commits), fmt)
+    expected = canonical_lines(everything)
+    assert_same_rows(strata.read_lines(ident), expected, f"{fmt}: strata read of Java's {fmt} files")
+    assert_same_rows(java.read(strata.warehouse, ident), expected, f"{fmt}: Java {java.version} read")
+    assert_same_rows(strata.read_lines(ident, snapshot=1), canonical_lines(as_stored(commits[0], fmt)),
+                     f"{fmt}: strata at 1")
+    cols = ["m_int", "id", "dec38", "r", "ltz6", "dkey"]
+    assert_same_rows(strata.read_lines(ident, columns=cols), canonical_lines(everything.select(cols)),
+                     f"{fmt}: strata projection")
+    # A filter pushed into decoding keeps exactly the matching rows.
+    mask = pc.and_(pc.greater_equal(everything["id"], 5), pc.is_valid(everything["s"]))
+    assert_same_rows(strata.read_lines(ident, where="id >= 5 AND s IS NOT NULL"),
+                     canonical_lines(everything.filter(mask)), f"{fmt}: strata filtered read")
+    if fmt == "parquet":
+        more = _keyed(range(24, 30), 3, exclude)
+        strata.write(ident, [write_input(more, "parquet", Path(strata.scratch) / "more.parquet")])
+        expected = canonical_lines(pa.concat_tables([everything, more]))
+        assert_same_rows(java.read(strata.warehouse, ident), expected,
+                         f"{fmt}: Java {java.version} read after strata's commit")
+        assert_same_rows(strata.read_lines(ident), expected, f"{fmt}: strata read after its commit")
+    else:
+        assert_refuses_writes(strata, java, ident, commits[0], fmt, expected)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
 def test_primary_key_table_written_by_java(java, strata, fmt):
     """Updates across commits, deletes by row kind, then Java's full compaction: strata reads the
-    merged rows from Java's level-0 runs and from the compacted files."""
+    merged rows from Java's level-0 runs and from the compacted files; then strata upserts
+    (Parquet) and Java reads that, or its write and compaction are refused (ORC, Avro)."""
     ident = "db.t"
     exclude = EXCLUDE[fmt]
     doc = schema_doc(primary_keys=("dkey", "skey", "id"), partition_keys=("dkey",),
@@ -145,7 +170,18 @@ def test_primary_key_table_written_by_java(java, strata, fmt):
                          [r for r in model.values() if r["id"] < 10],
                          schema=commits[0][0].schema), fmt).select(["id", "skey", "m"])),
                      f"{fmt}: strata filtered projection after compaction")
-    assert_refuses_writes(strata, java, ident, commits[0][0], fmt, expected, compact=True)
+    if fmt == "parquet":
+        # strata upserts into Java's compacted table; Java reads strata's level-0 run over it.
+        more = _keyed(range(0, 24, 2), 5, exclude)
+        strata.write(ident, [write_input(more, "parquet", Path(strata.scratch) / "more.parquet")])
+        for r in more.to_pylist():
+            model[(r["dkey"], r["skey"], r["id"])] = r
+        expected = canonical_lines(pa.Table.from_pylist(list(model.values()), schema=commits[0][0].schema))
+        assert_same_rows(java.read(strata.warehouse, ident), expected,
+                         f"{fmt}: Java {java.version} read after strata's upserts")
+        assert_same_rows(strata.read_lines(ident), expected, f"{fmt}: strata read after its upserts")
+    else:
+        assert_refuses_writes(strata, java, ident, commits[0][0], fmt, expected, compact=True)
 
 
 def test_one_snapshot_with_parquet_orc_and_avro_files(java, strata):

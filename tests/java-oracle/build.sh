@@ -6,7 +6,7 @@
 #   $ROOT/.cache/java-oracle/<version>/.stamp          hash of the sources, pom and JDK
 # A version whose stamp matches and whose jars are all present is not rebuilt.
 #
-# Usage: bash tests/java-oracle/build.sh [VERSION...]     (default: 1.4.2 2.0.0)
+# Usage: bash tests/java-oracle/build.sh [VERSION...]     (default: 1.0.1 1.4.2 2.0.0)
 # Needs `java` (JDK 17+) and `mvn` (scripts/test.sh checks them first).
 set -euo pipefail
 
@@ -14,7 +14,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 M2="$ROOT/.cache/m2"
 VERSIONS=("$@")
-[[ ${#VERSIONS[@]} -gt 0 ]] || VERSIONS=(1.4.2 2.0.0)
+[[ ${#VERSIONS[@]} -gt 0 ]] || VERSIONS=(1.0.1 1.4.2 2.0.0)
 
 HASH="$( { cd "$HERE" && find . -type f \( -name '*.java' -o -name '*.xml' -o -name '*.pom' -o -name '*.sh' \) \
     -print0 | sort -z | xargs -0 sha256sum; java -version 2>&1; } | sha256sum | cut -d' ' -f1)"

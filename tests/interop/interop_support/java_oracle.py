@@ -9,7 +9,10 @@ on stderr (kept in a file whose tail is shown on failure).  A failed command rai
 Versions (``VERSIONS``): 1.4.2 (``paimon-bundle``, the latest 1.x) and 2.0.0 (the bundle shaded in
 ``paimon-flink-2.0``).  Test modules get one JVM per version per module through the ``java``
 fixture below (``from interop_support.java_oracle import java``): it is parametrized over the
-versions, so pytest runs a module's tests for one version, then for the other.
+versions, so pytest runs a module's tests for one version, then for the other.  ``OLDEST``
+(1.0.1, ``paimon-bundle``: the oldest line still deployed) runs only where a module asks for it
+with ``java_fixture(ALL_VERSIONS)`` (the data-file formats module and one append and one
+primary-key round trip), to keep the suite's time.
 
 Rows go to Java as JSON objects typed by the table's row type (``rows_json`` turns an Arrow table
 into them: DECIMAL as a string, timestamps as ISO text, LTZ in UTC with ``Z``, binary as hex,
@@ -38,6 +41,8 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 VERSIONS = ("1.4.2", "2.0.0")
+OLDEST = "1.0.1"
+ALL_VERSIONS = (OLDEST,) + VERSIONS
 ROW_KIND = "_ROW_KIND"
 START_TIMEOUT_S = 120
 CALL_TIMEOUT_S = 300
@@ -56,8 +61,8 @@ class JavaOracle:
     """One JVM running the oracle against one Paimon version."""
 
     def __init__(self, version: str):
-        if version not in VERSIONS:
-            raise ValueError(f"unknown Java Paimon version {version!r} (have {VERSIONS})")
+        if version not in ALL_VERSIONS:
+            raise ValueError(f"unknown Java Paimon version {version!r} (have {ALL_VERSIONS})")
         self.version = version
         out = oracle_dir(version)
         classes, cp_file = out / "classes", out / "classpath.txt"
@@ -289,12 +294,21 @@ def rows_json(data: pa.Table, row_kinds: Optional[Sequence[str]] = None,
 
 # ---- pytest fixture -----------------------------------------------------------------------------
 
-@pytest.fixture(scope="module", params=VERSIONS)
-def java(request) -> JavaOracle:
-    """A running Java oracle, one JVM per Paimon version per test module."""
-    try:
-        oracle = JavaOracle(request.param)
-    except JavaOracleError as e:
-        pytest.fail(str(e), pytrace=False)
-    yield oracle
-    oracle.close()
+def java_fixture(versions: Sequence[str] = VERSIONS):
+    """A module-scoped ``java`` fixture over ``versions``: a running Java oracle, one JVM per
+    Paimon version per test module.  A module runs the oldest line too with
+    ``java = java_fixture(ALL_VERSIONS)``."""
+
+    @pytest.fixture(scope="module", params=tuple(versions))
+    def java(request) -> JavaOracle:
+        try:
+            oracle = JavaOracle(request.param)
+        except JavaOracleError as e:
+            pytest.fail(str(e), pytrace=False)
+        yield oracle
+        oracle.close()
+
+    return java
+
+
+java = java_fixture(VERSIONS)

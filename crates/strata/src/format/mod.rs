@@ -18,6 +18,7 @@
 //! | [`data_file_reader`] | [`read_data_file`]: a data file of any format, picked by its extension |
 //! | `orc_reader` | ORC data files Java writes (`file.format` = orc), via orc-rust |
 //! | `avro_reader` | Avro data files Java writes (`file.format` = avro), via arrow-avro |
+//! | `avro_container` | Avro container headers: Java 1.0's top-level `["null", record]` read as its record |
 //! | `nested_rewrite` | format-specific value layouts undone inside nested columns |
 //! | [`evolve`] | schema evolution by field id while reading |
 //! | [`map_shredding`] | PIP-43 shared-shredding MAP columns: conversion, footer metadata, reconstruction |
@@ -26,6 +27,7 @@
 //! | [`read_hints`] | selected MAP keys, MAP-key predicates and read counters passed to the reader |
 
 pub mod arrow_types;
+mod avro_container;
 mod avro_reader;
 mod column_orders;
 pub mod convert;

@@ -10,8 +10,6 @@ import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.index.BucketAssigner;
-import org.apache.paimon.index.HashBucketAssigner;
-import org.apache.paimon.index.SimpleHashBucketAssigner;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.manifest.ManifestEntry;
 import org.apache.paimon.operation.FileStoreScan;
@@ -343,14 +341,12 @@ final class Commands {
             BucketMode mode = t.bucketMode();
             if (mode == BucketMode.HASH_DYNAMIC) {
                 long target = t.coreOptions().dynamicBucketTargetRowNum();
-                Integer max = t.coreOptions().dynamicBucketMaxBuckets();
-                int maxBuckets = max == null ? -1 : max;
+                int maxBuckets = Compat.dynamicBucketMaxBuckets(t.coreOptions());
                 assigner = overwrite
-                        ? new SimpleHashBucketAssigner(1, 0, target, maxBuckets)
-                        : new HashBucketAssigner(t.snapshotManager(), "strata-java-oracle",
-                                t.store().newIndexFileHandler(), 1, 1, 0, target, maxBuckets);
+                        ? Compat.simpleHashAssigner(target, maxBuckets)
+                        : Compat.hashAssigner(t, "strata-java-oracle", target, maxBuckets);
                 extractor = new RowPartitionKeyExtractor(t.schema());
-            } else if (mode == BucketMode.KEY_DYNAMIC) {
+            } else if (Compat.isCrossPartition(mode)) {
                 throw new IllegalArgumentException("the oracle does not write cross-partition "
                         + "(KEY_DYNAMIC) tables");
             } else {
