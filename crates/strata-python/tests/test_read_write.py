@@ -195,10 +195,17 @@ def test_row_kinds(pk_table, append_table):
     with pytest.raises(strata.InvalidInputError, match="row_kinds"):
         w.write_arrow(people([1, 2]), row_kinds=["+I"])
     w.close()
+    # An append table stores rows, not changes: +I and +U rows are taken, a -U or -D row is
+    # refused (Java's AppendOnlyFileStoreTable; ignore-delete would drop it instead).
     aw = append_table.new_batch_write_builder().new_write()
-    with pytest.raises(strata.InvalidInputError, match="primary"):
-        aw.write_arrow(people([1]), row_kinds=["+I"])
+    with pytest.raises(strata.InvalidInputError, match="kind -D"):
+        aw.write_arrow(people([1]), row_kinds=["-D"])
     aw.close()
+    awb = append_table.new_batch_write_builder()
+    aw = awb.new_write()
+    aw.write_arrow(people([1, 2]), row_kinds=["+I", "+U"])
+    awb.new_commit().commit(aw.prepare_commit())
+    assert sorted(r["id"] for r in append_table.read().to_pylist()) == [1, 2]
 
 
 def test_partitioned_pk(partitioned_pk_table):

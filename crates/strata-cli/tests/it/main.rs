@@ -14,3 +14,4 @@ mod scan;
 mod sql;
 mod tail;
 mod write_notes;
+mod write_row_kinds;

@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
+use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_select::filter::filter_record_batch;
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::kv::RowKind;
@@ -484,29 +484,7 @@ impl KvWrite {
     fn kinds_from_column(&self, col: &ArrayRef) -> Result<Vec<i8>> {
         let name =
             &self.table.schema().fields[self.row_kind_field.expect("called with a field")].name;
-        let strings = arrow_cast::cast(col, &arrow_schema::DataType::Utf8)
-            .map_err(|e| Error::arrow(format!("reading row kinds from column {name}"), e))?;
-        let strings = strings
-            .as_any()
-            .downcast_ref::<StringArray>()
-            .expect("cast to Utf8 yields a StringArray");
-        let mut out = Vec::with_capacity(strings.len());
-        for i in 0..strings.len() {
-            if strings.is_null(i) {
-                return Err(Error::InvalidArgument(format!(
-                    "row kind column {name} (rowkind.field) is NULL in row {i}"
-                )));
-            }
-            let k = RowKind::from_short_string(strings.value(i)).map_err(|_| {
-                Error::InvalidArgument(format!(
-                    "row kind column {name} (rowkind.field) holds '{}' in row {i}; \
-                     expected +I, -U, +U or -D",
-                    strings.value(i)
-                ))
-            })?;
-            out.push(k.to_byte());
-        }
-        Ok(out)
+        super::row_kinds::parse_row_kind_column(col, name)
     }
 
     fn filter_kinds(&self, batch: &RecordBatch, kinds: Vec<i8>) -> Result<(RecordBatch, Vec<i8>)> {

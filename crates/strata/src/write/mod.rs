@@ -19,6 +19,7 @@ mod kv_write;
 mod lookup_settings;
 mod merge_tree_writer;
 mod routing;
+mod row_kinds;
 
 use std::collections::HashMap;
 
@@ -38,6 +39,7 @@ use bucket_writer::{BucketWriter, WriterConfig};
 pub use compact_manager::CompactionMetrics;
 pub use compact_table::{CompactReport, CompactRequest};
 use routing::Router;
+use row_kinds::AppendRowKinds;
 
 impl Table {
     /// A writer of new data files for this table (commit its messages with
@@ -89,6 +91,8 @@ pub struct TableWrite {
     rows_written: u64,
     /// Primary-key tables: the key-value writer, created at the first write.
     kv: Option<kv_write::KvWrite>,
+    /// Append tables: the row kinds they take (`+I`, `+U`; `ignore-delete` drops retractions).
+    append_kinds: Option<AppendRowKinds>,
     /// The files will be committed as an OVERWRITE (dynamic-bucket tables then start from an
     /// empty key index, as Java's overwrite does).
     overwrite: bool,
@@ -117,9 +121,12 @@ impl TableWrite {
             &stored,
             &format!("writing to {}", table.identifier()),
         )?;
+        let mut append_kinds = None;
         if table.is_primary_key_table() {
             // Validate the merge engine options now rather than at the first write.
             crate::lsm::merge::create_merge_function(table.schema())?;
+        } else {
+            append_kinds = Some(AppendRowKinds::new(&table)?);
         }
         let schema = table.schema().clone();
         let arrow_schema = to_arrow_schema(&schema.row_type())?;
@@ -134,6 +141,7 @@ impl TableWrite {
             restored_seq: None,
             rows_written: 0,
             kv: None,
+            append_kinds,
             overwrite: false,
             compaction_metrics: Vec::new(),
         })
@@ -181,21 +189,18 @@ impl TableWrite {
     /// missing NOT NULL column, an extra column or an impossible cast is an error naming the
     /// column.
     ///
-    /// For primary-key tables each row is an insert (`+I`) unless the table has a
-    /// `rowkind.field` column; use [`Self::write_with_kinds`] to give row kinds directly.
+    /// Each row is an insert (`+I`) unless the table has a `rowkind.field` column; use
+    /// [`Self::write_with_kinds`] to give row kinds directly. `ignore-delete` drops `-U` and
+    /// `-D` rows, `ignore-update-before` `-U` rows; an append table refuses a `-U` or `-D` row
+    /// left after that (it stores rows, not changes), as Java's `AppendOnlyFileStoreTable`.
     pub async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         self.write_impl(batch, None).await
     }
 
-    /// Writes one batch of a primary-key table with an explicit row kind per row (`+I`, `-U`,
-    /// `+U`, `-D`); the kinds override the `rowkind.field` column.
+    /// Writes one batch with an explicit row kind per row (`+I`, `-U`, `+U`, `-D`); the kinds
+    /// override the `rowkind.field` column and go through the same filter and refusal as
+    /// [`Self::write`]'s (an append table takes `+I` and `+U` rows only).
     pub async fn write_with_kinds(&mut self, batch: &RecordBatch, kinds: &[RowKind]) -> Result<()> {
-        if !self.table.is_primary_key_table() {
-            return Err(Error::InvalidArgument(format!(
-                "row kinds can only be written to primary-key tables; {} has no primary key",
-                self.table.identifier()
-            )));
-        }
         self.write_impl(batch, Some(kinds)).await
     }
 
@@ -215,6 +220,14 @@ impl TableWrite {
             let kv = self.kv.as_mut().expect("created just above");
             kv.write(&batch, kinds).await?;
             self.rows_written += batch.num_rows() as u64;
+            return Ok(());
+        }
+        let batch = self
+            .append_kinds
+            .as_ref()
+            .expect("append tables have their row kinds")
+            .admit(batch, kinds)?;
+        if batch.num_rows() == 0 {
             return Ok(());
         }
         if self.restored_seq.is_none() {

@@ -12,6 +12,7 @@ mod lifecycle_support;
 #[path = "../common/maps.rs"]
 mod maps;
 
+mod append_row_kinds;
 mod append_table;
 mod catalog;
 mod changelog_input;
