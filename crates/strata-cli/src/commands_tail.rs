@@ -21,14 +21,11 @@ pub struct TailArgs {
     /// Where to start: latest (changes committed from now on), full (the latest snapshot
     /// whole, then its changes), compacted (the latest compacted snapshot whole, then later
     /// changes: Java's compacted-full), earliest (the earliest snapshot whole, then every
-    /// change), or a snapshot id N (the changes of N and later). A consumer that has recorded
-    /// progress resumes there instead
-    #[arg(
-        long,
-        default_value = "latest",
-        value_name = "latest|full|compacted|earliest|N"
-    )]
-    pub from: String,
+    /// change), or a snapshot id N (the changes of N and later). Default: where the table's
+    /// scan.mode / scan.snapshot-id / scan.timestamp-millis options say, else latest. A
+    /// consumer that has recorded progress resumes there instead
+    #[arg(long, value_name = "latest|full|compacted|earliest|N")]
+    pub from: Option<String>,
     /// Record progress in consumer/consumer-ID (expiry keeps the snapshots it still needs;
     /// a tail restarted with the same id resumes after the last snapshot it printed)
     #[arg(long, value_name = "ID")]
@@ -69,11 +66,36 @@ fn start(text: &str) -> Result<StartingPosition> {
     })
 }
 
+/// Whether the table's options say where a read starts.
+fn has_start_options(t: &strata::table::Table) -> bool {
+    [
+        "scan.mode",
+        "log.scan",
+        "scan.snapshot-id",
+        "scan.timestamp-millis",
+        "log.scan.timestamp-millis",
+        "scan.timestamp",
+        "scan.creation-time-millis",
+        "scan.file-creation-time-millis",
+        "scan.tag-name",
+        "scan.watermark",
+        "scan.version",
+    ]
+    .iter()
+    .any(|k| t.options().contains(k))
+}
+
 pub async fn run(catalog: &FileSystemCatalog, args: TailArgs) -> Result<()> {
     let t = catalog.get_table(&args.table.parse()?).await?;
+    let start = match &args.from {
+        Some(from) => start(from)?,
+        // The table's own start (Java's scan options), else `tail -f`'s latest.
+        None if has_start_options(&t) => StartingPosition::from_options(&t)?,
+        None => StartingPosition::Latest,
+    };
     let mut read = t
         .new_stream_read()
-        .with_start(start(&args.from)?)
+        .with_start(start)
         .with_poll_interval(Duration::from_millis(args.poll_ms.max(1)));
     if let Some(id) = &args.consumer_id {
         read = read.with_consumer_id(id.clone());

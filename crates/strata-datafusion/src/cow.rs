@@ -266,7 +266,9 @@ struct Rewrite {
 impl Rewrite {
     /// Rewrites and commits; the number of rows changed.
     async fn run(&self) -> Result<u64> {
-        let mut scan = self.table.new_scan();
+        // The latest snapshot, whatever the table's scan.* options say: the rewrite replaces
+        // what is live now.
+        let mut scan = self.table.new_scan().with_latest();
         if let Some(p) = &self.predicate {
             scan = scan.with_filter(p.clone());
         }

@@ -143,6 +143,97 @@ impl CoreOptions {
         self.get(key).unwrap_or(default)
     }
 
+    // ---- where reads start ---------------------------------------------------------------
+
+    /// The first of `keys` that is set, with its value (Java's fallback keys).
+    fn get_with_fallback<'a>(&'a self, keys: &[&'static str]) -> Option<(&'static str, &'a str)> {
+        keys.iter().find_map(|k| self.get(k).map(|v| (*k, v)))
+    }
+
+    /// `scan.mode` as set (fallback key `log.scan`), `Default` when unset.
+    pub fn scan_mode(&self) -> Result<StartupMode> {
+        match self.get_with_fallback(&["scan.mode", "log.scan"]) {
+            None => Ok(StartupMode::Default),
+            Some((key, value)) => StartupMode::parse(value).ok_or_else(|| {
+                let names: Vec<&str> = StartupMode::VALUES.iter().map(|(n, _)| *n).collect();
+                bad_value(key, value, format!("one of {}", names.join(", ")))
+            }),
+        }
+    }
+
+    /// Where a read starts (Java `CoreOptions.startupMode`): `scan.mode`, or with `default`
+    /// the mode the other `scan.*` options imply — a timestamp, then a snapshot id, tag,
+    /// watermark or version, then a file creation time, then a creation time, then
+    /// `incremental-between`, else `latest-full`. `full` is `latest-full`.
+    pub fn startup_mode(&self) -> Result<StartupMode> {
+        Ok(match self.scan_mode()? {
+            StartupMode::Default => {
+                if self.scan_timestamp_millis()?.is_some() || self.contains("scan.timestamp") {
+                    StartupMode::FromTimestamp
+                } else if [
+                    "scan.snapshot-id",
+                    "scan.tag-name",
+                    "scan.watermark",
+                    "scan.version",
+                ]
+                .iter()
+                .any(|k| self.contains(k))
+                {
+                    StartupMode::FromSnapshot
+                } else if self.contains("scan.file-creation-time-millis") {
+                    StartupMode::FromFileCreationTime
+                } else if self.contains("scan.creation-time-millis") {
+                    StartupMode::FromCreationTimestamp
+                } else if self.contains("incremental-between")
+                    || self.contains("incremental-between-timestamp")
+                {
+                    StartupMode::Incremental
+                } else {
+                    StartupMode::LatestFull
+                }
+            }
+            StartupMode::Full => StartupMode::LatestFull,
+            other => other,
+        })
+    }
+
+    /// `scan.timestamp-millis` (fallback key `log.scan.timestamp-millis`).
+    pub fn scan_timestamp_millis(&self) -> Result<Option<i64>> {
+        match self.get_with_fallback(&["scan.timestamp-millis", "log.scan.timestamp-millis"]) {
+            None => Ok(None),
+            Some((key, value)) => value
+                .trim()
+                .parse()
+                .map(Some)
+                .map_err(|_| bad_value(key, value, "a number of epoch milliseconds")),
+        }
+    }
+
+    /// `scan.snapshot-id`.
+    pub fn scan_snapshot_id(&self) -> Result<Option<i64>> {
+        self.get_i64("scan.snapshot-id")
+    }
+
+    /// `scan.watermark`.
+    pub fn scan_watermark(&self) -> Result<Option<i64>> {
+        self.get_i64("scan.watermark")
+    }
+
+    /// `scan.file-creation-time-millis`.
+    pub fn scan_file_creation_time_millis(&self) -> Result<Option<i64>> {
+        self.get_i64("scan.file-creation-time-millis")
+    }
+
+    /// `scan.creation-time-millis`.
+    pub fn scan_creation_time_millis(&self) -> Result<Option<i64>> {
+        self.get_i64("scan.creation-time-millis")
+    }
+
+    /// `scan.bucket`: a read of this bucket only.
+    pub fn scan_bucket(&self) -> Result<Option<i32>> {
+        self.get_i32("scan.bucket")
+    }
+
     // ---- buckets, keys -------------------------------------------------------------------
 
     /// `bucket` (default −1): N > 0 fixed, −1 dynamic/unaware, −2 postpone.

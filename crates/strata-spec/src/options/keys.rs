@@ -150,6 +150,43 @@ impl OptionEnum for BucketFunctionType {
     ];
 }
 
+/// `scan.mode` (fallback key `log.scan`): where a read starts (Java `CoreOptions.StartupMode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StartupMode {
+    /// Derived from the other `scan.*` options ([`crate::options::CoreOptions::startup_mode`]).
+    Default,
+    LatestFull,
+    /// Deprecated alias of `latest-full`.
+    Full,
+    Latest,
+    CompactedFull,
+    FromTimestamp,
+    FromCreationTimestamp,
+    FromFileCreationTime,
+    FromSnapshot,
+    FromSnapshotFull,
+    Incremental,
+}
+
+impl OptionEnum for StartupMode {
+    const VALUES: &'static [(&'static str, Self)] = &[
+        ("default", StartupMode::Default),
+        ("latest-full", StartupMode::LatestFull),
+        ("full", StartupMode::Full),
+        ("latest", StartupMode::Latest),
+        ("compacted-full", StartupMode::CompactedFull),
+        ("from-timestamp", StartupMode::FromTimestamp),
+        (
+            "from-creation-timestamp",
+            StartupMode::FromCreationTimestamp,
+        ),
+        ("from-file-creation-time", StartupMode::FromFileCreationTime),
+        ("from-snapshot", StartupMode::FromSnapshot),
+        ("from-snapshot-full", StartupMode::FromSnapshotFull),
+        ("incremental", StartupMode::Incremental),
+    ];
+}
+
 /// paimon-cpp: snapshots kept per (table, branch, bucket) in the live manifest entry cache.
 pub const SCAN_MANIFEST_ENTRY_CACHE_MAX_SNAPSHOTS: &str = "scan.manifest-entry-cache.max-snapshots";
 /// paimon-cpp: evaluate partition/bucket filters on encoded manifest entries.

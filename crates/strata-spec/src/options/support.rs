@@ -48,6 +48,39 @@ pub enum OptionSupport {
     Unsupported(&'static str),
 }
 
+/// What strata's reads do with one table option: the read side of the audit. A read of a
+/// table (batch, incremental or streaming; CLI, SQL, Python) checks the table's options with
+/// [`refused_read_options`] before it returns a row, so an option that changes which rows a
+/// reader must return is either honoured or refused by name — never ignored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadSupport {
+    /// A read path of strata honours the option (the integration test
+    /// `crates/strata/tests/it/option_support.rs` fails when no read path reads a key
+    /// classified so).
+    Honoured,
+    /// The option cannot change which rows a read returns or their values; the text says why.
+    NoEffect(&'static str),
+    /// The option changes what a read must return and strata does not honour it: a read of a
+    /// table that sets it to anything but its harmless values ([`read_harmless_values`]) is
+    /// refused. `streaming_only`: it matters only to streaming reads (batch reads ignore it
+    /// rightly), so only streaming reads are refused.
+    Refused {
+        why: &'static str,
+        streaming_only: bool,
+    },
+}
+
+impl ReadSupport {
+    /// The one-line reason (`None` for [`ReadSupport::Honoured`]).
+    pub fn reason(&self) -> Option<&'static str> {
+        match self {
+            ReadSupport::Honoured => None,
+            ReadSupport::NoEffect(r) => Some(r),
+            ReadSupport::Refused { why, .. } => Some(why),
+        }
+    }
+}
+
 impl OptionSupport {
     /// The one-line reason (`None` for [`OptionSupport::Implemented`]).
     pub fn reason(&self) -> Option<&'static str> {
@@ -91,6 +124,48 @@ pub fn unsupported_options(options: &BTreeMap<String, String>) -> Vec<(String, &
         .collect()
 }
 
+/// The read class of `key` (see [`option_support`] for which keys are known). `None` for keys
+/// Java does not know.
+pub fn read_support(key: &str) -> Option<ReadSupport> {
+    entry(key).map(|e| e.read)
+}
+
+/// The values of a read-[`ReadSupport::Refused`] key that reads may ignore (compared
+/// case-insensitively).
+pub fn read_harmless_values(key: &str) -> &'static [&'static str] {
+    entry(key).map_or(&[], |e| e.read_harmless)
+}
+
+/// The set options a read refuses, with the reason: keys classified [`ReadSupport::Refused`]
+/// whose value is not harmless (streaming-only ones only when `streaming`). Keys Java does not
+/// know are not reported (Java ignores them on read too).
+pub fn refused_read_options(
+    options: &BTreeMap<String, String>,
+    streaming: bool,
+) -> Vec<(String, &'static str)> {
+    options
+        .iter()
+        .filter_map(|(key, value)| {
+            let e = entry(key)?;
+            let ReadSupport::Refused {
+                why,
+                streaming_only,
+            } = e.read
+            else {
+                return None;
+            };
+            if streaming_only && !streaming {
+                return None;
+            }
+            let harmless = e
+                .read_harmless
+                .iter()
+                .any(|h| h.eq_ignore_ascii_case(value));
+            (!harmless).then(|| (key.clone(), why))
+        })
+        .collect()
+}
+
 /// The per-column option suffixes (`fields.<column>.<suffix>`) and their classes.
 pub fn field_option_suffixes() -> impl Iterator<Item = (&'static str, OptionSupport)> {
     FIELD_SUFFIXES.iter().map(|e| (e.key, e.support))
@@ -102,8 +177,9 @@ const UNKNOWN_FIELD_OPTION: &str = "a per-column option Java Paimon does not kno
 const UNSUPPORTED_VALUES: &[(&str, &[&str], &str)] = &[(
     BUCKET,
     &["-2"],
-    "postpone bucket mode: strata's writers refuse it, and its reads would return the rows \
-     still waiting in the postpone bucket, which Java's batch reads do not see",
+    "postpone bucket mode: Java writes rows to `bucket-postpone` and only a postpone \
+     compaction moves them into real buckets; strata's writers and compactions do not \
+     (its reads see the real buckets only, as Java's batch reads do)",
 )];
 
 /// One classified key, family or per-column suffix.
@@ -113,6 +189,10 @@ struct Entry {
     support: OptionSupport,
     /// Harmless values of an unsupported key (empty for the other classes).
     harmless: &'static [&'static str],
+    /// What reads do with it.
+    read: ReadSupport,
+    /// Harmless values of a read-refused key.
+    read_harmless: &'static [&'static str],
 }
 
 impl Entry {
@@ -132,22 +212,32 @@ impl Entry {
     }
 }
 
+/// An implemented key. Reads: no effect (a setting of writes, compaction, commits or
+/// expiry) unless marked [`Entry::read_honoured`] or [`Entry::read_refused`].
 const fn implemented(key: &'static str) -> Entry {
     Entry {
         key,
         support: OptionSupport::Implemented,
         harmless: &[],
+        read: ReadSupport::NoEffect(WRITE_SIDE),
+        read_harmless: &[],
     }
 }
 
+/// A key without effect on data. Reads: no effect for the same reason unless marked.
 const fn no_effect(key: &'static str, why: &'static str) -> Entry {
     Entry {
         key,
         support: OptionSupport::NoEffectOnData(why),
         harmless: &[],
+        read: ReadSupport::NoEffect(why),
+        read_harmless: &[],
     }
 }
 
+/// An unsupported key. Reads: refused with the same reason and harmless values unless marked
+/// [`Entry::read_no_effect`] — the conservative default, so a key nobody reviewed for reads
+/// is refused rather than ignored.
 const fn unsupported(
     key: &'static str,
     why: &'static str,
@@ -157,6 +247,55 @@ const fn unsupported(
         key,
         support: OptionSupport::Unsupported(why),
         harmless,
+        read: ReadSupport::Refused {
+            why,
+            streaming_only: false,
+        },
+        read_harmless: harmless,
+    }
+}
+
+impl Entry {
+    /// Reads honour it.
+    const fn read_honoured(self) -> Entry {
+        Entry {
+            read: ReadSupport::Honoured,
+            read_harmless: &[],
+            ..self
+        }
+    }
+
+    /// It does not change what a read returns.
+    const fn read_no_effect(self, why: &'static str) -> Entry {
+        Entry {
+            read: ReadSupport::NoEffect(why),
+            read_harmless: &[],
+            ..self
+        }
+    }
+
+    /// Reads refuse values other than `harmless`.
+    const fn read_refused(self, why: &'static str, harmless: &'static [&'static str]) -> Entry {
+        Entry {
+            read: ReadSupport::Refused {
+                why,
+                streaming_only: false,
+            },
+            read_harmless: harmless,
+            ..self
+        }
+    }
+
+    /// Streaming reads refuse values other than `harmless`; batch reads are right without it.
+    const fn stream_refused(self, why: &'static str, harmless: &'static [&'static str]) -> Entry {
+        Entry {
+            read: ReadSupport::Refused {
+                why,
+                streaming_only: true,
+            },
+            read_harmless: harmless,
+            ..self
+        }
     }
 }
 
@@ -207,13 +346,18 @@ fn field_entry(rest: &str) -> Option<&'static Entry> {
 
 /// `fields.default-aggregate-function` (Java `CoreOptions.FIELDS_DEFAULT_AGG_FUNC`): the
 /// aggregate function of columns without their own.
-const DEFAULT_AGGREGATE_FUNCTION: Entry = implemented("default-aggregate-function");
+const DEFAULT_AGGREGATE_FUNCTION: Entry = implemented("default-aggregate-function").read_honoured();
 
 // ---- the tables ----------------------------------------------------------------------------
 //
 // Harmless values are Java's textual defaults (`""` for an empty list or map). Shared
 // reasons are the constants below.
 
+/// The read class of implemented keys by default.
+const WRITE_SIDE: &str =
+    "a setting of how files are written, compacted, committed or expired; reads return the same rows whatever its value";
+const READS_ANY_FILE: &str =
+    "reads take each file's format, compression, statistics and location from the file and its manifest entry";
 const ALTER: &str = "rule of Java's ALTER TABLE; strata does not alter schemas";
 const APPEND_COMPACT: &str =
     "append-table compaction tuning; strata does not compact append tables";
@@ -239,14 +383,17 @@ const PKI: &str =
 const POSTPONE: &str = "only for postpone-bucket tables (bucket = -2, refused)";
 const STREAM: &str = "Flink/Spark streaming source option; strata's streaming reads (Table::new_stream_read, strata tail) take their settings as arguments";
 const TAG_AUTO: &str = "only for automatically created tags (tag.automatic-creation, refused)";
-const TIME_TRAVEL: &str = "a batch read of a table storing it reads another snapshot in Java; strata's TableScan always reads the latest (TravelTarget::from_options parses it, no scan applies it)";
 const VARIANT_INFER: &str = "tunes Variant shredding inference, which runs only with variant.inferShreddingSchema = true (refused)";
 const VECTOR: &str = "only for VECTOR columns (vector-field, refused)";
+const PK_INDEX_READ: &str =
+    "a primary-key index Java keeps beside the data files; reads are right without it";
+const TAGS_READ: &str =
+    "which tags Java creates or keeps; a read of a tag reads what the tag holds";
 
 /// Every key of `KNOWN_KEYS`, sorted.
 const KEYS: &[Entry] = &[
     no_effect("add-column-before-partition", ALTER),
-    implemented("aggregation.remove-record-on-delete"),
+    implemented("aggregation.remove-record-on-delete").read_honoured(),
     no_effect("alter-column-null-to-not-null.disabled", ALTER),
     no_effect("async-file-write", MEM),
     no_effect("auto-create", "lets Java create missing storage when opening a table; no effect on stored data"),
@@ -264,41 +411,41 @@ const KEYS: &[Entry] = &[
     unsupported("blob.stored-descriptor-fields", "fallback key of blob-descriptor-field; BLOB storage is not implemented", &[""]),
     no_effect("blob.target-file-size", BLOB),
     unsupported("branch", "selects the branch a table object reads and writes; strata works on the main branch only", &["main"]),
-    implemented("bucket"),
+    implemented("bucket").read_honoured(),
     no_effect("bucket-append-ordered", "false only relaxes sequence ordering of append buckets; strata's ordered append writes satisfy both"),
-    unsupported("bucket-function.type", "rows go to buckets by this function (mod, hive); strata's writers always use the default hash (scans only skip bucket pruning)", &["default"]),
-    implemented("bucket-key"),
+    unsupported("bucket-function.type", "rows go to buckets by this function (mod, hive); strata's writers always use the default hash (scans only skip bucket pruning)", &["default"]).read_honoured(),
+    implemented("bucket-key").read_honoured(),
     no_effect("cache-page-size", MEM),
     no_effect("chain-table.chain-partition-keys", CHAIN),
     unsupported("chain-table.enabled", "chain tables merge snapshot and delta branches on read; not implemented", &["false"]),
     no_effect("chain-table.split.key-range-enabled", CHAIN),
     no_effect("chain-table.streaming.merge-snapshot", CHAIN),
-    implemented("changelog-file.compression"),
-    unsupported("changelog-file.format", "changelog files in another format than Parquet; strata writes Parquet changelog files", &["parquet"]),
-    implemented("changelog-file.prefix"),
-    implemented("changelog-file.stats-mode"),
-    implemented("changelog-producer"),
+    implemented("changelog-file.compression").read_no_effect(READS_ANY_FILE),
+    unsupported("changelog-file.format", "changelog files in another format than Parquet; strata writes Parquet changelog files", &["parquet"]).read_no_effect(READS_ANY_FILE),
+    implemented("changelog-file.prefix").read_no_effect(READS_ANY_FILE),
+    implemented("changelog-file.stats-mode").read_no_effect(READS_ANY_FILE),
+    implemented("changelog-producer").read_honoured(),
     no_effect("changelog-producer.lookup-wait", "fallback key of lookup-wait: Flink's commit waits for lookup compaction"),
     implemented("changelog-producer.row-deduplicate"),
     implemented("changelog-producer.row-deduplicate-ignore-fields"),
     implemented("changelog.num-retained.max"),
     implemented("changelog.num-retained.min"),
     implemented("changelog.time-retained"),
-    unsupported("clustering.columns", "Java writers and compactions range-sort append data by these columns; strata does not cluster", &[""]),
+    unsupported("clustering.columns", "Java writers and compactions range-sort append data by these columns; strata does not cluster", &[""]).read_no_effect("the order of rows inside append files; reads promise no order"),
     no_effect("clustering.history-partition.idle-to-full-sort", CLUSTER),
     no_effect("clustering.history-partition.limit", CLUSTER),
-    unsupported("clustering.incremental", "incremental clustering keeps append files in clustered levels; not implemented", &["false"]),
+    unsupported("clustering.incremental", "incremental clustering keeps append files in clustered levels; not implemented", &["false"]).read_no_effect("append files kept at clustered levels are live files like any other; reads return them all"),
     no_effect("clustering.incremental.mode", CLUSTER),
     no_effect("clustering.incremental.optimize-write", CLUSTER),
     no_effect("clustering.strategy", CLUSTER),
-    unsupported("commit.callbacks", "Java runs these callback classes after every commit (metastore sync, ...); strata's commits do not", &[""]),
-    unsupported("commit.discard-duplicate-files", "Java's commit drops files already committed; strata's commit does not check", &["false"]),
+    unsupported("commit.callbacks", "Java runs these callback classes after every commit (metastore sync, ...); strata's commits do not", &[""]).read_no_effect("runs after Java's commits; what they committed reads the same"),
+    unsupported("commit.discard-duplicate-files", "Java's commit drops files already committed; strata's commit does not check", &["false"]).read_no_effect("a check of Java's commits; what they committed reads the same"),
     implemented("commit.force-compact"),
     no_effect("commit.force-create-snapshot", "Flink streaming: an empty snapshot when a checkpoint has no data; carries no rows"),
     implemented("commit.max-retries"),
     implemented("commit.max-retry-wait"),
     implemented("commit.min-retry-wait"),
-    unsupported("commit.strict-mode.last-safe-snapshot", "Java's commit aborts on conflicting snapshots after this one; strata does not check", &[]),
+    unsupported("commit.strict-mode.last-safe-snapshot", "Java's commit aborts on conflicting snapshots after this one; strata does not check", &[]).read_no_effect("a check of Java's commits; what they committed reads the same"),
     implemented("commit.timeout"),
     no_effect("commit.user-prefix", "prefix of the commit user Java jobs choose; strata picks its own commit user"),
     no_effect("compaction.delete-ratio-threshold", APPEND_COMPACT),
@@ -316,16 +463,16 @@ const KEYS: &[Entry] = &[
     no_effect("compaction.skip-expired-partitions", PART_EXPIRE),
     implemented("compaction.small-file-ratio"),
     implemented("compaction.total-size-threshold"),
-    no_effect("consumer-id", "Flink's streaming-source consumer id; strata's streaming reads take theirs as an argument (StreamRead::with_consumer_id, strata tail --consumer-id)"),
+    implemented("consumer-id").read_honoured(),
     no_effect("consumer.changelog-only", "lets Java expire snapshots consumers still hold; strata's expiry only keeps more"),
     no_effect("consumer.expiration-time", "expiry of streaming consumer files; strata's expiry only keeps more snapshots"),
-    no_effect("consumer.ignore-progress", STREAM),
+    implemented("consumer.ignore-progress").read_honoured(),
     no_effect("consumer.mode", STREAM),
     no_effect("continuous.discovery-interval", STREAM),
     no_effect("cross-partition-upsert.bootstrap-parallelism", FLINK),
     no_effect("cross-partition-upsert.index-ttl", "TTL of Flink's local cross-partition key index; strata writes no cross-partition-upsert (bucket = -1, KEY_DYNAMIC) table"),
     no_effect("data-evolution.compaction.rewrite-row-ids", DATA_EVO),
-    unsupported("data-evolution.enabled", "row-id based partial column updates across files; not implemented", &["false"]),
+    unsupported("data-evolution.enabled", "row-id based partial column updates across files; not implemented", &["false"]).read_refused("the files of a data-evolution table hold some columns of a row range each, stitched by row id when Java reads them (DataEvolutionSplitRead); read file by file they would be extra rows", &["false"]),
     no_effect("data-evolution.merge-into.file-pruning", DATA_EVO),
     no_effect("data-evolution.merge-into.source-persist", DATA_EVO),
     no_effect("data-evolution.reassign.skip-contiguous-row-count", DATA_EVO),
@@ -335,18 +482,18 @@ const KEYS: &[Entry] = &[
     no_effect("data-evolution.row-sidecar.max-selection-ratio", DATA_EVO),
     no_effect("data-file.external-paths", "read only with data-file.external-paths.strategy other than none (refused)"),
     no_effect("data-file.external-paths.specific-fs", "read only with data-file.external-paths.strategy other than none (refused)"),
-    unsupported("data-file.external-paths.strategy", "Java writes new data files to external paths; strata writes them under the table", &["none"]),
+    unsupported("data-file.external-paths.strategy", "Java writes new data files to external paths; strata writes them under the table", &["none"]).read_no_effect("where Java writes new files; reads follow each file's own externalPath (resolved, or refused, file by file)"),
     no_effect("data-file.external-paths.weights", "read only with data-file.external-paths.strategy other than none (refused)"),
-    unsupported("data-file.path-directory", "data files go to this subdirectory of each bucket; strata does not implement it", &[]),
-    implemented("data-file.prefix"),
-    unsupported("data-file.thin-mode", "primary-key data files without the duplicated key columns; strata writes the full layout", &["false"]),
-    implemented("deduplicate.ignore-delete"),
+    unsupported("data-file.path-directory", "Java writes data files under this directory of the table (before the partition directories); strata's reads find them there, its writers and orphan cleanup do not write or walk it", &[]).read_honoured(),
+    implemented("data-file.prefix").read_no_effect(READS_ANY_FILE),
+    unsupported("data-file.thin-mode", "primary-key data files without the duplicated key columns; strata writes the full layout", &["false"]).read_refused("primary-key data files without the _KEY_ columns; strata's merge reads need them", &["false"]),
+    implemented("deduplicate.ignore-delete").read_honoured(),
     no_effect("delete-file.thread-num", MEM),
     no_effect("delete.force-produce-changelog", "changelog of Flink/Spark DELETE statements; strata writes no changelog"),
     no_effect("deletion-vector.index-file.target-size", "rolling size of deletion-vector index files of bucket-unaware tables; a primary-key bucket keeps its vectors in one file, in Java and strata"),
-    implemented("deletion-vectors.bitmap64"),
-    implemented("deletion-vectors.enabled"),
-    implemented("deletion-vectors.merge-on-read"),
+    implemented("deletion-vectors.bitmap64").read_honoured(),
+    implemented("deletion-vectors.enabled").read_honoured(),
+    implemented("deletion-vectors.merge-on-read").read_honoured(),
     no_effect("deletion-vectors.modifiable", "only permits ALTER TABLE to toggle deletion vectors in Java"),
     no_effect("disable-explicit-type-casting", ALTER),
     no_effect("dynamic-bucket.assigner-parallelism", FLINK),
@@ -360,22 +507,22 @@ const KEYS: &[Entry] = &[
     no_effect("file-index.read.enabled", "read-side use of file indexes for skipping; reads are correct without them"),
     no_effect("file-operation.thread-num", MEM),
     no_effect("file-reader-async-threshold", MEM),
-    implemented("file.block-size"),
-    implemented("file.compression"),
-    unsupported("file.compression.per.level", "per-level compression of data files; strata uses file.compression for every level", &[""]),
-    implemented("file.compression.zstd-level"),
-    implemented("file.format"),
-    unsupported("file.format.per.level", "per-level file format; strata writes every level in file.format", &[""]),
-    unsupported("file.suffix.include.compression", "the compression goes into data file names; strata's names never include it", &["false"]),
+    implemented("file.block-size").read_no_effect(READS_ANY_FILE),
+    implemented("file.compression").read_no_effect(READS_ANY_FILE),
+    unsupported("file.compression.per.level", "per-level compression of data files; strata uses file.compression for every level", &[""]).read_no_effect(READS_ANY_FILE),
+    implemented("file.compression.zstd-level").read_no_effect(READS_ANY_FILE),
+    implemented("file.format").read_no_effect(READS_ANY_FILE),
+    unsupported("file.format.per.level", "per-level file format; strata writes every level in file.format", &[""]).read_no_effect(READS_ANY_FILE),
+    unsupported("file.suffix.include.compression", "the compression goes into data file names; strata's names never include it", &["false"]).read_no_effect(READS_ANY_FILE),
     no_effect("filesystem.job-level-settings.enabled", FLINK),
-    implemented("first-row.ignore-delete"),
+    implemented("first-row.ignore-delete").read_honoured(),
     implemented("force-lookup"),
     no_effect("format-table.commit-hive-sync-url", FORMAT_TABLE),
     no_effect("format-table.file.compression", FORMAT_TABLE),
     no_effect("format-table.implementation", FORMAT_TABLE),
     no_effect("format-table.partition-path-only-value", FORMAT_TABLE),
     no_effect("format-table.scan.list-parallelism", FORMAT_TABLE),
-    implemented("full-compaction.delta-commits"),
+    implemented("full-compaction.delta-commits").read_honoured(),
     no_effect("full-text-index.search-mode", GINDEX),
     no_effect("global-index.build.max-parallelism", GINDEX),
     no_effect("global-index.build.max-shard", GINDEX),
@@ -385,21 +532,21 @@ const KEYS: &[Entry] = &[
     no_effect("global-index.row-count-per-shard", GINDEX),
     no_effect("global-index.search-mode", GINDEX),
     no_effect("global-index.thread-num", GINDEX),
-    implemented("ignore-delete"),
+    implemented("ignore-delete").read_honoured(),
     implemented("ignore-update-before"),
-    implemented("incremental-between"),
-    implemented("incremental-between-scan-mode"),
-    implemented("incremental-between-tag-to-snapshot"),
-    implemented("incremental-between-timestamp"),
+    implemented("incremental-between").read_honoured(),
+    implemented("incremental-between-scan-mode").read_honoured(),
+    implemented("incremental-between-tag-to-snapshot").read_honoured(),
+    implemented("incremental-between-timestamp").read_honoured(),
     unsupported("incremental-to-auto-tag", "a batch read returns the changes up to an auto tag; strata reads whole snapshots", &[]),
-    implemented("index-file-in-data-file-dir"),
+    implemented("index-file-in-data-file-dir").read_honoured(),
     no_effect("key-value.sequence_number.enabled", "internal option of Java's audit_log / binlog system tables"),
     no_effect("legacy-timestamp-mapping.enabled", "Spark's type mapping of TIMESTAMP columns"),
     no_effect("local-kv-db.block-size", LOOKUP),
     no_effect("local-merge-buffer-size", "Flink pre-merges records before the shuffle; the same rows reach the table"),
     no_effect("local-sort.max-num-file-handles", MEM),
-    unsupported("log.scan", "fallback key of scan.mode: a batch read starting elsewhere than the latest snapshot", &["default", "latest-full", "full", "latest"]),
-    unsupported("log.scan.timestamp-millis", "fallback key of scan.timestamp-millis; a batch read of a table storing it reads another snapshot in Java; strata's TableScan always reads the latest (TravelTarget::from_options parses it, no scan applies it)", &[]),
+    implemented("log.scan").read_honoured(),
+    implemented("log.scan.timestamp-millis").read_honoured(),
     implemented("lookup-compact"),
     implemented("lookup-compact.max-interval"),
     no_effect("lookup-wait", "Flink's commit waits for lookup compaction; strata compacts such buckets before its commit"),
@@ -418,11 +565,11 @@ const KEYS: &[Entry] = &[
     no_effect("lookup.merge-records-threshold", LOOKUP),
     no_effect("lookup.remote-file.enabled", "optional remote lookup files next to data files; Java builds its lookup cache without them"),
     no_effect("lookup.remote-file.level-threshold", LOOKUP),
-    unsupported("manifest-sort.enabled", "Java's commit sort-rewrites manifests by partition; strata merges manifests its own way", &["false"]),
+    unsupported("manifest-sort.enabled", "Java's commit sort-rewrites manifests by partition; strata merges manifests its own way", &["false"]).read_no_effect("how Java lays out manifests; the live files are the same"),
     no_effect("manifest-sort.max-rewrite-size", "only with manifest-sort.enabled (refused)"),
     no_effect("manifest-sort.partition-field", "only with manifest-sort.enabled (refused)"),
     implemented("manifest.compression"),
-    unsupported("manifest.delete-file-drop-stats", "DELETE manifest entries without stats; strata writes them with stats", &["false"]),
+    unsupported("manifest.delete-file-drop-stats", "DELETE manifest entries without stats; strata writes them with stats", &["false"]).read_no_effect(READS_ANY_FILE),
     implemented("manifest.full-compaction-threshold-size"),
     implemented("manifest.merge-min-count"),
     no_effect("manifest.merge-optimize.enabled", "chooses between two Java manifest-merge implementations; strata merges its own way"),
@@ -435,11 +582,11 @@ const KEYS: &[Entry] = &[
     no_effect("materialized-table.refresh-handler-description", MVIEW),
     no_effect("materialized-table.refresh-mode", MVIEW),
     no_effect("materialized-table.refresh-status", MVIEW),
-    implemented("merge-engine"),
-    implemented("metadata.stats-dense-store"),
-    implemented("metadata.stats-keep-first-n-columns"),
-    implemented("metadata.stats-mode"),
-    unsupported("metadata.stats-mode.per.level", "per-level stats mode of data files; strata uses metadata.stats-mode for every level", &[""]),
+    implemented("merge-engine").read_honoured(),
+    implemented("metadata.stats-dense-store").read_no_effect(READS_ANY_FILE),
+    implemented("metadata.stats-keep-first-n-columns").read_no_effect(READS_ANY_FILE),
+    implemented("metadata.stats-mode").read_no_effect(READS_ANY_FILE),
+    unsupported("metadata.stats-mode.per.level", "per-level stats mode of data files; strata uses metadata.stats-mode for every level", &[""]).read_no_effect(READS_ANY_FILE),
     no_effect("metastore.partitioned-table", METASTORE),
     no_effect("metastore.tag-to-partition", METASTORE),
     no_effect("metastore.tag-to-partition.preview", METASTORE),
@@ -450,41 +597,41 @@ const KEYS: &[Entry] = &[
     no_effect("overwrite-upgrade", "level Java gives the files of an overwrite; files of any level read the same"),
     no_effect("owner", "catalog metadata (table owner)"),
     no_effect("page-size", MEM),
-    implemented("parquet.enable.dictionary"),
+    implemented("parquet.enable.dictionary").read_no_effect(READS_ANY_FILE),
     unsupported("parquet.variant.shreddingSchema", "fallback key of variant.shreddingSchema; strata writes Variant columns unshredded", &[]),
-    implemented("partial-update.ignore-delete"),
-    implemented("partial-update.remove-record-on-delete"),
-    implemented("partial-update.remove-record-on-sequence-group"),
+    implemented("partial-update.ignore-delete").read_honoured(),
+    implemented("partial-update.remove-record-on-delete").read_honoured(),
+    implemented("partial-update.remove-record-on-sequence-group").read_honoured(),
     implemented("partition"),
-    implemented("partition.default-name"),
+    implemented("partition.default-name").read_honoured(),
     no_effect("partition.end-input-to-done", MARK_DONE),
     no_effect("partition.expiration-batch-size", PART_EXPIRE),
     no_effect("partition.expiration-check-interval", PART_EXPIRE),
     no_effect("partition.expiration-max-num", PART_EXPIRE),
     no_effect("partition.expiration-strategy", PART_EXPIRE),
-    unsupported("partition.expiration-time", "Java's commits drop expired partitions; strata's do not", &[]),
+    unsupported("partition.expiration-time", "Java's commits drop expired partitions; strata's do not", &[]).read_no_effect("Java's commits drop expired partitions; a snapshot reads the partitions it holds"),
     no_effect("partition.idle-time-to-report-statistic", METASTORE),
-    implemented("partition.legacy-name"),
+    implemented("partition.legacy-name").read_honoured(),
     no_effect("partition.mark-done-action", MARK_DONE),
     no_effect("partition.mark-done-action.custom.class", MARK_DONE),
     no_effect("partition.mark-done-action.http.params", MARK_DONE),
     no_effect("partition.mark-done-action.http.url", MARK_DONE),
     no_effect("partition.sink-strategy", FLINK),
-    unsupported("partition.timestamp-format.strict", "Java's writers reject partition values that do not match the timestamp pattern; strata does not check", &["false"]),
+    unsupported("partition.timestamp-format.strict", "Java's writers reject partition values that do not match the timestamp pattern; strata does not check", &["false"]).read_no_effect("a check of Java's writers; no effect on what was written"),
     no_effect("partition.timestamp-formatter", "read by partition expiration, mark-done and the strict check, none of which strata runs"),
     no_effect("partition.timestamp-pattern", "read by partition expiration, mark-done and the strict check, none of which strata runs"),
     no_effect("path", "set by Java's catalog to the table location when it loads the table; strata takes the location from its catalog"),
-    unsupported("pk-bitmap.index.columns", "Java's writers maintain primary-key bitmap indexes; strata does not", &[""]),
-    unsupported("pk-btree.index.columns", "Java's writers maintain primary-key btree indexes; strata does not", &[""]),
+    unsupported("pk-bitmap.index.columns", "Java's writers maintain primary-key bitmap indexes; strata does not", &[""]).read_no_effect(PK_INDEX_READ),
+    unsupported("pk-btree.index.columns", "Java's writers maintain primary-key btree indexes; strata does not", &[""]).read_no_effect(PK_INDEX_READ),
     unsupported("pk-clustering-override", "primary-key data files sorted by clustering.columns instead of the key; strata sorts by key", &["false"]),
-    unsupported("pk-full-text.index.columns", "Java's writers maintain primary-key full-text indexes; strata does not", &[""]),
-    unsupported("pk-multivalue.index.columns", "Java's writers maintain primary-key multivalue indexes; strata does not", &[""]),
-    unsupported("pk-vector.index.columns", "Java's writers maintain primary-key vector indexes; strata does not", &[""]),
+    unsupported("pk-full-text.index.columns", "Java's writers maintain primary-key full-text indexes; strata does not", &[""]).read_no_effect(PK_INDEX_READ),
+    unsupported("pk-multivalue.index.columns", "Java's writers maintain primary-key multivalue indexes; strata does not", &[""]).read_no_effect(PK_INDEX_READ),
+    unsupported("pk-vector.index.columns", "Java's writers maintain primary-key vector indexes; strata does not", &[""]).read_no_effect(PK_INDEX_READ),
     no_effect("postpone.batch-write-fixed-bucket", POSTPONE),
     no_effect("postpone.batch-write-fixed-bucket.max-parallelism", POSTPONE),
     no_effect("postpone.batch-write-fixed-bucket.rescale-load-factor", POSTPONE),
     no_effect("postpone.default-bucket-num", POSTPONE),
-    no_effect("postpone.merge-on-read", POSTPONE),
+    no_effect("postpone.merge-on-read", POSTPONE).read_refused("Java merges the postpone bucket's rows into batch reads (the engine routes them to their buckets); strata reads the real buckets only", &["false"]),
     no_effect("postpone.target-row-num-per-bucket", POSTPONE),
     no_effect("postpone.target-size-per-bucket", POSTPONE),
     no_effect("precommit-compact", "Flink compacts its new small files in extra operators before committing; same rows"),
@@ -495,38 +642,38 @@ const KEYS: &[Entry] = &[
     implemented("record-level.expire-time"),
     implemented("record-level.time-field"),
     no_effect("requiredSparkConfsCheck.enabled", FLINK),
-    unsupported("row-tracking.enabled", "row ids and sequence numbers assigned to every row at commit; not implemented", &["false"]),
+    unsupported("row-tracking.enabled", "row ids and sequence numbers assigned to every row at commit; not implemented", &["false"]).read_no_effect("row ids are assigned in the manifests; the table's own columns read the same (strata offers no _ROW_ID system column)"),
     no_effect("row-tracking.partition-group-on-commit", "only with row-tracking.enabled (refused)"),
     implemented("rowkind.field"),
     no_effect("scalar-index.search-mode", GINDEX),
-    no_effect("scan.bounded.watermark", STREAM),
-    unsupported("scan.bucket", "a read returns a single bucket; strata reads every bucket", &[]),
-    unsupported("scan.creation-time-millis", "a read starts from the snapshot at this creation time; strata reads the latest", &[]),
+    no_effect("scan.bounded.watermark", STREAM).stream_refused("a streaming read ends at the first snapshot with a larger watermark; strata's streams end only at StreamRead::with_until", &[]),
+    implemented("scan.bucket").read_honoured(),
+    implemented("scan.creation-time-millis").read_honoured(),
     unsupported("scan.fallback-branch", "a read takes missing partitions from another branch; strata reads one branch", &[]),
     no_effect("scan.fallback-branch.read-fail-fast", "only with scan.fallback-branch (refused)"),
     no_effect("scan.fallback-delta-branch", CHAIN),
     no_effect("scan.fallback-snapshot-branch", CHAIN),
-    unsupported("scan.file-creation-time-millis", "a read skips data files created before this time; strata reads every file", &[]),
+    implemented("scan.file-creation-time-millis").read_honoured(),
     no_effect("scan.ignore-corrupt-files", "Java skips corrupt files; strata fails the read instead and never returns wrong rows"),
     no_effect("scan.ignore-lost-files", "Java skips missing files; strata fails the read instead and never returns wrong rows"),
-    implemented("scan.manifest-entry-cache.max-snapshots"),
-    implemented("scan.manifest-entry.lazy-decode.enabled"),
+    implemented("scan.manifest-entry-cache.max-snapshots").read_honoured(),
+    implemented("scan.manifest-entry.lazy-decode.enabled").read_honoured(),
     no_effect("scan.manifest.parallelism", MEM),
     no_effect("scan.max-splits-per-task", FLINK),
-    unsupported("scan.mode", "a batch read starting elsewhere than the latest snapshot (from-snapshot, compacted-full, ...)", &["default", "latest-full", "full", "latest"]),
+    implemented("scan.mode").read_honoured(),
     no_effect("scan.plan-auto-tag-for-read.time-retained", "Java tags the snapshot a batch read plans against; no effect on the rows read"),
     no_effect("scan.plan-sort-partition", STREAM),
     unsupported("scan.primary-branch", "a read takes existing partitions from another branch; strata reads one branch", &[]),
-    unsupported("scan.snapshot-id", TIME_TRAVEL, &[]),
-    unsupported("scan.tag-name", TIME_TRAVEL, &[]),
-    unsupported("scan.timestamp", TIME_TRAVEL, &[]),
-    unsupported("scan.timestamp-millis", TIME_TRAVEL, &[]),
-    unsupported("scan.version", TIME_TRAVEL, &[]),
-    unsupported("scan.watermark", "a read starts from the snapshot at this watermark; strata reads the latest", &[]),
-    implemented("sequence.field"),
-    implemented("sequence.field.sort-order"),
+    implemented("scan.snapshot-id").read_honoured(),
+    implemented("scan.tag-name").read_honoured(),
+    implemented("scan.timestamp").read_honoured(),
+    implemented("scan.timestamp-millis").read_honoured(),
+    implemented("scan.version").read_honoured(),
+    implemented("scan.watermark").read_honoured(),
+    implemented("sequence.field").read_honoured(),
+    implemented("sequence.field.sort-order").read_honoured(),
     unsupported("sequence.snapshot-ordering", "merging orders records by commit snapshot instead of sequence number; not implemented", &["false"]),
-    unsupported("sink.clustering.by-columns", "fallback key of clustering.columns; strata does not cluster", &[""]),
+    unsupported("sink.clustering.by-columns", "fallback key of clustering.columns; strata does not cluster", &[""]).read_no_effect("the order of rows inside append files; reads promise no order"),
     no_effect("sink.clustering.strategy", CLUSTER),
     no_effect("sink.process-time-zone", "time zone of Flink's process-time tag creation and mark-done"),
     no_effect("sink.watermark-time-zone", "time zone of Flink's watermark-based tag creation and mark-done"),
@@ -548,24 +695,24 @@ const KEYS: &[Entry] = &[
     no_effect("source.split.target-size", FLINK),
     no_effect("spill-compression", MEM),
     no_effect("spill-compression.zstd-level", MEM),
-    no_effect("stream-scan-mode", STREAM),
-    no_effect("streaming-read-append-overwrite", STREAM),
-    no_effect("streaming-read-overwrite", STREAM),
+    no_effect("stream-scan-mode", STREAM).read_refused("internal scan mode of Java's compaction and monitoring jobs: other starting and follow-up scanners", &["none"]),
+    no_effect("streaming-read-append-overwrite", STREAM).stream_refused("a streaming read of an append table also returns the rows of OVERWRITE snapshots; strata's streams skip them", &["false"]),
+    no_effect("streaming-read-overwrite", STREAM).stream_refused("a streaming read also returns the changes of OVERWRITE snapshots; strata's streams skip them, as Java's do by default", &["false"]),
     no_effect("streaming.read.snapshot.delay", STREAM),
     no_effect("table-read.sequence-number.enabled", "adds _SEQUENCE_NUMBER to Java's audit_log / binlog system tables"),
     no_effect("tag.automatic-completion", TAG_AUTO),
-    unsupported("tag.automatic-creation", "Java's commits create tags by time or watermark; strata's do not", &["none"]),
+    unsupported("tag.automatic-creation", "Java's commits create tags by time or watermark; strata's do not", &["none"]).read_no_effect(TAGS_READ),
     no_effect("tag.batch.customized-name", TAG_AUTO),
-    unsupported("tag.callbacks", "Java runs these callback classes after creating a tag; strata does not", &[""]),
-    unsupported("tag.create-success-file", "Java writes a success file for every new tag; strata's tags have none", &["false"]),
+    unsupported("tag.callbacks", "Java runs these callback classes after creating a tag; strata does not", &[""]).read_no_effect(TAGS_READ),
+    unsupported("tag.create-success-file", "Java writes a success file for every new tag; strata's tags have none", &["false"]).read_no_effect(TAGS_READ),
     no_effect("tag.creation-delay", TAG_AUTO),
     no_effect("tag.creation-period", TAG_AUTO),
     no_effect("tag.creation-period-duration", TAG_AUTO),
     implemented("tag.default-time-retained"),
     no_effect("tag.num-retained-max", TAG_AUTO),
     no_effect("tag.period-formatter", TAG_AUTO),
-    unsupported("tag.time-expire-enabled", "false keeps tags past their retention; strata's expiry after commit always deletes them", &["true"]),
-    unsupported("target-file-row-num", "Java rolls data files at this row count; strata rolls by target-file-size only", &["9223372036854775807"]),
+    unsupported("tag.time-expire-enabled", "false keeps tags past their retention; strata's expiry after commit always deletes them", &["true"]).read_no_effect(TAGS_READ),
+    unsupported("target-file-row-num", "Java rolls data files at this row count; strata rolls by target-file-size only", &["9223372036854775807"]).read_no_effect("how Java rolls data files; the rows are the same"),
     implemented("target-file-size"),
     unsupported("type", "format, materialized, object and other table types; strata reads and writes plain Paimon tables", &["table"]),
     unsupported("variant.inferShreddingSchema", "Java infers and writes shredded Variant columns; strata writes them unshredded", &["false"]),
@@ -595,8 +742,8 @@ const KEYS: &[Entry] = &[
     implemented("write-only"),
     no_effect("write.batch-memory", MEM),
     no_effect("write.batch-size", MEM),
-    unsupported("write.compaction-skip", "fallback key of write-only, which CoreOptions::write_only does not read: strata would still compact and expire", &["false"]),
-    unsupported("write.sequence-number-init-mode", "`snapshot`: Java's writers take the next sequence number from snapshot properties, which strata's commits do not record", &["scan"]),
+    unsupported("write.compaction-skip", "fallback key of write-only, which CoreOptions::write_only does not read: strata would still compact and expire", &["false"]).read_no_effect(WRITE_SIDE),
+    unsupported("write.sequence-number-init-mode", "`snapshot`: Java's writers take the next sequence number from snapshot properties, which strata's commits do not record", &["scan"]).read_no_effect(WRITE_SIDE),
     no_effect("zorder.var-length-contribution", FLINK),
 ];
 
@@ -618,8 +765,8 @@ const PREFIXES: &[Entry] = &[
     no_effect("data-evolution.", DATA_EVO),
     no_effect("deletion-vectors.", "deletion-vector settings outside CoreOptions; strata writes no deletion vectors"),
     no_effect("dynamic-bucket.", FLINK),
-    implemented("fields."),
-    unsupported("file-index.", "file-index.<type>.columns and its tuning: Java writers build per-file indexes; strata writes none", &[]),
+    implemented("fields.").read_honoured(),
+    unsupported("file-index.", "file-index.<type>.columns and its tuning: Java writers build per-file indexes; strata writes none", &[]).read_no_effect("per-file indexes Java builds for skipping files; reads are right without them"),
     no_effect("format-table.", FORMAT_TABLE),
     no_effect("global-index.", GINDEX),
     no_effect("hive.", METASTORE),
@@ -654,26 +801,27 @@ const PREFIXES: &[Entry] = &[
 /// Keys of a `KNOWN_PREFIXES` family, not in `KNOWN_KEYS`, whose class differs from their
 /// family's (Flink `log.system` of Paimon 1.x, `IcebergOptions.METADATA_ICEBERG_STORAGE`), sorted.
 const FAMILY_KEYS: &[Entry] = &[
-    unsupported("log.system", "Flink also wrote every commit to this log system (Kafka) for streaming readers; strata does not", &["none"]),
-    unsupported("metadata.iceberg.storage", "Java's commits also write Iceberg metadata for Iceberg readers; strata's do not", &["disabled"]),
+    unsupported("log.system", "Flink also wrote every commit to this log system (Kafka) for streaming readers; strata does not", &["none"]).read_no_effect("Flink also wrote every commit to a log system; the table's files hold every row"),
+    unsupported("metadata.iceberg.storage", "Java's commits also write Iceberg metadata for Iceberg readers; strata's do not", &["disabled"]).read_no_effect("Iceberg metadata Java writes beside the table; the Paimon files are the same"),
+    no_effect("scan.partitions", "Flink connector option of the partitions a Flink read scans").read_refused("a Flink read of the table returns only these partitions (max_pt() and max_two_pt() included); strata reads every partition a filter selects", &[]),
 ];
 
 /// Per-column options `fields.<column>.<suffix>` Java knows (`CoreOptions` field options,
 /// `PartialUpdateMergeFunction.SEQUENCE_GROUP`, the primary-key index options), by suffix,
 /// sorted.
 const FIELD_SUFFIXES: &[Entry] = &[
-    implemented("aggregate-function"),
-    implemented("count-limit"),
-    implemented("distinct"),
-    implemented("ignore-retract"),
-    implemented("list-agg-delimiter"),
-    implemented("map.shared-shredding.column-placement-policy"),
-    implemented("map.shared-shredding.max-columns"),
-    implemented("map.shared-shredding.max-dedicated-columns"),
-    implemented("map.storage-layout"),
-    implemented("nested-key"),
-    implemented("nested-key-null-strategy"),
-    implemented("nested-sequence-field"),
+    implemented("aggregate-function").read_honoured(),
+    implemented("count-limit").read_honoured(),
+    implemented("distinct").read_honoured(),
+    implemented("ignore-retract").read_honoured(),
+    implemented("list-agg-delimiter").read_honoured(),
+    implemented("map.shared-shredding.column-placement-policy").read_no_effect(READS_ANY_FILE),
+    implemented("map.shared-shredding.max-columns").read_no_effect(READS_ANY_FILE),
+    implemented("map.shared-shredding.max-dedicated-columns").read_no_effect(READS_ANY_FILE),
+    implemented("map.storage-layout").read_no_effect(READS_ANY_FILE),
+    implemented("nested-key").read_honoured(),
+    implemented("nested-key-null-strategy").read_honoured(),
+    implemented("nested-sequence-field").read_honoured(),
     no_effect("pk-bitmap.index.options", PKI),
     no_effect("pk-btree.index.options", PKI),
     no_effect("pk-full-text.index.options", PKI),
@@ -681,8 +829,8 @@ const FIELD_SUFFIXES: &[Entry] = &[
     no_effect("pk-vector.distance.metric", PKI),
     no_effect("pk-vector.index.options", PKI),
     no_effect("pk-vector.index.type", PKI),
-    implemented("sequence-group"),
-    implemented("stats-mode"),
+    implemented("sequence-group").read_honoured(),
+    implemented("stats-mode").read_no_effect(READS_ANY_FILE),
     implemented("ts-field"),
 ];
 
@@ -818,7 +966,8 @@ mod tests {
             ("bucket", "-1"),
             ("bucket-function.type", "Default"),
             ("type", "table"),
-            ("scan.mode", "latest-full"),
+            ("scan.mode", "compacted-full"),
+            ("scan.snapshot-id", "3"),
             ("tag.time-expire-enabled", "true"),
             ("data-file.thin-mode", "false"),
             ("merge-engine", "aggregation"),
@@ -842,8 +991,6 @@ mod tests {
         let bad = [
             ("bucket", "-2"),
             ("bucket-function.type", "mod"),
-            ("scan.snapshot-id", "3"),
-            ("scan.mode", "compacted-full"),
             ("tag.time-expire-enabled", "false"),
             ("write.compaction-skip", "true"),
             ("write.sequence-number-init-mode", "snapshot"),
@@ -868,7 +1015,7 @@ mod tests {
             Some(OptionSupport::NoEffectOnData(_))
         ));
         assert!(matches!(
-            option_support("scan.mode"),
+            option_support("scan.fallback-branch"),
             Some(OptionSupport::Unsupported(_))
         ));
         // Family keys: the longest family wins, exact keys win over families.
@@ -892,5 +1039,109 @@ mod tests {
         assert_eq!(option_support("fields.stats-mode"), None);
         assert_eq!(option_support("fields."), Some(OptionSupport::Implemented));
         assert_eq!(field_option_suffixes().count(), FIELD_SUFFIXES.len());
+    }
+
+    fn read_refused(pairs: &[(&str, &str)], streaming: bool) -> Vec<String> {
+        refused_read_options(&opts(pairs), streaming)
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect()
+    }
+
+    #[test]
+    fn every_entry_has_a_read_reason_unless_honoured() {
+        let all = KEYS
+            .iter()
+            .chain(PREFIXES)
+            .chain(FAMILY_KEYS)
+            .chain(FIELD_SUFFIXES)
+            .chain(std::iter::once(&DEFAULT_AGGREGATE_FUNCTION));
+        for e in all {
+            match e.read {
+                ReadSupport::Honoured | ReadSupport::NoEffect(_) => {
+                    assert!(e.read_harmless.is_empty(), "`{}`", e.key)
+                }
+                ReadSupport::Refused { .. } => {}
+            }
+            if let Some(reason) = e.read.reason() {
+                assert!(!reason.is_empty() && !reason.contains('\n'), "`{}`", e.key);
+            }
+            // A key reads honour matters to data: it is implemented, or (like
+            // `bucket-function.type`, which scans honour by not pruning buckets) refused for
+            // writes only.
+            if e.read == ReadSupport::Honoured {
+                assert!(
+                    !matches!(e.support, OptionSupport::NoEffectOnData(_)),
+                    "`{}`",
+                    e.key
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn reads_refuse_what_they_cannot_honour_and_nothing_else() {
+        let refused = [
+            ("data-evolution.enabled", "true"),
+            ("scan.fallback-branch", "b"),
+            ("scan.primary-branch", "b"),
+            ("sequence.snapshot-ordering", "true"),
+            ("type", "format-table"),
+            ("blob-field", "pic"),
+            ("chain-table.enabled", "true"),
+            ("postpone.merge-on-read", "true"),
+            ("data-file.thin-mode", "true"),
+            ("pk-clustering-override", "true"),
+            ("query-auth.enabled", "true"),
+            ("incremental-to-auto-tag", "t"),
+            ("scan.partitions", "dt=1"),
+            ("stream-scan-mode", "file-monitor"),
+        ];
+        for (k, v) in refused {
+            assert_eq!(read_refused(&[(k, v)], false), [k], "{k} = {v}");
+        }
+        let fine = [
+            ("data-evolution.enabled", "false"),
+            ("row-tracking.enabled", "true"),
+            ("file-index.bloom-filter.columns", "a"),
+            ("target-file-row-num", "10"),
+            ("metadata.iceberg.storage", "table-location"),
+            ("log.system", "kafka"),
+            ("tag.automatic-creation", "process-time"),
+            ("partition.expiration-time", "7 d"),
+            ("commit.callbacks", "x.Y"),
+            ("clustering.columns", "a"),
+            ("data-file.external-paths.strategy", "round-robin"),
+            ("file.format.per.level", "0:avro"),
+            ("scan.snapshot-id", "3"),
+            ("scan.mode", "from-snapshot"),
+            ("bucket", "-2"),
+            ("write-only", "true"),
+            ("streaming-read-overwrite", "true"),
+            ("not-an-option", "x"),
+        ];
+        for (k, v) in fine {
+            assert!(read_refused(&[(k, v)], false).is_empty(), "{k} = {v}");
+        }
+        // Streaming-only refusals.
+        assert_eq!(
+            read_refused(&[("streaming-read-overwrite", "true")], true),
+            ["streaming-read-overwrite"]
+        );
+        assert!(read_refused(&[("streaming-read-overwrite", "false")], true).is_empty());
+        assert_eq!(
+            read_refused(&[("scan.bounded.watermark", "5")], true),
+            ["scan.bounded.watermark"]
+        );
+        assert_eq!(read_support("merge-engine"), Some(ReadSupport::Honoured));
+        assert_eq!(
+            read_support("fields.a.aggregate-function"),
+            Some(ReadSupport::Honoured)
+        );
+        assert!(matches!(
+            read_support("target-file-size"),
+            Some(ReadSupport::NoEffect(_))
+        ));
+        assert_eq!(read_harmless_values("data-evolution.enabled"), ["false"]);
     }
 }

@@ -317,3 +317,80 @@ fn known_keys_cover_the_documented_defaults() {
         assert!(known::KNOWN_KEYS.contains(&key), "{key}");
     }
 }
+
+#[test]
+fn startup_modes_and_their_options_as_java_validates_them() {
+    let check = |pairs: &[(&str, &str)]| {
+        let map: BTreeMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        validate(&map, false).map_err(|e| e.to_string())
+    };
+    let o = |pairs: &[(&str, &str)]| {
+        CoreOptions::new(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
+    };
+    assert_eq!(o(&[]).startup_mode().unwrap(), StartupMode::LatestFull);
+    assert_eq!(
+        o(&[("scan.mode", "full")]).startup_mode().unwrap(),
+        StartupMode::LatestFull
+    );
+    assert_eq!(
+        o(&[("log.scan", "latest")]).startup_mode().unwrap(),
+        StartupMode::Latest
+    );
+    assert_eq!(
+        o(&[("scan.snapshot-id", "3")]).startup_mode().unwrap(),
+        StartupMode::FromSnapshot
+    );
+    assert_eq!(
+        o(&[("scan.version", "t")]).startup_mode().unwrap(),
+        StartupMode::FromSnapshot
+    );
+    assert_eq!(
+        o(&[("log.scan.timestamp-millis", "3")])
+            .startup_mode()
+            .unwrap(),
+        StartupMode::FromTimestamp
+    );
+    assert_eq!(
+        o(&[("log.scan.timestamp-millis", "3")])
+            .scan_timestamp_millis()
+            .unwrap(),
+        Some(3)
+    );
+    assert_eq!(
+        o(&[("scan.file-creation-time-millis", "3")])
+            .startup_mode()
+            .unwrap(),
+        StartupMode::FromFileCreationTime
+    );
+    assert_eq!(
+        o(&[("incremental-between", "1,2")]).startup_mode().unwrap(),
+        StartupMode::Incremental
+    );
+    assert!(check(&[("scan.snapshot-id", "3")]).is_ok());
+    assert!(check(&[
+        ("scan.mode", "from-snapshot-full"),
+        ("scan.snapshot-id", "3")
+    ])
+    .is_ok());
+    let e = check(&[("scan.mode", "latest"), ("scan.snapshot-id", "3")]).unwrap_err();
+    assert!(
+        e.contains("scan.snapshot-id must be null when you use latest"),
+        "{e}"
+    );
+    let e = check(&[("scan.snapshot-id", "3"), ("scan.tag-name", "t")]).unwrap_err();
+    assert!(e.contains("exactly one of"), "{e}");
+    let e = check(&[("scan.mode", "from-timestamp")]).unwrap_err();
+    assert!(e.contains("scan.timestamp-millis"), "{e}");
+    let e = check(&[("scan.mode", "nonsense")]).unwrap_err();
+    assert!(e.contains("from-snapshot"), "{e}");
+    let e = check(&[("scan.snapshot-id", "x")]).unwrap_err();
+    assert!(e.contains("scan.snapshot-id"), "{e}");
+}

@@ -37,6 +37,13 @@ pub fn validate(options: &BTreeMap<String, String>, is_primary_key_table: bool) 
     o.bucket_function_type()?;
     o.scan_manifest_entry_cache_max_snapshots()?;
     o.scan_manifest_entry_lazy_decode()?;
+    // Where reads start: values checked here, the snapshot resolved at read time.
+    validate_startup_mode(&o)?;
+    o.scan_snapshot_id()?;
+    o.scan_watermark()?;
+    o.scan_file_creation_time_millis()?;
+    o.scan_creation_time_millis()?;
+    o.scan_bucket()?;
 
     let format = o.file_format();
     if !FILE_FORMATS.contains(&format.as_str()) {
@@ -258,4 +265,100 @@ fn edit_distance(a: &str, b: &str) -> usize {
         std::mem::swap(&mut prev, &mut cur);
     }
     prev[b.len()]
+}
+
+/// Java's `SchemaValidation.validateStartupMode`: the `scan.*` options a startup mode needs,
+/// and those it conflicts with. `scan.version` counts as one of the snapshot options (Java
+/// resolves it into a tag or snapshot id before validating).
+fn validate_startup_mode(o: &CoreOptions) -> Result<()> {
+    const TS_MILLIS: &str = "scan.timestamp-millis";
+    const TS: &str = "scan.timestamp";
+    const SNAPSHOT: &str = "scan.snapshot-id";
+    const TAG: &str = "scan.tag-name";
+    const WATERMARK: &str = "scan.watermark";
+    const VERSION: &str = "scan.version";
+    const FILE_TIME: &str = "scan.file-creation-time-millis";
+    const INC: &str = "incremental-between";
+    const INC_TS: &str = "incremental-between-timestamp";
+    const INC_TAG: &str = "incremental-to-auto-tag";
+    let mode = o.startup_mode()?;
+    let name = StartupMode::VALUES
+        .iter()
+        .find(|(_, m)| *m == mode)
+        .map_or("default", |(n, _)| *n);
+    let has =
+        |k: &str| o.contains(k) || (k == TS_MILLIS && o.contains("log.scan.timestamp-millis"));
+    let invalid = |message: String| Err(SpecError::invalid("table option `scan.mode`", message));
+    let exactly_one = |keys: &[&str]| {
+        if keys.iter().filter(|k| has(k)).count() == 1 {
+            Ok(())
+        } else {
+            invalid(format!(
+                "exactly one of {} must be set when you use {name} for scan.mode",
+                keys.join(", ")
+            ))
+        }
+    };
+    let needs = |key: &str| {
+        if has(key) {
+            Ok(())
+        } else {
+            invalid(format!(
+                "{key} can not be null when you use {name} for scan.mode"
+            ))
+        }
+    };
+    let conflicts = |keys: &[&str], with: &[&str]| match keys.iter().find(|k| has(k)) {
+        Some(k) if with.is_empty() => invalid(format!(
+            "{k} must be null when you use {name} for scan.mode"
+        )),
+        Some(k) => invalid(format!(
+            "{k} must be null when you use {name} for scan.mode (it conflicts with {})",
+            with.join(", ")
+        )),
+        None => Ok(()),
+    };
+    match mode {
+        StartupMode::FromTimestamp => {
+            exactly_one(&[TS_MILLIS, TS])?;
+            conflicts(
+                &[SNAPSHOT, FILE_TIME, TAG, INC_TS, INC, INC_TAG],
+                &[TS_MILLIS, TS],
+            )
+        }
+        StartupMode::FromSnapshot => {
+            exactly_one(&[SNAPSHOT, TAG, WATERMARK, VERSION])?;
+            conflicts(
+                &[TS_MILLIS, TS, FILE_TIME, INC_TS, INC, INC_TAG],
+                &[SNAPSHOT, TAG],
+            )
+        }
+        StartupMode::Incremental => {
+            exactly_one(&[INC, INC_TS, INC_TAG])?;
+            conflicts(
+                &[SNAPSHOT, TS_MILLIS, FILE_TIME, TS, TAG],
+                &[INC, INC_TS, INC_TAG],
+            )
+        }
+        StartupMode::FromSnapshotFull => {
+            needs(SNAPSHOT)?;
+            conflicts(
+                &[TS_MILLIS, TS, FILE_TIME, TAG, INC_TS, INC, INC_TAG],
+                &[SNAPSHOT],
+            )
+        }
+        StartupMode::FromFileCreationTime => {
+            needs(FILE_TIME)?;
+            conflicts(
+                &[SNAPSHOT, TS_MILLIS, TAG, INC_TS, INC, INC_TAG],
+                &[FILE_TIME],
+            )
+        }
+        _ => conflicts(
+            &[
+                TS_MILLIS, FILE_TIME, TS, SNAPSHOT, TAG, INC_TS, INC, INC_TAG,
+            ],
+            &[],
+        ),
+    }
 }

@@ -61,6 +61,25 @@ pub struct FileIO {
     s3: Option<s3::S3Target>,
 }
 
+/// A client for another bucket than the warehouse's, built once per (bucket, options) and
+/// kept for the process (external paths of one table name a few buckets, read file by file).
+fn sibling_s3(bucket: &str, options: &HashMap<String, String>) -> Result<FileIO> {
+    static CLIENTS: std::sync::OnceLock<std::sync::Mutex<HashMap<String, FileIO>>> =
+        std::sync::OnceLock::new();
+    let mut opts: Vec<_> = options.iter().collect();
+    opts.sort();
+    let key = format!("{bucket}\u{0}{opts:?}");
+    let clients = CLIENTS.get_or_init(Default::default);
+    if let Some(io) = clients.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return Ok(io);
+    }
+    let io = FileIO::s3(bucket, options)?;
+    if let Ok(mut c) = clients.lock() {
+        c.insert(key, io.clone());
+    }
+    Ok(io)
+}
+
 impl FileIO {
     /// The local filesystem.
     pub fn local() -> Self {
@@ -140,6 +159,63 @@ impl FileIO {
 
     pub fn kind(&self) -> StoreKind {
         self.kind
+    }
+
+    /// The store and path of a file another engine wrote outside the table directory (a
+    /// manifest entry's `_EXTERNAL_PATH`, Java's `data-file.external-paths`): a full URI.
+    /// `file:` URIs and absolute paths are read from the local filesystem; `s3://` / `s3a://`
+    /// keys from this store when they are in its bucket, else from a client for their bucket
+    /// built with this store's options (endpoint, credentials); `memory://` keys from this
+    /// in-memory store. Any other scheme (`oss://`, `hdfs://`, `gs://`, ...) is refused with
+    /// an error naming the path, so a read fails before returning a row rather than with a
+    /// "not found" inside the warehouse.
+    pub fn resolve_external(&self, uri: &str) -> Result<(FileIO, Path)> {
+        let refuse = |why: String| {
+            Error::Unsupported(format!(
+                "data file at external path {uri}: {why}; strata reads external paths on the \
+                 local filesystem (file:), on S3 (s3://, s3a://) and in memory://"
+            ))
+        };
+        if s3::is_s3_location(uri) {
+            let (bucket, path) = s3::parse_location(uri)?;
+            return match &self.s3 {
+                Some(t) if *t.bucket == *bucket => Ok((self.clone(), path)),
+                Some(t) => Ok((sibling_s3(&bucket, &t.options)?, path)),
+                None => Ok((sibling_s3(&bucket, &HashMap::new())?, path)),
+            };
+        }
+        if let Some(rest) = uri.strip_prefix("memory://") {
+            return match self.kind {
+                StoreKind::Memory => Ok((self.clone(), Path::from(rest))),
+                _ => Err(refuse(
+                    "an in-memory path outside an in-memory warehouse".into(),
+                )),
+            };
+        }
+        let local = match uri.strip_prefix("file:") {
+            Some(rest) => rest,
+            None if uri.starts_with('/') => uri,
+            None => {
+                let scheme = uri.split_once("://").map_or(uri, |(s, _)| s);
+                return Err(refuse(format!("scheme {scheme}:// is not supported")));
+            }
+        };
+        // `file:/a`, `file:///a` and `file://host/a` (the host is ignored, as Hadoop does for
+        // `localhost`).
+        let local = match local.strip_prefix("//") {
+            Some(rest) => match rest.find('/') {
+                Some(i) => &rest[i..],
+                None => return Err(refuse("no path after file://".into())),
+            },
+            None => local,
+        };
+        let path = Path::from_absolute_path(std::path::Path::new(local))
+            .map_err(|e| refuse(format!("not a valid local path ({e})")))?;
+        let io = match self.kind {
+            StoreKind::Local => self.clone(),
+            _ => FileIO::local(),
+        };
+        Ok((io, path))
     }
 
     /// The underlying store (for the Parquet object reader/writer).

@@ -91,6 +91,9 @@ pub(crate) struct S3Target {
     pub bucket: Arc<str>,
     /// The configured endpoint, `None` for AWS's regional default.
     pub endpoint: Option<Arc<str>>,
+    /// The catalog options the client was built with: a file of the table in another bucket
+    /// (an external path) is read with the same endpoint and credentials.
+    pub options: Arc<HashMap<String, String>>,
 }
 
 /// Without the `s3` cargo feature there is no S3 client: an `s3://` location is refused.
@@ -185,6 +188,7 @@ pub(crate) fn build(
         S3Target {
             bucket: bucket.into(),
             endpoint: endpoint.map(Into::into),
+            options: Arc::new(options.clone()),
         },
     ))
 }

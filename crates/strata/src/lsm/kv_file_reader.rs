@@ -84,6 +84,7 @@ impl KvFileReader {
     }
 
     /// Streams the records of `file` at `path` in layout form, in file order.
+    /// Reads `file` at `path`, or at the file's own external path when it has one.
     pub async fn read(
         &self,
         path: &Path,
@@ -103,7 +104,12 @@ impl KvFileReader {
             },
             ..Default::default()
         };
-        let stream = read_data_file(&self.io, path, &fields.data, &fields.read, options).await?;
+        // A file another engine wrote outside the table directory is read where it is.
+        let (io, path) = match &file.external_path {
+            Some(uri) => self.io.resolve_external(uri)?,
+            None => (self.io.clone(), path.clone()),
+        };
+        let stream = read_data_file(&io, &path, &fields.data, &fields.read, options).await?;
         let layout = self.layout.clone();
         Ok(stream
             .map(move |b| {

@@ -43,7 +43,7 @@ use super::files::{
     data_file_key, deleted_in_delta, DataFileKey, Deletion, DeletionCounts, FileCategory,
     TableFiles,
 };
-use super::tags::TagManager;
+use crate::table::tags::TagManager;
 
 /// Retention settings of one expiry run (Java `ExpireConfig`).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -35,7 +35,7 @@ use super::files::{
     data_file_key, deleted_in_delta, invalid, DataFileKey, Deletion, DeletionCounts, FileCategory,
     TableFiles,
 };
-use super::tags::TagManager;
+use crate::table::tags::TagManager;
 
 /// Retention settings of one changelog expiry (the changelog half of Java `ExpireConfig`).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,10 +6,10 @@
 //! | [`files`] | where referenced files live, what a snapshot uses, idempotent deletion | `FileDeletionBase` |
 //! | [`expire`] | snapshot expiry after every commit and on demand | `ExpireSnapshotsImpl`, `SnapshotDeletion` |
 //! | [`expire_changelog`] | expiry of `changelog/changelog-N` (decoupled changelog lifecycle) | `ExpireChangelogImpl`, `ChangelogDeletion` |
-//! | [`tags`] | `tag/tag-<name>` files | `TagManager`, `Tag` |
+//! | [`tags`] | `tag/tag-<name>` files (in [`crate::table::tags`]: scans read them too) | `TagManager`, `Tag` |
 //! | [`tag_ops`] | create / delete tags, tag retention | `TagManager.deleteTag`, `TagDeletion`, `TagTimeExpire` |
 //! | [`rollback`] | roll back to a snapshot or tag | `RollbackHelper` |
-//! | [`time_travel`] | snapshot of an id, tag or timestamp | `TimeTravelUtil` |
+//! | [`time_travel`] | snapshot of an id, tag or timestamp (in [`crate::scan::time_travel`]: scans apply the table's `scan.*` options) | `TimeTravelUtil` |
 //! | [`orphans`] | delete unreferenced old files | `LocalOrphanFilesClean` |
 //! | [`consumers`] | `consumer/consumer-<id>` progress files of streaming readers | `ConsumerManager` |
 //!
@@ -24,8 +24,8 @@ pub mod files;
 pub mod orphans;
 pub mod rollback;
 pub mod tag_ops;
-pub mod tags;
-pub mod time_travel;
+pub use crate::scan::time_travel;
+pub use crate::table::tags;
 
 use std::time::Duration;
 

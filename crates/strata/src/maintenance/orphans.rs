@@ -27,7 +27,7 @@ use crate::table::Table;
 use crate::{Error, Result};
 
 use super::files::TableFiles;
-use super::tags::{TagManager, TAG_PREFIX};
+use crate::table::tags::{TagManager, TAG_PREFIX};
 
 /// One file found orphaned.
 #[derive(Clone, Debug, PartialEq, Eq)]

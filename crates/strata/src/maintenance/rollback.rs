@@ -28,7 +28,7 @@ use super::files::{
     data_file_key, invalid, DataFileKey, Deletion, DeletionCounts, FileCategory, TableFiles,
 };
 use super::tag_ops::find_snapshot;
-use super::tags::TagManager;
+use crate::table::tags::TagManager;
 
 /// What a rollback removed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -18,7 +18,7 @@ use crate::table::Table;
 use crate::{Error, Result};
 
 use super::files::{data_file_key, invalid, Deletion, DeletionCounts, FileCategory, TableFiles};
-use super::tags::{validate_tag_name, Tag, TagManager};
+use crate::table::tags::{validate_tag_name, Tag, TagManager};
 
 /// `tag.default-time-retained`: the retention of tags created without one.
 pub const TAG_DEFAULT_TIME_RETAINED: &str = "tag.default-time-retained";

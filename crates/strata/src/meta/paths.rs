@@ -10,11 +10,26 @@ use object_store::path::Path;
 #[derive(Clone, Debug)]
 pub struct TablePaths {
     root: Path,
+    /// `data-file.path-directory`: the directory of the table the partition directories sit
+    /// in (Java `FileStorePathFactory.dataFilePathDirectory`).
+    data_dir: Option<String>,
 }
 
 impl TablePaths {
     pub fn new(root: Path) -> Self {
-        TablePaths { root }
+        TablePaths {
+            root,
+            data_dir: None,
+        }
+    }
+
+    /// These paths with the data files of each bucket under `dir` (`data-file.path-directory`),
+    /// `None` or empty for the table directory itself.
+    pub fn with_data_directory(mut self, dir: Option<&str>) -> Self {
+        self.data_dir = dir
+            .map(|d| d.trim_matches('/').to_string())
+            .filter(|d| !d.is_empty());
+        self
     }
     pub fn root(&self) -> &Path {
         &self.root
@@ -50,15 +65,28 @@ impl TablePaths {
     /// `strata_spec::partition` (e.g. `dt=2024-01-01/`), empty for unpartitioned tables.
     pub fn bucket_dir(&self, partition_path: &str, bucket: i32) -> Path {
         let mut p = self.root.clone();
+        for part in self.data_dir.iter().flat_map(|d| d.split('/')) {
+            p = p.join(part);
+        }
         for part in partition_path.split('/').filter(|s| !s.is_empty()) {
             // Partition path segments are already escaped by Paimon's rules; keep them verbatim.
             p = p.join(part);
         }
-        p.join(format!("bucket-{bucket}"))
+        p.join(bucket_dir_name(bucket))
     }
     /// A data file in a bucket directory; an `external_path` from the manifest wins.
     pub fn data_file(&self, partition_path: &str, bucket: i32, file_name: &str) -> Path {
         self.bucket_dir(partition_path, bucket).join(file_name)
+    }
+}
+
+/// `bucket-<N>`, or `bucket-postpone` for the postpone bucket (-2) of `bucket = -2` tables
+/// (Java `FileStorePathFactory.relativeBucketPath`).
+pub fn bucket_dir_name(bucket: i32) -> String {
+    if bucket == strata_spec::options::POSTPONE_BUCKET {
+        "bucket-postpone".to_string()
+    } else {
+        format!("bucket-{bucket}")
     }
 }
 
@@ -117,6 +145,16 @@ mod tests {
             "wh/db.db/t/dt=2024-01-01/hr=1/bucket-2"
         );
         assert_eq!(p.bucket_dir("", 0).as_ref(), "wh/db.db/t/bucket-0");
+        assert_eq!(
+            p.bucket_dir("dt=1/", -2).as_ref(),
+            "wh/db.db/t/dt=1/bucket-postpone"
+        );
+        let d = p.clone().with_data_directory(Some("data/"));
+        assert_eq!(
+            d.bucket_dir("dt=1/", 0).as_ref(),
+            "wh/db.db/t/data/dt=1/bucket-0"
+        );
+        assert_eq!(d.schema_file(0).as_ref(), "wh/db.db/t/schema/schema-0");
         let n = FileNamer::new();
         let a = n.data_file("data-", "parquet");
         let b = n.data_file("data-", "parquet");

@@ -25,7 +25,7 @@ use strata_spec::manifest::DataFileMeta;
 use strata_spec::DataField;
 
 use super::deletion_vectors::DeletionVector;
-use super::{external_path, pushed_filter, receiver_stream, CHANNEL_BATCHES};
+use super::{pushed_filter, receiver_stream, CHANNEL_BATCHES};
 use crate::expr::BoundPredicate;
 use crate::format::page_pruning::StatsPruning;
 use crate::lsm::interval_partition::{interval_partition, keyed, split_runs_by_level};
@@ -245,10 +245,8 @@ impl KvReadContext {
         dv: Option<Arc<DeletionVector>>,
         tx: &tokio::sync::mpsc::Sender<Result<RecordBatch>>,
     ) -> Result<()> {
-        let path = match &file.external_path {
-            Some(p) => external_path(p),
-            None => self.table.paths().data_file(dir, bucket, &file.file_name),
-        };
+        // An external path is resolved by the file reader.
+        let path = self.table.paths().data_file(dir, bucket, &file.file_name);
         let fields = self.files.read_fields(file).await?;
         // Sections with one run hold each key once: every predicate can go below the read.
         // Overlapping runs only take key predicates (a value predicate could hide the newest

@@ -41,7 +41,6 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use futures::stream::{self, BoxStream};
 use futures::StreamExt;
-use object_store::path::Path;
 use strata_spec::manifest::DataFileMeta;
 use strata_spec::DataField;
 
@@ -423,12 +422,14 @@ impl FileReadContext {
             }
             None => None,
         };
-        let path = match &file.external_path {
-            Some(p) => external_path(p),
-            None => self
-                .table
-                .paths()
-                .data_file(partition_dir, bucket, &file.file_name),
+        let (io, path) = match &file.external_path {
+            Some(uri) => self.table.file_io().resolve_external(uri)?,
+            None => (
+                self.table.file_io().clone(),
+                self.table
+                    .paths()
+                    .data_file(partition_dir, bucket, &file.file_name),
+            ),
         };
         let data_schema = self.table.schema_manager().schema(file.schema_id).await?;
         let mut hints = self.hints.clone();
@@ -455,7 +456,7 @@ impl FileReadContext {
             ..Default::default()
         };
         let mut stream = crate::format::data_file_reader::read_data_file(
-            self.table.file_io(),
+            &io,
             &path,
             &data_schema.fields,
             &self.plan.read_fields,
@@ -494,12 +495,6 @@ pub(crate) fn pushed_filter(
     keys: &[crate::expr::MapKeyColumn],
 ) -> Option<PushedRowFilter> {
     map_keys::pushed_filter(bound, fields, keys)
-}
-
-/// A manifest's `_EXTERNAL_PATH` (a full URI or absolute path) as a store path.
-fn external_path(p: &str) -> Path {
-    let p = p.strip_prefix("file:").unwrap_or(p);
-    Path::from(p.trim_start_matches('/'))
 }
 
 fn receiver_stream(

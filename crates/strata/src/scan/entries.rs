@@ -62,6 +62,7 @@ use strata_spec::manifest::{
 use strata_spec::snapshot::{CommitKind, Snapshot};
 use strata_spec::DataType;
 
+use super::bucket_select::HashedBuckets;
 use super::live_cache::{self, fingerprint, SlotIndex, SlotValue, SlotWriter};
 use crate::cache::{Cache, CacheKey, CacheKind};
 use crate::expr::BoundPredicate;
@@ -77,7 +78,19 @@ const PARALLEL_DECODE_MIN: usize = 4096;
 /// Which entries a scan keeps, evaluated before decoding.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct EntrySelection {
+    /// Only these bucket numbers, whatever an entry's bucket count (`with_bucket`,
+    /// `scan.bucket`, internal readers of one bucket).
     pub buckets: Option<BTreeSet<i32>>,
+    /// Buckets pinned by bucket-key equalities: an entry is kept when a pinned key hashes to
+    /// its bucket under its own `totalBuckets` (see `bucket_select`).
+    pub hashed: Option<Arc<HashedBuckets>>,
+    /// The key hashes may be served by the live-entry cache of their one bucket: every entry
+    /// of the table was written with the table's current bucket count as far as its schema
+    /// history shows; a served entry with another count still falls back to a full read.
+    pub cache_by_hash: bool,
+    /// Skip the postpone bucket (-2): batch reads of `bucket = -2` tables see only the real
+    /// buckets (Java `SnapshotReader.onlyReadRealBuckets`).
+    pub real_buckets_only: bool,
     /// Bound to the partition row type.
     pub partition: Option<BoundPredicate>,
     pub partition_types: Vec<DataType>,
@@ -87,24 +100,39 @@ pub(crate) struct EntrySelection {
 }
 
 impl EntrySelection {
-    fn bucket_ok(&self, bucket: i32) -> bool {
+    pub(crate) fn bucket_ok(&self, bucket: i32, total_buckets: i32) -> bool {
+        if self.real_buckets_only && bucket == strata_spec::options::POSTPONE_BUCKET {
+            return false;
+        }
         self.buckets.as_ref().is_none_or(|b| b.contains(&bucket))
+            && self
+                .hashed
+                .as_ref()
+                .is_none_or(|h| h.contains(bucket, total_buckets))
     }
 
-    /// The one bucket this selection is limited to, if any.
+    /// The one bucket this selection is limited to, if any, when the live-entry cache may
+    /// serve it.
     pub(crate) fn single_bucket(&self) -> Option<i32> {
-        match &self.buckets {
-            Some(b) if b.len() == 1 => b.first().copied(),
+        let hashed = match &self.hashed {
+            None => None,
+            Some(h) if self.cache_by_hash && h.current().len() == 1 => h.current().first().copied(),
+            Some(_) => return None,
+        };
+        match (&self.buckets, hashed) {
+            (None, None) => None,
+            (Some(b), None) if b.len() == 1 => b.first().copied(),
+            (None, Some(h)) => Some(h),
+            (Some(b), Some(h)) if b.len() == 1 && b.contains(&h) => Some(h),
             _ => None,
         }
     }
 
     fn without_partition(&self) -> EntrySelection {
         EntrySelection {
-            buckets: self.buckets.clone(),
             partition: None,
-            partition_types: self.partition_types.clone(),
             partition_set: None,
+            ..self.clone()
         }
     }
 
@@ -236,7 +264,7 @@ impl Selector {
 impl EntryFilter for Selector {
     fn keep(&mut self, head: &EntryHead<'_>) -> strata_spec::Result<bool> {
         self.inspected += 1;
-        if !self.sel.bucket_ok(head.bucket) {
+        if !self.sel.bucket_ok(head.bucket, head.total_buckets) {
             self.skipped_by_bucket += 1;
             return Ok(false);
         }
@@ -328,7 +356,18 @@ pub(crate) async fn read_live_entries(
 ) -> Result<LiveEntries> {
     if let (Some(c), Some(bucket)) = (cache, sel.single_bucket()) {
         if c.max_snapshots > 0 {
-            return read_through_cache(table, snapshot, sel, c, bucket, lazy).await;
+            let live = read_through_cache(table, snapshot, sel, c, bucket, lazy).await?;
+            // A bucket chosen by hashing is right only if its entries have the table's bucket
+            // count; one with another (a partition rescaled without ALTER TABLE) means others
+            // may sit in other buckets: read without the cache.
+            let rescaled = sel.hashed.as_ref().is_some_and(|h| {
+                live.entries
+                    .iter()
+                    .any(|e| e.total_buckets > 0 && !h.is_current_count(e.total_buckets))
+            });
+            if !rescaled {
+                return Ok(live);
+            }
         }
     }
     let mut counters = EntryCounters::default();
@@ -365,7 +404,7 @@ pub(crate) async fn read_live_entries(
             for e in batches.into_iter().flatten() {
                 c.entries_inspected += 1;
                 c.entries_decoded += 1;
-                if !sel.bucket_ok(e.bucket) {
+                if !sel.bucket_ok(e.bucket, e.total_buckets) {
                     c.entries_skipped_by_bucket += 1;
                 } else if !sel.partition_values_ok(&e.partition)? {
                     c.entries_skipped_by_partition += 1;

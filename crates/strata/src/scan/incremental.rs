@@ -83,6 +83,7 @@ impl Table {
             between,
             mode: IncrementalMode::Auto,
             tag_to_snapshot: false,
+            streaming: false,
         }
     }
 
@@ -91,7 +92,10 @@ impl Table {
     /// that expired under a decoupled changelog lifecycle (what Java's follow-up scanners
     /// read from the snapshot `NextSnapshotFetcher` returns). Streaming reads use it.
     pub async fn plan_snapshot_changes(&self, snapshot: &Snapshot) -> Result<IncrementalPlan> {
-        let scan = self.new_incremental_scan(IncrementalBetween::ids(snapshot.id - 1, snapshot.id));
+        let scan = self
+            .new_incremental_scan(IncrementalBetween::ids(snapshot.id - 1, snapshot.id))
+            .for_streaming();
+        super::read_audit::check_options(self, true)?;
         let mode = scan.range_mode()?;
         let mut groups = BTreeMap::new();
         scan.add_changes(snapshot, mode, snapshot.id, &mut groups)
@@ -117,6 +121,10 @@ pub struct IncrementalScan {
     between: IncrementalBetween,
     mode: IncrementalMode,
     tag_to_snapshot: bool,
+    /// Planned for a streaming read (its options are checked as a stream's, and the postpone
+    /// bucket of a `bucket = -2` table without a changelog producer is read, as Java's
+    /// streaming scans do; batch reads see real buckets only).
+    streaming: bool,
 }
 
 /// What the range resolved to.
@@ -151,6 +159,26 @@ impl IncrementalScan {
             .map_err(option_error)?
             .unwrap_or(false);
         Ok(Some(scan))
+    }
+
+    /// Plans the scan for a streaming read (see the field's docs).
+    pub(crate) fn for_streaming(mut self) -> Self {
+        self.streaming = true;
+        self
+    }
+
+    /// Whether an entry of `bucket` is read: `bucket = -2` tables are read from their real
+    /// buckets only, except by streams of tables without a changelog producer (Java
+    /// `AbstractBatchTableScan` / `DataTableStreamScan` with `onlyReadRealBuckets`).
+    fn reads_bucket(&self, bucket: i32) -> Result<bool> {
+        let opts = self.table.options();
+        if bucket != strata_spec::options::POSTPONE_BUCKET
+            || opts.bucket().map_err(option_error)? != strata_spec::options::POSTPONE_BUCKET
+        {
+            return Ok(true);
+        }
+        Ok(self.streaming
+            && opts.changelog_producer().map_err(option_error)? == ChangelogProducer::None)
     }
 
     /// The mode (default [`IncrementalMode::Auto`]).
@@ -194,6 +222,7 @@ impl IncrementalScan {
 
     /// Plans the splits of the range.
     pub async fn plan(&self) -> Result<IncrementalPlan> {
+        super::read_audit::check_options(&self.table, self.streaming)?;
         let resolved = match &self.between {
             IncrementalBetween::Snapshots { start, end } => {
                 self.resolve_snapshots(start, end).await?
@@ -476,6 +505,12 @@ impl IncrementalScan {
                         mode.as_str()
                     )));
                 }
+                if !self.reads_bucket(e.bucket)? {
+                    continue;
+                }
+                super::read_audit::check_file(&self.table, &e.file, || {
+                    super::describe_entry(&self.table, &e)
+                })?;
                 push(groups, end, e);
             }
         }
@@ -510,11 +545,19 @@ impl IncrementalScan {
         let after = live_entries(&self.table, end, &store.data_manifests(end).await?).await?;
         let mut befores: BTreeMap<(Vec<u8>, i32), DataSplit> = BTreeMap::new();
         let mut afters: BTreeMap<(Vec<u8>, i32), DataSplit> = BTreeMap::new();
-        for e in before {
-            push(&mut befores, start.id, e);
-        }
-        for e in after {
-            push(&mut afters, end.id, e);
+        for (entries, id, side) in [
+            (before, start.id, &mut befores),
+            (after, end.id, &mut afters),
+        ] {
+            for e in entries {
+                if !self.reads_bucket(e.bucket)? {
+                    continue;
+                }
+                super::read_audit::check_file(&self.table, &e.file, || {
+                    super::describe_entry(&self.table, &e)
+                })?;
+                push(side, id, e);
+            }
         }
         let keys: std::collections::BTreeSet<(Vec<u8>, i32)> =
             befores.keys().chain(afters.keys()).cloned().collect();

@@ -18,6 +18,15 @@
 //! (`incremental-between`, Paimon's batch incremental reads); a [`TableScan`] of a table whose
 //! options ask for one is refused rather than silently reading the whole snapshot.
 //!
+//! Without an explicit snapshot a scan starts where the table's `scan.*` options say, as
+//! Java's batch scans do (`start`: `scan.snapshot-id`, `scan.tag-name`, `scan.timestamp`,
+//! `scan.mode = compacted-full`, `scan.file-creation-time-millis`, `scan.bucket`, ...;
+//! [`time_travel`] resolves snapshot ids, tags, watermarks and times). Every plan is checked by
+//! `read_audit` before a row is read: options reads do not honour and files strata cannot read
+//! as Java does are refused by name. Partitions a rescale left with another bucket count are
+//! read with their own count (each entry's `totalBuckets`); `bucket = -2` tables are read from
+//! their real buckets only (the postpone bucket waits for its compaction, as in Java).
+//!
 //! Pruning is conservative: it never drops a file that may contain a matching row. Exact row
 //! filtering is the reader's job ([`crate::read`]).
 
@@ -27,7 +36,10 @@ mod incremental;
 mod incremental_between;
 mod live_cache;
 mod pk_splits;
+pub(crate) mod read_audit;
+mod start;
 mod stats_pruning;
+pub mod time_travel;
 
 pub use incremental::{IncrementalPlan, IncrementalScan, IncrementalSplit};
 pub use incremental_between::{
@@ -47,6 +59,7 @@ use strata_spec::snapshot::Snapshot;
 
 pub(crate) use bucket_select::select_buckets;
 use entries::{read_live_entries, CacheUse, EntrySelection};
+pub(crate) use start::latest_compacted;
 
 use crate::cache::Cache;
 use crate::expr::{BoundPredicate, Predicate};
@@ -200,6 +213,8 @@ pub struct TableScan {
     filter: Option<Predicate>,
     buckets: Option<BTreeSet<i32>>,
     cache: Option<Arc<dyn Cache>>,
+    /// Plan the latest snapshot whatever the table's `scan.*` options say.
+    latest: bool,
 }
 
 impl TableScan {
@@ -212,7 +227,17 @@ impl TableScan {
             filter: None,
             buckets: None,
             cache,
+            latest: false,
         }
+    }
+
+    /// Plan the latest snapshot and every live file of the selected buckets, ignoring the
+    /// table's `scan.*` options (where to start, `scan.bucket`): for writes that rewrite what
+    /// they read (copy-on-write UPDATE and DELETE, MERGE INTO), which must see the table as it
+    /// is now.
+    pub fn with_latest(mut self) -> Self {
+        self.latest = true;
+        self
     }
 
     /// Time travel: plan snapshot `id` instead of the latest.
@@ -257,25 +282,16 @@ impl TableScan {
 
     async fn plan_inner(&self) -> Result<Plan> {
         let opts = self.table.options();
-        if let Some(key) = [INCREMENTAL_BETWEEN, INCREMENTAL_BETWEEN_TIMESTAMP]
-            .into_iter()
-            .find(|k| opts.get(k).is_some())
-        {
-            // Java reads the changes instead of the snapshot: never read the snapshot silently.
-            return Err(Error::InvalidOption {
-                key: key.into(),
-                message: format!(
-                    "table {} asks for an incremental read; plan it with IncrementalScan \
-                     (IncrementalScan::from_options) and read it with IncrementalRead",
-                    self.table.identifier()
-                ),
-            });
-        }
+        read_audit::check_options(&self.table, false)?;
         let sm = self.table.snapshot_manager();
-        let snapshot = match (&self.snapshot_meta, self.snapshot_id) {
-            (Some(s), _) => Some(s.clone()),
-            (None, Some(id)) => Some(sm.snapshot(id).await?),
-            (None, None) => sm.latest().await?,
+        let (snapshot, min_file_creation) = match (&self.snapshot_meta, self.snapshot_id) {
+            (Some(s), _) => (Some(s.clone()), None),
+            (None, Some(id)) => (Some(sm.snapshot(id).await?), None),
+            (None, None) if self.latest => (sm.latest().await?, None),
+            (None, None) => {
+                let start = start::batch_start(&self.table).await?;
+                (start.snapshot, start.min_file_creation_millis)
+            }
         };
         let Some(snapshot) = snapshot else {
             return Ok(Plan::default());
@@ -288,23 +304,31 @@ impl TableScan {
             None => None,
         };
         let mut buckets = self.buckets.clone();
-        if let Some(b) = &bound {
-            if let Some(derived) = select_buckets(&self.table, b)? {
-                buckets = Some(match buckets {
-                    Some(explicit) => explicit.intersection(&derived).copied().collect(),
-                    None => derived,
-                });
-            }
+        if let Some(b) = opts.scan_bucket()?.filter(|_| !self.latest) {
+            buckets = Some(match buckets {
+                Some(explicit) => explicit.into_iter().filter(|x| *x == b).collect(),
+                None => BTreeSet::from([b]),
+            });
         }
+        let hashed = match &bound {
+            Some(b) => select_buckets(&self.table, b)?.map(Arc::new),
+            None => None,
+        };
+        let cache_by_hash = match &hashed {
+            Some(_) if self.cache.is_some() => self.table.bucket_count_never_altered().await?,
+            _ => false,
+        };
         let selection = EntrySelection {
             buckets,
+            hashed,
+            cache_by_hash,
+            real_buckets_only: opts.bucket()? == strata_spec::options::POSTPONE_BUCKET,
             partition: bound
                 .as_ref()
                 .and_then(|b| partition_predicate(&self.table, b)),
             partition_types: schema.partition_type().types(),
             partition_set: None,
         };
-        let opts = self.table.options();
         let max_snapshots = opts
             .scan_manifest_entry_cache_max_snapshots()
             .map_err(option_error)?;
@@ -315,7 +339,18 @@ impl TableScan {
             cache,
             max_snapshots,
         });
-        let live = read_live_entries(&self.table, &snapshot, &selection, cache, lazy).await?;
+        let mut live = read_live_entries(&self.table, &snapshot, &selection, cache, lazy).await?;
+        if let Some(min) = min_file_creation {
+            // `scan.file-creation-time-millis` (Java `FileCreationTimeStartingScanner`).
+            live.entries.retain(|e| {
+                e.file
+                    .creation_time
+                    .is_some_and(|t| start::creation_epoch_millis(t) >= min)
+            });
+        }
+        for e in &live.entries {
+            read_audit::check_file(&self.table, &e.file, || describe_entry(&self.table, e))?;
+        }
 
         let c = &live.counters;
         let mut metrics = ScanMetrics {
@@ -383,6 +418,14 @@ impl TableScan {
                 .sort_by_key(|f| (f.min_sequence_number, f.file_name.clone()));
         }
         Ok(splits)
+    }
+}
+
+/// "partition dt=1, bucket 2" of an entry, for messages.
+pub(crate) fn describe_entry(table: &Table, e: &ManifestEntry) -> String {
+    match table.partition_text(&e.partition) {
+        Ok(p) if !p.is_empty() => format!("partition {p}, bucket {}", e.bucket),
+        _ => format!("bucket {}", e.bucket),
     }
 }
 

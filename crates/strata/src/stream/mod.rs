@@ -44,6 +44,8 @@ use arrow_schema::SchemaRef;
 use futures::stream::BoxStream;
 use futures::StreamExt;
 
+use strata_spec::options::StartupMode;
+
 use crate::maintenance::consumers::{validate_consumer_id, ConsumerManager};
 use crate::read::IncrementalRead;
 use crate::scan::{IncrementalBetween, IncrementalMode};
@@ -84,12 +86,17 @@ pub struct ChangeBatch {
 }
 
 impl Table {
-    /// A streaming read of this table (see [`crate::stream`]).
+    /// A streaming read of this table (see [`crate::stream`]). It starts where the table's
+    /// options say (`scan.mode`, `scan.snapshot-id`, `scan.timestamp-millis`, ... as Java's
+    /// streaming scans read them; `latest-full` without them) and records progress under the
+    /// `consumer-id` option when it is set; [`StreamRead::with_start`] and
+    /// [`StreamRead::with_consumer_id`] override both.
     pub fn new_stream_read(&self) -> StreamRead {
+        let opts = self.options();
         StreamRead {
             table: self.clone(),
-            start: StartingPosition::default(),
-            consumer_id: None,
+            start: None,
+            consumer_id: opts.get("consumer-id").map(str::to_string),
             poll_interval: Duration::from_secs(1),
             projection: None,
             until: None,
@@ -97,11 +104,83 @@ impl Table {
     }
 }
 
+impl StartingPosition {
+    /// Where the table's options start a stream (Java `AbstractDataTableScan.
+    /// createStartingScanner` with `isStreaming`): `scan.mode`, or the mode the other `scan.*`
+    /// options imply. Tags and watermarks cannot start a stream (as in Java), nor can
+    /// `from-file-creation-time` or `incremental` (strata's streams have no such start).
+    pub fn from_options(table: &Table) -> Result<StartingPosition> {
+        let opts = table.options();
+        let refuse = |what: &str| {
+            Err(Error::Unsupported(format!(
+                "streaming read of {}: {what}",
+                table.identifier()
+            )))
+        };
+        Ok(match opts.startup_mode()? {
+            StartupMode::Default | StartupMode::LatestFull | StartupMode::Full => {
+                StartingPosition::LatestFull
+            }
+            StartupMode::Latest => StartingPosition::Latest,
+            StartupMode::CompactedFull => StartingPosition::CompactedFull,
+            StartupMode::FromTimestamp => {
+                match (opts.scan_timestamp_millis()?, opts.get("scan.timestamp")) {
+                    (Some(ms), _) => StartingPosition::FromTimestamp(ms),
+                    (None, Some(text)) => StartingPosition::FromTimestamp(
+                        crate::scan::time_travel::parse_local_timestamp(text)?,
+                    ),
+                    (None, None) => return refuse(
+                        "scan.mode = from-timestamp needs scan.timestamp-millis or scan.timestamp",
+                    ),
+                }
+            }
+            // The first snapshot committed at or after the time (Java
+            // `createCreationTimestampStartingScanner`).
+            StartupMode::FromCreationTimestamp => match opts.scan_creation_time_millis()? {
+                Some(ms) => StartingPosition::FromTimestamp(ms.saturating_sub(1)),
+                None => {
+                    return refuse(
+                        "scan.mode = from-creation-timestamp needs scan.creation-time-millis",
+                    )
+                }
+            },
+            StartupMode::FromSnapshot => {
+                if let Some(id) = opts.scan_snapshot_id()? {
+                    StartingPosition::FromSnapshot(id)
+                } else if opts.scan_watermark()?.is_some() {
+                    return refuse("cannot scan from watermark in streaming mode (scan.watermark)");
+                } else if opts.get("scan.tag-name").is_some() || opts.get("scan.version").is_some()
+                {
+                    return refuse(
+                        "cannot scan from tag in streaming mode (scan.tag-name, scan.version)",
+                    );
+                } else {
+                    return refuse("scan.mode = from-snapshot needs scan.snapshot-id");
+                }
+            }
+            StartupMode::FromSnapshotFull => match opts.scan_snapshot_id()? {
+                Some(id) => StartingPosition::FromSnapshotFull(id),
+                None => return refuse("scan.mode = from-snapshot-full needs scan.snapshot-id"),
+            },
+            StartupMode::FromFileCreationTime => return refuse(
+                "a stream starting with the files created after scan.file-creation-time-millis \
+                     is not supported; start it from a snapshot or a timestamp",
+            ),
+            StartupMode::Incremental => {
+                return refuse(
+                    "cannot read incremental-between in streaming mode; read it as a batch",
+                )
+            }
+        })
+    }
+}
+
 /// Builder of a streaming read.
 #[derive(Clone)]
 pub struct StreamRead {
     table: Table,
-    start: StartingPosition,
+    /// `None`: where the table's options say ([`StartingPosition::from_options`]).
+    start: Option<StartingPosition>,
     consumer_id: Option<String>,
     poll_interval: Duration,
     projection: Option<Vec<String>>,
@@ -109,8 +188,9 @@ pub struct StreamRead {
 }
 
 impl StreamRead {
+    /// Where the stream starts, whatever the table's `scan.*` options say.
     pub fn with_start(mut self, start: StartingPosition) -> Self {
-        self.start = start;
+        self.start = Some(start);
         self
     }
 
@@ -158,6 +238,16 @@ impl StreamRead {
         if let Some(id) = &self.consumer_id {
             validate_consumer_id(id)?;
         }
+        crate::scan::read_audit::check_options(&self.table, true)?;
+        let start = match self.start {
+            Some(s) => s,
+            None => StartingPosition::from_options(&self.table)?,
+        };
+        let ignore_progress = self
+            .table
+            .options()
+            .get_bool("consumer.ignore-progress")?
+            .unwrap_or(false);
         let schema = self.output_schema()?;
         let follower = Follower {
             read: self.incremental_read(),
@@ -166,7 +256,8 @@ impl StreamRead {
                 .consumer_id
                 .clone()
                 .map(|id| (ConsumerManager::new(&self.table), id)),
-            start: Some(self.start),
+            start: Some(start),
+            ignore_progress,
             next: 0,
             current: None,
             done: false,
@@ -195,6 +286,9 @@ struct Follower {
     schema: SchemaRef,
     consumers: Option<(ConsumerManager, String)>,
     start: Option<StartingPosition>,
+    /// `consumer.ignore-progress`: start where the position says, not at the consumer's
+    /// recorded snapshot (which is then overwritten).
+    ignore_progress: bool,
     /// The next snapshot whose changes are read.
     next: i64,
     /// The snapshot being returned and its remaining batches.
@@ -244,6 +338,7 @@ impl Follower {
                     self.builder
                         .table
                         .new_incremental_scan(IncrementalBetween::ids(id - 1, id))
+                        .for_streaming()
                         .with_mode(IncrementalMode::Auto)
                         .plan()
                         .await?
@@ -256,7 +351,7 @@ impl Follower {
 
     /// Where to start: a consumer's recorded snapshot, else the starting position.
     async fn begin(&mut self, start: StartingPosition) -> Result<()> {
-        if let Some((consumers, id)) = &self.consumers {
+        if let Some((consumers, id)) = self.consumers.as_ref().filter(|_| !self.ignore_progress) {
             if let Some(next) = consumers.next_snapshot(id).await? {
                 self.check_not_expired(next, true).await?;
                 self.next = next;
@@ -272,7 +367,9 @@ impl Follower {
                 None
             }
             StartingPosition::LatestFull => latest,
-            StartingPosition::CompactedFull => latest_compacted(&table, latest).await?,
+            StartingPosition::CompactedFull => {
+                crate::scan::latest_compacted(&table, latest).await?
+            }
             StartingPosition::Earliest => earliest,
             StartingPosition::FromSnapshotFull(n) => Some(n),
             StartingPosition::FromSnapshot(n) => {
@@ -441,40 +538,4 @@ fn additions(schema: &SchemaRef, batch: &RecordBatch) -> Result<RecordBatch> {
     // The stream's batches all have the incremental read's schema.
     RecordBatch::try_new(schema.clone(), kept.columns().to_vec())
         .map_err(|e| Error::arrow("a whole-snapshot read in the stream's schema", e))
-}
-
-/// The snapshot a `compacted-full` stream starts with (Java `CompactedStartingScanner` /
-/// `FullCompactedStartingScanner`, `SnapshotManager.pickOrLatest`): the latest COMPACT snapshot
-/// (of a full compaction: its commit identifier a multiple of `full-compaction.delta-commits`,
-/// or a batch commit's `Long.MAX_VALUE`, when the table compacts fully on a schedule), else the
-/// latest snapshot.
-async fn latest_compacted(table: &Table, latest: Option<i64>) -> Result<Option<i64>> {
-    let Some(latest) = latest else {
-        return Ok(None);
-    };
-    let opts = table.options();
-    let full_every = if opts.changelog_producer()?
-        == strata_spec::options::ChangelogProducer::FullCompaction
-        || opts.get("full-compaction.delta-commits").is_some()
-    {
-        Some(
-            opts.get_i64("full-compaction.delta-commits")?
-                .unwrap_or(1)
-                .max(1),
-        )
-    } else {
-        None
-    };
-    let sm = table.snapshot_manager();
-    let mut ids = sm.list_ids().await?;
-    ids.sort_unstable();
-    for id in ids.into_iter().rev().filter(|id| *id <= latest) {
-        let s = sm.snapshot(id).await?;
-        let full = full_every
-            .is_none_or(|n| s.commit_identifier % n == 0 || s.commit_identifier == i64::MAX);
-        if s.commit_kind == strata_spec::snapshot::CommitKind::Compact && full {
-            return Ok(Some(id));
-        }
-    }
-    Ok(Some(latest))
 }

@@ -25,6 +25,7 @@ use strata_spec::schema::TableSchema;
 
 mod alter;
 mod identifier;
+pub mod tags;
 
 pub use identifier::Identifier;
 
@@ -52,6 +53,8 @@ struct TableInner {
     schema: Arc<TableSchema>,
     options: CoreOptions,
     partition_computer: PartitionComputer,
+    /// Whether every schema up to this one has this schema's bucket count (computed once).
+    bucket_history: tokio::sync::OnceCell<bool>,
 }
 
 impl Table {
@@ -76,6 +79,8 @@ impl Table {
             options.partition_default_name(),
             options.partition_legacy_name()?,
         );
+        // Data files may sit under `data-file.path-directory` (Java reads them there).
+        let paths = paths.with_data_directory(options.get("data-file.path-directory"));
         Ok(Table {
             inner: Arc::new(TableInner {
                 snapshot_manager: SnapshotManager::new(io.clone(), paths.clone()),
@@ -87,6 +92,7 @@ impl Table {
                 schema,
                 options,
                 partition_computer,
+                bucket_history: tokio::sync::OnceCell::new(),
             }),
             cache: None,
         })
@@ -168,6 +174,32 @@ impl Table {
     }
     pub fn is_primary_key_table(&self) -> bool {
         !self.inner.schema.primary_keys.is_empty()
+    }
+
+    /// Whether every schema version up to this handle's has its `bucket` option, so that no
+    /// ALTER TABLE changed the bucket count (read once per handle; a missing schema file counts
+    /// as a change). Files of a partition rescaled by an overwrite with another count are not
+    /// ruled out by this: readers that hash keys to buckets check each entry's count.
+    pub(crate) async fn bucket_count_never_altered(&self) -> Result<bool> {
+        self.inner
+            .bucket_history
+            .get_or_try_init(|| async {
+                let current = self.schema().options().get("bucket").map(str::to_string);
+                for id in 0..self.schema().id {
+                    match self.schema_manager().schema(id).await {
+                        Ok(s) => {
+                            if s.options().get("bucket").map(str::to_string) != current {
+                                return Ok(false);
+                            }
+                        }
+                        Err(e) if e.kind() == crate::ErrorKind::NotFound => return Ok(false),
+                        Err(e) => return Err(e),
+                    }
+                }
+                Ok(true)
+            })
+            .await
+            .copied()
     }
 
     /// Relative partition directory of a partition row, e.g. `dt=2024-01-01/`.

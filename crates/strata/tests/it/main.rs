@@ -38,6 +38,7 @@ mod object_store_s3;
 mod option_support;
 mod page_pruning;
 mod pk_table;
+mod read_audit;
 mod row_kinds;
 mod scan_incremental_cache;
 mod scan_planning;

@@ -7,7 +7,9 @@
 //! exactly the snapshot JSON, as Java writes it so old readers can read it.
 //!
 //! A tag keeps its snapshot's files alive after the snapshot itself expired: expiry, rollback
-//! and orphan cleanup all treat tagged snapshots as used.
+//! and orphan cleanup all treat tagged snapshots as used. Reading tags is part of the table
+//! context (scans time-travel to them); creating and deleting them, with the cleanup of the
+//! files only a tag used, is `crate::maintenance::tag_ops`.
 
 use std::time::Duration;
 
@@ -16,10 +18,13 @@ use object_store::path::Path;
 use strata_spec::snapshot::Snapshot;
 
 use crate::io::FileIO;
-use crate::table::Table;
 use crate::{Error, Result};
 
-use super::files::invalid;
+use super::Table;
+
+fn invalid(message: String) -> Error {
+    Error::InvalidArgument(message)
+}
 
 /// File name prefix of tags (`TagManager.TAG_PREFIX`).
 pub const TAG_PREFIX: &str = "tag-";
@@ -185,7 +190,7 @@ fn parse_duration_value(v: &serde_json::Value) -> Option<Duration> {
 /// Checks a tag name the way Java does (not blank) plus what a file name needs here.
 pub fn validate_tag_name(name: &str) -> Result<()> {
     if name.trim().is_empty() {
-        return Err(invalid("tag name must not be blank"));
+        return Err(invalid("tag name must not be blank".into()));
     }
     if name.contains('/') || name.contains('\\') || name.contains('#') {
         return Err(invalid(format!(

@@ -1,6 +1,8 @@
-//! Time travel: which snapshot a read of a snapshot id, a tag or a point in time sees (Java
-//! `TimeTravelUtil`, `scan.snapshot-id` / `scan.tag-name` / `scan.timestamp` /
-//! `scan.timestamp-millis`).
+//! Time travel: which snapshot a read of a snapshot id, a tag, a watermark or a point in time
+//! sees (Java `TimeTravelUtil`, `scan.snapshot-id` / `scan.tag-name` / `scan.watermark` /
+//! `scan.timestamp` / `scan.timestamp-millis`, and `scan.version`, which names one of them).
+//! [`super::start`] applies the table's own `scan.*` options to every scan; front ends use
+//! [`travel`] for an explicit target (`--snapshot`, `--tag`, `VERSION AS OF`, ...).
 //!
 //! A timestamp selects the latest snapshot whose `timeMillis` is at or before it (Java
 //! `SnapshotManager.earlierOrEqualTimeMills`, a binary search between the earliest and the
@@ -13,11 +15,13 @@ use chrono::{NaiveDate, NaiveDateTime, TimeZone};
 use strata_spec::snapshot::Snapshot;
 
 use crate::scan::TableScan;
+use crate::table::tags::TagManager;
 use crate::table::Table;
 use crate::{Error, Result};
 
-use super::files::invalid;
-use super::tags::TagManager;
+fn invalid(message: String) -> Error {
+    Error::InvalidArgument(message)
+}
 
 /// What a read travels to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,6 +32,8 @@ pub enum TravelTarget {
     Tag(String),
     /// `scan.timestamp-millis` (epoch milliseconds).
     TimestampMillis(i64),
+    /// `scan.watermark`: the first snapshot whose watermark is at or after it.
+    Watermark(i64),
 }
 
 impl TravelTarget {
@@ -36,33 +42,74 @@ impl TravelTarget {
         Ok(TravelTarget::TimestampMillis(parse_local_timestamp(text)?))
     }
 
-    /// The target the table's `scan.*` options name, `None` without one; more than one is an
-    /// error, as in Java.
-    pub fn from_options(table: &Table) -> Result<Option<TravelTarget>> {
+    /// The target the table's `scan.*` options name (`scan.snapshot-id`, `scan.tag-name`,
+    /// `scan.watermark`, `scan.timestamp`, `scan.timestamp-millis`, or `scan.version`), `None`
+    /// without one; more than one is an error, as in Java.
+    pub async fn from_options(table: &Table) -> Result<Option<TravelTarget>> {
         let o = table.options();
         let mut found = Vec::new();
-        if let Some(v) = o.get_i64("scan.snapshot-id")? {
+        if let Some(v) = o.scan_snapshot_id()? {
             found.push(TravelTarget::Snapshot(v));
         }
         if let Some(v) = o.get("scan.tag-name") {
             found.push(TravelTarget::Tag(v.to_string()));
         }
+        if let Some(v) = o.scan_watermark()? {
+            found.push(TravelTarget::Watermark(v));
+        }
         if let Some(v) = o.get("scan.timestamp") {
             found.push(TravelTarget::timestamp(v)?);
         }
-        if let Some(v) = o.get_i64("scan.timestamp-millis")? {
+        if let Some(v) = o.scan_timestamp_millis()? {
             found.push(TravelTarget::TimestampMillis(v));
+        }
+        if let Some(v) = o.get("scan.version") {
+            found.push(TravelTarget::version(table, v).await?);
         }
         match found.len() {
             0 => Ok(None),
             1 => Ok(found.pop()),
             _ => Err(Error::InvalidOption {
                 key: "scan.snapshot-id".into(),
-                message: "only one of scan.snapshot-id, scan.tag-name, scan.timestamp and \
-                          scan.timestamp-millis may be set"
+                message: "only one of scan.snapshot-id, scan.tag-name, scan.watermark, \
+                          scan.timestamp, scan.timestamp-millis and scan.version may be set"
                     .into(),
             }),
         }
+    }
+
+    /// `scan.version` (Java `TimeTravelUtil.adaptScanVersion`): a tag of that name, else
+    /// `watermark-<n>`, else a snapshot id of digits; anything else names a missing tag.
+    pub async fn version(table: &Table, version: &str) -> Result<TravelTarget> {
+        if TagManager::new(table).get(version).await?.is_some() {
+            return Ok(TravelTarget::Tag(version.to_string()));
+        }
+        if let Some(w) = version.strip_prefix("watermark-") {
+            return w
+                .parse()
+                .map(TravelTarget::Watermark)
+                .map_err(|_| Error::InvalidOption {
+                    key: "scan.version".into(),
+                    message: format!("{version:?}: watermark-<n> needs a number"),
+                });
+        }
+        if !version.is_empty() && version.chars().all(|c| c.is_ascii_digit()) {
+            return version
+                .parse()
+                .map(TravelTarget::Snapshot)
+                .map_err(|_| Error::InvalidOption {
+                    key: "scan.version".into(),
+                    message: format!("snapshot id {version:?} is out of range"),
+                });
+        }
+        Err(Error::InvalidOption {
+            key: "scan.version".into(),
+            message: format!(
+                "cannot find a time travel version for {version:?} in table {}: no tag of \
+                 that name, not watermark-<n>, not a snapshot id",
+                table.identifier()
+            ),
+        })
     }
 
     /// The snapshot this target names.
@@ -71,6 +118,7 @@ impl TravelTarget {
             TravelTarget::Snapshot(id) => table.snapshot_manager().snapshot(*id).await,
             TravelTarget::Tag(name) => Ok(TagManager::new(table).get_or_err(name).await?.snapshot),
             TravelTarget::TimestampMillis(t) => snapshot_at_or_before(table, *t).await,
+            TravelTarget::Watermark(w) => snapshot_at_or_after_watermark(table, *w).await,
         }
     }
 }
@@ -112,6 +160,53 @@ pub async fn snapshot_at_or_before(table: &Table, millis: i64) -> Result<Snapsho
         }
     }
     Ok(found)
+}
+
+/// The first snapshot whose watermark is at or after `watermark` (Java
+/// `SnapshotManager.laterOrEqualWatermark`: watermarks grow with snapshot ids; snapshots
+/// without one are skipped); none is an error.
+pub async fn snapshot_at_or_after_watermark(table: &Table, watermark: i64) -> Result<Snapshot> {
+    let sm = table.snapshot_manager();
+    let none = || {
+        invalid(format!(
+            "table {} has no snapshot with a watermark later than or equal to {watermark}",
+            table.identifier()
+        ))
+    };
+    let (Some(earliest), Some(latest)) = (sm.earliest_id().await?, sm.latest_id().await?) else {
+        return Err(none());
+    };
+    // The watermark of the latest snapshot at or before `id` that has one, from `floor` on.
+    let mut found: Option<Snapshot> = None;
+    let (mut lo, mut hi) = (earliest, latest);
+    while lo <= hi {
+        let mid = lo + (hi - lo) / 2;
+        // The nearest snapshot at or below `mid` with a watermark.
+        let mut probe = mid;
+        let mut with_mark = None;
+        while probe >= lo {
+            let s = sm.snapshot(probe).await?;
+            if s.watermark.is_some_and(|w| w != i64::MIN) {
+                with_mark = Some(s);
+                break;
+            }
+            probe -= 1;
+        }
+        match with_mark {
+            // No watermark in [lo, mid]: look above.
+            None => lo = mid + 1,
+            Some(s) => {
+                let w = s.watermark.unwrap_or(i64::MIN);
+                if w >= watermark {
+                    hi = s.id - 1;
+                    found = Some(s);
+                } else {
+                    lo = mid + 1;
+                }
+            }
+        }
+    }
+    found.ok_or_else(none)
 }
 
 /// This table as of `snapshot`: the schema that snapshot was committed with.

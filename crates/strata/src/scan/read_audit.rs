@@ -1,0 +1,94 @@
+//! The read side of strata's rule that what it cannot honour it refuses by name: every plan —
+//! batch scans, incremental scans, the snapshots a stream reads — is checked before a row is
+//! returned, so a table another engine wrote is read exactly as Java reads it or not at all.
+//!
+//! * **Table options** ([`check_options`]): `strata_spec::options::support` classifies every
+//!   option Java knows for reads too ([`ReadSupport`]); a set option that changes what a read
+//!   must return and that no read path of strata honours (`data-evolution.enabled`,
+//!   `scan.fallback-branch`, `sequence.snapshot-ordering`, ...) refuses the read, naming each
+//!   option, its value and what Java does with it.
+//! * **Data files** ([`check_file`]): the fields of Java 2.0's `DataFileMeta` that change how a
+//!   file is read. A format strata has no reader for (`lance`, `vortex`, `blob`, `csv`,
+//!   `json`, ...), a file holding only some columns of its rows (`writeCols`: data-evolution
+//!   partial updates, BLOB files) and an external path strata cannot reach are refused while
+//!   planning — before the first row of any file is printed. The other fields are honoured
+//!   where they matter: `externalPath` (read where it is), `valueStatsCols` (statistics
+//!   pruning), `deleteRowCount` (raw-convertible splits), `level` and `totalBuckets`
+//!   (planning); `firstRowId`, `fileSource`, `embeddedIndex`, `extraFiles` and
+//!   `creationTime` (only `scan.*-creation-time-millis` reads it) do not change the rows of a
+//!   file.
+//!
+//! [`ReadSupport`]: strata_spec::options::support::ReadSupport
+
+use strata_spec::manifest::DataFileMeta;
+use strata_spec::options::support::refused_read_options;
+
+use crate::format::data_file_reader::DataFileFormat;
+use crate::table::Table;
+use crate::{Error, Result};
+
+/// Refuses a read of `table` when it sets an option reads do not honour (streaming-only
+/// options only when `streaming`).
+pub(crate) fn check_options(table: &Table, streaming: bool) -> Result<()> {
+    let options = table.options().as_map();
+    let refused = refused_read_options(options, streaming);
+    if refused.is_empty() {
+        return Ok(());
+    }
+    let list: Vec<String> = refused
+        .iter()
+        .map(|(key, why)| {
+            format!(
+                "`{key}` = `{}` ({why})",
+                options.get(key).map(String::as_str).unwrap_or_default()
+            )
+        })
+        .collect();
+    Err(Error::Unsupported(format!(
+        "reading table {}: strata does not honour {} {} on reads, so it refuses to read the \
+         table rather than return rows Java Paimon would not",
+        table.identifier(),
+        if list.len() == 1 { "option" } else { "options" },
+        list.join("; ")
+    )))
+}
+
+/// Refuses a data file strata cannot read as Java does (see the module docs). `where_` names
+/// its partition and bucket for the message.
+pub(crate) fn check_file(
+    table: &Table,
+    file: &DataFileMeta,
+    where_: impl Fn() -> String,
+) -> Result<()> {
+    let refuse = |why: String| {
+        Err(Error::Unsupported(format!(
+            "reading table {}: data file {} ({}) {why}",
+            table.identifier(),
+            file.file_name,
+            where_()
+        )))
+    };
+    let name = object_store::path::Path::from(file.file_name.as_str());
+    if DataFileFormat::of(&name, &file.file_name).is_err() {
+        let ext = file.file_name.rsplit_once('.').map_or("(none)", |(_, e)| e);
+        return refuse(format!(
+            "is in a format strata has no reader for (extension .{ext}; strata reads Parquet, \
+             ORC and Avro data files)"
+        ));
+    }
+    if let Some(cols) = &file.write_cols {
+        return refuse(format!(
+            "holds only the columns {} of its rows (writeCols: a data-evolution or BLOB file \
+             that Java stitches with other files by row id); strata does not stitch files",
+            cols.join(", ")
+        ));
+    }
+    if let Some(uri) = &file.external_path {
+        table
+            .file_io()
+            .resolve_external(uri)
+            .map(|_| ())
+            .or_else(|e| refuse(format!("cannot be reached: {e}")))?;
+    }
+    Ok(())
+}
