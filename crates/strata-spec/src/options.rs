@@ -229,6 +229,19 @@ impl CoreOptions {
         self.get_i64("scan.creation-time-millis")
     }
 
+    /// Whether batch reads of a primary-key table skip level 0 (Java
+    /// `CoreOptions.batchScanSkipLevel0`): with deletion vectors unless
+    /// `deletion-vectors.merge-on-read`, else with `merge-engine = first-row`. Level-0 rows
+    /// become visible to such readers when a compaction moves them up.
+    pub fn batch_scan_skip_level0(&self) -> Result<bool> {
+        if self.deletion_vectors_enabled()? {
+            return Ok(!self
+                .get_bool("deletion-vectors.merge-on-read")?
+                .unwrap_or(false));
+        }
+        Ok(self.merge_engine()? == MergeEngine::FirstRow)
+    }
+
     /// `scan.bucket`: a read of this bucket only.
     pub fn scan_bucket(&self) -> Result<Option<i32>> {
         self.get_i32("scan.bucket")

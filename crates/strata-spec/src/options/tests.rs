@@ -394,3 +394,23 @@ fn startup_modes_and_their_options_as_java_validates_them() {
     let e = check(&[("scan.snapshot-id", "x")]).unwrap_err();
     assert!(e.contains("scan.snapshot-id"), "{e}");
 }
+
+#[test]
+fn level_zero_is_skipped_as_java_decides() {
+    let skip = |pairs: &[(&str, &str)]| core(pairs).batch_scan_skip_level0().unwrap();
+    assert!(!skip(&[]));
+    assert!(skip(&[("deletion-vectors.enabled", "true")]));
+    assert!(!skip(&[
+        ("deletion-vectors.enabled", "true"),
+        ("deletion-vectors.merge-on-read", "true")
+    ]));
+    assert!(skip(&[("merge-engine", "first-row")]));
+    // Deletion vectors decide when enabled (Java `batchScanSkipLevel0`).
+    assert!(!skip(&[
+        ("merge-engine", "first-row"),
+        ("deletion-vectors.enabled", "true"),
+        ("deletion-vectors.merge-on-read", "true")
+    ]));
+    // merge-on-read alone changes nothing.
+    assert!(!skip(&[("deletion-vectors.merge-on-read", "true")]));
+}

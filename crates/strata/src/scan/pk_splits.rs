@@ -1,7 +1,7 @@
 //! Planning primary-key tables.
 //!
-//! * **Level-0 skipping**: with `merge-engine = first-row`, or deletion vectors without
-//!   `deletion-vectors.merge-on-read`, batch scans read only levels ≥ 1 (Java semantics:
+//! * **Level-0 skipping**: with deletion vectors unless `deletion-vectors.merge-on-read`, or
+//!   else with `merge-engine = first-row`, batch scans read only levels ≥ 1 (Java semantics:
 //!   level-0 data becomes visible at compaction) — so such tables written only by
 //!   non-compacting writers read empty, exactly as in Paimon.
 //! * **File pruning**: only the part of the filter on primary-key columns is tested per file
@@ -24,14 +24,11 @@ use crate::expr::BoundPredicate;
 use crate::table::Table;
 use crate::Result;
 
-/// Whether batch scans of this table skip level 0.
+/// Whether batch scans of this table skip level 0 (Java `CoreOptions.batchScanSkipLevel0`:
+/// deletion vectors decide when enabled, so a first-row table with deletion vectors and
+/// `deletion-vectors.merge-on-read` reads level 0).
 pub(crate) fn skips_level_zero(table: &Table) -> Result<bool> {
-    let opts = table.options();
-    let dv = opts.deletion_vectors_enabled()?
-        && !opts
-            .get_bool("deletion-vectors.merge-on-read")?
-            .unwrap_or(false);
-    Ok(dv || opts.merge_engine()? == MergeEngine::FirstRow)
+    Ok(table.options().batch_scan_skip_level0()?)
 }
 
 pub(super) async fn plan_splits(
