@@ -1,5 +1,7 @@
 //! `strata.Catalog`: the databases and tables of a warehouse directory (local path, `file://`
 //! or `s3://` with Paimon's `s3.*` options), as Paimon's filesystem catalog lays them out.
+//! Every catalog option is honoured or refused by name ([`crate::catalog_options`]);
+//! `table-default.*` options are applied in `create_table` as Java's `AbstractCatalog` does.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -12,6 +14,7 @@ use strata_spec::schema::Schema;
 use strata_spec::types::json::parse_type_text;
 use strata_spec::{DataField, DataType, TypeKind};
 
+use crate::catalog_options::{self, CatalogOptions};
 use crate::errors::{invalid, to_py, IntoPy};
 use crate::runtime::block_on;
 use crate::table::Table;
@@ -24,25 +27,23 @@ use crate::table::Table;
 pub struct Catalog {
     pub(crate) inner: Arc<FileSystemCatalog>,
     pub(crate) warehouse: String,
+    /// The options as given (to pickle the catalog).
     pub(crate) options: HashMap<String, String>,
+    /// What the options configure.
+    pub(crate) parsed: CatalogOptions,
     /// The SQL session of `sql()`, made on first use.
     pub(crate) sql_session: std::sync::OnceLock<Arc<strata_datafusion::SqlSession>>,
 }
 
 impl Catalog {
     pub(crate) fn open(warehouse: String, options: HashMap<String, String>) -> PyResult<Catalog> {
-        if let Some(kind) = options.get("metastore") {
-            if kind != "filesystem" {
-                return Err(to_py(strata::Error::Unsupported(format!(
-                    "catalog option metastore = {kind:?}: strata opens filesystem catalogs only"
-                ))));
-            }
-        }
-        let inner = FileSystemCatalog::open_with_options(&warehouse, &options).py_err()?;
+        let parsed = catalog_options::parse(&warehouse, &options).py_err()?;
+        let inner = FileSystemCatalog::open_with_options(&warehouse, &parsed.io).py_err()?;
         Ok(Catalog {
             inner: Arc::new(inner),
             warehouse,
             options,
+            parsed,
             sql_session: std::sync::OnceLock::new(),
         })
     }
@@ -144,6 +145,7 @@ impl Catalog {
     /// `schema`: a pyarrow schema (or anything with ``__arrow_c_schema__``), a list of
     /// ``(name, "PAIMON TYPE")`` pairs, a ``{name: "PAIMON TYPE"}`` dict, or a
     /// :class:`strata.Schema` (whose keys, options and comment are used unless given here).
+    /// The catalog's ``table-default.K`` options set ``K`` where the table's options do not.
     #[pyo3(signature = (identifier, schema, partition_keys = None, primary_keys = None, options = None, comment = None, ignore_if_exists = false))]
     #[allow(clippy::too_many_arguments)]
     fn create_table(
@@ -170,6 +172,10 @@ impl Catalog {
         }
         if comment.is_some() {
             spec.comment = comment;
+        }
+        // Java's AbstractCatalog.copyTableDefaultOptions: putIfAbsent.
+        for (k, v) in &self.parsed.table_defaults {
+            spec.options.entry(k.clone()).or_insert_with(|| v.clone());
         }
         let catalog = self.inner.clone();
         let table = block_on(py, async move {

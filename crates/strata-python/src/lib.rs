@@ -16,22 +16,29 @@
 //! | `errors` | strata errors as Python exceptions, one class per [`strata::ErrorKind`] |
 //! | `arrow_io` | Arrow in and out through the Arrow PyCapsule interface (no pyarrow needed) |
 //! | `catalog` | `Catalog`: databases and tables of a warehouse (local or `s3://`) |
+//! | `catalog_options` | every catalog option honoured (`warehouse`, `metastore`, `s3.*` and its aliases, `table-default.*`) or refused by name |
 //! | `table` | `Table`: metadata, shortcuts, maintenance, system tables |
 //! | `read` | `ReadBuilder`, `TableScan`, `Plan`, `Split`, `TableRead` (incremental reads too) |
 //! | `incremental` | `incremental-between` reads: filter/projection/limit on their output, split wire form |
 //! | `stream` | `StreamReadBuilder`, `ChangeStream`, `ChangeBatch`: streaming reads |
 //! | `write` | `BatchWriteBuilder`, `BatchTableWrite`, `BatchTableCommit`, `CommitMessage` |
+//! | `routing` | the writer of each row of a primary-key write spread over several writers (`strata.ray`): one writer per bucket |
 //! | `sql` | `strata.sql(...)` and `__datafusion_table_provider__` (DataFusion's FFI) |
 //! | `progress` | the progress bar long reads and writes show in a terminal |
+
+// strata-datafusion's statement futures nest deeper than rustc's default layout query depth.
+#![recursion_limit = "256"]
 
 use pyo3::prelude::*;
 
 mod arrow_io;
 mod catalog;
+mod catalog_options;
 mod errors;
 mod incremental;
 mod progress;
 mod read;
+mod routing;
 mod runtime;
 mod sql;
 mod stream;
@@ -61,5 +68,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read::split_from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(write::commit_message_from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(table::open_table, m)?)?;
+    m.add_function(wrap_pyfunction!(routing::write_routes, m)?)?;
     Ok(())
 }

@@ -7,6 +7,8 @@
 //! changes of the range instead ([`crate::incremental`]): its splits are incremental splits,
 //! and its rows come with a first `rowkind` column.
 
+use std::sync::Mutex;
+
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
 use futures::stream::BoxStream;
@@ -208,24 +210,18 @@ fn table_read(
     Ok(read)
 }
 
-/// A builder of scans and reads of one table; every `with_*` returns a new builder.
-#[pyclass(module = "strata", frozen)]
+/// What a scan or read was given: the table and the builder's options when `new_scan()` /
+/// `new_read()` was called (later `with_*` calls on the builder do not change it, as in
+/// pypaimon, whose `TableScan` / `TableRead` take the builder's values when made).
 #[derive(Clone)]
-pub struct ReadBuilder {
+pub(crate) struct ReadSpec {
     table: strata::table::Table,
     opts: ReadOptions,
 }
 
-impl ReadBuilder {
-    pub(crate) fn new(table: strata::table::Table) -> Self {
-        ReadBuilder {
-            table,
-            opts: ReadOptions::default(),
-        }
-    }
-
-    pub(crate) fn with_options(table: strata::table::Table, opts: ReadOptions) -> Self {
-        ReadBuilder { table, opts }
+impl ReadSpec {
+    pub(crate) fn new(table: strata::table::Table, opts: ReadOptions) -> Self {
+        ReadSpec { table, opts }
     }
 
     /// Plans and reads everything into a pyarrow table.
@@ -254,11 +250,45 @@ impl ReadBuilder {
         .py_err()?;
         crate::arrow_io::to_pyarrow_table(py, batches, schema)
     }
+}
 
-    fn derive(&self, f: impl FnOnce(&mut ReadOptions)) -> ReadBuilder {
-        let mut b = self.clone();
-        f(&mut b.opts);
-        b
+/// A builder of scans and reads of one table. Every `with_*` changes this builder and returns
+/// it, as pypaimon's `ReadBuilder` does, so both `rb = rb.with_filter(p)` and a bare
+/// `rb.with_filter(p)` take effect.
+#[pyclass(module = "strata", frozen)]
+pub struct ReadBuilder {
+    table: strata::table::Table,
+    opts: Mutex<ReadOptions>,
+}
+
+impl ReadBuilder {
+    pub(crate) fn new(table: strata::table::Table) -> Self {
+        ReadBuilder {
+            table,
+            opts: Mutex::new(ReadOptions::default()),
+        }
+    }
+
+    /// The builder's table and options as they are now.
+    fn spec(&self) -> ReadSpec {
+        let opts = match self.opts.lock() {
+            Ok(o) => o.clone(),
+            Err(p) => p.into_inner().clone(),
+        };
+        ReadSpec::new(self.table.clone(), opts)
+    }
+
+    /// Applies `f` to this builder's options and returns the builder.
+    fn update(slf: &Bound<'_, Self>, f: impl FnOnce(&mut ReadOptions)) -> Py<Self> {
+        {
+            let me = slf.get();
+            let mut o = match me.opts.lock() {
+                Ok(o) => o,
+                Err(p) => p.into_inner(),
+            };
+            f(&mut o);
+        }
+        slf.clone().unbind()
     }
 }
 
@@ -281,38 +311,43 @@ async fn collect(
 #[pymethods]
 impl ReadBuilder {
     /// Keeps the rows matching `predicate`: SQL text (``"dt = '2024-01-01' AND m['k'] > 3"``)
-    /// or a :class:`strata.Predicate`. Files, row groups and pages that cannot match are skipped.
-    fn with_filter(&self, predicate: Option<Bound<'_, PyAny>>) -> PyResult<ReadBuilder> {
+    /// or a :class:`strata.Predicate` (``None``: no filter). Files, row groups and pages that
+    /// cannot match are skipped. Returns this builder.
+    fn with_filter(
+        slf: &Bound<'_, Self>,
+        predicate: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Py<Self>> {
         let text = predicate.map(|p| filter_text(&p)).transpose()?;
         if let Some(t) = &text {
             strata::expr::parse_sql_predicate(t).map_err(to_py)?;
         }
-        Ok(self.derive(|o| o.filter = text))
+        Ok(Self::update(slf, |o| o.filter = text))
     }
 
-    /// Outputs only these columns, in this order; a MAP key is ``"m['k']"``.
-    fn with_projection(&self, columns: Option<Vec<String>>) -> ReadBuilder {
-        self.derive(|o| o.projection = columns)
+    /// Outputs only these columns, in this order; a MAP key is ``"m['k']"`` (``None``: every
+    /// column). Returns this builder.
+    fn with_projection(slf: &Bound<'_, Self>, columns: Option<Vec<String>>) -> Py<Self> {
+        Self::update(slf, |o| o.projection = columns)
     }
 
-    /// Outputs at most `limit` rows.
-    fn with_limit(&self, limit: Option<usize>) -> ReadBuilder {
-        self.derive(|o| o.limit = limit)
+    /// Outputs at most `limit` rows (``None``: no limit). Returns this builder.
+    fn with_limit(slf: &Bound<'_, Self>, limit: Option<usize>) -> Py<Self> {
+        Self::update(slf, |o| o.limit = limit)
     }
 
     /// Time travel: a snapshot id, a tag, or the latest snapshot committed at or before a
-    /// timestamp (epoch ms, ``"yyyy-MM-dd HH:mm:ss"`` local time, or a datetime).
+    /// timestamp (epoch ms, ``"yyyy-MM-dd HH:mm:ss"`` local time, or a datetime); none of
+    /// them: the latest snapshot. Returns this builder.
     #[pyo3(signature = (snapshot_id = None, tag = None, timestamp = None))]
     fn with_travel(
-        &self,
+        slf: &Bound<'_, Self>,
         snapshot_id: Option<i64>,
         tag: Option<String>,
         timestamp: Option<Bound<'_, PyAny>>,
-    ) -> PyResult<ReadBuilder> {
-        let mut b = self.clone();
-        b.opts.travel = None;
-        b.opts.set_travel(snapshot_id, tag, timestamp.as_ref())?;
-        Ok(b)
+    ) -> PyResult<Py<Self>> {
+        let mut travel = ReadOptions::default();
+        travel.set_travel(snapshot_id, tag, timestamp.as_ref())?;
+        Ok(Self::update(slf, |o| o.travel = travel.travel))
     }
 
     /// A builder of :class:`strata.Predicate` for :meth:`with_filter`.
@@ -322,8 +357,7 @@ impl ReadBuilder {
 
     /// The Arrow schema the read outputs.
     fn read_schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let t = self.table.clone();
-        let opts = self.opts.clone();
+        let ReadSpec { table: t, opts } = self.spec();
         let schema = block_on(py, async move {
             if scan_from_options(&t)?.is_some() {
                 return Ok(incremental_stream(&t, &opts, vec![])?.0);
@@ -335,23 +369,34 @@ impl ReadBuilder {
         crate::arrow_io::schema_object(py, schema)
     }
 
+    /// A scan with the builder's current filter, projection, limit and travel.
     fn new_scan(&self) -> TableScan {
         TableScan {
-            builder: self.clone(),
+            builder: self.spec(),
         }
     }
 
+    /// A read with the builder's current filter, projection, limit and travel.
     fn new_read(&self) -> TableRead {
         TableRead {
-            builder: self.clone(),
+            builder: self.spec(),
         }
+    }
+
+    fn __repr__(&self) -> String {
+        let spec = self.spec();
+        format!(
+            "strata.ReadBuilder({:?}, {:?})",
+            spec.table.identifier().to_string(),
+            spec.opts
+        )
     }
 }
 
 /// Plans a read: which files of which snapshot, as splits.
 #[pyclass(module = "strata", frozen)]
 pub struct TableScan {
-    builder: ReadBuilder,
+    builder: ReadSpec,
 }
 
 #[pymethods]
@@ -571,7 +616,7 @@ impl Split {
 /// Reads splits into Arrow.
 #[pyclass(module = "strata", frozen)]
 pub struct TableRead {
-    builder: ReadBuilder,
+    builder: ReadSpec,
 }
 
 impl TableRead {

@@ -14,7 +14,7 @@ use strata::write::CompactRequest;
 
 use crate::errors::{invalid, IntoPy};
 use crate::progress::Progress;
-use crate::read::{ReadBuilder, ReadOptions};
+use crate::read::{ReadBuilder, ReadOptions, ReadSpec};
 use crate::runtime::block_on;
 use crate::write::BatchWriteBuilder;
 
@@ -264,8 +264,7 @@ impl Table {
             travel: None,
         };
         opts.set_travel(snapshot_id, tag, timestamp.as_ref())?;
-        let builder = ReadBuilder::with_options(slf.get().inner.clone(), opts);
-        builder.read_all(py, progress)
+        ReadSpec::new(slf.get().inner.clone(), opts).read_all(py, progress)
     }
 
     /// Writes Arrow data (anything with ``__arrow_c_stream__``, a record batch, or a pandas

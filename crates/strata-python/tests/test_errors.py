@@ -85,9 +85,9 @@ def test_literal_type_mismatch(append_table):
 
 
 def test_unsupported_option_refused(catalog):
-    with pytest.raises(NotImplementedError, match="scan.mode"):
+    with pytest.raises(NotImplementedError, match="clustering.columns"):
         catalog.create_table(
-            "db.t", PEOPLE_SCHEMA, primary_keys=["id"], options={"scan.mode": "compacted-full"}
+            "db.t", PEOPLE_SCHEMA, primary_keys=["id"], options={"clustering.columns": "name"}
         )
     with pytest.raises(strata.UnsupportedError, match="bucket"):
         catalog.create_table("db.t", PEOPLE_SCHEMA, primary_keys=["id"], options={"bucket": "-2"})

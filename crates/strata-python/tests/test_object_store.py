@@ -98,3 +98,45 @@ def test_s3_warehouse_round_trip(s3, monkeypatch):
     bad = strata.Catalog(warehouse, {**options(s3), "s3.secret-key": "wrong"})
     with pytest.raises(strata.StrataError):
         bad.get_table("db.t").read()
+
+
+def test_s3_options_in_pypaimon_and_java_spellings(s3, monkeypatch, tmp_path):
+    """The S3 settings under the prefixes Java's S3FileIO (``s3a.``, ``fs.s3a.``) and
+    pypaimon (``fs.s3.``, ``fs.s3.accessKeyId``...) accept reach strata's S3 client: before,
+    every key outside ``s3.*`` was dropped, and the catalog had no credentials."""
+    for k in list(os.environ):
+        if k.startswith("AWS_"):
+            monkeypatch.delenv(k)
+    warehouse = s3["STRATA_S3_WAREHOUSE"]
+    strata.Catalog(warehouse, options(s3)).create_database("db")
+    pypaimon_style = {
+        "fs.s3.endpoint": s3["AWS_ENDPOINT_URL"],
+        "fs.s3.accessKeyId": s3["AWS_ACCESS_KEY_ID"],
+        "fs.s3.accessKeySecret": s3["AWS_SECRET_ACCESS_KEY"],
+        "fs.s3.region": s3["AWS_REGION"],
+        "s3a.path.style.access": "true",
+    }
+    hadoop_style = {
+        "fs.s3a.endpoint": s3["AWS_ENDPOINT_URL"],
+        "fs.s3a.access.key": s3["AWS_ACCESS_KEY_ID"],
+        "fs.s3a.secret.key": s3["AWS_SECRET_ACCESS_KEY"],
+        "fs.s3a.endpoint.region": s3["AWS_REGION"],
+        "fs.s3a.path.style.access": "true",
+    }
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False)])
+    for i, opts in enumerate((pypaimon_style, hadoop_style)):
+        c = strata.Catalog(warehouse, opts)
+        t = c.create_table(f"db.t{i}", schema)
+        t.write(pa.table({"id": [i]}, schema=schema))
+        assert t.read().column("id").to_pylist() == [i]
+    # pypaimon, given its own spelling, reads what strata wrote with it.
+    from pypaimon import CatalogFactory
+
+    pt = CatalogFactory.create({"warehouse": warehouse, **pypaimon_style}).get_table("db.t0")
+    rb = pt.new_read_builder()
+    assert rb.new_read().to_arrow(rb.new_scan().plan().splits()).column("id").to_pylist() == [0]
+    # Two spellings of one setting that disagree, and an S3 setting strata does not know.
+    with pytest.raises(strata.InvalidInputError, match="fs.s3.accessKeyId"):
+        strata.Catalog(warehouse, {**options(s3), "fs.s3.accessKeyId": "other"})
+    with pytest.raises(strata.UnsupportedError, match="fs.s3a.connection.maximum"):
+        strata.Catalog(warehouse, {**options(s3), "fs.s3a.connection.maximum": "10"})

@@ -218,16 +218,133 @@ def test_rejects_non_tables(ray_local):
 
 
 def test_commit_of_several_tasks_per_bucket_compacts_cleanly(ray_local, catalog):
-    """Every write task of a write_strata writes to the same bucket; workers write
-    `write-only` and the driver compacts once after the commit, so no two compactions of the
-    same files compete (each worker compacting on its own made the commit drop them all)."""
+    """Writers write `write-only` and the driver compacts once after the commit, so no two
+    compactions of the same files compete (each worker compacting on its own made the commit
+    drop them all). The one bucket has one writer however many blocks: one file per write."""
     import warnings
 
-    t = catalog.create_table("db.runs", SCHEMA, primary_keys=["id"], options={"bucket": "1"})
+    t = catalog.create_table(
+        "db.runs", SCHEMA, primary_keys=["id"],
+        options={"bucket": "1", "num-sorted-run.compaction-trigger": "3"},
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for k in range(3):
-            write_strata(ray.data.from_arrow(blocks_of(rows_table(range(k * 100, k * 100 + 100), k), 2)), t)
+            ds = ray.data.from_arrow(blocks_of(rows_table(range(k * 100, k * 100 + 100), k), 2))
+            write_strata(ds, t, concurrency=2)
+            if k == 0:
+                assert t.files().num_rows == 1
     assert sorted(read_strata(t, columns=["id"]).to_pandas()["id"].tolist()) == list(range(300))
-    # Six sorted runs after the third write (two tasks each): the driver's compaction ran.
-    assert "COMPACT" in t.snapshots().column("commit_kind").to_pylist()
+    # Three sorted runs after the third write: the driver's compaction ran.
+    assert t.snapshots().column("commit_kind").to_pylist() == [
+        "APPEND", "APPEND", "APPEND", "COMPACT"
+    ]
+
+
+def upsert_blocks(keys, blocks, seed, partitions=None):
+    """`blocks` pyarrow tables, each holding every key of `keys` (twice for a third of them) in
+    its own random order: ``n`` is the block's index and ``score`` the row's position in the
+    dataset, so the row a read returns tells which input row won."""
+    import random
+
+    rng = random.Random(seed)
+    out, position = [], 0
+    for b in range(blocks):
+        ids = list(keys) + [k for k in keys if k % 3 == 0]
+        rng.shuffle(ids)
+        cols = {
+            "id": pa.array(ids, pa.int64()),
+            "name": [f"seed{seed}-block{b}" for _ in ids],
+            "score": [float(position + j) for j in range(len(ids))],
+            "n": pa.array([b] * len(ids), pa.int32()),
+        }
+        if partitions:
+            cols["dt"] = [partitions[i % len(partitions)] for i in ids]
+        position += len(ids)
+        out.append(pa.table(cols))
+    return out
+
+
+def last_per_key(tables, key=("id",)):
+    """Each key's last row in the order given."""
+    model = {}
+    for t in tables:
+        for r in t.to_pylist():
+            model[tuple(r[k] for k in key)] = r
+    return model
+
+
+@pytest.mark.parametrize(
+    "bucket, partitioned, concurrency",
+    [("2", False, None), ("-1", False, None), ("3", True, 3), ("-1", True, 2)],
+)
+def test_same_keys_in_many_blocks_last_in_dataset_order_wins(
+    ray_local, catalog, bucket, partitioned, concurrency
+):
+    """Within one write_strata, rows of one key in several blocks (several Ray tasks) were
+    written by different writers with sequence numbers that tie or order them by their place
+    in each task, so an arbitrary one won. Now each bucket has one writer and the last row of a
+    key in dataset order wins, as in one Table.write of the whole Dataset."""
+    schema = SCHEMA
+    keys = ["id"]
+    parts = None
+    if partitioned:
+        schema = SCHEMA.append(pa.field("dt", pa.string(), nullable=False))
+        keys = ["dt", "id"]
+        parts = ["2024-01-01", "2024-01-02"]
+    name = f"db.order_{bucket.replace('-', 'm')}_{int(partitioned)}"
+    t = catalog.create_table(
+        name, schema, primary_keys=keys, partition_keys=["dt"] if partitioned else None,
+        options={"bucket": bucket},
+    )
+
+    def late_first(batch):
+        """Finishes the blocks of the dataset's start last: without preserve_order, Ray Data
+        would hand later blocks on first. (Defined here: Ray workers pickle it by value.)"""
+        import time
+
+        time.sleep(0.15 * max(0, 4 - batch["n"][0].as_py()))
+        return batch
+
+    model = {}
+    for seed in range(3):
+        blocks = upsert_blocks(range(seed * 40, seed * 40 + 120), 6, seed, parts)
+        ds = ray.data.from_arrow(blocks).map_batches(
+            late_first, batch_format="pyarrow", batch_size=None
+        )
+        sid = write_strata(ds, t, concurrency=concurrency)
+        assert sid is not None
+        model.update(last_per_key(blocks, keys))
+        got = t.read()
+        assert got.num_rows == len(model)  # no key twice (e.g. in two dynamic buckets)
+        got = {tuple(r[k] for k in keys): r for r in got.to_pylist()}
+        assert got == {k: {c: v[c] for c in schema.names} for k, v in model.items()}
+    assert snapshot_count(t) == 3
+    # pypaimon reads the same rows.
+    from pypaimon import CatalogFactory
+
+    pt = CatalogFactory.create({"warehouse": catalog.warehouse}).get_table(name)
+    rb = pt.new_read_builder()
+    theirs = rb.new_read().to_arrow(rb.new_scan().plan().splits())
+    assert theirs.num_rows == len(model)
+    assert {tuple(r[k] for k in keys): r["score"] for r in theirs.to_pylist()} == {
+        k: v["score"] for k, v in model.items()
+    }
+    # The HASH index holds every key where its rows are: a later update of every key (one
+    # plain write) replaces each row instead of adding a second one in another bucket.
+    again = pa.table(
+        {c: [v[c] for v in model.values()] for c in schema.names}, schema=schema
+    ).set_column(3, "n", pa.array([99] * len(model), pa.int32()))
+    t.write(again)
+    got = t.read()
+    assert got.num_rows == len(model) and set(got.column("n").to_pylist()) == {99}
+
+
+def test_datasink_refuses_primary_key_tables(ray_local, catalog):
+    from strata.ray import StrataDatasink
+
+    t = catalog.create_table("db.pk_sink", SCHEMA, primary_keys=["id"], options={"bucket": "2"})
+    with pytest.raises(strata.UnsupportedError, match="write_strata"):
+        StrataDatasink(t)
+    # write_strata routes instead.
+    assert write_strata(ray.data.from_arrow(blocks_of(rows_table(range(10), 1), 2)), t) == 1

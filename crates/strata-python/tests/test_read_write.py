@@ -241,20 +241,51 @@ def test_read_builder_filter_projection_limit(append_table):
     pb = rb.new_predicate_builder()
     assert isinstance(pb, strata.PredicateBuilder)
     rb2 = rb.with_filter(pb.between("id", 5, 8)).with_projection(["id", "score"])
+    assert rb2 is rb  # pypaimon's builders change themselves and return themselves
     assert rb2.read_schema().names == ["id", "score"]
     plan = rb2.new_scan().plan()
     assert plan.snapshot_id == 1
     assert isinstance(plan.skipped_files, int)
     got = rb2.new_read().to_arrow(plan.splits())
     assert rows(got, "id") == [{"id": i, "score": i * 1.5} for i in range(5, 9)]
-    # builders are immutable: the first one still reads everything.
-    assert rb.new_read().to_arrow(rb.new_scan().plan().splits()).num_rows == 20
-    limited = rb.with_limit(4)
-    assert limited.new_read().to_arrow(limited.new_scan().plan().splits()).num_rows == 4
     # None clears.
-    assert rb2.with_filter(None).with_projection(None).new_read().to_arrow(
-        rb.new_scan().plan().splits()
-    ).num_rows == 20
+    rb.with_filter(None).with_projection(None)
+    assert rb.new_read().to_arrow(rb.new_scan().plan().splits()).num_rows == 20
+
+
+def test_read_builder_mutates_like_pypaimon(append_table, warehouse):
+    """pypaimon's ReadBuilder.with_filter/with_projection/with_limit set the builder and return
+    it, so pypaimon-style code calls them without using the result. strata's returned a new
+    builder and left the first one unchanged: such code read every row of every column."""
+    append_table.write(people(range(20)))
+    rb = append_table.new_read_builder()
+    rb.with_filter("id >= 15")
+    rb.with_projection(["name", "id"])
+    scan = rb.new_scan()
+    read = rb.new_read()
+    got = read.to_arrow(scan.plan().splits())
+    assert got.column_names == ["name", "id"]
+    assert rows(got, "id") == [{"name": f"n{i}", "id": i} for i in range(15, 20)]
+    rb.with_limit(2)
+    assert rb.new_read().to_arrow(rb.new_scan().plan().splits()).num_rows == 2
+    # A scan or read keeps what the builder held when it was made (as pypaimon's do).
+    assert read.to_arrow(scan.plan().splits()).num_rows == 5
+    # The same code on pypaimon, over the same table, reads the same rows.
+    from pypaimon import CatalogFactory
+
+    pt = CatalogFactory.create({"warehouse": warehouse})
+    prb = pt.get_table("db.append").new_read_builder()
+    prb.with_filter(prb.new_predicate_builder().greater_or_equal("id", 15))
+    prb.with_projection(["name", "id"])
+    want = prb.new_read().to_arrow(prb.new_scan().plan().splits())
+    assert rows(want, "id") == rows(got, "id")
+    # Time travel too.
+    append_table.write(people([100]))
+    rb = append_table.new_read_builder()
+    rb.with_travel(snapshot_id=1)
+    assert rb.new_read().to_arrow(rb.new_scan().plan().splits()).num_rows == 20
+    rb.with_travel()
+    assert rb.new_read().to_arrow(rb.new_scan().plan().splits()).num_rows == 21
 
 
 def test_split_properties(partitioned_append_table):

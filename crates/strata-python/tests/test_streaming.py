@@ -123,6 +123,7 @@ def test_incremental_modes_and_outputs(pk_table):
         {"rowkind": "+U", "name": "n3v3"},
     ]
     assert rb.with_limit(1).new_read().to_arrow(splits).num_rows == 1
+    rb.with_limit(None)  # with_* set the builder itself, as pypaimon's do
     # pandas, Polars and the PyCapsule stream.
     df = rb.new_read().to_pandas(splits)
     assert sorted(df["rowkind"]) == ["+I", "+U"]

@@ -72,6 +72,14 @@ class Catalog:
 
     ``Catalog("/data/warehouse")``, ``Catalog("s3://bucket/wh", {"s3.endpoint": ...})``, or
     pypaimon's form ``Catalog({"warehouse": "/data/warehouse", ...})``.
+
+    Options: ``warehouse``; ``metastore`` = ``filesystem`` (``rest``, ``jdbc``, ``hive`` are
+    refused); the S3 settings of an ``s3://`` warehouse (``s3.endpoint``, ``s3.access-key``,
+    ``s3.secret-key``, ``s3.session-token``, ``s3.region``, ``s3.path-style-access``,
+    ``s3.max-retries``, also spelled with Java's ``s3a.``/``fs.s3a.`` and pypaimon's
+    ``fs.s3.`` prefixes); ``table-default.K`` (option ``K`` of every table created whose own
+    options do not set it, as Java applies it at ``createTable``; SQL ``CREATE TABLE`` on such
+    a catalog is refused). Any other key is refused with an ``UnsupportedError`` naming it.
     """
 
     def __new__(
@@ -107,13 +115,16 @@ class Catalog:
         comment: Optional[str] = None,
         ignore_if_exists: bool = False,
     ) -> "Table":
-        """Creates table ``"db.table"`` and returns it."""
+        """Creates table ``"db.table"`` and returns it; the catalog's ``table-default.K``
+        options set ``K`` where ``options`` (and the schema's options) do not."""
     def get_table(self, identifier: str) -> "Table":
         """The table ``identifier`` (``"db.table"``)."""
     def drop_table(self, identifier: str, ignore_if_not_exists: bool = False) -> None:
         """Drops a table and deletes its directory."""
     def sql(self, query: str) -> Any:
-        """Runs SQL statements over this warehouse; the last one's rows as a ``pyarrow.Table``."""
+        """Runs SQL statements over this warehouse; the last one's rows as a ``pyarrow.Table``.
+        A script with ``CREATE TABLE`` is refused when the catalog has ``table-default.*``
+        options (SQL does not apply them yet)."""
     def __reduce__(self) -> Tuple[Any, ...]: ...
 
 # ---------------------------------------------------------------------------------------------
@@ -252,21 +263,26 @@ class Table:
 # ---------------------------------------------------------------------------------------------
 
 class ReadBuilder:
-    """A builder of scans and reads of one table; every ``with_*`` returns a new builder."""
+    """A builder of scans and reads of one table. Every ``with_*`` changes this builder and
+    returns it, as pypaimon's ``ReadBuilder`` does: ``rb.with_filter(p)`` alone takes effect,
+    and chaining works too. A scan or read keeps the builder's settings of when it was made."""
 
     def with_filter(self, predicate: Optional[FilterLike]) -> "ReadBuilder":
-        """Keeps the rows matching ``predicate`` (SQL text or a :class:`strata.Predicate`)."""
+        """Keeps the rows matching ``predicate`` (SQL text or a :class:`strata.Predicate`;
+        ``None``: no filter). Returns this builder."""
     def with_projection(self, columns: Optional[Sequence[str]]) -> "ReadBuilder":
-        """Outputs only these columns, in this order; a MAP key is ``"m['k']"``."""
+        """Outputs only these columns, in this order; a MAP key is ``"m['k']"`` (``None``: all).
+        Returns this builder."""
     def with_limit(self, limit: Optional[int]) -> "ReadBuilder":
-        """Outputs at most ``limit`` rows."""
+        """Outputs at most ``limit`` rows (``None``: no limit). Returns this builder."""
     def with_travel(
         self,
         snapshot_id: Optional[int] = None,
         tag: Optional[str] = None,
         timestamp: Optional[TimestampLike] = None,
     ) -> "ReadBuilder":
-        """Time travel to a snapshot, a tag, or the latest snapshot at a timestamp."""
+        """Time travel to a snapshot, a tag, or the latest snapshot at a timestamp (none of
+        them: the latest snapshot). Returns this builder."""
     def new_predicate_builder(self) -> Any:
         """A :class:`strata.PredicateBuilder`."""
     def read_schema(self) -> Any:
@@ -535,3 +551,8 @@ def open_table(
     dynamic_options: Optional[Mapping[str, str]] = None,
 ) -> Table:
     """Re-opens a table (what unpickling a :class:`Table` does)."""
+
+def _write_routes(table: Table, data: Any, writers: int) -> Any:
+    """The writer (``0 .. writers-1``) of every row of ``data`` for a write of primary-key
+    ``table`` spread over ``writers`` writers, as a ``pyarrow.UInt32Array``: one writer per
+    bucket (``strata.ray.write_strata`` routes rows with it)."""

@@ -27,22 +27,41 @@ filter is applied again row by row there (planning prunes whole files only). The
 task advertises are left unknown: a split's ``row_count`` counts rows before merging, deletion
 vectors and the filter.
 
-*Writing* (:func:`write_strata`, :class:`StrataDatasink`). Every Ray write task opens its own
-``new_batch_write_builder().new_write()``, writes its blocks (Arrow, or pandas through Arrow),
-calls ``prepare_commit()`` and returns the commit messages pickled; nothing is visible yet. When
-every task has succeeded, ``on_write_complete`` on the driver unpickles all messages and commits
+*Writing* (:func:`write_strata`). Every writer returns its commit messages pickled; nothing is
+visible until, when every writer has succeeded, the driver unpickles all messages and commits
 them with one ``new_commit().commit(...)``: one write is one snapshot (APPEND, or OVERWRITE with
-``overwrite=True``), all or nothing. A task that fails deletes the files it wrote
-(``close()`` before re-raising); a commit that fails deletes every file of the messages
-(``BatchTableCommit.abort``) — except when the outcome is unknown
-(``CommitOutcomeUnknownError``: the snapshot may have landed, so its files are kept). Files of
-tasks that had succeeded when a sibling task failed are never referenced by a snapshot;
-``table.remove_orphan_files()`` deletes them.
+``overwrite=True``), all or nothing. A writer that fails deletes the files it wrote
+(``close()`` before re-raising); when any writer fails, or the commit fails, the files of every
+message are deleted (``BatchTableCommit.abort``) — except when the commit's outcome is unknown
+(``CommitOutcomeUnknownError``: the snapshot may have landed, so its files are kept).
 
-Primary-key tables: the write tasks share one commit, and their rows of a key are ordered only
-by task, so within one :func:`write_strata` a primary key should occur once (if it occurs in
-several blocks, which row wins is unspecified; across successive writes the later write wins,
-as usual).
+*Append tables* are written by :class:`StrataDatasink`: every Ray write task opens its own
+``new_batch_write_builder().new_write()``, writes its blocks and calls ``prepare_commit()``.
+
+*Primary-key tables* need every row of a key written by one writer, in input order: a writer
+gives its rows increasing sequence numbers, so the later row of a key wins the merge, but two
+writers restore the same sequence numbers from the table and tie. So, as Java's sinks shuffle
+rows by bucket before their writers, :func:`write_strata` routes them:
+
+1. The Dataset is executed with Ray Data's ``preserve_order`` on (``Dataset.to_arrow_refs()``):
+   its blocks in *dataset order*, the order ``ds.take_all()`` returns with ``preserve_order``
+   on (for ``from_arrow``/``from_pandas``/``from_items`` the order given, for file reads the
+   order of the files). Blocks stay in Ray's object store (spilled to disk when it is full).
+2. One routing task per block splits it into ``W`` pieces, one per writer, keeping row order:
+   the writer of a row is a function of its bucket — Paimon's bucket of the bucket key
+   (``bucket = N``), or for dynamic buckets (``bucket = -1``) the key's bucket assigner
+   (Java's ``BucketAssigner.computeAssigner``, with ``dynamic-bucket.initial-buckets = W``
+   unless the table sets it; assigner ``k`` opens only buckets ``b % N == k``), so each bucket
+   has one writer.
+3. ``W`` writer tasks (``concurrency``, default the cluster's CPUs) each write their pieces
+   block after block, in dataset order, through one ``new_write()``, holding one piece at a time
+   (the writer's own memory is bounded by ``write-buffer-size``; it spills sorted runs).
+
+So within one :func:`write_strata` the rows of a key are applied in dataset order, exactly as
+one ``Table.write`` of the whole Dataset would apply them: with the deduplicate merge engine the
+last row of a key in dataset order wins; partial-update and aggregation see them in that order.
+Writers write ``write-only`` (several writers compacting would commit competing compactions);
+the driver compacts once after the commit, as the table's strategy picks.
 
 Needs Ray Data (``pip install 'strata-paimon[ray]'``); ``import strata.ray`` raises an
 ``ImportError`` saying so when Ray is missing.
@@ -68,6 +87,7 @@ except ImportError as _e:  # pragma: no cover - exercised only without ray
     ) from _e
 
 import strata
+import strata._native
 
 __all__ = ["StrataDatasink", "StrataDatasource", "read_strata", "write_strata"]
 
@@ -261,13 +281,64 @@ def read_strata(
     )
 
 
+def _compacts(table: "strata.Table") -> bool:
+    """Whether the table compacts on write (primary-key tables not set `write-only`)."""
+    return (
+        table.is_primary_key_table
+        and table.options.get("write-only", "false").lower() != "true"
+    )
+
+
+def _builder(table: "strata.Table", overwrite: bool) -> "strata.BatchWriteBuilder":
+    builder = table.new_batch_write_builder()
+    if overwrite:
+        builder.overwrite()
+    return builder
+
+
+def _commit(table: "strata.Table", overwrite: bool, messages: List[Any]) -> Optional[int]:
+    """On the driver: commits every writer's messages as one snapshot; on failure deletes their
+    files (unless the outcome is unknown). Then compacts once if the writers did not."""
+    commit = _builder(table, overwrite).new_commit()
+    try:
+        snapshot_id = commit.commit(messages)
+    except strata.CommitOutcomeUnknownError:
+        raise  # the snapshot may exist: its files must stay
+    except BaseException:
+        _abort(table, messages)
+        raise
+    if snapshot_id is not None and _compacts(table):
+        # What each writer would have done, once for all of them: the table's compaction
+        # strategy picks (a COMPACT snapshot when it finds work).
+        table.compact(progress=False)
+    return snapshot_id
+
+
+def _abort(table: "strata.Table", messages: List[Any]) -> None:
+    """Deletes the files of `messages` (nothing references them)."""
+    try:
+        table.new_batch_write_builder().new_commit().abort(messages)
+    except Exception:  # noqa: BLE001 - the write's own error is the one to report
+        pass
+
+
 class StrataDatasink(Datasink):
-    """A ``ray.data.Datasink`` writing a Dataset into a strata table as one commit (see the
-    module docstring). After the write, :attr:`snapshot_id` is the snapshot committed."""
+    """A ``ray.data.Datasink`` writing a Dataset into a strata **append** table as one commit
+    (see the module docstring). After the write, :attr:`snapshot_id` is the snapshot committed.
+
+    A primary-key table is refused: Ray's write tasks would each write rows of the same keys
+    with tied sequence numbers; :func:`write_strata` routes each bucket to one writer."""
 
     def __init__(self, table: "strata.Table", overwrite: bool = False):
         if not isinstance(table, strata.Table):
             raise TypeError(f"write_strata needs a strata.Table, not a {type(table).__name__}")
+        if table.is_primary_key_table:
+            raise strata.UnsupportedError(
+                f"StrataDatasink cannot write primary-key table {table.full_name}: Ray's write "
+                "tasks would write rows of one key with tied sequence numbers, so which one wins "
+                "would be unspecified; use strata.ray.write_strata(ds, table), which routes each "
+                "bucket to one writer and keeps the dataset's order"
+            )
         self._table = table
         self._overwrite = bool(overwrite)
         self.snapshot_id: Optional[int] = None
@@ -275,28 +346,10 @@ class StrataDatasink(Datasink):
     def get_name(self) -> str:
         return "Strata"
 
-    def _builder(self, table: Optional["strata.Table"] = None) -> "strata.BatchWriteBuilder":
-        builder = (table or self._table).new_batch_write_builder()
-        if self._overwrite:
-            builder.overwrite()
-        return builder
-
-    def _compacts(self) -> bool:
-        """Whether the table compacts on write (primary-key tables not set `write-only`)."""
-        return (
-            self._table.is_primary_key_table
-            and self._table.options.get("write-only", "false").lower() != "true"
-        )
-
     def write(self, blocks: Iterable[Any], ctx: Any) -> List[bytes]:
         """In a Ray worker: writes `blocks` into new data files and returns the pickled commit
-        messages (nothing is committed here). On an error the files written are deleted.
-
-        Workers write `write-only`: each would otherwise compact the bucket files it restored,
-        and several tasks writing one bucket would commit competing compactions of the same
-        files. The driver compacts once after the commit instead."""
-        table = self._table.copy({"write-only": "true"}) if self._compacts() else self._table
-        writer = self._builder(table).new_write()
+        messages (nothing is committed here). On an error the files written are deleted."""
+        writer = _builder(self._table, self._overwrite).new_write()
         try:
             for block in blocks:
                 data = BlockAccessor.for_block(block).to_arrow()
@@ -313,21 +366,110 @@ class StrataDatasink(Datasink):
         messages = [
             pickle.loads(m) for returned in write_result.write_returns for m in (returned or [])
         ]
-        commit = self._builder().new_commit()
+        self.snapshot_id = _commit(self._table, self._overwrite, messages)
+
+
+def _route_block(table: "strata.Table", block: "pa.Table", writers: int) -> tuple:
+    """A routing task: `block` cut into `writers` pieces (piece ``w`` for writer ``w``), each
+    in the block's row order."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    data = BlockAccessor.for_block(block).to_arrow()
+    routes = strata._native._write_routes(table, data, writers)
+    order = pc.sort_indices(routes)  # stable: rows of one writer keep their order
+    data = data.take(order)
+    counts = np.bincount(routes.to_numpy(zero_copy_only=False), minlength=writers)
+    pieces, offset = [], 0
+    for n in counts.tolist():
+        pieces.append(data.slice(offset, n))
+        offset += n
+    return tuple(pieces)
+
+
+def _write_pieces(table: "strata.Table", overwrite: bool, pieces: List[Any]) -> List[bytes]:
+    """A writer task: writes its pieces (object refs, in dataset order) one at a time through
+    one writer and returns the pickled commit messages. On an error its files are deleted."""
+    writer = _builder(table, overwrite).new_write()
+    try:
+        for ref in pieces:
+            piece = ray.get(ref)
+            if piece.num_rows:
+                writer.write_arrow(piece)
+            del piece
+        messages = writer.prepare_commit()
+    except BaseException:
+        writer.close()
+        raise
+    return [pickle.dumps(m) for m in messages]
+
+
+def _blocks_in_order(ds: "ray.data.Dataset") -> List[Any]:
+    """The Dataset's blocks as Arrow object refs, in dataset order (``preserve_order`` on for
+    this execution)."""
+    options = ds.context.execution_options
+    before = options.preserve_order
+    options.preserve_order = True
+    try:
+        return ds.to_arrow_refs()
+    finally:
+        options.preserve_order = before
+
+
+def _writer_count(concurrency: Optional[int]) -> int:
+    if concurrency is not None:
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+            raise ValueError(f"concurrency must be a positive int, got {concurrency!r}")
+        return concurrency
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+def _write_keyed(
+    ds: "ray.data.Dataset",
+    table: "strata.Table",
+    overwrite: bool,
+    concurrency: Optional[int],
+    ray_remote_args: Optional[Dict[str, Any]],
+) -> Optional[int]:
+    """write_strata for a primary-key table: rows routed to one writer per bucket, written in
+    dataset order (see the module docstring)."""
+    writers = _writer_count(concurrency)
+    dynamic = {}
+    if _compacts(table):
+        dynamic["write-only"] = "true"
+    if (
+        table.options.get("bucket", "-1").strip() == "-1"  # Paimon's default: dynamic
+        and "dynamic-bucket.initial-buckets" not in table.options
+    ):
+        # Java: without the option, the number of assigners is the sink's parallelism.
+        dynamic["dynamic-bucket.initial-buckets"] = str(writers)
+    writer_table = table.copy(dynamic) if dynamic else table
+    remote_args = dict(ray_remote_args or {})
+    blocks = _blocks_in_order(ds)
+    pieces: List[List[Any]] = [[] for _ in range(writers)]
+    if writers == 1:
+        pieces[0] = blocks
+    else:
+        route = ray.remote(_route_block).options(num_returns=writers, **remote_args)
+        for i, block in enumerate(blocks):
+            for w, piece in enumerate(route.remote(writer_table, block, writers)):
+                pieces[w].append(piece)
+            blocks[i] = None  # the routing task holds the block until it has split it
+    del blocks
+    write = ray.remote(_write_pieces).options(**remote_args)
+    tasks = [write.remote(writer_table, overwrite, p) for p in pieces if p]
+    del pieces
+    messages: List[Any] = []
+    error: Optional[BaseException] = None
+    for task in tasks:
         try:
-            self.snapshot_id = commit.commit(messages)
-        except strata.CommitOutcomeUnknownError:
-            raise  # the snapshot may exist: its files must stay
-        except BaseException:
-            try:
-                commit.abort(messages)
-            except Exception:  # noqa: BLE001 - the commit's error is the one to report
-                pass
-            raise
-        if self.snapshot_id is not None and self._compacts():
-            # What each worker's write would have done, once for all of them: the table's
-            # compaction strategy picks (a COMPACT snapshot when it finds work).
-            self._table.compact(progress=False)
+            messages.extend(pickle.loads(m) for m in ray.get(task))
+        except BaseException as e:  # noqa: BLE001 - every writer is waited for, then re-raised
+            error = error or e
+    if error is not None:
+        _abort(table, messages)
+        raise error
+    return _commit(table, overwrite, messages)
 
 
 def write_strata(
@@ -341,11 +483,21 @@ def write_strata(
     """Writes `ds` into `table` as one commit and returns the new snapshot id (``None`` when
     there was nothing to commit).
 
-    Each Ray write task writes data files and returns its commit messages; the driver commits
-    them all at once (one snapshot, all or nothing). With ``overwrite=True`` the snapshot
-    replaces the table's data (with ``dynamic-partition-overwrite``, the partitions written).
-    Columns are matched by name and cast to the table's types.
+    Each writer writes data files and returns its commit messages; the driver commits them all
+    at once (one snapshot, all or nothing). With ``overwrite=True`` the snapshot replaces the
+    table's data (with ``dynamic-partition-overwrite``, the partitions written). Columns are
+    matched by name and cast to the table's types.
+
+    Primary-key tables: rows are routed so that each bucket has one writer, which writes them in
+    dataset order (``preserve_order``), so the rows of a key are applied in dataset order, as one
+    ``Table.write`` of the whole Dataset would (deduplicate: the last row of a key wins).
+    ``concurrency`` is then the number of writers (default: the cluster's CPUs);
+    ``ray_remote_args`` apply to the routing and writer tasks.
     """
+    if not isinstance(table, strata.Table):
+        raise TypeError(f"write_strata needs a strata.Table, not a {type(table).__name__}")
+    if table.is_primary_key_table:
+        return _write_keyed(ds, table, bool(overwrite), concurrency, ray_remote_args)
     sink = StrataDatasink(table, overwrite=overwrite)
     kwargs: Dict[str, Any] = {}
     if concurrency is not None:
