@@ -4,7 +4,7 @@
 //!
 //! | procedure | arguments | result |
 //! |---|---|---|
-//! | `sys.compact` | `table`, `partitions` (`'dt=1,hh=2;dt=2'`), `compact_strategy` (`'full'` / `'minor'`) | `result BOOLEAN`, `snapshot_id BIGINT` (NULL when nothing needed compaction), `buckets BIGINT` (buckets visited) |
+//! | `sys.compact` | `table`, `partitions` (`'dt=1,hh=2;dt=2'`), `compact_strategy` (`'full'`, the default as in Paimon's Spark and Flink batch procedures, or `'minor'`: the table's own strategy) | `result BOOLEAN`, `snapshot_id BIGINT` (NULL when nothing needed compaction), `buckets BIGINT` (buckets visited), `compact_strategy STRING` (what was done), `input_files BIGINT` (files compacted, upgrades included), `output_files BIGINT` (files written) |
 //! | `sys.expire_snapshots` | `table`, `retain_max`, `retain_min`, `older_than` (`'yyyy-MM-dd HH:mm:ss'`), `max_deletes` | `deleted_snapshots_num INT` |
 //! | `sys.create_tag` | `table`, `tag`, `snapshot`, `time_retained` (`'1 d'`) | `result BOOLEAN` |
 //! | `sys.delete_tag` | `table`, `tag` (comma-separated names) | `result BOOLEAN` |
@@ -25,7 +25,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use arrow_array::{Array, ArrayRef, BooleanArray, Int32Array, Int64Array, RecordBatch};
+use arrow_array::{
+    Array, ArrayRef, BooleanArray, Int32Array, Int64Array, RecordBatch, StringArray,
+};
 use arrow_schema::{Field, Schema};
 use datafusion::common::Result;
 use datafusion::dataframe::DataFrame;
@@ -265,13 +267,16 @@ pub(crate) async fn call(session: &SqlSession, f: &Function) -> Result<DataFrame
 async fn compact(session: &SqlSession, f: &Function) -> Result<RecordBatch> {
     let args = Args::parse("sys.compact", f, &COMPACT)?;
     let table = table_arg(session, &args).await?;
+    // Paimon's Spark `CompactProcedure`: without a strategy a batch compaction is a full one
+    // (`compactStrategy = clusterIncrementalEnabled ? MINOR : FULL`; strata has no incremental
+    // clustering; 0.9's procedure always compacted fully), as is Flink's batch `CompactAction`.
     let full = match args
         .get("compact_strategy")
         .map(str::to_ascii_lowercase)
         .as_deref()
     {
-        None | Some("minor") => false,
-        Some("full") => true,
+        Some("minor") => false,
+        None | Some("full") => true,
         Some(other) => {
             return Err(plan_error(format!(
                 "CALL sys.compact: compact_strategy '{other}': expected 'full' or 'minor'"
@@ -301,6 +306,14 @@ async fn compact(session: &SqlSession, f: &Function) -> Result<RecordBatch> {
         full,
     };
     let report = table.compact(&request, &|_, _| {}).await.map_err(to_df)?;
+    let files = |f: fn(&strata::write::TaskMetrics) -> usize| {
+        report
+            .metrics
+            .iter()
+            .map(|m| f(&m.task) as i64)
+            .sum::<i64>()
+    };
+    let (input_files, output_files) = (files(|t| t.input_files), files(|t| t.output_files));
     batch(vec![
         (
             "result",
@@ -313,6 +326,15 @@ async fn compact(session: &SqlSession, f: &Function) -> Result<RecordBatch> {
         (
             "buckets",
             Arc::new(Int64Array::from(vec![report.buckets.len() as i64])),
+        ),
+        (
+            "compact_strategy",
+            Arc::new(StringArray::from(vec![if full { "full" } else { "minor" }])),
+        ),
+        ("input_files", Arc::new(Int64Array::from(vec![input_files]))),
+        (
+            "output_files",
+            Arc::new(Int64Array::from(vec![output_files])),
         ),
     ])
 }

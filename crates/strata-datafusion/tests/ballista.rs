@@ -6,6 +6,8 @@
 //! The scan is one partition (see `StrataTable::with_scan_partitions`); aggregation and join
 //! stages above it run as several Ballista tasks.
 
+#![recursion_limit = "256"]
+
 use std::sync::Arc;
 
 use arrow::util::pretty::pretty_format_batches;

@@ -9,6 +9,8 @@
 //! statement or a `system` command is its path (to plant files a test needs, such as an orphan
 //! file or a consumer), and `let name` binds a query's value to `$name`.
 
+#![recursion_limit = "256"]
+
 use std::path::PathBuf;
 
 use arrow::util::display::{ArrayFormatter, FormatOptions};
