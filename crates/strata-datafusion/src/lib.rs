@@ -14,6 +14,7 @@
 //! | [`sink`] | writes: one strata write and one commit per statement |
 //! | `merge` | `MERGE INTO` on primary-key tables, as row kinds |
 //! | `cow` | `UPDATE` / `DELETE` on append tables, copy-on-write |
+//! | `row_effect` | row-level statements on primary-key tables checked to take effect under the merge engine |
 //! | [`session`] | [`SqlSession`]: DDL, `CALL sys.*`, `USE`, time travel, option hints |
 //! | [`options`] | per-query options (time travel, dynamic options) |
 //! | [`incremental`] | [`StrataIncrementalExec`]: `incremental-between` reads of a table (adds only) or of `t$audit_log` (every change) |
@@ -43,6 +44,7 @@ mod merge;
 pub mod options;
 mod procedures;
 mod rewrite;
+mod row_effect;
 pub mod scan;
 pub mod session;
 pub mod sink;

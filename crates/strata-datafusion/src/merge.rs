@@ -18,7 +18,14 @@
 //!   twice, and the statement fails before its commit.
 //! * Assigning a primary-key or partition column is refused (the row would move); so are
 //!   `UPDATE` on merge engines that cannot apply one and `DELETE` on engines that do not remove
-//!   rows on `-D`, with the same checks as `UPDATE` / `DELETE` (see [`crate::sink`]).
+//!   rows on `-D` or tables that drop them (`ignore-delete`), with the same checks as
+//!   `UPDATE` / `DELETE` (see [`crate::sink`]). `first-row` and `aggregation` tables take no
+//!   MERGE at all (Spark's `RowLevelOp.MergeInto`): an `INSERT` of a key the table holds would be
+//!   dropped or aggregated into the stored row.
+//! * Every `UPDATE` and `DELETE` change is checked against the target row it changes under the
+//!   table's merge engine ([`crate::row_effect`]): a change that would not take effect
+//!   (`partial-update` and NULL, aggregate functions, sequence groups, `sequence.field`) fails
+//!   the statement before its commit.
 //!
 //! Append tables are refused: their MERGE needs a copy-on-write rewrite of the matched files
 //! joined with the source, which strata does only for `UPDATE` / `DELETE` (see [`crate::cow`]).
@@ -38,6 +45,7 @@ use datafusion::physical_plan::ExecutionPlan;
 use strata::spec::kv::RowKind;
 
 use crate::error::plan_error;
+use crate::row_effect::{RowEffectCheck, OLD_PREFIX};
 use crate::sink::{self, SinkMode, ROW_KIND_COLUMN};
 use crate::table::StrataTable;
 
@@ -63,6 +71,7 @@ pub(crate) async fn merge_into(
             table.identifier()
         )));
     }
+    sink::check_mergeable(table)?;
     check_clauses(provider, &clauses)?;
 
     let target_schema = provider.schema();
@@ -190,6 +199,17 @@ pub(crate) async fn merge_into(
         Some(mut b) => b.otherwise(lit(ScalarValue::Int8(None)))?,
         None => return Err(plan_error("MERGE INTO needs at least one WHEN clause")),
     };
+    // The stored row beside each change, for the check that every change takes effect
+    // (NULL for an insert: no target row).
+    let check = RowEffectCheck::new(table, "MERGE INTO", true)?;
+    if check.is_some() {
+        for field in target_schema.fields() {
+            outputs.push(
+                Expr::Column(Column::new(Some(target_ref.clone()), field.name()))
+                    .alias(format!("{OLD_PREFIX}{}", field.name())),
+            );
+        }
+    }
     outputs.push(kind_expr.alias(ROW_KIND_COLUMN));
 
     let plan = joined
@@ -197,7 +217,7 @@ pub(crate) async fn merge_into(
         .filter(Expr::Column(Column::new_unqualified(ROW_KIND_COLUMN)).is_not_null())?
         .build()?;
     let input = state.create_physical_plan(&plan).await?;
-    sink::insert_with(table, input, SinkMode::KindColumn)
+    sink::insert_checked(table, input, SinkMode::KindColumn, check)
 }
 
 /// The value an `INSERT` clause gives column `name` (at `index` in the table).

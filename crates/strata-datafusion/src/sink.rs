@@ -10,9 +10,11 @@
 //! connector does (`DeleteFromPaimonTableCommand`, `UpdatePaimonTableCommand`): the rows the
 //! condition selects are read (merged), and written back as `-D`, or with the assignments
 //! applied as `+U`, in one commit. DELETE needs a merge engine that removes a row on `-D`
-//! (Java's `PrimaryKeyTableUtils.validatePKUpsertDeletable`); UPDATE needs `deduplicate` or
-//! `partial-update` (Java's `RowLevelOp.Update`) and may not assign primary-key or partition
-//! columns. On append tables DELETE and UPDATE rewrite the touched files instead
+//! (Java's `PrimaryKeyTableUtils.validatePKUpsertDeletable`) and no `ignore-delete`; UPDATE
+//! needs `deduplicate` or `partial-update` (Java's `RowLevelOp.Update`) and may not assign
+//! primary-key or partition columns. Each record is then checked to take effect under the
+//! table's merge engine before it is written ([`crate::row_effect`]): a statement that would
+//! report success while its rows stay as they were fails before its commit. On append tables DELETE and UPDATE rewrite the touched files instead
 //! ([`crate::cow`]); `MERGE INTO` ([`crate::merge`]) writes each row with its own kind
 //! ([`SinkMode::KindColumn`]).
 
@@ -45,6 +47,7 @@ use strata::spec::kv::RowKind;
 use strata::table::Table;
 
 use crate::error::{plan_error, to_df};
+use crate::row_effect::{RowEffectCheck, OLD_PREFIX};
 use crate::table::StrataTable;
 
 /// How a [`StrataSink`] commits its rows.
@@ -71,6 +74,9 @@ pub struct StrataSink {
     table: Table,
     mode: SinkMode,
     schema: SchemaRef,
+    /// Row-level statements on primary-key tables: each record must take effect
+    /// ([`crate::row_effect`]); its stored row may follow the table's columns in the input.
+    check: Option<Arc<RowEffectCheck>>,
 }
 
 impl StrataSink {
@@ -79,7 +85,41 @@ impl StrataSink {
             table,
             mode,
             schema,
+            check: None,
         }
+    }
+
+    /// Checks every record with `check` before writing it; the input holds the table's
+    /// columns, then (with `check.old_columns`) the stored row's, then the kind column.
+    pub(crate) fn with_check(mut self, check: Option<RowEffectCheck>) -> Self {
+        self.check = check.map(Arc::new);
+        self
+    }
+
+    /// The batch's records (the table's columns) and their kinds, after the check.
+    fn records(&self, batch: &RecordBatch) -> Result<(RecordBatch, Option<Vec<RowKind>>)> {
+        let (batch, kinds) = match &self.mode {
+            SinkMode::KindColumn => {
+                let (data, kinds) = split_kinds(batch)?;
+                (data, Some(kinds))
+            }
+            SinkMode::RowKind(kind) => (batch.clone(), Some(vec![*kind; batch.num_rows()])),
+            _ => (batch.clone(), None),
+        };
+        let Some(check) = &self.check else {
+            return Ok((batch, kinds));
+        };
+        let width = check.width();
+        let data = batch.project(&(0..width).collect::<Vec<_>>())?;
+        let old = if check.old_columns {
+            Some(batch.project(&(width..2 * width).collect::<Vec<_>>())?)
+        } else {
+            None
+        };
+        if let Some(kinds) = &kinds {
+            check.check(&data, old.as_ref(), kinds)?;
+        }
+        Ok((data, kinds))
     }
 }
 
@@ -114,21 +154,18 @@ impl DataSink for StrataSink {
         let mut matched = MatchedKeys::new(&self.table, &self.schema)?;
         let result: Result<u64> = async {
             while let Some(batch) = data.next().await {
-                let batch = batch?;
-                match &self.mode {
-                    SinkMode::KindColumn => {
-                        let (data, kinds) = split_kinds(&batch)?;
-                        matched.check(&self.table, &data, &kinds)?;
-                        write.write_with_kinds(&data, &kinds).await.map_err(to_df)?
-                    }
-                    SinkMode::RowKind(kind) => {
-                        let kinds = vec![*kind; batch.num_rows()];
+                let (batch, kinds) = self.records(&batch?)?;
+                match kinds {
+                    Some(kinds) => {
+                        if matches!(self.mode, SinkMode::KindColumn) {
+                            matched.check(&self.table, &batch, &kinds)?;
+                        }
                         write
                             .write_with_kinds(&batch, &kinds)
                             .await
                             .map_err(to_df)?
                     }
-                    _ => write.write(&batch).await.map_err(to_df)?,
+                    None => write.write(&batch).await.map_err(to_df)?,
                 }
             }
             let rows = write.rows_written();
@@ -157,8 +194,8 @@ impl DataSink for StrataSink {
     }
 }
 
-/// INSERT INTO (`Append`) and INSERT OVERWRITE (`Overwrite`: the partitions the new rows
-/// fall in, as Paimon's dynamic partition overwrite; `Replace`: the whole table).
+/// INSERT INTO (`Append`) and INSERT OVERWRITE (`Overwrite`: [`overwrite_scope`];
+/// `Replace`: the whole table).
 pub(crate) fn insert(
     table: &Table,
     input: Arc<dyn ExecutionPlan>,
@@ -166,10 +203,28 @@ pub(crate) fn insert(
 ) -> Result<Arc<dyn ExecutionPlan>> {
     let mode = match op {
         InsertOp::Append => SinkMode::Append,
-        InsertOp::Overwrite => SinkMode::Overwrite(OverwriteScope::Dynamic),
+        InsertOp::Overwrite => SinkMode::Overwrite(overwrite_scope(table)?),
         InsertOp::Replace => SinkMode::Overwrite(OverwriteScope::WholeTable),
     };
     insert_with(table, input, mode)
+}
+
+/// The scope of `INSERT OVERWRITE t …` without a `PARTITION` clause, by the table's
+/// `dynamic-partition-overwrite` (its options, with the statement's `/*+ OPTIONS(…) */` hint
+/// on top): `true` (the default) replaces the partitions the new rows fall in, `false` the
+/// whole table — Java's `FileStoreCommitImpl.overwrite`, which Flink's INSERT OVERWRITE
+/// follows. (`INSERT OVERWRITE t PARTITION (k = v)` replaces the partitions the spec
+/// matches, as Spark's static overwrite: `crate::ddl::insert_static_partition`.)
+pub(crate) fn overwrite_scope(table: &Table) -> Result<OverwriteScope> {
+    let dynamic = table
+        .options()
+        .dynamic_partition_overwrite()
+        .map_err(|e| to_df(e.into()))?;
+    Ok(if dynamic {
+        OverwriteScope::Dynamic
+    } else {
+        OverwriteScope::WholeTable
+    })
 }
 
 /// A `DataSinkExec` writing `input` into `table` as `mode` says.
@@ -178,8 +233,19 @@ pub fn insert_with(
     input: Arc<dyn ExecutionPlan>,
     mode: SinkMode,
 ) -> Result<Arc<dyn ExecutionPlan>> {
-    let sink = StrataSink::new(table.clone(), mode, input.schema());
-    // The schema the sink reports is the input's; the kind column is dropped in `write_all`.
+    insert_checked(table, input, mode, None)
+}
+
+/// [`insert_with`], each record checked by `check` first (row-level statements).
+pub(crate) fn insert_checked(
+    table: &Table,
+    input: Arc<dyn ExecutionPlan>,
+    mode: SinkMode,
+    check: Option<RowEffectCheck>,
+) -> Result<Arc<dyn ExecutionPlan>> {
+    let sink = StrataSink::new(table.clone(), mode, input.schema()).with_check(check);
+    // The schema the sink reports is the input's; the kind and old columns are dropped in
+    // `write_all`.
     Ok(Arc::new(DataSinkExec::new(input, Arc::new(sink), None)))
 }
 
@@ -199,8 +265,24 @@ fn merge_engine(table: &Table) -> String {
         .map_or_else(|| "deduplicate".to_string(), |v| v.to_ascii_lowercase())
 }
 
-/// Java's `PrimaryKeyTableUtils.validatePKUpsertDeletable`.
+/// Java's `PrimaryKeyTableUtils.validatePKUpsertDeletable`, and `ignore-delete` (its fallback
+/// keys `deduplicate.` / `partial-update.` / `first-row.ignore-delete` included): the writer
+/// drops every `-D` of such a table (Java's `RowKindFilter`), so a DELETE would delete nothing
+/// (Spark's `DeleteFromPaimonTableCommand` reports success all the same).
 pub(crate) fn check_deletable(table: &Table, what: &str) -> Result<()> {
+    for key in IGNORE_DELETE_KEYS {
+        if let Some(v) = table.schema().options.get(key) {
+            if v.eq_ignore_ascii_case("true") {
+                return Err(plan_error(format!(
+                    "{what} on {}: the table has '{key}' = 'true', so its writers drop delete \
+                     records and no row would be deleted",
+                    table.identifier()
+                )));
+            }
+            // The first key set decides (CoreOptions.IGNORE_DELETE and its fallback keys).
+            break;
+        }
+    }
     let engine = merge_engine(table);
     let ok = match engine.as_str() {
         "deduplicate" => true,
@@ -222,6 +304,35 @@ pub(crate) fn check_deletable(table: &Table, what: &str) -> Result<()> {
          'partial-update.remove-record-on-delete' (partial-update) or \
          'aggregation.remove-record-on-delete' (aggregation) to 'true', as Paimon requires",
         table.identifier()
+    )))
+}
+
+/// `ignore-delete` and its fallback keys, in Java's order (`CoreOptions.IGNORE_DELETE`).
+const IGNORE_DELETE_KEYS: [&str; 4] = [
+    "ignore-delete",
+    "first-row.ignore-delete",
+    "deduplicate.ignore-delete",
+    "partial-update.ignore-delete",
+];
+
+/// Spark's `RowLevelOp.MergeInto`: MERGE INTO only on `deduplicate` and `partial-update`
+/// tables (a `first-row` table would drop, an `aggregation` table aggregate, an inserted row
+/// whose key it holds).
+pub(crate) fn check_mergeable(table: &Table) -> Result<()> {
+    let engine = merge_engine(table);
+    if engine == "deduplicate" || engine == "partial-update" {
+        return Ok(());
+    }
+    Err(plan_error(format!(
+        "MERGE INTO {}: merge engine {engine} does not support MERGE INTO (Paimon's MERGE INTO \
+         takes deduplicate and partial-update tables: an inserted row whose key the table holds \
+         would be {}); use INSERT INTO for new rows",
+        table.identifier(),
+        if engine == "first-row" {
+            "dropped"
+        } else {
+            "aggregated into the stored row"
+        }
     )))
 }
 
@@ -385,7 +496,8 @@ pub(crate) async fn delete(
         .map(|f| column(f.name()))
         .collect();
     let input = selected_rows(provider, state, filters, columns).await?;
-    insert_with(table, input, SinkMode::RowKind(RowKind::Delete))
+    let check = RowEffectCheck::new(table, "DELETE", false)?;
+    insert_checked(table, input, SinkMode::RowKind(RowKind::Delete), check)
 }
 
 /// UPDATE of a primary-key table: the selected rows with the assignments applied, as `+U`.
@@ -403,8 +515,8 @@ pub(crate) async fn update(
         return crate::cow::update(provider, state, assignments, filters).await;
     }
     check_updatable(table, "UPDATE")?;
-    let columns = provider
-        .schema()
+    let schema = provider.schema();
+    let mut columns: Vec<Expr> = schema
         .fields()
         .iter()
         .map(|f| {
@@ -415,6 +527,16 @@ pub(crate) async fn update(
             }
         })
         .collect();
+    let check = RowEffectCheck::new(table, "UPDATE", true)?;
+    if check.is_some() {
+        // The stored row beside the updated one, for the check.
+        columns.extend(
+            schema
+                .fields()
+                .iter()
+                .map(|f| column(f.name()).alias(format!("{OLD_PREFIX}{}", f.name()))),
+        );
+    }
     let input = selected_rows(provider, state, filters, columns).await?;
-    insert_with(table, input, SinkMode::RowKind(RowKind::UpdateAfter))
+    insert_checked(table, input, SinkMode::RowKind(RowKind::UpdateAfter), check)
 }

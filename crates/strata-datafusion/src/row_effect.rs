@@ -1,0 +1,505 @@
+//! Row-level statements on primary-key tables must do what they say, or fail before their
+//! commit.
+//!
+//! `UPDATE`, `DELETE` and `MERGE INTO` on a primary-key table are written as row kinds (`+U`
+//! with the whole updated row, `-D` with the stored row), as Paimon's Spark connector does
+//! (`UpdatePaimonTableCommand`, `DeleteFromPaimonTableCommand`, `MergeIntoPaimonTable`). What
+//! a reader sees afterwards is the table's merge engine applied to the stored row and the new
+//! record, and on several tables that is not what the statement says:
+//!
+//! * `partial-update` never overwrites a value with NULL (`UPDATE … SET c = NULL` keeps `c`);
+//! * an aggregate function on a `partial-update` column (`fields.c.aggregate-function`, which
+//!   Paimon allows inside a sequence group) combines the written value with the stored one
+//!   (`SET v = 5` adds 5 under `sum`, and the whole row an UPDATE writes adds every such column
+//!   to itself);
+//! * a sequence group whose ordering fields are NULL in the written row is skipped, and one
+//!   whose ordering value is lower than the stored row's keeps the stored values;
+//! * with `sequence.field` the record with the lower sequence value loses, so an `UPDATE` that
+//!   lowers it changes nothing;
+//! * a `-D` on `partial-update` with `partial-update.remove-record-on-sequence-group` removes the
+//!   row only when that group's ordering value is set, otherwise it only retracts columns.
+//!
+//! Spark and Flink report success on all of these. strata checks each written record instead:
+//! the table's merge function ([`create_merge_function`], the one its readers and compactions
+//! use) merges the stored row (as read by the statement, `+I`) with the new record, ordered as
+//! Paimon orders them (`sequence.field` values, then the newer record last), and the result
+//! must be the statement's row (`+U`) or no row (`-D`). Otherwise the statement fails before
+//! its commit with an error naming the row's key, the column, the option and why. Merge
+//! engines whose row-level statements can never lose (`deduplicate` without `sequence.field`)
+//! skip the check. The refusals that need no rows — `ignore-delete`, merge engines that take no
+//! UPDATE, DELETE or MERGE at all — are in [`crate::sink`] and [`crate::merge`].
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use arrow::util::display::array_value_to_string;
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use datafusion::common::Result;
+use strata::spec::kv::RowKind;
+use strata::spec::options::{CoreOptions, MergeEngine};
+use strata::spec::types::DataField;
+use strata::spec::Datum;
+use strata::table::Table;
+use strata::unstable::format::arrow_types::to_arrow_schema_of;
+use strata::unstable::format::convert::cast_batch_to_schema;
+use strata::unstable::lsm::merge::{
+    create_merge_function, value_at, KvMeta, MergeFunction, MergeResult, Value,
+};
+
+use crate::error::{plan_error, to_df};
+
+/// The prefix of the columns carrying a changed row's stored values (`__strata_old_<column>`),
+/// after the table's columns in a checked sink's input.
+pub(crate) const OLD_PREFIX: &str = "__strata_old_";
+
+/// The check of one statement's records (see the module doc).
+#[derive(Debug)]
+pub(crate) struct RowEffectCheck {
+    table: Table,
+    /// The statement, for messages (`UPDATE`, `DELETE`, `MERGE INTO`).
+    what: &'static str,
+    merge: Arc<dyn MergeFunction>,
+    engine: MergeEngine,
+    fields: Vec<DataField>,
+    /// The table's Arrow schema as its writer casts input to it.
+    arrow: SchemaRef,
+    /// The same, every column nullable: the stored rows of a MERGE's inserts are NULL.
+    arrow_nullable: SchemaRef,
+    key_columns: Vec<usize>,
+    sequence_fields: Vec<usize>,
+    sequence_descending: bool,
+    /// The stored rows come as [`OLD_PREFIX`] columns after the table's; `false`: the written
+    /// row is the stored row (DELETE writes the row it read).
+    pub(crate) old_columns: bool,
+}
+
+fn option_error(e: impl Into<strata::Error>) -> datafusion::error::DataFusionError {
+    to_df(e.into())
+}
+
+impl RowEffectCheck {
+    /// The check of `what` on `table`, or `None` when its records always take effect
+    /// (`deduplicate` without `sequence.field`, or no primary key).
+    pub(crate) fn new(
+        table: &Table,
+        what: &'static str,
+        old_columns: bool,
+    ) -> Result<Option<Self>> {
+        if !table.is_primary_key_table() {
+            return Ok(None);
+        }
+        let schema = table.schema();
+        let options = table.options();
+        let engine = options.merge_engine().map_err(option_error)?;
+        let sequence_names = options.sequence_field();
+        if engine == MergeEngine::Deduplicate && sequence_names.is_empty() {
+            return Ok(None);
+        }
+        let index = |name: &str| schema.fields.iter().position(|f| f.name == name);
+        let sequence_fields = sequence_names
+            .iter()
+            .map(|n| {
+                index(n).ok_or_else(|| {
+                    plan_error(format!(
+                        "{what} on {}: sequence.field {n} is not a column",
+                        table.identifier()
+                    ))
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let key_columns = schema
+            .primary_keys
+            .iter()
+            .filter_map(|k| index(k))
+            .collect();
+        let sequence_descending = options
+            .get("sequence.field.sort-order")
+            .is_some_and(|v| v.eq_ignore_ascii_case("descending"));
+        let arrow = to_arrow_schema_of(&schema.fields).map_err(to_df)?;
+        let arrow_nullable = Arc::new(arrow_schema::Schema::new(
+            arrow
+                .fields()
+                .iter()
+                .map(|f| f.as_ref().clone().with_nullable(true))
+                .collect::<Vec<_>>(),
+        ));
+        Ok(Some(RowEffectCheck {
+            table: table.clone(),
+            what,
+            merge: create_merge_function(schema).map_err(to_df)?,
+            engine,
+            fields: schema.fields.clone(),
+            arrow,
+            arrow_nullable,
+            key_columns,
+            sequence_fields,
+            sequence_descending,
+            old_columns,
+        }))
+    }
+
+    /// The number of table columns (the old columns follow them).
+    pub(crate) fn width(&self) -> usize {
+        self.fields.len()
+    }
+
+    /// Checks every record of `data` (the table's columns) against its stored row in `old`
+    /// (the same columns; `None`: `data` itself). A record without a stored row (a MERGE
+    /// insert: NULL key columns in `old`) is not checked.
+    pub(crate) fn check(
+        &self,
+        data: &RecordBatch,
+        old: Option<&RecordBatch>,
+        kinds: &[RowKind],
+    ) -> Result<()> {
+        let context = format!("{} on {}", self.what, self.table.identifier());
+        let data = self.cast(data, &self.arrow, &context)?;
+        let old = match old {
+            Some(o) => self.cast(o, &self.arrow_nullable, &context)?,
+            None => data.clone(),
+        };
+        for (row, kind) in kinds.iter().enumerate() {
+            if *kind == RowKind::Insert || *kind == RowKind::UpdateBefore {
+                continue;
+            }
+            let stored = self.values(&old, row)?;
+            if self
+                .key_columns
+                .iter()
+                .any(|&k| matches!(stored[k], Value::Null))
+            {
+                continue;
+            }
+            let written = self.values(&data, row)?;
+            self.check_row(&data, row, &stored, &written, *kind)?;
+        }
+        Ok(())
+    }
+
+    /// `batch` (the table's columns in order, under any names) as the writer casts it.
+    fn cast(&self, batch: &RecordBatch, target: &SchemaRef, context: &str) -> Result<RecordBatch> {
+        let named = RecordBatch::try_new(
+            Arc::new(arrow_schema::Schema::new(
+                batch
+                    .schema()
+                    .fields()
+                    .iter()
+                    .zip(target.fields())
+                    .map(|(f, t)| f.as_ref().clone().with_name(t.name()))
+                    .collect::<Vec<_>>(),
+            )),
+            batch.columns().to_vec(),
+        )?;
+        cast_batch_to_schema(&named, target, context).map_err(to_df)
+    }
+
+    fn values(&self, batch: &RecordBatch, row: usize) -> Result<Vec<Value>> {
+        (0..self.fields.len())
+            .map(|c| value_at(batch.column(c).as_ref(), row).map_err(to_df))
+            .collect()
+    }
+
+    /// Merges `stored` (`+I`) with `written` (`kind`) as the table's readers would, and
+    /// compares the outcome with what the statement says.
+    fn check_row(
+        &self,
+        data: &RecordBatch,
+        row: usize,
+        stored: &[Value],
+        written: &[Value],
+        kind: RowKind,
+    ) -> Result<()> {
+        let written_first = self.sequence_order(stored, written) == Ordering::Greater;
+        let old = (
+            KvMeta {
+                sequence: 0,
+                kind: RowKind::Insert,
+            },
+            stored.to_vec(),
+        );
+        let new = (KvMeta { sequence: 1, kind }, written.to_vec());
+        let records = if written_first {
+            [new, old]
+        } else {
+            [old, new]
+        };
+        let metas: Vec<KvMeta> = records.iter().map(|r| r.0).collect();
+        let values: Vec<Vec<Value>> = records.iter().map(|r| r.1.clone()).collect();
+        let outcome = match self.merge.merge(&metas, Some(&values)).map_err(to_df)? {
+            MergeResult::Pick(i) => metas[i].kind.is_add().then(|| values[i].clone()),
+            MergeResult::Row { kind, values } => kind.is_add().then_some(values),
+            MergeResult::Drop => None,
+        };
+        let key = self.key_text(data, row);
+        match (kind.is_add(), outcome) {
+            (true, Some(merged)) => {
+                let Some(c) = (0..written.len()).find(|&c| !same(&merged[c], &written[c])) else {
+                    return Ok(());
+                };
+                let reason = if written_first {
+                    self.sequence_reason(stored, written)
+                } else {
+                    self.column_reason(c, stored, written)
+                };
+                Err(plan_error(format!(
+                    "{} on {}: the row with primary key ({key}) would read {} = {} after the \
+                     commit, not {} as the statement says: {reason}; nothing was written",
+                    self.what,
+                    self.table.identifier(),
+                    self.fields[c].name,
+                    show(&merged[c]),
+                    show(&written[c]),
+                )))
+            }
+            (true, None) => Err(plan_error(format!(
+                "{} on {}: the row with primary key ({key}) would be gone after the commit \
+                 instead of updated (merge engine {}); nothing was written",
+                self.what,
+                self.table.identifier(),
+                self.engine_name()
+            ))),
+            (false, None) => Ok(()),
+            (false, Some(merged)) => Err(plan_error(format!(
+                "{} on {}: the row with primary key ({key}) would not be deleted: {}; nothing \
+                 was written",
+                self.what,
+                self.table.identifier(),
+                self.delete_reason(stored, &merged)
+            ))),
+        }
+    }
+
+    /// How Paimon orders the stored row before the written one: by `sequence.field` (NULL
+    /// first, reversed when descending); `Greater` when the written record sorts first.
+    fn sequence_order(&self, stored: &[Value], written: &[Value]) -> Ordering {
+        for &f in &self.sequence_fields {
+            let o = compare_values(&stored[f], &written[f]);
+            let o = if self.sequence_descending {
+                o.reverse()
+            } else {
+                o
+            };
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        Ordering::Equal
+    }
+
+    fn sequence_reason(&self, stored: &[Value], written: &[Value]) -> String {
+        let names: Vec<&str> = self
+            .sequence_fields
+            .iter()
+            .map(|&f| self.fields[f].name.as_str())
+            .collect();
+        let show_all = |row: &[Value]| {
+            self.sequence_fields
+                .iter()
+                .map(|&f| show(&row[f]))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        format!(
+            "'sequence.field' = '{}' orders the records of a key ({}), and the written row's \
+             ({}) sorts before the stored row's ({}), so the stored row stays the newest",
+            names.join(","),
+            if self.sequence_descending {
+                "'sequence.field.sort-order' = 'descending': the smallest value wins"
+            } else {
+                "the largest value wins"
+            },
+            show_all(written),
+            show_all(stored)
+        )
+    }
+
+    fn engine_name(&self) -> &'static str {
+        match self.engine {
+            MergeEngine::Deduplicate => "deduplicate",
+            MergeEngine::PartialUpdate => "partial-update",
+            MergeEngine::Aggregation => "aggregation",
+            MergeEngine::FirstRow => "first-row",
+        }
+    }
+
+    /// Why column `c` of a `+U` does not take the written value.
+    fn column_reason(&self, c: usize, stored: &[Value], written: &[Value]) -> String {
+        let options = self.table.options();
+        let name = &self.fields[c].name;
+        if self.engine == MergeEngine::PartialUpdate {
+            if let Some((key, ordering)) = sequence_group_of(options, name, &self.fields) {
+                let order_names: Vec<&str> = ordering
+                    .iter()
+                    .map(|&o| self.fields[o].name.as_str())
+                    .collect();
+                if ordering.iter().all(|&o| matches!(written[o], Value::Null)) {
+                    return format!(
+                        "column {name} is in the sequence group '{key}', whose ordering \
+                         column{} {} NULL in the written row, and partial-update skips such a \
+                         group",
+                        if order_names.len() > 1 { "s" } else { "" },
+                        if order_names.len() > 1 { "are" } else { "is" }
+                    );
+                }
+                let o = ordering
+                    .iter()
+                    .map(|&o| compare_values(&written[o], &stored[o]))
+                    .find(|o| *o != Ordering::Equal)
+                    .unwrap_or(Ordering::Equal);
+                if o == Ordering::Less {
+                    return format!(
+                        "column {name} is in the sequence group '{key}', and the written row's \
+                         {} is lower than the stored row's, so partial-update keeps the stored \
+                         values of the group",
+                        order_names.join(", ")
+                    );
+                }
+            }
+            if let Some((key, func)) = aggregate_function(options, name) {
+                return format!(
+                    "'{key}' = '{func}' combines the written value with the stored one (an \
+                     UPDATE writes the whole row, so every such column is combined)"
+                );
+            }
+            if matches!(written[c], Value::Null) {
+                return "merge engine partial-update never overwrites a value with NULL (a \
+                        NULL in a written row means \"unchanged\")"
+                    .to_string();
+            }
+        }
+        format!(
+            "merge engine {} combines the written row with the stored one",
+            self.engine_name()
+        )
+    }
+
+    fn delete_reason(&self, stored: &[Value], merged: &[Value]) -> String {
+        let options = self.table.options();
+        if self.engine == MergeEngine::PartialUpdate {
+            if let Some(list) = options.get("partial-update.remove-record-on-sequence-group") {
+                let nulls: Vec<&str> = list
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|n| {
+                        self.fields
+                            .iter()
+                            .position(|f| f.name == *n)
+                            .is_some_and(|i| matches!(stored[i], Value::Null))
+                    })
+                    .collect();
+                let why = if nulls.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({} is NULL in this row)", nulls.join(", "))
+                };
+                return format!(
+                    "with sequence groups, partial-update removes a row on a delete record \
+                     only through the group of 'partial-update.remove-record-on-sequence-group' \
+                     = '{list}'{why}; otherwise the delete only retracts the columns of its \
+                     sequence groups"
+                );
+            }
+        }
+        let changed: Vec<&str> = (0..merged.len())
+            .filter(|&c| !same(&merged[c], &stored[c]))
+            .map(|c| self.fields[c].name.as_str())
+            .collect();
+        format!(
+            "merge engine {} keeps the row after a delete record{}",
+            self.engine_name(),
+            if changed.is_empty() {
+                String::new()
+            } else {
+                format!(" (with {} changed)", changed.join(", "))
+            }
+        )
+    }
+
+    fn key_text(&self, data: &RecordBatch, row: usize) -> String {
+        self.key_columns
+            .iter()
+            .map(|&c| array_value_to_string(data.column(c), row).unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The `fields.<ordering>.sequence-group` option listing `name` (as a protected or an ordering
+/// column), with the ordering columns' indices.
+fn sequence_group_of(
+    options: &CoreOptions,
+    name: &str,
+    fields: &[DataField],
+) -> Option<(String, Vec<usize>)> {
+    for (key, value) in options.as_map() {
+        let Some(inner) = key
+            .strip_prefix("fields.")
+            .and_then(|k| k.strip_suffix(".sequence-group"))
+        else {
+            continue;
+        };
+        let ordering: Vec<&str> = inner.split(',').map(str::trim).collect();
+        let member = ordering.contains(&name) || value.split(',').any(|v| v.trim() == name);
+        if member {
+            let idx = ordering
+                .iter()
+                .filter_map(|o| fields.iter().position(|f| f.name == *o))
+                .collect();
+            return Some((key.clone(), idx));
+        }
+    }
+    None
+}
+
+/// The aggregate function configured for a partial-update column, with its option key.
+fn aggregate_function(options: &CoreOptions, name: &str) -> Option<(String, String)> {
+    let key = format!("fields.{name}.aggregate-function");
+    if let Some(f) = options.get(&key) {
+        return Some((key, f.to_string()));
+    }
+    options.get("fields.default-aggregate-function").map(|f| {
+        (
+            "fields.default-aggregate-function".to_string(),
+            f.to_string(),
+        )
+    })
+}
+
+/// NULL first, then the values' order (Java's user-defined sequence comparator).
+fn compare_values(a: &Value, b: &Value) -> Ordering {
+    match (a, b) {
+        (Value::Null, Value::Null) => Ordering::Equal,
+        (Value::Null, _) => Ordering::Less,
+        (_, Value::Null) => Ordering::Greater,
+        (Value::Scalar(x), Value::Scalar(y)) => x.compare(y).unwrap_or(Ordering::Equal),
+        _ => Ordering::Equal,
+    }
+}
+
+/// Value equality with floats by total order (a NaN written reads back as the same NaN).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Scalar(x), Value::Scalar(y)) => x.compare(y) == Some(Ordering::Equal),
+        (Value::Array(x), Value::Array(y)) | (Value::Row(x), Value::Row(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
+        }
+        (Value::Map(x), Value::Map(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((k1, v1), (k2, v2))| same(k1, k2) && same(v1, v2))
+        }
+        _ => a == b,
+    }
+}
+
+/// A value for a message.
+fn show(v: &Value) -> String {
+    match v {
+        Value::Null => "NULL".to_string(),
+        Value::Scalar(Datum::String(s)) => format!("'{s}'"),
+        Value::Scalar(d) => d.to_string(),
+        other => format!("{other:?}"),
+    }
+}
