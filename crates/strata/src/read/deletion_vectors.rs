@@ -42,15 +42,22 @@ pub async fn load_deletion_vectors(
         {
             continue;
         }
-        let path = deletion_vector_file_path(table, &e)?;
-        let display = table.file_io().display(&path);
+        // An index file Java wrote outside the table directory is read where it is.
+        let (io, path) = match &e.index_file.external_path {
+            Some(uri) => table.file_io().resolve_external(uri)?,
+            None => (
+                table.file_io().clone(),
+                deletion_vector_file_path(table, &e)?,
+            ),
+        };
+        let display = io.display(&path);
         for r in e.index_file.dv_ranges.iter().flatten() {
             let start = r.offset as u64;
             // 32-bit entries record the payload length (plus 4-byte length prefix and CRC),
             // 64-bit ones the whole length; read the larger, bounded by the file.
             let end =
                 (start + 4 + r.length.max(0) as u64 + 4).min(e.index_file.file_size.max(0) as u64);
-            let bytes = table.file_io().get_range(&path, start..end).await?;
+            let bytes = io.get_range(&path, start..end).await?;
             let dv = decode_vector(&bytes, Some(r.length as i64)).map_err(|err| {
                 Error::corrupt(
                     display.clone(),

@@ -351,6 +351,7 @@ impl TableScan {
         for e in &live.entries {
             read_audit::check_file(&self.table, &e.file, || describe_entry(&self.table, e))?;
         }
+        read_audit::check_index_files(&self.table, &snapshot).await?;
 
         let c = &live.counters;
         let mut metrics = ScanMetrics {

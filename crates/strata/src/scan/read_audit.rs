@@ -18,6 +18,9 @@
 //!   `creationTime` (only `scan.*-creation-time-millis` reads it) do not change the rows of a
 //!   file.
 //!
+//! * **Deletion-vector index files** ([`check_index_files`]): one at an external path strata
+//!   cannot reach is refused while planning, like a data file.
+//!
 //! [`ReadSupport`]: strata_spec::options::support::ReadSupport
 
 use strata_spec::manifest::DataFileMeta;
@@ -89,6 +92,32 @@ pub(crate) fn check_file(
             .resolve_external(uri)
             .map(|_| ())
             .or_else(|e| refuse(format!("cannot be reached: {e}")))?;
+    }
+    Ok(())
+}
+
+/// Refuses a read of `snapshot` of a deletion-vector table whose index files strata cannot
+/// reach (an external path on a store it has no client for), before any file is read.
+pub(crate) async fn check_index_files(
+    table: &Table,
+    snapshot: &strata_spec::snapshot::Snapshot,
+) -> Result<()> {
+    if snapshot.index_manifest.is_none() || !table.options().deletion_vectors_enabled()? {
+        return Ok(());
+    }
+    let entries = crate::index::IndexManifestStore::new(table)?
+        .read_snapshot(snapshot)
+        .await?;
+    for e in entries {
+        if let Some(uri) = &e.index_file.external_path {
+            if let Err(err) = table.file_io().resolve_external(uri) {
+                return Err(Error::Unsupported(format!(
+                    "reading table {}: deletion-vector index file {} cannot be reached: {err}",
+                    table.identifier(),
+                    e.index_file.file_name
+                )));
+            }
+        }
     }
     Ok(())
 }
