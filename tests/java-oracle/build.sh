@@ -36,9 +36,16 @@ for v in "${VERSIONS[@]}"; do
         continue
     fi
     echo "java-oracle: building for Paimon $v (Maven repository $M2)"
-    rm -rf "$OUT"
-    mvn -q -B -Dstyle.color=never -f "$HERE/pom.xml" -Dmaven.repo.local="$M2" -Dpaimon="$v" -Doracle.out="$OUT" \
+    # Built beside the old output and swapped in by renames, so an oracle JVM already running
+    # from $OUT (another test run) never finds its classes directory gone.
+    NEW="$OUT.new.$$"
+    rm -rf "$NEW"
+    mvn -q -B -Dstyle.color=never -f "$HERE/pom.xml" -Dmaven.repo.local="$M2" -Dpaimon="$v" -Doracle.out="$NEW" \
         process-classes
-    echo "$HASH" > "$OUT/.stamp"
-    fresh "$OUT" || { echo "java-oracle: the build of Paimon $v left no usable output in $OUT" >&2; exit 1; }
+    echo "$HASH" > "$NEW/.stamp"
+    fresh "$NEW" || { echo "java-oracle: the build of Paimon $v left no usable output in $NEW" >&2; exit 1; }
+    rm -rf "$OUT.old.$$"
+    [[ ! -e "$OUT" ]] || mv "$OUT" "$OUT.old.$$"
+    mv "$NEW" "$OUT"
+    rm -rf "$OUT.old.$$"
 done

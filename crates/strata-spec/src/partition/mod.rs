@@ -14,7 +14,7 @@
 
 #[cfg(test)]
 mod tests;
-mod text;
+pub(crate) mod text;
 
 use crate::binary_row::BinaryRow;
 use crate::error::{Result, SpecError};

@@ -40,8 +40,8 @@
 //! is an error; options are renamed only for renamed top-level columns (Java also rewrites
 //! `bucket-key` and per-column keys by the first segment of a *nested* rename); BLOB / VECTOR
 //! column directives in comments (`__BLOB_FIELD`, `__VECTOR_FIELD`) are refused; a type
-//! change of a column that has a default value is refused (strata does not interpret default
-//! values, so it cannot check the value against the new type as Java does). strata's own
+//! change of a column whose default value does not convert to the new type is refused (Java
+//! keeps the default unchecked, and its writers then fail on `DefaultValueRow.create`). strata's own
 //! per-column option `fields.<col>.map.shared-shredding.max-dedicated-columns` is renamed and
 //! dropped with its column like the map options Java knows.
 
@@ -755,14 +755,6 @@ impl<'a> Apply<'a> {
                 )));
             }
             let data_type = with_type_at(&field.data_type, &target, depth, names.len());
-            if field.default_value.is_some() && data_type != field.data_type {
-                return Err(unsupported(format!(
-                    "column `{}` has a default value, which Java checks against the new type \
-                     {target}; strata does not interpret default values, so it does not \
-                     change the type of such a column",
-                    dotted(names)
-                )));
-            }
             Ok(DataField {
                 data_type,
                 ..field.clone()

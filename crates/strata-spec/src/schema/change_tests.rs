@@ -788,13 +788,20 @@ fn primary_key_index_and_blob_columns_are_protected() {
 }
 
 #[test]
-fn type_change_of_a_column_with_a_default_value_is_refused() {
+fn type_change_of_a_column_keeps_its_default_when_it_converts_to_the_new_type() {
     let mut s = append_base();
     s.fields[2].default_value = Some("x".into());
+    let out = s
+        .apply_changes(
+            &[SchemaChange::update_column_type("b", ty("VARCHAR(3)"))],
+            0,
+        )
+        .unwrap();
+    assert_eq!(out.fields[2].default_value.as_deref(), Some("x"));
     assert_err(
         &s,
-        vec![SchemaChange::update_column_type("b", ty("VARCHAR(3)"))],
-        &["`b`", "default value"],
+        vec![SchemaChange::update_column_type("b", ty("INT"))],
+        &["`b`", "default value", "`x`"],
     );
 }
 

@@ -85,6 +85,8 @@ pub(super) fn create(id: i64, schema: &Schema, time_millis: i64) -> Result<Table
     };
     options::validate(&table.options, table.is_primary_key_table())?;
     check_column_options(&table)?;
+    // Java's CatalogUtils.validateTable; strata also refuses defaults it cannot write.
+    crate::types::default_value::check_default_values(&table.fields, true)?;
     Ok(table)
 }
 
@@ -133,7 +135,9 @@ pub(super) fn validate_table(table: &TableSchema, tolerated: &dyn Fn(&str) -> bo
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     options::validate(&options, table.is_primary_key_table())?;
-    check_column_options(table)
+    check_column_options(table)?;
+    // Java's validateDefaultValue; a default strata cannot convert is refused at write.
+    crate::types::default_value::check_default_values(&table.fields, false)
 }
 
 /// Java's `Schema.normalizePartitionKeys` / `normalizePrimaryKeys`: keys given as an option

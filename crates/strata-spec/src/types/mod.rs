@@ -6,9 +6,11 @@
 //! versions and into Parquet field ids.
 //!
 //! The JSON text form used in `schema/schema-N` lives in [`json`]; which type changes Paimon
-//! allows (Java's `DataTypeCasts` and `CastExecutors`) in [`casts`].
+//! allows (Java's `DataTypeCasts` and `CastExecutors`) in [`casts`]; column default values read
+//! as values of their type (`DefaultValueUtils`) in [`default_value`].
 
 pub mod casts;
+pub mod default_value;
 pub mod json;
 
 use std::fmt;

@@ -11,7 +11,9 @@
 //!   fit (INT overflow, unparsable date text, decimal overflow) fails instead of becoming NULL;
 //! * LIST/MAP/STRUCT are rebuilt recursively with the target's field names and nullability
 //!   (pyarrow's `item` vs Paimon's `element`, `entries` vs `key_value`, ...);
-//! * NULLs in NOT NULL positions are rejected, naming the column path (`col.element.x`).
+//! * NULLs in NOT NULL positions are rejected, naming the column path (`col.element.x`);
+//! * for writes ([`cast_batch_with_defaults`]), a column's default value fills the column when
+//!   it is missing and replaces its NULLs (Java's `DefaultValueRow`).
 //!
 //! Scalar conversion between Arrow values and [`Datum`]s lives in [`super::datum`].
 
@@ -34,6 +36,9 @@ use arrow_schema::{
 
 pub use super::datum::{datum_at, datums_to_array};
 use crate::{Error, Result};
+use strata_spec::types::default_value::parse_default_value;
+use strata_spec::types::DataField;
+use strata_spec::SpecError;
 
 fn mismatch(column: &str, message: impl Into<String>) -> Error {
     Error::SchemaMismatch {
@@ -50,10 +55,93 @@ pub fn cast_batch_to_schema(
     target: &SchemaRef,
     ctx: &str,
 ) -> Result<RecordBatch> {
+    align(batch, target, None, ctx)
+}
+
+/// The default values of a table's top-level columns (`DataField.defaultValue`), as one-row
+/// arrays of the columns' Arrow types, for [`cast_batch_with_defaults`].
+#[derive(Clone, Debug, Default)]
+pub struct ColumnDefaults {
+    /// Per column of the target schema: its default, if it has one that is not NULL.
+    values: Vec<Option<ArrayRef>>,
+}
+
+impl ColumnDefaults {
+    /// The defaults of `fields` (a table's columns, in the order of `target`, its Arrow
+    /// schema), read as Java's `DefaultValueUtils.convertDefaultValue` does
+    /// ([`strata_spec::types::default_value`]). A default strata cannot convert is an error
+    /// naming the column.
+    pub fn of(fields: &[DataField], target: &SchemaRef, ctx: &str) -> Result<Self> {
+        let mut values = Vec::with_capacity(fields.len());
+        for (f, tf) in fields.iter().zip(target.fields()) {
+            let value = match &f.default_value {
+                None => None,
+                Some(text) => parse_default_value(&f.name, &f.data_type, text)
+                    .map_err(|e| match e {
+                        SpecError::Unsupported(m) => Error::Unsupported(format!("{ctx}: {m}")),
+                        other => mismatch(&f.name, format!("{ctx}: {other}")),
+                    })?
+                    .map(|d| -> Result<ArrayRef> {
+                        let array = datums_to_array(&[Some(d)], &f.data_type)?;
+                        cast_to_type(&array, tf.data_type(), &f.name)
+                    })
+                    .transpose()?,
+            };
+            values.push(value);
+        }
+        Ok(ColumnDefaults { values })
+    }
+
+    /// No column has a default.
+    pub fn is_empty(&self) -> bool {
+        self.values.iter().all(Option::is_none)
+    }
+}
+
+/// [`cast_batch_to_schema`] for a write: a column with a default value that is missing from
+/// the input is filled with it, and its NULLs are replaced by it — Java's `DefaultValueRow` in
+/// `TableWriteImpl`, applied after the NOT NULL check (a NULL in a NOT NULL column is an error
+/// even when the column has a default).
+pub fn cast_batch_with_defaults(
+    batch: &RecordBatch,
+    target: &SchemaRef,
+    defaults: &ColumnDefaults,
+    ctx: &str,
+) -> Result<RecordBatch> {
+    align(
+        batch,
+        target,
+        (!defaults.is_empty()).then_some(defaults),
+        ctx,
+    )
+}
+
+/// `array` with its NULLs replaced by the one value of `default`.
+fn fill_nulls(array: ArrayRef, default: &ArrayRef, path: &str) -> Result<ArrayRef> {
+    if array.logical_null_count() == 0 {
+        return Ok(array);
+    }
+    let present = arrow::compute::is_not_null(&array)
+        .map_err(|e| Error::arrow(format!("applying the default of column {path}"), e))?;
+    arrow_select::zip::zip(&present, &array, &arrow_array::Scalar::new(default.clone()))
+        .map_err(|e| Error::arrow(format!("applying the default of column {path}"), e))
+}
+
+fn align(
+    batch: &RecordBatch,
+    target: &SchemaRef,
+    defaults: Option<&ColumnDefaults>,
+    ctx: &str,
+) -> Result<RecordBatch> {
     let source = batch.schema();
-    if source.fields() == target.fields() {
+    if source.fields() == target.fields() && defaults.is_none() {
         return Ok(batch.clone());
     }
+    let default_of = |i: usize| {
+        defaults
+            .and_then(|d| d.values.get(i))
+            .and_then(Option::as_ref)
+    };
     let mut extras = Vec::new();
     for (i, f) in source.fields().iter().enumerate() {
         if target.field_with_name(f.name()).is_err() {
@@ -77,13 +165,23 @@ pub fn cast_batch_to_schema(
         ));
     }
     let mut columns = Vec::with_capacity(target.fields().len());
-    for tf in target.fields() {
-        let column = match source.index_of(tf.name()) {
-            Ok(i) => {
+    for (n, tf) in target.fields().iter().enumerate() {
+        let column = match (source.index_of(tf.name()), default_of(n)) {
+            (Ok(i), None) => {
                 cast_array(batch.column(i), tf, tf.name()).map_err(|e| prefix_context(e, ctx))?
             }
-            Err(_) if tf.is_nullable() => new_null_array(tf.data_type(), batch.num_rows()),
-            Err(_) => {
+            (Ok(i), Some(default)) => fill_nulls(
+                cast_array(batch.column(i), tf, tf.name()).map_err(|e| prefix_context(e, ctx))?,
+                default,
+                tf.name(),
+            )?,
+            (Err(_), Some(default)) => fill_nulls(
+                new_null_array(tf.data_type(), batch.num_rows()),
+                default,
+                tf.name(),
+            )?,
+            (Err(_), None) if tf.is_nullable() => new_null_array(tf.data_type(), batch.num_rows()),
+            (Err(_), None) => {
                 return Err(mismatch(
                     tf.name(),
                     format!("{ctx}: the column is NOT NULL but missing from the input"),

@@ -30,7 +30,7 @@ use strata_spec::kv::RowKind;
 
 use crate::commit::CommitMessage;
 use crate::format::arrow_types::to_arrow_schema;
-use crate::format::convert::cast_batch_to_schema;
+use crate::format::convert::{cast_batch_with_defaults, ColumnDefaults};
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -82,6 +82,8 @@ impl Table {
 pub struct TableWrite {
     table: Table,
     arrow_schema: SchemaRef,
+    /// The columns' default values, written where a row has NULL (Java's `DefaultValueRow`).
+    defaults: ColumnDefaults,
     router: Router,
     config: std::sync::Arc<WriterConfig>,
     writers: HashMap<(BinaryRow, i32), BucketWriter>,
@@ -130,11 +132,17 @@ impl TableWrite {
         }
         let schema = table.schema().clone();
         let arrow_schema = to_arrow_schema(&schema.row_type())?;
+        let defaults = ColumnDefaults::of(
+            &schema.fields,
+            &arrow_schema,
+            &format!("writing to {}", table.identifier()),
+        )?;
         let router = Router::new(&table)?;
         let config = std::sync::Arc::new(WriterConfig::from_table(&table)?);
         Ok(TableWrite {
             table,
             arrow_schema,
+            defaults,
             router,
             config,
             writers: HashMap::new(),
@@ -187,7 +195,8 @@ impl TableWrite {
 
     /// Writes one batch. Columns are matched by name and cast to the table's types; a
     /// missing NOT NULL column, an extra column or an impossible cast is an error naming the
-    /// column.
+    /// column. A column's default value (`defaultValue` in the schema) is written where the
+    /// column is missing or NULL, as Java's writers do (`DefaultValueRow`).
     ///
     /// Each row is an insert (`+I`) unless the table has a `rowkind.field` column; use
     /// [`Self::write_with_kinds`] to give row kinds directly. `ignore-delete` drops `-U` and
@@ -208,9 +217,10 @@ impl TableWrite {
         if batch.num_rows() == 0 {
             return Ok(());
         }
-        let batch = cast_batch_to_schema(
+        let batch = cast_batch_with_defaults(
             batch,
             &self.arrow_schema,
+            &self.defaults,
             &self.table.identifier().to_string(),
         )?;
         if self.table.is_primary_key_table() {

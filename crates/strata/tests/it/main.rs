@@ -18,6 +18,7 @@ mod catalog;
 mod changelog_input;
 mod changelog_lifecycle;
 mod changelog_lookup;
+mod column_defaults;
 mod commit_protocol;
 mod compaction;
 mod corrupt_files;

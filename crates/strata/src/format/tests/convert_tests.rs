@@ -292,3 +292,42 @@ fn timestamps_keep_their_instant_across_zones_and_units() {
         .to_string();
     assert!(text.contains("2023-11-14T22:13:20.123Z"), "{text}");
 }
+
+/// A column's default fills the column when it is missing and replaces its NULLs; a default
+/// strata does not convert (here TIMESTAMP WITH LOCAL TIME ZONE, read by Java in the writing
+/// JVM's zone) refuses the write up front, naming the column.
+#[test]
+fn column_defaults_fill_missing_and_null_values() {
+    use crate::format::convert::{cast_batch_with_defaults, ColumnDefaults};
+    let mut fields = table().fields;
+    fields[1].default_value = Some("'dflt'".into());
+    fields[2].default_value = Some("1970-01-03".into());
+    let target = to_arrow_schema(&RowType::new(fields.clone())).unwrap();
+    let defaults = ColumnDefaults::of(&fields, &target, "writing t").unwrap();
+    let input = batch(vec![
+        ("id", Arc::new(Int64Array::from(vec![1, 2]))),
+        ("name", Arc::new(StringArray::from(vec![Some("x"), None]))),
+    ]);
+    let out = cast_batch_with_defaults(&input, &target, &defaults, "writing t").unwrap();
+    let names = out.column(1).as_any().downcast_ref::<StringArray>().unwrap();
+    assert_eq!((names.value(0), names.value(1)), ("x", "dflt"));
+    let days = out.column(2).as_any().downcast_ref::<Date32Array>().unwrap();
+    assert_eq!(days.values(), &[2, 2]);
+    assert_eq!(out.column(3).null_count(), 2);
+    // No defaults: the plain alignment.
+    let none = ColumnDefaults::of(&table().fields, &target, "writing t").unwrap();
+    assert!(none.is_empty());
+    let plain = cast_batch_with_defaults(&input, &target, &none, "writing t").unwrap();
+    assert_eq!(plain.column(1).null_count(), 1);
+
+    fields[3] = DataField::new(3, "at", nullable(TypeKind::LocalZonedTimestamp(3)));
+    fields[3].default_value = Some("2024-01-01 00:00:00".into());
+    let target = to_arrow_schema(&RowType::new(fields.clone())).unwrap();
+    let err = ColumnDefaults::of(&fields, &target, "writing t")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("writing t") && err.contains("`at`") && err.contains("time zone"),
+        "{err}"
+    );
+}

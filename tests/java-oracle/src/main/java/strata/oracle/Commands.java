@@ -197,7 +197,8 @@ final class Commands {
         Schema.Builder b = Schema.newBuilder();
         for (Object f : (List<Object>) s.get("fields")) {
             Map<String, Object> fm = (Map<String, Object>) f;
-            b.column((String) fm.get("name"), types.parse(fm.get("type")), (String) fm.get("description"));
+            Compat.column(b, (String) fm.get("name"), types.parse(fm.get("type")),
+                    (String) fm.get("description"), (String) fm.get("defaultValue"));
         }
         List<String> pks = (List<String>) s.getOrDefault("partitionKeys", List.of());
         b.partitionKeys(pks == null ? List.of() : pks);

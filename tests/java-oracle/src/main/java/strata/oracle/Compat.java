@@ -4,8 +4,10 @@ import org.apache.paimon.CoreOptions;
 import org.apache.paimon.index.BucketAssigner;
 import org.apache.paimon.index.HashBucketAssigner;
 import org.apache.paimon.index.SimpleHashBucketAssigner;
+import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.BucketMode;
 import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.types.DataType;
 
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
@@ -20,6 +22,8 @@ import java.lang.reflect.Method;
  *       {@code HashBucketAssigner} / {@code SimpleHashBucketAssigner} came after 1.0
  *       ({@code dynamic-bucket.max-buckets}); 1.0's assigners take no such limit.
  *   <li>{@code BucketMode.KEY_DYNAMIC} is 1.0's {@code CROSS_PARTITION}.
+ *   <li>{@code Schema.Builder.column(name, type, description, defaultValue)} (a column's
+ *       default value, {@code DataField.defaultValue}) came in 1.3; 1.0 refuses a default.
  * </ul>
  */
 final class Compat {
@@ -35,6 +39,29 @@ final class Compat {
             return -1;
         } catch (IllegalAccessException | InvocationTargetException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** {@code b.column(name, type, description, defaultValue)}; without a default the 3-argument
+     * form every release has. */
+    static void column(Schema.Builder b, String name, DataType type, String description,
+            String defaultValue) {
+        if (defaultValue == null) {
+            b.column(name, type, description);
+            return;
+        }
+        try {
+            Schema.Builder.class
+                    .getMethod("column", String.class, DataType.class, String.class, String.class)
+                    .invoke(b, name, type, description, defaultValue);
+        } catch (NoSuchMethodException e) {
+            throw new IllegalArgumentException("column '" + name + "' has a default value, which "
+                    + "this Paimon release does not support (DataField.defaultValue came in 1.3)");
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
+        } catch (InvocationTargetException e) {
+            Throwable c = e.getCause();
+            throw c instanceof RuntimeException ? (RuntimeException) c : new IllegalStateException(c);
         }
     }
 
