@@ -1,7 +1,8 @@
 //! `strata.Catalog`: the databases and tables of a warehouse directory (local path, `file://`
 //! or `s3://` with Paimon's `s3.*` options), as Paimon's filesystem catalog lays them out.
 //! Every catalog option is honoured or refused by name ([`crate::catalog_options`]);
-//! `table-default.*` options are applied in `create_table` as Java's `AbstractCatalog` does.
+//! `table-default.*` options are applied by the library catalog at `create_table` (also SQL's
+//! CREATE TABLE) as Java's `AbstractCatalog` does.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -38,7 +39,9 @@ pub struct Catalog {
 impl Catalog {
     pub(crate) fn open(warehouse: String, options: HashMap<String, String>) -> PyResult<Catalog> {
         let parsed = catalog_options::parse(&warehouse, &options).py_err()?;
-        let inner = FileSystemCatalog::open_with_options(&warehouse, &parsed.io).py_err()?;
+        let inner = FileSystemCatalog::open_with_options(&warehouse, &parsed.io)
+            .py_err()?
+            .with_table_defaults(parsed.table_defaults.clone());
         Ok(Catalog {
             inner: Arc::new(inner),
             warehouse,
@@ -173,10 +176,7 @@ impl Catalog {
         if comment.is_some() {
             spec.comment = comment;
         }
-        // Java's AbstractCatalog.copyTableDefaultOptions: putIfAbsent.
-        for (k, v) in &self.parsed.table_defaults {
-            spec.options.entry(k.clone()).or_insert_with(|| v.clone());
-        }
+        // The catalog applies `table-default.*` (Java's AbstractCatalog.copyTableDefaultOptions).
         let catalog = self.inner.clone();
         let table = block_on(py, async move {
             catalog.create_table(&id, &spec, ignore_if_exists).await?;

@@ -65,16 +65,12 @@ pub(crate) fn run<'py>(
         .get_or_init(|| Arc::new(SqlSession::new((*catalog.inner).clone())))
         .clone();
     let query = query.to_string();
-    let defaults: Vec<String> = catalog.parsed.table_defaults.keys().cloned().collect();
     let (batches, schema) = block_on(py, async move {
         let script = session.parse_script(&query)?;
         if script.is_empty() {
             return Err(datafusion::error::DataFusionError::Plan(
                 "no SQL statement given".into(),
             ));
-        }
-        if !defaults.is_empty() {
-            refuse_create_table(&script, &defaults)?;
         }
         let mut last = None;
         for i in 0..script.len() {
@@ -87,43 +83,6 @@ pub(crate) fn run<'py>(
     })?
     .map_err(|e| to_py(strata_datafusion::error::from_df(e)))?;
     crate::arrow_io::to_pyarrow_table(py, batches, schema)
-}
-
-/// SQL's CREATE TABLE goes through strata-datafusion's own catalog, which does not apply the
-/// Python catalog's `table-default.*` options: a script creating a table on such a catalog is
-/// refused before any of its statements runs, rather than creating the table without them.
-fn refuse_create_table(
-    script: &strata_datafusion::Script,
-    defaults: &[String],
-) -> datafusion::error::Result<()> {
-    use datafusion::sql::sqlparser::ast::Statement;
-    use datafusion::sql::sqlparser::parser::Parser;
-    for i in 0..script.len() {
-        let text = script.statement_text(i);
-        let create = match Parser::parse_sql(&strata_datafusion::StrataDialect::default(), &text) {
-            Ok(stmts) => stmts.iter().any(|s| matches!(s, Statement::CreateTable(_))),
-            // Re-parsing strata's own rendering should not fail; if it does, judge by the words.
-            Err(_) => {
-                let words: Vec<String> = text
-                    .split_whitespace()
-                    .take(6)
-                    .map(str::to_ascii_uppercase)
-                    .collect();
-                words.first().is_some_and(|w| w == "CREATE") && words.iter().any(|w| w == "TABLE")
-            }
-        };
-        if create {
-            return Err(datafusion::error::DataFusionError::External(Box::new(
-                strata::Error::Unsupported(format!(
-                    "catalog option table-default.{}: CREATE TABLE in SQL does not apply the \
-                     catalog's table-default.* options yet; create the table with \
-                     Catalog.create_table, which does",
-                    defaults[0]
-                )),
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// A session for callers that pass none (DataFusion's FFI holds it weakly, so it must live on).

@@ -37,7 +37,9 @@ enum Until {
 
 #[derive(Clone, Debug)]
 struct Config {
-    start: StartingPosition,
+    /// `None`: where the table's `scan.*` options say (Java's streaming start), else
+    /// `latest-full`.
+    start: Option<StartingPosition>,
     consumer_id: Option<String>,
     poll_interval: Duration,
     projection: Option<Vec<String>>,
@@ -128,7 +130,7 @@ impl StreamReadBuilder {
         StreamReadBuilder {
             table,
             config: Mutex::new(Config {
-                start: StartingPosition::LatestFull,
+                start: None,
                 consumer_id: None,
                 poll_interval: Duration::from_secs(1),
                 projection: None,
@@ -170,8 +172,10 @@ impl StreamReadBuilder {
         let mut read = self
             .table
             .new_stream_read()
-            .with_start(config.start)
             .with_poll_interval(config.poll_interval);
+        if let Some(start) = config.start {
+            read = read.with_start(start);
+        }
         if let Some(id) = &config.consumer_id {
             read = read.with_consumer_id(id.clone());
         }
@@ -227,8 +231,9 @@ impl StreamReadBuilder {
 #[pymethods]
 impl StreamReadBuilder {
     /// Where the stream starts (Java's ``scan.mode``): ``"latest"`` (changes committed from
-    /// now on), ``"latest-full"`` (the default: the latest snapshot whole, each row ``+I`` or ``+U`` as its record, then its
-    /// changes), ``"compacted-full"`` (the latest compacted snapshot whole, then later
+    /// now on), ``"latest-full"`` (the latest snapshot whole, each row ``+I`` or ``+U`` as its
+    /// record, then its changes; the default unless the table's ``scan.mode`` /
+    /// ``scan.snapshot-id`` / ``scan.timestamp-millis`` options say otherwise, as in Java), ``"compacted-full"`` (the latest compacted snapshot whole, then later
     /// changes), ``"earliest"`` (the earliest snapshot whole, then every change),
     /// ``"from-snapshot"`` (the changes of ``snapshot_id`` and later), ``"from-snapshot-full"``
     /// (``snapshot_id`` whole, then later changes) or ``"from-timestamp"`` (changes of the
@@ -241,7 +246,7 @@ impl StreamReadBuilder {
         timestamp: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Py<Self>> {
         let start = starting_position(position, snapshot_id, timestamp.as_ref())?;
-        Ok(Self::update(slf, |c| c.start = start))
+        Ok(Self::update(slf, |c| c.start = Some(start)))
     }
 
     /// Records progress in ``consumer/consumer-<id>``: snapshot expiry keeps what the stream

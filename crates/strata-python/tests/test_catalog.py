@@ -122,10 +122,14 @@ def test_table_default_options_apply_at_create(warehouse):
     plain = strata.Catalog(warehouse).create_table("db.v", PEOPLE_SCHEMA)
     assert "bucket" not in plain.options
     assert "bucket" not in c.get_table("db.v").options
-    # SQL's CREATE TABLE does not apply them yet: refused, before the script runs anything.
-    with pytest.raises(strata.UnsupportedError, match="table-default.bucket"):
-        c.sql("CREATE TABLE db.w (id BIGINT); CREATE TABLE db.x (id BIGINT)")
-    assert "w" not in c.list_tables("db")
+    # SQL's CREATE TABLE goes through the same catalog: the defaults apply there too.
+    c.sql(
+        "CREATE TABLE db.w (id BIGINT NOT NULL, PRIMARY KEY (id) NOT ENFORCED); "
+        "CREATE TABLE db.x (id BIGINT) WITH ('bucket' = '-1')"
+    )
+    assert c.get_table("db.w").options["bucket"] == "3"
+    assert c.get_table("db.w").options["snapshot.num-retained.max"] == "70"
+    assert c.get_table("db.x").options["bucket"] == "-1"
     assert c.sql("SELECT count(*) AS n FROM db.t").column("n").to_pylist() == [60]
 
 

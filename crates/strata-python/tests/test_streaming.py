@@ -244,6 +244,30 @@ def test_stream_starting_positions(pk_table, position, expected):
     assert by_snapshot(collect(b.changes())) == expected
 
 
+def test_table_scan_options_start_streams_and_batch_reads(catalog):
+    """``scan.*`` options stored in the table are where its reads start, as in Java: a batch
+    read returns snapshot 2, a stream starts with the changes of snapshot 2; an explicit
+    starting position wins."""
+    t = catalog.create_table(
+        "db.opts",
+        PEOPLE_SCHEMA,
+        primary_keys=["id"],
+        options={"bucket": "1", "scan.snapshot-id": "2"},
+    )
+    commit_three(t)
+    rb = t.new_read_builder()
+    rows = rb.new_read().to_arrow(rb.new_scan().plan().splits())
+    assert sorted(zip(rows.column("id").to_pylist(), rows.column("name").to_pylist())) == [
+        (1, "n1"), (2, "n2v2"), (3, "n3")
+    ]
+    stream = t.new_stream_read_builder().with_until_snapshot(3).changes()
+    assert by_snapshot(collect(stream)) == [
+        (2, "+I", 2, "n2v2"), (3, "-D", 1, "n1v3"), (3, "+U", 3, "n3v3")
+    ]
+    full = t.new_stream_read_builder().with_starting_position("latest-full").with_until_snapshot(3)
+    assert {r[0] for r in collect(full.changes())} == {3}
+
+
 def test_stream_from_timestamp(pk_table):
     s1, s2, s3 = commit_three(pk_table)
     t1 = next(

@@ -25,6 +25,8 @@ pub struct FileSystemCatalog {
     io: FileIO,
     warehouse: Path,
     cache: Option<Arc<dyn Cache>>,
+    /// Java's `table-default.*` catalog options, without the prefix.
+    table_defaults: std::collections::BTreeMap<String, String>,
 }
 
 impl FileSystemCatalog {
@@ -51,7 +53,25 @@ impl FileSystemCatalog {
             io,
             warehouse,
             cache: None,
+            table_defaults: Default::default(),
         }
+    }
+
+    /// Table options every table created through this catalog gets unless its schema sets
+    /// them: Java's `table-default.<key>` catalog options (given here without the prefix),
+    /// applied at `createTable` only (`AbstractCatalog.copyTableDefaultOptions`). Validated
+    /// with the new table's options.
+    pub fn with_table_defaults(
+        mut self,
+        defaults: impl IntoIterator<Item = (String, String)>,
+    ) -> Self {
+        self.table_defaults = defaults.into_iter().collect();
+        self
+    }
+
+    /// The `table-default.*` options (without the prefix).
+    pub fn table_defaults(&self) -> &std::collections::BTreeMap<String, String> {
+        &self.table_defaults
     }
 
     /// Gives every table loaded from this catalog `cache` as its shared metadata cache
@@ -175,7 +195,11 @@ impl FileSystemCatalog {
                 Err(Error::TableAlreadyExists(id.to_string()))
             };
         }
-        let table_schema = TableSchema::create(0, schema, chrono::Utc::now().timestamp_millis())?;
+        let mut schema = schema.clone();
+        for (k, v) in &self.table_defaults {
+            schema.options.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        let table_schema = TableSchema::create(0, &schema, chrono::Utc::now().timestamp_millis())?;
         crate::table::validate_options(&table_schema)?;
         crate::table::refuse_unsupported_options(
             &table_schema.options,
