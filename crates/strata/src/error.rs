@@ -105,6 +105,17 @@ pub enum Error {
     /// `TableCommit::filter_committed`.
     #[error("commit outcome unknown on {table}: {message}")]
     CommitOutcomeUnknown { table: String, message: String },
+    /// The write's rows were committed (snapshot `snapshot`), but the readers of the table
+    /// cannot see them yet: a deletion-vector or first-row table whose batch readers skip
+    /// level 0, where compacting the new level-0 files up lost to concurrent commits until
+    /// the retries ran out. The committed files must be kept (`may_have_committed`); the
+    /// message says what makes them visible (a compaction of their buckets).
+    #[error("the write to {table} was committed in snapshot {snapshot} but is not yet visible to its readers: {message}")]
+    CommittedNotVisible {
+        table: String,
+        snapshot: i64,
+        message: String,
+    },
     #[error("unsupported: {0}")]
     Unsupported(String),
     /// Table metadata that breaks an LSM invariant (overlapping files in a level ≥ 1, a file
@@ -129,7 +140,8 @@ pub enum ErrorKind {
     /// A database, table or column that exists already.
     AlreadyExists,
     /// A commit that lost to a concurrent one in a way retrying cannot fix (or ran out of
-    /// retries), or a database that is not empty. Nothing was committed.
+    /// retries), or a database that is not empty. Nothing was committed — except for
+    /// [`Error::CommittedNotVisible`], whose rows were committed but are not yet visible.
     Conflict,
     /// A commit that may or may not have landed ([`Error::may_have_committed`]).
     OutcomeUnknown,
@@ -162,7 +174,9 @@ impl Error {
             | Error::TagAlreadyExists { .. }
             | Error::ColumnAlreadyExists { .. }
             | Error::Spec(SpecError::ColumnAlreadyExists { .. }) => AlreadyExists,
-            Error::CommitConflict { .. } | Error::DatabaseNotEmpty(_) => Conflict,
+            Error::CommitConflict { .. }
+            | Error::CommittedNotVisible { .. }
+            | Error::DatabaseNotEmpty(_) => Conflict,
             Error::CommitOutcomeUnknown { .. } => OutcomeUnknown,
             Error::CorruptFile { .. }
             | Error::Parquet { .. }
@@ -179,9 +193,13 @@ impl Error {
     }
 
     /// Whether the failed operation may still have committed a snapshot
-    /// ([`Error::CommitOutcomeUnknown`]): its files must then be kept, not cleaned up.
+    /// ([`Error::CommitOutcomeUnknown`], or it did: [`Error::CommittedNotVisible`]): its files
+    /// must then be kept, not cleaned up.
     pub fn may_have_committed(&self) -> bool {
-        matches!(self, Error::CommitOutcomeUnknown { .. })
+        matches!(
+            self,
+            Error::CommitOutcomeUnknown { .. } | Error::CommittedNotVisible { .. }
+        )
     }
 
     /// Wraps a spec error with the path of the file it came from.

@@ -4,12 +4,14 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod compact_write_only;
 mod incremental;
 mod levels;
 mod maintenance;
 mod map_keys;
 mod object_store_s3;
 mod reliability;
+mod rescaled_buckets;
 mod scan;
 mod sql;
 mod tail;

@@ -41,6 +41,8 @@ pub(super) struct CommitRequest<'a> {
     pub index: &'a [IndexManifestEntry],
     /// See `CommitMessage::index_base`.
     pub index_base: Option<i64>,
+    /// See `CommitMessage::compact_base` (COMPACT commits).
+    pub compact_bases: Option<&'a super::lookup_conflicts::CompactBases>,
     pub overwrite: Option<&'a OverwriteScope>,
 }
 
@@ -57,6 +59,7 @@ impl TableCommit {
             changelog,
             index,
             index_base,
+            compact_bases,
             overwrite,
         } = *req;
         let table = &self.table;
@@ -72,9 +75,17 @@ impl TableCommit {
         };
 
         let index_store = crate::index::IndexManifestStore::new(table)?;
+        let opts = table.options();
+        // A lookup compaction is checked against what changed in its buckets since it was
+        // planned (`lookup_conflicts`); with deletion vectors that needs the live vectors.
+        let lookup_compaction = kind == CommitKind::Compact
+            && table.is_primary_key_table()
+            && compact_bases.is_some_and(|b| b.values().any(Option::is_some))
+            && crate::lsm::compact::bucket::lookup_mode(opts)?.is_some();
+        let dv_compaction = lookup_compaction && opts.deletion_vectors_enabled()?;
         // The previous index entries matter only when the index changes.
         let prev_index: Vec<IndexManifestEntry> = match &latest {
-            Some(s) if !index.is_empty() || overwrite.is_some() => {
+            Some(s) if !index.is_empty() || overwrite.is_some() || dv_compaction => {
                 index_store.read_snapshot(s).await?
             }
             _ => Vec::new(),
@@ -95,6 +106,8 @@ impl TableCommit {
                 )?);
             }
         }
+        // Deletion vectors of a lookup compaction rebased onto the live ones.
+        let mut dv_rebased: Option<super::lookup_conflicts::RebasedDv> = None;
         // A compaction, or an append that removes files (a copy-on-write rewrite), may only
         // land while the files it removes are live.
         let removes_files = adds.iter().any(|e| e.kind == FileKind::Delete);
@@ -116,6 +129,29 @@ impl TableCommit {
                 adds,
                 &trimmed_key_types(table),
             )?;
+            if let (true, Some(s), Some(bases)) = (lookup_compaction, &latest, compact_bases) {
+                dv_rebased = self
+                    .check_lookup_compaction(
+                        super::lookup_conflicts::LookupCheck {
+                            latest: s,
+                            live: &base,
+                            live_index: &prev_index,
+                            delta: adds,
+                            index,
+                            bases,
+                        },
+                        dv_compaction,
+                    )
+                    .await?;
+            }
+        } else if overwrite.is_none() && kind != CommitKind::Compact {
+            // Every file of a partition must have one bucket count: an append into a
+            // partition still laid out with another count (the table's `bucket` changed and
+            // the partition was not overwritten since, possibly by a concurrent commit) is
+            // refused, as Java's writer does (`bucket_num_mismatch`).
+            if latest.is_some() {
+                self.check_append_bucket_counts(&base_metas, adds).await?;
+            }
         }
         delta.extend(adds.iter().cloned());
         // Another writer may have replaced the HASH files this commit replaces: rebase onto
@@ -135,9 +171,10 @@ impl TableCommit {
             }
             _ => {}
         }
-        match &rebased {
-            Some(r) => index_changes.extend(r.changes.iter().cloned()),
-            None => index_changes.extend(index.iter().cloned()),
+        match (&rebased, &dv_rebased) {
+            (Some(r), _) => index_changes.extend(r.changes.iter().cloned()),
+            (None, Some(r)) => index_changes.extend(r.changes.iter().cloned()),
+            (None, None) => index_changes.extend(index.iter().cloned()),
         }
         if delta.is_empty() && changelog.is_empty() && index_changes.is_empty() {
             return Ok(Attempt::NothingToDo);
@@ -166,11 +203,15 @@ impl TableCommit {
             } else {
                 let bucket_unaware =
                     table.options().bucket()? == -1 && !table.is_primary_key_table();
-                let combined = crate::index::combine_index_entries(
-                    prev_index,
-                    &index_changes,
-                    bucket_unaware,
-                )?;
+                let combined =
+                    crate::index::combine_index_entries(prev_index, &index_changes, bucket_unaware)
+                        .map_err(|e| match e {
+                            Error::CommitConflict { message, .. } => Error::CommitConflict {
+                                table: table.identifier().to_string(),
+                                message,
+                            },
+                            other => other,
+                        })?;
                 let name = index_store.write(&combined, attempt as u64).await?;
                 written.push(name.clone());
                 Some(name)
@@ -251,6 +292,8 @@ impl TableCommit {
                 store.delete_quietly(&written).await;
                 self.delete_rebased(rebased.as_ref().map(|r| &r.written))
                     .await;
+                self.delete_rebased(dv_rebased.as_ref().map(|r| &r.written))
+                    .await;
                 return Err(e);
             }
         };
@@ -264,10 +307,14 @@ impl TableCommit {
                 if self.is_own_snapshot(id, &snapshot).await {
                     self.delete_rebased(rebased.as_ref().map(|r| &r.replaced))
                         .await;
+                    self.delete_rebased(dv_rebased.as_ref().map(|r| &r.replaced))
+                        .await;
                     return Ok(Attempt::Committed(id));
                 }
                 store.delete_quietly(&written).await;
                 self.delete_rebased(rebased.as_ref().map(|r| &r.written))
+                    .await;
+                self.delete_rebased(dv_rebased.as_ref().map(|r| &r.written))
                     .await;
                 return Ok(Attempt::LostRace(id));
             }
@@ -282,7 +329,59 @@ impl TableCommit {
         // The commit's own HASH files that a rebase replaced are referenced by no snapshot.
         self.delete_rebased(rebased.as_ref().map(|r| &r.replaced))
             .await;
+        self.delete_rebased(dv_rebased.as_ref().map(|r| &r.replaced))
+            .await;
         Ok(Attempt::Committed(id))
+    }
+
+    /// Refuses `adds` (an APPEND's new files) into a fixed-bucket partition whose live files
+    /// have another bucket count. Only tables whose `bucket` option ever changed (some schema
+    /// has another value) can have such partitions, so the others read nothing here.
+    async fn check_append_bucket_counts(
+        &self,
+        base_metas: &[ManifestFileMeta],
+        adds: &[ManifestEntry],
+    ) -> Result<()> {
+        let table = &self.table;
+        let mut wanted: Vec<(&BinaryRow, i32)> = Vec::new();
+        for e in adds
+            .iter()
+            .filter(|e| e.kind == FileKind::Add && e.total_buckets > 0)
+        {
+            if !wanted.iter().any(|(p, _)| *p == &e.partition) {
+                wanted.push((&e.partition, e.total_buckets));
+            }
+        }
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let sm = table.schema_manager();
+        let current = table.options().bucket()?;
+        let mut rescaled = false;
+        for id in sm.list_ids().await? {
+            if sm.schema(id).await?.options().bucket()? != current {
+                rescaled = true;
+                break;
+            }
+        }
+        if !rescaled {
+            return Ok(());
+        }
+        let partitions: Vec<BinaryRow> = wanted.iter().map(|(p, _)| (*p).clone()).collect();
+        let live = crate::scan::live_entries_of_partitions(table, base_metas, &partitions).await?;
+        for (partition, total) in wanted {
+            if let Some(e) = live.iter().find(|e| {
+                &e.partition == partition && e.total_buckets > 0 && e.total_buckets != total
+            }) {
+                return Err(super::bucket_num_mismatch(
+                    table,
+                    partition,
+                    total,
+                    e.total_buckets,
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Deletes HASH files of an index rebase (best effort: a leftover is an orphan file).

@@ -21,8 +21,10 @@
 
 mod attempt;
 mod conflicts;
+mod lookup_conflicts;
 pub mod manifest_merge;
 mod overwrite;
+mod recompact;
 mod retry;
 pub mod wire;
 
@@ -76,6 +78,12 @@ pub struct CommitMessage {
     /// rebases HASH changes onto the snapshot it lands on when other writers changed the index
     /// since (see `crate::index::rebase`); `None` only makes that check read more files.
     pub index_base: Option<i64>,
+    /// The snapshot the compaction of this bucket was planned on (the writer restored the
+    /// bucket's levels and deletion vectors from it). Lookup compactions (deletion vectors,
+    /// first-row, `changelog-producer = lookup`) are checked against what changed in the
+    /// bucket since and their deletion vectors rebased (`lookup_conflicts`); `None` (unknown)
+    /// skips that check.
+    pub compact_base: Option<i64>,
 }
 
 impl CommitMessage {
@@ -94,6 +102,7 @@ impl CommitMessage {
             index_changes: Vec::new(),
             compact_index_changes: Vec::new(),
             index_base: None,
+            compact_base: None,
         }
     }
 
@@ -128,6 +137,36 @@ pub fn attach_index_changes(
                 ..CommitMessage::new(c.partition.clone(), c.bucket, total_buckets)
             }),
         }
+    }
+}
+
+/// Java's refusal of a write into a partition whose live files were written with another
+/// bucket count (`AbstractFileStoreWrite.scanExistingFileMetas`,
+/// `ConflictDetection.bucketNumMismatch`): the table's `bucket` changed and the partition was
+/// not rewritten since. Nothing is written or committed.
+pub(crate) fn bucket_num_mismatch(
+    table: &Table,
+    partition: &BinaryRow,
+    total: i32,
+    previous: i32,
+) -> Error {
+    let part = if table.schema().partition_keys.is_empty() {
+        "table".to_string()
+    } else {
+        format!(
+            "partition {}",
+            table
+                .partition_text(partition)
+                .unwrap_or_else(|_| format!("{partition:?}"))
+        )
+    };
+    Error::CommitConflict {
+        table: table.identifier().to_string(),
+        message: format!(
+            "Try to write {part} with a new bucket num {total}, but the previous bucket num is \
+             {previous}. Please switch to batch mode, and perform INSERT OVERWRITE to rescale \
+             current data layout first."
+        ),
     }
 }
 
@@ -245,6 +284,7 @@ impl TableCommit {
             let changelog = std::mem::take(&mut split.changelog);
             self.discard_compaction_outputs(&changelog).await;
         }
+        let started = std::time::Instant::now();
         let mut out = Committed::default();
         if overwrite.is_some()
             || !split.adds.is_empty()
@@ -264,6 +304,7 @@ impl TableCommit {
                     changelog: &split.changelog,
                     index: &split.index,
                     index_base: split.index_base,
+                    compact_bases: None,
                     overwrite: overwrite.as_ref(),
                 })
                 .await;
@@ -290,6 +331,7 @@ impl TableCommit {
                     changelog: &split.compact_changelog,
                     index: &split.compact_index,
                     index_base: None,
+                    compact_bases: Some(&split.compact_bases),
                     overwrite: None,
                 })
                 .await
@@ -327,6 +369,10 @@ impl TableCommit {
                 }
             }
         }
+        if let Some(append) = out.append {
+            self.make_level0_visible(identifier, &split, append, &mut out, started)
+                .await?;
+        }
         if out.latest().is_some() {
             // Snapshot expiry after every successful commit, as Java does (not for
             // `write-only`); the commit has landed, so a failure is reported, not returned.
@@ -335,6 +381,86 @@ impl TableCommit {
             }
         }
         Ok(out)
+    }
+
+    /// After the APPEND (or OVERWRITE) snapshot `append` landed: on a lookup table whose
+    /// compaction did not move every level-0 file this commit added (it lost to a concurrent
+    /// commit, or picked nothing), compacts them up again on the latest snapshot
+    /// (`recompact`). Readers that skip level 0 (deletion vectors, first-row) would not see
+    /// the rows otherwise, so for those tables running out of retries is an error
+    /// ([`Error::CommittedNotVisible`]); for the others (the lookup changelog producer,
+    /// merge-on-read deletion vectors) the rows are visible and only their changelog waits
+    /// for a later compaction ([`Committed::compact_error`]). `write-only` tables are never
+    /// compacted here: a dedicated compaction job owns that.
+    async fn make_level0_visible(
+        &self,
+        identifier: i64,
+        split: &SplitMessages,
+        append: i64,
+        out: &mut Committed,
+        started: std::time::Instant,
+    ) -> Result<()> {
+        let opts = self.table.options();
+        if !self.table.is_primary_key_table()
+            || crate::lsm::compact::bucket::lookup_mode(opts)?.is_none()
+            || opts.write_only()?
+        {
+            return Ok(());
+        }
+        let skips = crate::lsm::compact::bucket::readers_skip_level0(opts)?;
+        let compact_failed = out.compact_error.is_some();
+        if !skips && !compact_failed {
+            return Ok(());
+        }
+        let ours: Vec<recompact::Level0File> = split
+            .adds
+            .iter()
+            .filter(|e| e.kind == FileKind::Add && e.file.level == 0)
+            .map(|e| (e.partition.clone(), e.bucket, e.file.file_name.clone()))
+            .collect();
+        // The common case: the writer's compaction landed and took every new file up.
+        let compacted: std::collections::HashSet<(&BinaryRow, i32, &str)> = split
+            .compact
+            .iter()
+            .filter(|e| e.kind == FileKind::Delete)
+            .map(|e| (&e.partition, e.bucket, e.file.file_name.as_str()))
+            .collect();
+        let covered = out.compact.is_some()
+            && ours
+                .iter()
+                .all(|(p, b, n)| compacted.contains(&(p, *b, n.as_str())));
+        if ours.is_empty() || covered {
+            return Ok(());
+        }
+        match self.compact_level0_up(identifier, &ours, started).await {
+            Ok((landed, planned)) => {
+                if landed.is_some() {
+                    out.compact = landed;
+                }
+                out.recompactions = planned;
+                out.compact_error = None;
+                Ok(())
+            }
+            Err(e @ Error::CommitOutcomeUnknown { .. }) => Err(e),
+            Err(e) if skips => Err(Error::CommittedNotVisible {
+                table: self.table.identifier().to_string(),
+                snapshot: append,
+                message: format!(
+                    "its level-0 files could not be compacted up, which readers of this table \
+                     (deletion vectors or first-row: level 0 is skipped) need to see them: {e}. \
+                     They become visible with the next compaction of their buckets: run \
+                     `strata compact {}` (or write to the table again)",
+                    self.table.identifier()
+                ),
+            }),
+            Err(e) => {
+                out.compact_error = Some(format!(
+                    "{}; compacting the new level-0 files again failed too: {e}",
+                    out.compact_error.take().unwrap_or_default()
+                ));
+                Ok(())
+            }
+        }
     }
 
     /// Deletes every file a commit that certainly failed would have added: the new data
@@ -408,6 +534,10 @@ pub struct Committed {
     /// Why the snapshot expiry that runs after a successful commit failed (the commit itself
     /// landed; see `crate::maintenance::expire`).
     pub expire_error: Option<String>,
+    /// How many times the compaction of this commit's level-0 files was planned again on a
+    /// newer snapshot after the writer's compaction did not land (lookup tables; see
+    /// `TableCommit::commit_messages`).
+    pub recompactions: u32,
 }
 
 impl Committed {
@@ -432,6 +562,8 @@ struct SplitMessages {
     compact_changelog: Vec<ManifestEntry>,
     /// Index changes of the compaction (deletion-vector index files).
     compact_index: Vec<IndexManifestEntry>,
+    /// The planning snapshot of each compacted (partition, bucket).
+    compact_bases: lookup_conflicts::CompactBases,
 }
 
 fn split_messages(messages: Vec<CommitMessage>) -> SplitMessages {
@@ -443,12 +575,20 @@ fn split_messages(messages: Vec<CommitMessage>) -> SplitMessages {
         changelog: Vec::new(),
         compact_changelog: Vec::new(),
         compact_index: Vec::new(),
+        compact_bases: Default::default(),
     };
     let mut compact_adds = Vec::new();
     let mut bases: Vec<Option<i64>> = Vec::new();
     for m in messages {
         if !m.index_changes.is_empty() {
             bases.push(m.index_base);
+        }
+        if !m.compact_before.is_empty()
+            || !m.compact_after.is_empty()
+            || !m.compact_index_changes.is_empty()
+        {
+            out.compact_bases
+                .insert((m.partition.clone(), m.bucket), m.compact_base);
         }
         out.index.extend(m.index_changes);
         out.compact_index.extend(m.compact_index_changes);

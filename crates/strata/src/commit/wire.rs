@@ -63,6 +63,11 @@ struct CommitMessageWire {
     /// Version [`COMMIT_CHANGELOG_VERSION`]: index changes of the compaction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     compact_index_changes: Option<String>,
+    /// The snapshot the compaction was planned on (`CommitMessage::compact_base`); absent
+    /// means unknown. An older reader that ignores it commits without the lookup-compaction
+    /// checks, as it always did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    compact_base: Option<i64>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -157,6 +162,7 @@ impl TryFrom<&CommitMessage> for CommitMessageWire {
             compact_after: files(&m.compact_after)?,
             index_changes: B64.encode(index),
             index_base: m.index_base,
+            compact_base: m.compact_base,
             new_changelog: optional(&m.new_changelog)?,
             compact_changelog: optional(&m.compact_changelog)?,
             compact_index_changes: if m.compact_index_changes.is_empty() {
@@ -207,6 +213,7 @@ impl TryFrom<CommitMessageWire> for CommitMessage {
             index_changes: decode_index_manifest(&index)
                 .map_err(|e| format!("indexChanges: {e}"))?,
             index_base: w.index_base,
+            compact_base: w.compact_base,
         })
     }
 }

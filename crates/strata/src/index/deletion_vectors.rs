@@ -167,6 +167,28 @@ pub fn deletion_vector_file_path(table: &Table, entry: &IndexManifestEntry) -> R
     )
 }
 
+/// Every vector of the deletion-vector index files `entries` (data file name → vector; a
+/// later file's vector of the same data file wins). Errors name the index file.
+pub async fn read_index_vectors(
+    table: &Table,
+    entries: &[&IndexManifestEntry],
+) -> Result<std::collections::HashMap<String, DeletionVector>> {
+    let mut out = std::collections::HashMap::new();
+    for e in entries {
+        let ranges = e.index_file.dv_ranges.as_deref().unwrap_or_default();
+        if ranges.is_empty() {
+            continue;
+        }
+        let path = deletion_vector_file_path(table, e)?;
+        let io = table.file_io();
+        let bytes = io.get(&path).await?;
+        let vectors = crate::format::deletion_vector::decode_deletion_vectors_index(&bytes, ranges)
+            .map_err(|err| Error::corrupt(io.display(&path), err))?;
+        out.extend(vectors);
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use roaring::RoaringBitmap;

@@ -7,7 +7,10 @@
 //! * HASH files, and DELETION_VECTORS files of bucketed tables, are keyed by
 //!   (partition, bucket, index type): DELETE changes are applied first, then ADDs replace
 //!   whatever the key held (so a bucket's new HASH file replaces its old one even without a
-//!   DELETE).
+//!   DELETE). Stricter than Java for deletion vectors: a DELETE must name the bucket's live
+//!   file and an ADD may not replace a live file it does not delete, else the commit is a
+//!   conflict (Java would silently drop the live file's vectors; strata's compactions rebase
+//!   first, `crate::index::dv_rebase`).
 //! * DELETION_VECTORS of bucket-unaware tables are keyed by file name; adding a name twice or
 //!   deleting an absent name is an error.
 //! * Global-index types are keyed by file name; deleting an absent name is an error.
@@ -129,8 +132,26 @@ pub fn combine_index_entries(
     let (deletes, ordered): (Vec<_>, Vec<_>) = changes
         .iter()
         .partition(|e| e.kind == FileKind::Delete && rule(e) != Rule::GlobalDv);
+    let bucketed_dv = |e: &IndexManifestEntry| {
+        rule(e) == Rule::Bucketed && e.index_file.index_type == DELETION_VECTORS_INDEX
+    };
+    let mut deleted_dv: Vec<&str> = Vec::new();
     for e in deletes {
         let k = Key::of(e, rule(e));
+        if bucketed_dv(e) {
+            // A bucket's deletion vectors live in one file that each compaction replaces
+            // whole: deleting a file that is no longer live (or not this bucket's live one)
+            // would drop the vectors of the file that replaced it.
+            let current = by_key
+                .get(&k)
+                .and_then(|&i| live[i].as_ref())
+                .map(|l| l.index_file.file_name.as_str());
+            let name = e.index_file.file_name.as_str();
+            if current != Some(name) && !deleted_dv.contains(&name) {
+                return Err(stale_dv_file(e, current));
+            }
+            deleted_dv.push(name);
+        }
         match by_key.remove(&k) {
             Some(i) => live[i] = None,
             None if rule(e) == Rule::GlobalIndex => {
@@ -159,6 +180,11 @@ pub fn combine_index_entries(
             continue;
         }
         match by_key.get(&k) {
+            // Replacing a bucket's live vectors without deleting them (Java's map would).
+            Some(&i) if bucketed_dv(e) => {
+                let current = live[i].as_ref().map(|l| l.index_file.file_name.as_str());
+                return Err(stale_dv_file(e, current));
+            }
             Some(_) if r == Rule::GlobalDv => {
                 return Err(Error::InvalidArgument(format!(
                     "trying to add index file {} which is already added",
@@ -173,6 +199,28 @@ pub fn combine_index_entries(
         }
     }
     Ok(live.into_iter().flatten().collect())
+}
+
+/// A change of a bucket's deletion-vector index file planned on other vectors than the live
+/// ones (`crate::index::dv_rebase` rebases the compactions strata commits; anything else is
+/// refused rather than losing vectors).
+fn stale_dv_file(e: &IndexManifestEntry, live: Option<&str>) -> Error {
+    Error::CommitConflict {
+        table: String::new(),
+        message: format!(
+            "deletion-vector index file {} of bucket {} ({} entry) was planned on vectors that \
+             are no longer live (the bucket's live index file is {}); committing it would drop \
+             deletion vectors",
+            e.index_file.file_name,
+            e.bucket,
+            if e.kind == FileKind::Add {
+                "ADD"
+            } else {
+                "DELETE"
+            },
+            live.unwrap_or("none"),
+        ),
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

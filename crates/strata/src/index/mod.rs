@@ -9,6 +9,7 @@
 //! | [`key_hash`] | the key hash Java assigns with: `BinaryRow.hashCode()` of the trimmed PK |
 //! | [`assigner`] | [`DynamicBucketAssigner`]: key → bucket, new HASH files at commit |
 //! | `rebase` | concurrent writers: a commit's HASH files rebased onto the snapshot it lands on |
+//! | `dv_rebase` | concurrent compactions: a bucket's new deletion vectors rebased onto the live ones |
 //!
 //! How a write of a dynamic-bucket table uses it:
 //!
@@ -26,6 +27,7 @@
 
 pub mod assigner;
 pub mod deletion_vectors;
+pub(crate) mod dv_rebase;
 pub mod hash_file;
 pub mod key_hash;
 pub mod manifest;

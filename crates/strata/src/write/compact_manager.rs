@@ -12,11 +12,12 @@
 //! (and deleted, unless an upgrade kept its name).
 //!
 //! Buckets that need lookup compaction (deletion vectors, first-row) hold a
-//! [`BucketLookup`]: each task gets a [`LookupContext`] (the levels above its output level and
-//! the bucket's deletion vectors) and a [`LookupRewriter`]; the deletions a task finds join the
-//! bucket's vectors, whose files the compaction rewrote lose theirs (Java
-//! `BucketedDvMaintainer`). [`CompactManager::take_deletion_vectors`] hands the whole set to
-//! the commit when it changed.
+//! [`BucketLookup`]: each task gets the levels above its output level and the bucket's
+//! deletion vectors (`crate::lsm::compact::bucket::plan_task`, shared with the commit's
+//! re-planning of a lost compaction); the deletions a task finds join the bucket's vectors,
+//! whose files the compaction rewrote lose theirs (Java `BucketedDvMaintainer`).
+//! [`CompactManager::take_deletion_vectors`] hands the whole set to the commit when it
+//! changed.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -27,13 +28,13 @@ use strata_spec::DataType;
 use tokio::task::JoinHandle;
 
 use crate::format::deletion_vector::DeletionVector;
+pub(super) use crate::lsm::compact::bucket::BucketLookup;
+use crate::lsm::compact::bucket::{plan_task, TaskInputs};
 use crate::lsm::compact::levels::Levels;
-use crate::lsm::compact::lookup::{DeletedRows, LookupChangelog, LookupContext, LookupMode};
-use crate::lsm::compact::rewriter::{LookupRewriter, MergeTreeCompactRewriter};
+use crate::lsm::compact::lookup::LookupChangelog;
+use crate::lsm::compact::rewriter::MergeTreeCompactRewriter;
 use crate::lsm::compact::strategy::CompactStrategy;
-use crate::lsm::compact::task::{
-    run_compact_task, CompactRewriter, LookupUpgrade, TaskMetrics, TaskOptions,
-};
+use crate::lsm::compact::task::{run_compact_task, CompactRewriter, TaskMetrics, TaskOptions};
 use crate::lsm::compact::universal::PickTime;
 use crate::lsm::compact::{CompactResult, CompactUnit};
 use crate::{Error, Result};
@@ -65,19 +66,6 @@ pub(super) enum Picking {
     /// Every pick is a full compaction (`force-lookup` tables: strata's lookup compaction
     /// covers deletion vectors and first-row only, so such buckets stay at one level).
     AlwaysFull,
-}
-
-/// The lookup-compaction state of a bucket: its mode and its deletion vectors (per data file,
-/// existing ones in the form they were read in, new ones in the table's form).
-pub(super) struct BucketLookup {
-    pub mode: LookupMode,
-    pub vectors: HashMap<String, DeletionVector>,
-    /// `deletion-vectors.bitmap64`: the form of new vectors.
-    pub bitmap64: bool,
-    /// The vectors changed since they were last handed to a commit.
-    pub dirty: bool,
-    /// `changelog-producer = lookup`: the changelog each lookup compaction writes.
-    pub changelog: Option<Arc<LookupChangelog>>,
 }
 
 /// Per-table settings shared by the bucket managers.
@@ -142,12 +130,7 @@ impl CompactManager {
     /// The bucket's deletion vectors when they changed since the last call (every vector of
     /// a live file, possibly none left), for a new deletion-vector index file.
     pub(super) fn take_deletion_vectors(&mut self) -> Option<HashMap<String, DeletionVector>> {
-        let lookup = self.lookup.as_mut()?;
-        if lookup.mode != LookupMode::DeletionVectors || !lookup.dirty {
-            return None;
-        }
-        lookup.dirty = false;
-        Some(lookup.vectors.clone())
+        self.lookup.as_mut()?.take_changed_vectors()
     }
 
     pub(super) fn add_new_file(&mut self, file: DataFileMeta) -> Result<()> {
@@ -198,76 +181,19 @@ impl CompactManager {
     }
 
     fn submit(&mut self, unit: CompactUnit) {
-        let mut options = self.settings.task.clone();
-        options.max_level = self.levels.max_level();
-        options.drop_delete = unit.output_level != 0
-            && (unit.output_level >= self.levels.non_empty_highest_level()
-                || self.settings.deletion_vectors);
         let key_types = self.settings.key_types.clone();
-        let rewriter = self.rewriter.clone();
-        if let (None, Some(changelog), true) = (
-            &self.lookup,
-            &self.settings.full_changelog,
-            unit.output_level == options.max_level,
-        ) {
-            // Every key this compaction moves into the max level gets its changelog (Java
-            // `FullChangelogMergeTreeCompactRewriter`): files below are rewritten, not upgraded.
-            options.lookup = LookupUpgrade::All;
-            let rewriter = LookupRewriter {
-                inner: rewriter,
-                context: Arc::new(LookupContext {
-                    mode: LookupMode::FullCompaction,
-                    upper_levels: Vec::new(),
-                    deleted: HashMap::new(),
-                    changelog: Some(changelog.clone()),
-                }),
-                key_types: key_types.clone(),
-            };
-            self.running = Some(tokio::spawn(async move {
-                run_compact_task(unit, &key_types, &options, &rewriter).await
-            }));
-            return;
-        }
-        let Some(lookup) = &self.lookup else {
-            self.running = Some(tokio::spawn(async move {
-                run_compact_task(unit, &key_types, &options, rewriter.as_ref()).await
-            }));
-            return;
-        };
-        // The sorted runs above the output level: what the task's keys are looked up in.
-        let mut upper_levels = Vec::new();
-        for level in (unit.output_level + 1)..self.levels.number_of_levels() {
-            let run = self.levels.run_of_level(level).unwrap_or_default();
-            if !run.is_empty() {
-                upper_levels.push(run);
-            }
-        }
-        // A level-0 file with nothing above has nothing to look up, unless its keys become
-        // changelog records.
-        options.lookup = if upper_levels.is_empty() && lookup.changelog.is_none() {
-            LookupUpgrade::NothingAbove
-        } else {
-            LookupUpgrade::Rewrite
-        };
-        let deleted: HashMap<String, DeletedRows> = lookup
-            .vectors
-            .iter()
-            .map(|(file, dv)| {
-                let dv = Arc::new(dv.clone());
-                let rows: DeletedRows = Arc::new(move |p| dv.is_deleted(p));
-                (file.clone(), rows)
-            })
-            .collect();
-        let rewriter = LookupRewriter {
-            inner: rewriter,
-            context: Arc::new(LookupContext {
-                mode: lookup.mode,
-                upper_levels,
-                deleted,
-                changelog: lookup.changelog.clone(),
-            }),
-            key_types: key_types.clone(),
-        };
+        let (options, rewriter) = plan_task(
+            &self.levels,
+            &unit,
+            TaskInputs {
+                base: &self.settings.task,
+                key_types: &key_types,
+                deletion_vectors: self.settings.deletion_vectors,
+                full_changelog: self.settings.full_changelog.as_ref(),
+                lookup: self.lookup.as_ref(),
+                rewriter: self.rewriter.clone(),
+            },
+        );
         self.running = Some(tokio::spawn(async move {
             run_compact_task(unit, &key_types, &options, &rewriter).await
         }));
@@ -290,30 +216,7 @@ impl CompactManager {
         })??;
         self.levels.update(&result.before, &result.after)?;
         if let Some(lookup) = &mut self.lookup {
-            // A rewritten file takes its vector with it; an upgraded one (same name) keeps it.
-            for f in &result.before {
-                if !result.after.iter().any(|a| a.file_name == f.file_name)
-                    && lookup.vectors.remove(&f.file_name).is_some()
-                {
-                    lookup.dirty = true;
-                }
-            }
-            for (file, positions) in &result.deletions {
-                let bitmap64 = lookup.bitmap64;
-                let dv = lookup
-                    .vectors
-                    .entry(file.clone())
-                    .or_insert_with(|| DeletionVector::new_empty(bitmap64));
-                for p in positions {
-                    dv.delete(*p).map_err(|e| {
-                        Error::Unsupported(format!(
-                            "deletion vector of data file {file} in bucket {}: {e}",
-                            self.bucket
-                        ))
-                    })?;
-                }
-                lookup.dirty = true;
-            }
+            lookup.apply(&result, self.bucket)?;
         }
         self.compact_changelog
             .extend(result.changelog.iter().cloned());

@@ -6,6 +6,13 @@
 //! (`dt=1,hh=2`; several specs select their union, as Paimon's `partitions => 'dt=1;dt=2'`) and
 //! an optional bucket. Each bucket is compacted by the table's compaction strategy (or fully),
 //! and everything commits in one snapshot; a failure deletes the files written.
+//!
+//! `write-only = true` tells the table's *writers* not to compact, so that a dedicated
+//! compactor does: like Java's `CompactAction` (which copies the table with `write-only`
+//! false for its own writer), the compaction here picks with the table's strategy whatever
+//! that option says. A compaction that loses to a concurrent commit (another writer compacted
+//! the same files) is planned again on the new latest snapshot, within `commit.max-retries`
+//! and `commit.timeout`.
 
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::merge_entries;
@@ -96,11 +103,49 @@ impl Table {
                 self.identifier()
             )));
         }
-        let selected = self.select_buckets(request).await?;
-        if selected.is_empty() {
-            return Ok(CompactReport::default());
+        // Java `CompactAction`: the compactor's own writer is not write-only.
+        let table = self.with_dynamic_options([("write-only".to_string(), "false".to_string())])?;
+        let opts = table.options();
+        let max_retries = opts.commit_max_retries()?.max(0) as u32;
+        let timeout = opts.commit_timeout()?;
+        let min_wait = opts.commit_min_retry_wait()?;
+        let max_wait = opts.commit_max_retry_wait()?;
+        let started = std::time::Instant::now();
+        let mut attempt = 0u32;
+        loop {
+            match table.compact_once(request, progress).await {
+                Attempt::Lost(e)
+                    if attempt < max_retries && timeout.is_none_or(|t| started.elapsed() < t) =>
+                {
+                    attempt += 1;
+                    let wait = min_wait
+                        .saturating_mul(1u32 << attempt.min(16))
+                        .min(max_wait);
+                    tokio::time::sleep(wait).await;
+                    drop(e);
+                }
+                Attempt::Lost(e) | Attempt::Failed(e) => return Err(e),
+                Attempt::Done(report) => return Ok(report),
+            }
         }
-        let mut write = self.new_write()?;
+    }
+
+    /// One [`Self::compact`] attempt on the latest snapshot.
+    async fn compact_once(
+        &self,
+        request: &CompactRequest,
+        progress: &(dyn Fn(usize, usize) + Send + Sync),
+    ) -> Attempt {
+        let selected = match self.select_buckets(request).await {
+            Ok(s) if s.is_empty() => return Attempt::Done(CompactReport::default()),
+            Ok(s) => s,
+            Err(e) => return Attempt::Failed(e),
+        };
+        let mut write = match self.new_write() {
+            Ok(w) => w,
+            Err(e) => return Attempt::Failed(e),
+        };
+        let mut committing = false;
         let result = async {
             for (i, (p, b)) in selected.iter().enumerate() {
                 write
@@ -110,12 +155,13 @@ impl Table {
             }
             let messages = write.prepare_commit().await?;
             let metrics = write.take_compaction_metrics();
+            committing = true;
             let committed = self.new_commit()?.commit_messages(messages, None).await?;
             Ok::<_, Error>((committed, metrics))
         }
         .await;
         match result {
-            Ok((committed, metrics)) => Ok(CompactReport {
+            Ok((committed, metrics)) => Attempt::Done(CompactReport {
                 buckets: selected,
                 snapshot: committed.compact,
                 metrics,
@@ -124,8 +170,21 @@ impl Table {
                 if !e.may_have_committed() {
                     write.abort().await;
                 }
-                Err(e)
+                // Only losing the commit to a concurrent one is worth planning again.
+                if committing && e.kind() == crate::ErrorKind::Conflict && !e.may_have_committed() {
+                    Attempt::Lost(e)
+                } else {
+                    Attempt::Failed(e)
+                }
             }
         }
     }
+}
+
+/// The outcome of one compaction attempt.
+enum Attempt {
+    Done(CompactReport),
+    /// The COMPACT commit lost to a concurrent commit: plan again on the new snapshot.
+    Lost(Error),
+    Failed(Error),
 }

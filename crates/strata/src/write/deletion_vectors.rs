@@ -1,5 +1,5 @@
 //! The deletion vectors of the buckets a primary-key write touches (deletion-vector tables):
-//! restored from the latest snapshot's `deletion-vectors` index at the first write, handed to
+//! restored at the first write from the snapshot the bucket files are restored from, handed to
 //! each bucket's lookup compaction, and written back as one new index file per bucket whose
 //! vectors changed (Java `BucketedDvMaintainer.writeDeletionVectorsIndex`), which replaces the
 //! bucket's previous index files in the COMPACT snapshot.
@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::{FileKind, IndexManifestEntry};
+use strata_spec::snapshot::Snapshot;
 
 use crate::format::deletion_vector::DeletionVector;
 use crate::index::deletion_vectors::DeletionVectorIndexWriter;
@@ -30,14 +31,12 @@ pub(super) struct BucketVectors {
 }
 
 impl BucketVectors {
-    /// The vectors of every bucket of the latest snapshot.
-    pub(super) async fn restore(table: &Table) -> Result<Self> {
+    /// The vectors of every bucket of snapshot `s` (the one the writer restored its files
+    /// from).
+    pub(super) async fn restore(table: &Table, s: &Snapshot) -> Result<Self> {
         let mut buckets: HashMap<(BinaryRow, i32), RestoredVectors> = HashMap::new();
-        let Some(s) = table.snapshot_manager().latest().await? else {
-            return Ok(Self::default());
-        };
         let store = crate::index::IndexManifestStore::new(table)?;
-        for e in store.read_snapshot(&s).await? {
+        for e in store.read_snapshot(s).await? {
             if e.index_file.index_type != crate::index::DELETION_VECTORS_INDEX {
                 continue;
             }
@@ -45,7 +44,7 @@ impl BucketVectors {
             if !buckets.contains_key(&key) {
                 let vectors = crate::read::deletion_vectors::load_deletion_vectors(
                     table,
-                    &s,
+                    s,
                     &e.partition,
                     e.bucket,
                 )

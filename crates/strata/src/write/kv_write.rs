@@ -31,21 +31,16 @@ use super::merge_tree_writer::MergeTreeWriter;
 use super::routing::Router;
 use crate::commit::CommitMessage;
 use crate::index::{DynamicBucketAssigner, KeyHasher};
-use crate::lsm::compact::expire::RecordLevelExpire;
+use crate::lsm::compact::bucket::TableCompaction;
 use crate::lsm::compact::levels::Levels;
 use crate::lsm::compact::lookup::{LookupChangelog, LookupMode};
-use crate::lsm::compact::rewriter::MergeTreeCompactRewriter;
-use crate::lsm::compact::strategy::{compaction_file_size, CompactStrategy};
-use crate::lsm::compact::task::TaskOptions;
+use crate::lsm::compact::strategy::CompactStrategy;
 use crate::lsm::kv_file_writer::KvWriterConfig;
-use crate::lsm::merge::{create_merge_function, MergeFunction};
+use crate::lsm::merge::MergeFunction;
 use crate::table::Table;
 use crate::{Error, Result};
 use strata_spec::manifest::DataFileMeta;
 use strata_spec::options::ChangelogProducer;
-
-/// Rows per batch of compaction reads and merges.
-const COMPACT_BATCH_ROWS: usize = 8192;
 
 enum Buckets {
     Fixed,
@@ -92,6 +87,13 @@ pub(super) struct KvWrite {
     writers: HashMap<(BinaryRow, i32), MergeTreeWriter>,
     /// Live files per (partition, bucket) of the latest snapshot, loaded at the first write.
     restored: Option<HashMap<(BinaryRow, i32), Vec<DataFileMeta>>>,
+    /// The bucket count (`_TOTAL_BUCKETS`) of each restored (partition, bucket)'s files.
+    restored_buckets: HashMap<(BinaryRow, i32), i32>,
+    /// The snapshot the buckets (files and deletion vectors) were restored from: the base of
+    /// this writer's compactions (`CommitMessage::compact_base`).
+    base: Option<i64>,
+    /// What every bucket compacts with (rewriters, task options).
+    compaction: TableCompaction,
     compact: CompactSettings,
     /// `write-only`: no compaction on write.
     write_only: bool,
@@ -102,7 +104,6 @@ pub(super) struct KvWrite {
     lookup: Option<LookupMode>,
     num_levels: i32,
     force_compact: bool,
-    expire: Option<RecordLevelExpire>,
     /// The buckets' deletion vectors and index files (deletion-vector tables), loaded at the
     /// first write.
     vectors: Option<BucketVectors>,
@@ -134,8 +135,9 @@ impl KvWrite {
             lookup: lookup_changelog,
             full: full_changelog,
         } = changelog_writers(&table, overwrite)?;
-        let merge = create_merge_function(&schema)?;
-        let config = KvWriterConfig::new(&schema)?;
+        let compaction = TableCompaction::new(&table)?;
+        let merge = compaction.merge.clone();
+        let config = compaction.config.clone();
         let bucket = opts.bucket()?;
         let buckets = match bucket {
             -1 if schema.cross_partition_update() => Buckets::KeyDynamic,
@@ -181,18 +183,10 @@ impl KvWrite {
         // Validate the strategy options now rather than at the first flush.
         CompactStrategy::from_options(opts, need_lookup)?;
         let compact = CompactSettings {
-            key_types: Arc::new(config.key_types().to_vec()),
-            task: TaskOptions {
-                min_file_size: compaction_file_size(opts, true)?,
-                max_level: 0,
-                drop_delete: false,
-                force_rewrite_all_files: opts
-                    .get_bool("compaction.force-rewrite-all-files")?
-                    .unwrap_or(false),
-                lookup: crate::lsm::compact::task::LookupUpgrade::Off,
-            },
+            key_types: compaction.key_types.clone(),
+            task: compaction.task.clone(),
             stop_trigger: opts.num_sorted_run_stop_trigger()?.max(1) as usize,
-            deletion_vectors: opts.deletion_vectors_enabled()?,
+            deletion_vectors: compaction.deletion_vectors,
             full_changelog,
         };
         let full_delta_commits = match opts.get_i64("full-compaction.delta-commits")? {
@@ -209,7 +203,6 @@ impl KvWrite {
         };
         Ok(KvWrite {
             router: Router::new(&table)?,
-            expire: RecordLevelExpire::from_schema(&schema)?,
             write_only: opts.write_only()?,
             always_full: need_lookup && lookup.is_none(),
             lookup,
@@ -224,6 +217,9 @@ impl KvWrite {
             merge,
             writers: HashMap::new(),
             restored: None,
+            restored_buckets: HashMap::new(),
+            base: None,
+            compaction,
             vectors: None,
             full_delta_commits,
             overwrite,
@@ -313,24 +309,61 @@ impl KvWrite {
         self.enforce_memory().await
     }
 
-    /// Loads the live files (and, for deletion-vector tables, the buckets with deletion
-    /// vectors) of the latest snapshot, once.
+    /// Loads the live files (and, for deletion-vector tables, the buckets' deletion vectors)
+    /// of the latest snapshot, once; both from the same snapshot, the base of this writer's
+    /// compactions.
     async fn restore(&mut self) -> Result<()> {
         if self.restored.is_some() {
             return Ok(());
         }
-        self.restored = Some(super::restore_files(&self.table).await?);
-        self.vectors = Some(if self.compact.deletion_vectors {
-            BucketVectors::restore(&self.table).await?
-        } else {
-            BucketVectors::default()
+        let snapshot = self.table.snapshot_manager().latest().await?;
+        let mut files: HashMap<(BinaryRow, i32), Vec<DataFileMeta>> = HashMap::new();
+        if let Some(s) = &snapshot {
+            let metas = self.table.manifest_store().data_manifests(s).await?;
+            for e in crate::scan::live_entries(&self.table, s, &metas).await? {
+                let key = (e.partition, e.bucket);
+                self.restored_buckets.insert(key.clone(), e.total_buckets);
+                files.entry(key).or_default().push(e.file);
+            }
+        }
+        self.base = snapshot.as_ref().map(|s| s.id);
+        self.restored = Some(files);
+        // An overwrite starts its buckets afresh and its OVERWRITE snapshot deletes the
+        // partitions' index files: no vectors to carry over.
+        self.vectors = Some(match (&snapshot, self.compact.deletion_vectors) {
+            (Some(s), true) if !self.overwrite => BucketVectors::restore(&self.table, s).await?,
+            _ => BucketVectors::default(),
         });
         Ok(())
+    }
+
+    /// Java `AbstractFileStoreWrite.scanExistingFileMetas`: a fixed-bucket table's bucket
+    /// restored from files written with another bucket count (the table's `bucket` was
+    /// changed and the partition not rewritten since) is refused, for writes and compactions
+    /// alike; its rows would land in buckets no reader of the old layout looks in.
+    fn check_bucket_count(&self, key: &(BinaryRow, i32)) -> Result<()> {
+        if self.overwrite || !matches!(self.buckets, Buckets::Fixed) {
+            return Ok(());
+        }
+        let Some(&previous) = self.restored_buckets.get(key) else {
+            return Ok(());
+        };
+        let total = self.total_buckets();
+        if previous <= 0 || previous == total {
+            return Ok(());
+        }
+        Err(crate::commit::bucket_num_mismatch(
+            &self.table,
+            &key.0,
+            total,
+            previous,
+        ))
     }
 
     fn writer(&mut self, partition: BinaryRow, bucket: i32) -> Result<&mut MergeTreeWriter> {
         let key = (partition, bucket);
         if !self.writers.contains_key(&key) {
+            self.check_bucket_count(&key)?;
             let files = self
                 .restored
                 .as_mut()
@@ -370,24 +403,7 @@ impl KvWrite {
                 &restored,
             )?)
         };
-        let paths = self.table.paths().clone();
-        let (dir_a, dir_b, paths_b) = (dir.clone(), dir.clone(), paths.clone());
-        let b = *bucket;
-        let rewriter = MergeTreeCompactRewriter::new(
-            self.table.file_io().clone(),
-            self.table.schema_manager().clone(),
-            self.config.clone(),
-            self.merge.clone(),
-            Arc::new(move |f: &DataFileMeta| match &f.external_path {
-                Some(p) => object_store::path::Path::from(
-                    p.strip_prefix("file:").unwrap_or(p).trim_start_matches('/'),
-                ),
-                None => paths.data_file(&dir_a, b, &f.file_name),
-            }),
-            Arc::new(move |name: &str| paths_b.data_file(&dir_b, b, name)),
-            COMPACT_BATCH_ROWS,
-            self.expire.clone(),
-        );
+        let rewriter = self.compaction.rewriter(partition, *bucket)?;
         let mut manager = CompactManager::new(
             partition.clone(),
             *bucket,
@@ -397,22 +413,18 @@ impl KvWrite {
             Arc::new(rewriter),
         );
         if let Some(mode) = self.lookup {
-            let vectors = if self.overwrite {
-                HashMap::new()
-            } else {
-                self.vectors
-                    .as_ref()
-                    .map(|v| v.of_bucket(&(partition.clone(), *bucket)))
-                    .unwrap_or_default()
-            };
+            // An overwrite starts the bucket afresh (its OVERWRITE snapshot drops the old
+            // index files), so it has no vectors to carry over.
+            let vectors = self
+                .vectors
+                .as_ref()
+                .map(|v| v.of_bucket(&(partition.clone(), *bucket)))
+                .unwrap_or_default();
             manager = manager.with_lookup(BucketLookup {
                 mode,
                 vectors,
-                bitmap64: opts
-                    .get_bool(crate::index::deletion_vectors::DELETION_VECTORS_BITMAP64)?
-                    .unwrap_or(false),
-                // An overwrite starts the bucket afresh: the old index file goes.
-                dirty: self.overwrite && mode == LookupMode::DeletionVectors,
+                bitmap64: self.compaction.bitmap64,
+                dirty: false,
                 changelog: self.lookup_changelog.clone(),
             });
         }
@@ -546,6 +558,7 @@ impl KvWrite {
                     compact_before: inc.compact_before,
                     compact_after: inc.compact_after,
                     compact_changelog: inc.compact_changelog,
+                    compact_base: self.base,
                     ..CommitMessage::new(key.0.clone(), key.1, total_buckets)
                 });
             }

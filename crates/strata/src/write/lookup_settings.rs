@@ -6,71 +6,13 @@ use std::sync::Arc;
 
 use strata_spec::options::ChangelogProducer;
 
-use crate::lsm::compact::lookup::{LookupChangelog, LookupMode};
+use crate::lsm::compact::lookup::LookupChangelog;
 use crate::lsm::kv_file_writer::KvWriterConfig;
 use crate::table::Table;
 use crate::{Error, Result};
 
-/// How a primary-key table compacts with lookups: deletion vectors (`deletion-vectors.enabled`),
-/// first-row (`merge-engine = first-row`, which keeps first rows by lookup and needs no
-/// vectors) or plain lookups for the changelog (`changelog-producer = lookup`); `None` for
-/// tables that need no lookup, and for `force-lookup` alone (kept at one level by full
-/// compactions instead).
-pub(crate) fn lookup_mode(opts: &strata_spec::options::CoreOptions) -> Result<Option<LookupMode>> {
-    use strata_spec::options::MergeEngine;
-    Ok(if matches!(opts.merge_engine()?, MergeEngine::FirstRow) {
-        Some(LookupMode::FirstRow)
-    } else if opts.deletion_vectors_enabled()? {
-        Some(LookupMode::DeletionVectors)
-    } else if opts.changelog_producer()? == ChangelogProducer::Lookup {
-        Some(LookupMode::Plain)
-    } else {
-        None
-    })
-}
-
-/// `changelog-producer = lookup` / `full-compaction`: the changelog files' settings and
-/// `changelog-producer.row-deduplicate[-ignore-fields]` (Java `CoreOptions.changelogRowDeduplicate`).
-fn compaction_changelog(schema: &strata_spec::schema::TableSchema) -> Result<Arc<LookupChangelog>> {
-    let opts = schema.options();
-    let dedupe = opts
-        .get_bool("changelog-producer.row-deduplicate")?
-        .unwrap_or(false);
-    let equal_fields = if dedupe {
-        let ignore: Vec<String> = opts
-            .get("changelog-producer.row-deduplicate-ignore-fields")
-            .map(|v| {
-                v.split(',')
-                    .map(|f| f.trim().to_string())
-                    .filter(|f| !f.is_empty())
-                    .collect()
-            })
-            .unwrap_or_default();
-        for name in &ignore {
-            if !schema.fields.iter().any(|f| &f.name == name) {
-                return Err(Error::InvalidOption {
-                    key: "changelog-producer.row-deduplicate-ignore-fields".into(),
-                    message: format!("field {name} does not exist in the table's schema"),
-                });
-            }
-        }
-        Some(
-            schema
-                .fields
-                .iter()
-                .enumerate()
-                .filter(|(_, f)| !ignore.contains(&f.name))
-                .map(|(i, _)| i)
-                .collect(),
-        )
-    } else {
-        None
-    };
-    Ok(Arc::new(LookupChangelog {
-        config: KvWriterConfig::for_changelog(schema)?,
-        equal_fields,
-    }))
-}
+use crate::lsm::compact::bucket::compaction_changelog;
+pub(crate) use crate::lsm::compact::bucket::lookup_mode;
 
 /// Why a primary-key table needs lookup compaction (Java's `needLookup`: first-row merge,
 /// deletion vectors, the lookup changelog producer, `force-lookup`), as the option that asks

@@ -357,22 +357,6 @@ impl TableWrite {
     }
 }
 
-/// Live files per (partition, bucket) of the latest snapshot (Java restores each bucket's
-/// files into its `Levels`).
-pub(super) async fn restore_files(
-    table: &Table,
-) -> Result<HashMap<(BinaryRow, i32), Vec<strata_spec::manifest::DataFileMeta>>> {
-    let mut out: HashMap<_, Vec<_>> = HashMap::new();
-    let Some(snapshot) = table.snapshot_manager().latest().await? else {
-        return Ok(out);
-    };
-    let metas = table.manifest_store().data_manifests(&snapshot).await?;
-    for e in crate::scan::live_entries(table, &snapshot, &metas).await? {
-        out.entry((e.partition, e.bucket)).or_default().push(e.file);
-    }
-    Ok(out)
-}
-
 /// Max sequence number per (partition, bucket) among the live files of the latest snapshot
 /// (a free function so the write future never holds `&TableWrite` across an await).
 pub(super) async fn restore_sequence_numbers(

@@ -139,6 +139,7 @@ pub async fn commit_deletion_vector(
         compact_index_changes: Vec::new(),
         index_changes: vec![entry],
         index_base: None,
+        compact_base: None,
     };
     t.new_commit().unwrap().commit(vec![msg]).await.unwrap();
 }

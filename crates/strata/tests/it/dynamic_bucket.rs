@@ -217,6 +217,7 @@ async fn index_manifest_through_appends_and_overwrites() {
             compact_index_changes: Vec::new(),
             index_changes: Vec::new(),
             index_base: None,
+            compact_base: None,
         }])
         .await
         .unwrap()

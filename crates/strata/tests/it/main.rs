@@ -14,15 +14,18 @@ mod maps;
 
 mod append_row_kinds;
 mod append_table;
+mod bucket_rescale;
 mod catalog;
 mod changelog_input;
 mod changelog_lifecycle;
 mod changelog_lookup;
 mod column_defaults;
 mod commit_protocol;
+mod compact_write_only;
 mod compaction;
 mod corrupt_files;
 mod deletion_vectors;
+mod dv_concurrency;
 mod dynamic_bucket;
 mod fuzz_corpus;
 mod incremental_read;

@@ -183,6 +183,7 @@ async fn deletion_vector_counts() {
         compact_index_changes: Vec::new(),
         index_changes: vec![entry],
         index_base: None,
+        compact_base: None,
     };
     t.new_commit().unwrap().commit(vec![msg]).await.unwrap();
     let pt = system::partitions(&t).await.unwrap();

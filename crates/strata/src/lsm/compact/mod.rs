@@ -8,10 +8,13 @@
 //! | [`task`] | what a picked unit turns into: key-disjoint sections, upgrade instead of rewrite where possible | `MergeTreeCompactTask` |
 //! | [`expire`] | record-level TTL: expired records dropped by compaction | `RecordLevelExpire` |
 //! | [`rewriter`] | the merge read + rolling write of the sections that must be rewritten | `MergeTreeCompactRewriter` |
+//! | [`lookup`] | lookup compaction: keys looked up in the levels above the output | `LookupMergeTreeCompactRewriter` |
+//! | [`bucket`] | one bucket's compaction: table settings, lookup state and deletion vectors, the task of a unit (shared by the writer and the commit's re-planning) | `MergeTreeCompactManager`, `BucketedDvMaintainer` |
 //!
 //! Picking ([`universal`], [`strategy`]) is a pure function of the level state, so it is
 //! unit-tested on Paimon's worked examples; the task and the rewriter do the I/O.
 
+pub mod bucket;
 pub mod expire;
 pub mod levels;
 pub mod lookup;

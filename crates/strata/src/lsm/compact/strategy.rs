@@ -292,6 +292,32 @@ impl CompactStrategy {
         }
     }
 
+    /// A pick that takes every level-0 run up (the commit's re-planning of a lookup
+    /// compaction that lost a conflict: its level-0 files must leave level 0 now): the
+    /// strategy's own pick when it includes level 0 — every universal unit that starts at
+    /// level 0 takes all of level 0 (`UniversalCompaction.createUnit` never outputs to level
+    /// 0) — else level 0 forced up, whatever `lookup-compact` says. `None` without level-0
+    /// runs.
+    pub fn pick_level0_up(
+        &mut self,
+        num_levels: i32,
+        runs: &[LevelSortedRun],
+        time: PickTime,
+    ) -> Option<CompactUnit> {
+        if runs.first().is_none_or(|r| r.level != 0) {
+            return None;
+        }
+        let universal = match self {
+            CompactStrategy::Universal(u) | CompactStrategy::ForceUpLevel0 { universal: u, .. } => {
+                u
+            }
+        };
+        match universal.pick(num_levels, runs, time) {
+            Some(unit) if unit.files.iter().any(|f| f.level == 0) => Some(unit),
+            _ => universal.force_pick_l0(num_levels, runs, time),
+        }
+    }
+
     /// Explicit full compaction. No runs: nothing. A single run already at the max level: only
     /// its files for which `needs_rewrite` holds (forced rewrite, expired records, a deletion
     /// vector), each rewritten alone (`file_rewrite`), or nothing. Otherwise every run to the
