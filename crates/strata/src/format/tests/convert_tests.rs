@@ -309,9 +309,17 @@ fn column_defaults_fill_missing_and_null_values() {
         ("name", Arc::new(StringArray::from(vec![Some("x"), None]))),
     ]);
     let out = cast_batch_with_defaults(&input, &target, &defaults, "writing t").unwrap();
-    let names = out.column(1).as_any().downcast_ref::<StringArray>().unwrap();
+    let names = out
+        .column(1)
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .unwrap();
     assert_eq!((names.value(0), names.value(1)), ("x", "dflt"));
-    let days = out.column(2).as_any().downcast_ref::<Date32Array>().unwrap();
+    let days = out
+        .column(2)
+        .as_any()
+        .downcast_ref::<Date32Array>()
+        .unwrap();
     assert_eq!(days.values(), &[2, 2]);
     assert_eq!(out.column(3).null_count(), 2);
     // No defaults: the plain alignment.
