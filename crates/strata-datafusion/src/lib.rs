@@ -21,6 +21,7 @@
 //! | [`codec`] | logical and physical extension codecs: strata plans shipped between processes (Ballista) |
 //!
 //! ```no_run
+//! # #![recursion_limit = "256"]
 //! # async fn demo() -> datafusion::common::Result<()> {
 //! use strata::catalog::FileSystemCatalog;
 //! let session = strata_datafusion::SqlSession::new(FileSystemCatalog::open("/tmp/wh").unwrap());
