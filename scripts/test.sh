@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, clippy, the Rust tests, then the interop tests that round-trip
-# tables between strata and pypaimon 2.1.0 / pypaimon-rust 0.4.0, Java Paimon 1.4.2 / 2.0.0 (the
+# tables between strata and pypaimon 2.1.0 / pypaimon-rust 0.4.0, Java Paimon 1.0.1 / 1.4.2 / 2.0.0 (the
 # oracle in tests/java-oracle), Spark 3.5 (paimon-spark-3.5 0.9.0) and Flink 2.0 (paimon-flink-2.0
 # 2.0.0).  The reference engines are installed in the background while the Rust build runs.
 #
@@ -83,7 +83,7 @@ prepare_engines() {
     venv_from "$PYTHON_VENV" "$REQ_PYTHON" || return 1
     echo "connector jars (tests/engines/fetch-jars.sh)"
     bash tests/engines/fetch-jars.sh || { echo "fetching the connector jars failed (Maven Central reachable?)"; return 1; }
-    echo "Java Paimon oracle (tests/java-oracle/build.sh: Paimon 1.4.2 and 2.0.0)"
+    echo "Java Paimon oracle (tests/java-oracle/build.sh: Paimon 1.0.1, 1.4.2 and 2.0.0)"
     bash tests/java-oracle/build.sh || { echo "building the Java oracle failed (Maven Central reachable?)"; return 1; }
 }
 mkdir -p "$ROOT/.cache"

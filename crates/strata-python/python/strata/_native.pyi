@@ -478,7 +478,9 @@ class BatchTableWrite:
     ) -> None:
         """Writes Arrow data (or a list of it); columns are matched by name and cast to the table's types.
 
-        `row_kinds` (primary-key tables): one of ``"+I"``, ``"-U"``, ``"+U"``, ``"-D"`` per row."""
+        `row_kinds`: one of ``"+I"``, ``"-U"``, ``"+U"``, ``"-D"`` per row (append tables take
+        ``"+I"`` and ``"+U"``; their ``"-U"`` / ``"-D"`` rows are dropped by ``ignore-delete`` /
+        ``ignore-update-before`` or refused, as Java does)."""
     def write_arrow_batch(self, batch: ArrowData) -> None:
         """Writes one record batch."""
     def write_pandas(self, df: Any) -> None:

@@ -812,6 +812,9 @@ const FAMILY_KEYS: &[Entry] = &[
 const FIELD_SUFFIXES: &[Entry] = &[
     implemented("aggregate-function").read_honoured(),
     implemented("count-limit").read_honoured(),
+    // Not in Java 2.0's CoreOptions: Paimon 1.0-1.2's read-time default of a column, dropped
+    // in 1.3 (the schema's `defaultValue` replaced it); tables of those versions still carry it.
+    unsupported("default-value", "Java Paimon 1.0-1.2's per-column default, applied by their readers; 1.3+ keep a column's default in the schema (defaultValue), which strata writes", &[]).read_refused("Java Paimon 1.0-1.2 fill this column's NULLs with the default when reading, 1.3 and later do not: the engines disagree on the rows, so strata refuses rather than pick one", &[]),
     implemented("distinct").read_honoured(),
     implemented("ignore-retract").read_honoured(),
     implemented("list-agg-delimiter").read_honoured(),
@@ -1143,5 +1146,14 @@ mod tests {
             Some(ReadSupport::NoEffect(_))
         ));
         assert_eq!(read_harmless_values("data-evolution.enabled"), ["false"]);
+        // Java 1.0-1.2's read-time column default: refused by name for reads and writes.
+        assert_eq!(
+            read_refused(&[("fields.v.default-value", "7")], false),
+            ["fields.v.default-value"]
+        );
+        assert_eq!(reported(&[("fields.v.default-value", "7")]), ["fields.v.default-value"]);
+        assert!(unsupported_options(&opts(&[("fields.v.default-value", "7")]))[0]
+            .1
+            .contains("1.0-1.2"));
     }
 }
