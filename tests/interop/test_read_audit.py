@@ -53,6 +53,15 @@ def model_lines(*tables: pa.Table) -> List[str]:
     return canonical_lines(pa.concat_tables(tables))
 
 
+def sql_lines(strata, query: str) -> List[str]:
+    """``strata sql -e QUERY --format parquet``: the result's canonical lines (the SQL front end
+    plans through the same scans as ``strata read``)."""
+    out = strata.scratch / f"sql-{abs(hash(query))}.parquet"
+    strata.run("sql", "-e", query, "--format", "parquet", "--output", str(out))
+    import pyarrow.parquet as pq
+    return canonical_lines(pq.read_table(out))
+
+
 def test_point_reads_of_a_rescaled_table(java, strata, wh):
     ident = "db.rescaled"
     java.create_table(wh, ident, schema_doc(True, {"bucket": "2"}))
@@ -70,6 +79,10 @@ def test_point_reads_of_a_rescaled_table(java, strata, wh):
         if got != [k]:
             missing.append((k, got))
     assert not missing, f"point reads of keys written before the ALTER found nothing: {missing}"
+    # SQL: the same point reads through DataFusion's filter pushdown.
+    for k in (0, 7, 33, 59, 61, 118):
+        assert sql_lines(strata, f"SELECT k, dt, v FROM db.rescaled WHERE k = {k}") == [
+            line for line in expected if f'"k":{k},' in line], k
 
 
 def test_scan_options_stored_in_the_table(java, strata, wh):
@@ -91,6 +104,7 @@ def test_scan_options_stored_in_the_table(java, strata, wh):
         java.alter_table(wh, ident, [{"op": "setOption", "key": k, "value": v} for k, v in opts.items()])
         assert java.read(wh, ident) == expected, f"Java with {opts}"
         assert strata.read_lines(ident) == expected, f"strata with {opts}"
+        assert sql_lines(strata, "SELECT k, dt, v FROM db.scanopts") == expected, f"SQL with {opts}"
         java.alter_table(wh, ident, [{"op": "removeOption", "key": k} for k in opts])
     latest = model_lines(one.slice(0, 5), two, three)
     assert java.read(wh, ident) == latest
@@ -144,7 +158,7 @@ def test_postpone_bucket_tables_read_their_real_buckets(java, strata, wh):
     # Java's batch read sees the real buckets only: nothing until a postpone compaction.
     theirs = java.read(wh, ident)
     assert strata.read_lines(ident) == theirs
-    assert strata.read_arrow(ident, where="k = 3").num_rows == len([r for r in theirs if '"k": 3,' in r])
+    assert strata.read_arrow(ident, where="k = 3").num_rows == len([r for r in theirs if '"k":3,' in r])
 
 
 def test_data_evolution_tables_are_refused_by_name(java, strata, wh):
