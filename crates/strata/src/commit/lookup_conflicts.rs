@@ -66,6 +66,9 @@ pub(super) struct RebasedDv {
     pub replaced: Vec<Path>,
 }
 
+/// A bucket's partition and the COMPACT entries of the bucket.
+type BucketDelta<'a> = (&'a BinaryRow, Vec<&'a ManifestEntry>);
+
 /// A base snapshot's live entries and index entries of the touched partitions.
 struct BaseState {
     live: Vec<ManifestEntry>,
@@ -86,8 +89,7 @@ impl TableCommit {
             table: table.identifier().to_string(),
             message,
         };
-        let mut by_bucket: BTreeMap<(Vec<u8>, i32), (&BinaryRow, Vec<&ManifestEntry>)> =
-            BTreeMap::new();
+        let mut by_bucket: BTreeMap<(Vec<u8>, i32), BucketDelta<'_>> = BTreeMap::new();
         for e in c.delta {
             by_bucket
                 .entry((e.partition.as_bytes().to_vec(), e.bucket))
@@ -114,7 +116,7 @@ impl TableCommit {
                 if base_id == c.latest.id {
                     continue;
                 }
-                if !bases.contains_key(&base_id) {
+                if let std::collections::hash_map::Entry::Vacant(slot) = bases.entry(base_id) {
                     let state = if self.only_own_since(base_id, c.latest.id).await? {
                         None
                     } else {
@@ -125,7 +127,7 @@ impl TableCommit {
                             ))
                         })?)
                     };
-                    bases.insert(base_id, state);
+                    slot.insert(state);
                 }
                 let Some(base) = bases.get(&base_id).and_then(Option::as_ref) else {
                     continue;
