@@ -98,6 +98,24 @@ pub async fn run(catalog: &FileSystemCatalog, args: ReadArgs) -> Result<()> {
              --incremental-timestamp",
         ));
     }
+    // A table whose own options ask for an incremental read (`incremental-between*`, Java's
+    // INCREMENTAL startup mode) is read that way when no snapshot is named, as Java reads it.
+    let explicit = args.snapshot.is_some()
+        || args.tag.is_some()
+        || args.timestamp.is_some()
+        || args.timestamp_millis.is_some();
+    if !explicit && t.options().startup_mode()? == strata::spec::options::StartupMode::Incremental {
+        if let Some(scan) = strata::scan::IncrementalScan::from_options(&t)? {
+            if args.filter.is_some() || args.metrics {
+                return Err(msg(format!(
+                    "table {} is read incrementally (its incremental-between options); \
+                     --where and --metrics do not apply to incremental reads",
+                    t.identifier()
+                )));
+            }
+            return crate::commands_read_incremental::run_scan(&t, &args, scan).await;
+        }
+    }
     // --tag / --timestamp / --timestamp-millis: the snapshot as the tag (or the timeline)
     // has it, read with the schema it was committed with.
     let travel = crate::commands_maintenance::travel_target(

@@ -1,9 +1,10 @@
 //! `strata read --incremental START..END`: the changes between two snapshots or tags
 //! (`strata::scan::IncrementalScan`), every row with its kind in a first `rowkind` column,
-//! written in any `--format`, with `--columns` and `--limit`.
+//! written in any `--format`, with `--columns` and `--limit`. A plain `strata read` of a table
+//! whose options hold `incremental-between*` reads this way too.
 
 use futures::StreamExt;
-use strata::scan::{IncrementalBetween, IncrementalMode};
+use strata::scan::{IncrementalBetween, IncrementalMode, IncrementalScan};
 use strata::table::Table;
 
 use crate::commands::{msg, Result};
@@ -38,6 +39,11 @@ pub async fn run(t: &Table, args: &ReadArgs) -> Result<()> {
     if let Some(mode) = &args.incremental_mode {
         scan = scan.with_mode(IncrementalMode::parse(mode)?);
     }
+    run_scan(t, args, scan).await
+}
+
+/// Reads the incremental `scan` and writes its rows (with `rowkind`) as `args` say.
+pub async fn run_scan(t: &Table, args: &ReadArgs, scan: IncrementalScan) -> Result<()> {
     let plan = scan.plan().await?;
     let mut read = t.new_incremental_read();
     if !args.columns.is_empty() {

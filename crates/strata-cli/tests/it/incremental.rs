@@ -138,3 +138,32 @@ fn incremental_reads_print_row_kinds() {
     let e = fails(&wh, &["read", "db.t", "--incremental-mode", "diff"]);
     assert!(e.contains("--incremental"), "{e}");
 }
+
+/// A table whose options hold `incremental-between` (Java's INCREMENTAL startup mode, e.g.
+/// set by another engine's ALTER TABLE) is read incrementally by a plain `strata read`, as
+/// Java reads it; an explicit snapshot still reads the snapshot.
+#[test]
+fn a_table_storing_incremental_between_is_read_incrementally() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = table(dir.path());
+    let schemas = wh.join("db.db").join("t").join("schema");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(schemas.join("schema-0")).unwrap()).unwrap();
+    json["id"] = serde_json::json!(1);
+    json["options"]["incremental-between"] = serde_json::json!("1,3");
+    std::fs::write(schemas.join("schema-1"), json.to_string()).unwrap();
+    assert_eq!(
+        rows(&ok(&wh, &["read", "db.t", "--format", "jsonl"])),
+        want(&[("+U", 1, "b"), ("-D", 2, "a"), ("+I", 9, "c")])
+    );
+    let at_one = jsonl(&ok(
+        &wh,
+        &["read", "db.t", "--format", "jsonl", "--snapshot", "1"],
+    ));
+    assert_eq!(at_one.len(), 4);
+    let e = fails(&wh, &["read", "db.t", "--where", "id = 1"]);
+    assert!(
+        e.contains("incremental-between") || e.contains("incrementally"),
+        "{e}"
+    );
+}
