@@ -21,9 +21,10 @@
 //!
 //! Spark and Flink report success on all of these. strata checks each written record instead:
 //! the table's merge function ([`create_merge_function`], the one its readers and compactions
-//! use) merges the stored row (as read by the statement, `+I`) with the new record, ordered as
+//! use) merges the stored row (as read by the statement, `+I`) with the new record as the
+//! writer writes it (column defaults in place of NULLs, Java's `DefaultValueRow`), ordered as
 //! Paimon orders them (`sequence.field` values, then the newer record last), and the result
-//! must be the statement's row (`+U`) or no row (`-D`). Otherwise the statement fails before
+//! must be the row written (`+U`) or no row (`-D`). Otherwise the statement fails before
 //! its commit with an error naming the row's key, the column, the option and why. Merge
 //! engines whose row-level statements can never lose (`deduplicate` without `sequence.field`)
 //! skip the check. The refusals that need no rows — `ignore-delete`, merge engines that take no
@@ -42,7 +43,9 @@ use strata::spec::types::DataField;
 use strata::spec::Datum;
 use strata::table::Table;
 use strata::unstable::format::arrow_types::to_arrow_schema_of;
-use strata::unstable::format::convert::cast_batch_to_schema;
+use strata::unstable::format::convert::{
+    cast_batch_to_schema, cast_batch_with_defaults, ColumnDefaults,
+};
 use strata::unstable::lsm::merge::{
     create_merge_function, value_at, KvMeta, MergeFunction, MergeResult, Value,
 };
@@ -66,6 +69,9 @@ pub(crate) struct RowEffectCheck {
     arrow: SchemaRef,
     /// The same, every column nullable: the stored rows of a MERGE's inserts are NULL.
     arrow_nullable: SchemaRef,
+    /// Column default values, which the writer puts in place of a NULL (Java's
+    /// `DefaultValueRow`): the record merged is the one written.
+    defaults: ColumnDefaults,
     key_columns: Vec<usize>,
     sequence_fields: Vec<usize>,
     sequence_descending: bool,
@@ -124,6 +130,12 @@ impl RowEffectCheck {
                 .map(|f| f.as_ref().clone().with_nullable(true))
                 .collect::<Vec<_>>(),
         ));
+        let defaults = ColumnDefaults::of(
+            &schema.fields,
+            &arrow,
+            &format!("{what} on {}", table.identifier()),
+        )
+        .map_err(to_df)?;
         Ok(Some(RowEffectCheck {
             table: table.clone(),
             what,
@@ -132,6 +144,7 @@ impl RowEffectCheck {
             fields: schema.fields.clone(),
             arrow,
             arrow_nullable,
+            defaults,
             key_columns,
             sequence_fields,
             sequence_descending,
@@ -154,11 +167,11 @@ impl RowEffectCheck {
         kinds: &[RowKind],
     ) -> Result<()> {
         let context = format!("{} on {}", self.what, self.table.identifier());
-        let data = self.cast(data, &self.arrow, &context)?;
         let old = match old {
-            Some(o) => self.cast(o, &self.arrow_nullable, &context)?,
-            None => data.clone(),
+            Some(o) => self.cast(o, &self.arrow_nullable, None, &context)?,
+            None => self.cast(data, &self.arrow, None, &context)?,
         };
+        let data = self.cast(data, &self.arrow, Some(&self.defaults), &context)?;
         for (row, kind) in kinds.iter().enumerate() {
             if *kind == RowKind::Insert || *kind == RowKind::UpdateBefore {
                 continue;
@@ -177,8 +190,15 @@ impl RowEffectCheck {
         Ok(())
     }
 
-    /// `batch` (the table's columns in order, under any names) as the writer casts it.
-    fn cast(&self, batch: &RecordBatch, target: &SchemaRef, context: &str) -> Result<RecordBatch> {
+    /// `batch` (the table's columns in order, under any names) cast to `target`, with the
+    /// column defaults when it is written (as the writer does).
+    fn cast(
+        &self,
+        batch: &RecordBatch,
+        target: &SchemaRef,
+        defaults: Option<&ColumnDefaults>,
+        context: &str,
+    ) -> Result<RecordBatch> {
         let named = RecordBatch::try_new(
             Arc::new(arrow_schema::Schema::new(
                 batch
@@ -191,7 +211,11 @@ impl RowEffectCheck {
             )),
             batch.columns().to_vec(),
         )?;
-        cast_batch_to_schema(&named, target, context).map_err(to_df)
+        match defaults {
+            Some(d) => cast_batch_with_defaults(&named, target, d, context),
+            None => cast_batch_to_schema(&named, target, context),
+        }
+        .map_err(to_df)
     }
 
     fn values(&self, batch: &RecordBatch, row: usize) -> Result<Vec<Value>> {
