@@ -15,7 +15,7 @@ use strata_spec::schema::Schema;
 use strata_spec::types::json::parse_type_text;
 use strata_spec::{DataField, DataType, TypeKind};
 
-use crate::catalog_options::{self, CatalogOptions};
+use crate::catalog_options;
 use crate::errors::{invalid, to_py, IntoPy};
 use crate::runtime::block_on;
 use crate::table::Table;
@@ -30,8 +30,6 @@ pub struct Catalog {
     pub(crate) warehouse: String,
     /// The options as given (to pickle the catalog).
     pub(crate) options: HashMap<String, String>,
-    /// What the options configure.
-    pub(crate) parsed: CatalogOptions,
     /// The SQL session of `sql()`, made on first use.
     pub(crate) sql_session: std::sync::OnceLock<Arc<strata_datafusion::SqlSession>>,
 }
@@ -41,12 +39,11 @@ impl Catalog {
         let parsed = catalog_options::parse(&warehouse, &options).py_err()?;
         let inner = FileSystemCatalog::open_with_options(&warehouse, &parsed.io)
             .py_err()?
-            .with_table_defaults(parsed.table_defaults.clone());
+            .with_table_defaults(parsed.table_defaults);
         Ok(Catalog {
             inner: Arc::new(inner),
             warehouse,
             options,
-            parsed,
             sql_session: std::sync::OnceLock::new(),
         })
     }

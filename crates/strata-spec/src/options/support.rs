@@ -1151,9 +1151,14 @@ mod tests {
             read_refused(&[("fields.v.default-value", "7")], false),
             ["fields.v.default-value"]
         );
-        assert_eq!(reported(&[("fields.v.default-value", "7")]), ["fields.v.default-value"]);
-        assert!(unsupported_options(&opts(&[("fields.v.default-value", "7")]))[0]
-            .1
-            .contains("1.0-1.2"));
+        assert_eq!(
+            reported(&[("fields.v.default-value", "7")]),
+            ["fields.v.default-value"]
+        );
+        assert!(
+            unsupported_options(&opts(&[("fields.v.default-value", "7")]))[0]
+                .1
+                .contains("1.0-1.2")
+        );
     }
 }

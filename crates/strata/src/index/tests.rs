@@ -139,10 +139,16 @@ fn a_buckets_deletion_vector_file_is_replaced_only_by_name() {
     // file it does not delete (either would drop that file's vectors).
     let a = part("a");
     let dv = |k, b, n| entry(k, &a, b, DELETION_VECTORS_INDEX, n);
-    let prev = vec![dv(FileKind::Add, 0, "dv-live"), dv(FileKind::Add, 1, "dv-other")];
+    let prev = vec![
+        dv(FileKind::Add, 0, "dv-live"),
+        dv(FileKind::Add, 1, "dv-other"),
+    ];
     let out = combine_index_entries(
         prev.clone(),
-        &[dv(FileKind::Delete, 0, "dv-live"), dv(FileKind::Add, 0, "dv-new")],
+        &[
+            dv(FileKind::Delete, 0, "dv-live"),
+            dv(FileKind::Add, 0, "dv-new"),
+        ],
         false,
     )
     .unwrap();
@@ -154,20 +160,26 @@ fn a_buckets_deletion_vector_file_is_replaced_only_by_name() {
     // Planned on a file that another commit replaced since.
     let err = combine_index_entries(
         prev.clone(),
-        &[dv(FileKind::Delete, 0, "dv-old"), dv(FileKind::Add, 0, "dv-new")],
+        &[
+            dv(FileKind::Delete, 0, "dv-old"),
+            dv(FileKind::Add, 0, "dv-new"),
+        ],
         false,
     )
     .unwrap_err();
     assert!(matches!(err, Error::CommitConflict { .. }), "{err}");
     assert!(err.to_string().contains("dv-live"), "{err}");
     // Planned on a bucket without vectors that has some now.
-    let err = combine_index_entries(prev.clone(), &[dv(FileKind::Add, 0, "dv-new")], false)
-        .unwrap_err();
+    let err =
+        combine_index_entries(prev.clone(), &[dv(FileKind::Add, 0, "dv-new")], false).unwrap_err();
     assert!(err.to_string().contains("dv-new") && err.to_string().contains("dv-live"));
     // Deleting a file twice in one change set (an OVERWRITE's and a compaction's) is fine.
     let out = combine_index_entries(
         prev,
-        &[dv(FileKind::Delete, 1, "dv-other"), dv(FileKind::Delete, 1, "dv-other")],
+        &[
+            dv(FileKind::Delete, 1, "dv-other"),
+            dv(FileKind::Delete, 1, "dv-other"),
+        ],
         false,
     )
     .unwrap();

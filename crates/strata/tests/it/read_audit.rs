@@ -185,7 +185,8 @@ async fn the_tables_scan_options_choose_what_a_read_returns() {
         t.with_dynamic_options(opts.iter().map(|(k, v)| (k.to_string(), v.clone())))
             .unwrap()
     };
-    let cases: Vec<(Vec<(&str, String)>, &BTreeMap<i64, String>)> = vec![
+    type Case<'a> = (Vec<(&'a str, String)>, &'a BTreeMap<i64, String>);
+    let cases: Vec<Case> = vec![
         (vec![("scan.snapshot-id", s1.to_string())], &r1),
         (vec![("scan.tag-name", "first".into())], &r1),
         (vec![("scan.version", "first".into())], &r1),
