@@ -248,6 +248,7 @@ impl TableProvider for StrataTable {
         filters: Vec<Expr>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         self.refuse_time_travel("DELETE from")?;
+        self.refuse_stale_reads("DELETE from")?;
         sink::delete(self, state, filters).await
     }
 
@@ -258,6 +259,7 @@ impl TableProvider for StrataTable {
         filters: Vec<Expr>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         self.refuse_time_travel("UPDATE of")?;
+        self.refuse_stale_reads("UPDATE of")?;
         sink::update(self, state, assignments, filters).await
     }
 
@@ -270,11 +272,44 @@ impl TableProvider for StrataTable {
         clauses: Vec<MergeIntoClause>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         self.refuse_time_travel("MERGE into")?;
+        self.refuse_stale_reads("MERGE into")?;
         crate::merge::merge_into(self, state, source, merge_schema, on, clauses).await
     }
 }
 
 impl StrataTable {
+    /// A row-level statement reads the rows it rewrites: refused when the table's `scan.*`
+    /// options (stored, or an `OPTIONS` hint) would have it read another snapshot, some files
+    /// or one bucket instead of the latest rows.
+    fn refuse_stale_reads(&self, what: &str) -> Result<()> {
+        if self
+            .table
+            .reads_latest_snapshot()
+            .map_err(crate::error::to_df)?
+        {
+            return Ok(());
+        }
+        let set: Vec<String> = self
+            .table
+            .options()
+            .as_map()
+            .iter()
+            .filter(|(k, _)| {
+                (k.starts_with("scan.") && !k.starts_with("scan.manifest"))
+                    || k.starts_with("incremental-")
+                    || k.starts_with("log.scan")
+            })
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect();
+        Err(crate::error::plan_error(format!(
+            "{what} {}: the table's options make its reads start elsewhere than the latest \
+             snapshot ({}), but the statement must read the rows as they are now; remove \
+             those options first",
+            self.table.identifier(),
+            set.join(", ")
+        )))
+    }
+
     /// `what`: the statement and its preposition (`"DELETE from"`, `"UPDATE of"`, ...).
     fn refuse_time_travel(&self, what: &str) -> Result<()> {
         match &self.snapshot {

@@ -32,6 +32,20 @@ use super::{INCREMENTAL_BETWEEN, INCREMENTAL_BETWEEN_TIMESTAMP};
 use crate::table::Table;
 use crate::{Error, Result};
 
+impl Table {
+    /// Whether a scan without an explicit snapshot reads every live file of the latest
+    /// snapshot, or the table's `scan.*` options send it elsewhere (another snapshot, some
+    /// files, one bucket, an incremental read). Statements that rewrite what they read (SQL
+    /// UPDATE, DELETE, MERGE INTO) need the former.
+    pub fn reads_latest_snapshot(&self) -> Result<bool> {
+        let opts = self.options();
+        Ok(matches!(
+            opts.startup_mode()?,
+            StartupMode::LatestFull | StartupMode::Latest
+        ) && opts.scan_bucket()?.is_none())
+    }
+}
+
 /// What a batch scan without an explicit snapshot reads.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct BatchStart {
