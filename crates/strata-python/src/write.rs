@@ -115,7 +115,7 @@ impl BatchWriteBuilder {
         BatchTableCommit {
             table: Python::attach(|py| self.table.clone_ref(py)),
             overwrite: self.overwrite.clone(),
-            done: Mutex::new(false),
+            state: Mutex::new(CommitState::NotYet),
         }
     }
 }
@@ -354,7 +354,18 @@ impl BatchTableWrite {
 pub struct BatchTableCommit {
     table: Py<Table>,
     overwrite: Option<Overwrite>,
-    done: Mutex<bool>,
+    state: Mutex<CommitState>,
+}
+
+/// What `commit` did, for `abort`: files of a commit that landed, or may have landed (an
+/// unknown outcome, or rows committed but not yet visible), are never deleted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CommitState {
+    NotYet,
+    /// The commit certainly failed: its files are referenced by no snapshot.
+    Failed,
+    /// The commit landed, or may have.
+    MayHaveCommitted,
 }
 
 impl BatchTableCommit {
@@ -364,27 +375,35 @@ impl BatchTableCommit {
         messages: Vec<strata::commit::CommitMessage>,
     ) -> PyResult<Option<i64>> {
         {
-            let mut done = self
-                .done
+            let mut state = self
+                .state
                 .lock()
                 .map_err(|_| internal("the commit's lock is poisoned"))?;
-            if *done {
+            if *state != CommitState::NotYet {
                 return Err(invalid(
                     "this commit was used already: a BatchTableCommit commits once",
                 ));
             }
-            *done = true;
+            // Until the outcome is known, the files may be committed.
+            *state = CommitState::MayHaveCommitted;
         }
         let t = self.table.get().inner.clone();
         let overwrite = self.overwrite.clone();
-        let committed = block_on(py, async move {
+        let result = block_on(py, async move {
             let scope = match &overwrite {
                 Some(o) => Some(overwrite_scope(&t, o)?),
                 None => None,
             };
             t.new_commit()?.commit_messages(messages, scope).await
-        })?
-        .py_err()?;
+        })?;
+        if let Err(e) = &result {
+            if !e.may_have_committed() {
+                if let Ok(mut state) = self.state.lock() {
+                    *state = CommitState::Failed;
+                }
+            }
+        }
+        let committed = result.py_err()?;
         if let Some(e) = committed
             .compact_error
             .as_ref()
@@ -411,8 +430,24 @@ impl BatchTableCommit {
         self.commit_inner(py, messages)
     }
 
-    /// Deletes the data files of `messages` that were never committed.
+    /// Deletes the data files of `messages` that were never committed. Refused after this
+    /// commit landed or may have landed (an outcome the error called unknown, or rows
+    /// committed but not yet visible): those files may be in the table, and deleting them
+    /// would lose its data.
     fn abort(&self, py: Python<'_>, messages: Vec<PyRef<'_, CommitMessage>>) -> PyResult<()> {
+        let state = self
+            .state
+            .lock()
+            .map(|s| *s)
+            .map_err(|_| internal("the commit's lock is poisoned"))?;
+        if state == CommitState::MayHaveCommitted {
+            return Err(to_py(strata::Error::InvalidArgument(
+                "abort after a commit that landed or may have landed: its files may be \
+                 referenced by a snapshot, so nothing is deleted (remove-orphan-files deletes \
+                 what no snapshot references)"
+                    .into(),
+            )));
+        }
         let t = self.table.get().inner.clone();
         let messages: Vec<strata::commit::CommitMessage> =
             messages.iter().map(|m| m.inner.clone()).collect();

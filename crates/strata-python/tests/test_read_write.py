@@ -91,6 +91,20 @@ def test_context_managers_and_abort(append_table):
     assert names and not (names & on_disk)
 
 
+def test_abort_after_a_commit_that_landed_deletes_nothing(append_table):
+    """``abort`` after a commit that landed (or whose outcome is unknown) would delete files a
+    snapshot references: it is refused and the table keeps its rows."""
+    wb = append_table.new_batch_write_builder()
+    w = wb.new_write()
+    w.write_arrow(people([1, 2]))
+    msgs = w.prepare_commit()
+    c = wb.new_commit()
+    c.commit(msgs)
+    with pytest.raises(strata.InvalidInputError, match="may have landed"):
+        c.abort(msgs)
+    assert append_table.read().num_rows == 2
+
+
 def test_empty_commit(append_table):
     wb = append_table.new_batch_write_builder()
     w = wb.new_write()
