@@ -294,7 +294,8 @@ REFUSED_BY_STRATA_ONLY = [
     ([{"op": "updateColumnType", "name": "v", "type": "SMALLINT"}], "strata cannot yet read"),
     ([{"op": "updateColumnType", "name": "s", "type": "INT"}], "strata cannot yet read"),
     ([{"op": "setOption", "key": "bucket", "value": "4"}], "rescale"),
-    ([{"op": "setOption", "key": "scan.mode", "value": "compacted-full"}], "scan.mode"),
+    ([{"op": "setOption", "key": "partition.expiration-time", "value": "7 d"}],
+     "partition.expiration-time"),
 ]
 
 
