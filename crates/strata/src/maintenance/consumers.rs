@@ -79,15 +79,24 @@ pub fn validate_consumer_id(id: &str) -> Result<()> {
 
 /// Reads a consumer file's `nextSnapshot`; `None` when the file does not exist. Another
 /// engine may be rewriting the file in place (Java's local file system does, at every Flink
-/// checkpoint), so an unparsable file is read again, 10 times 200 ms apart, before it is
-/// reported corrupt, as Java's `Consumer.fromPath` does.
+/// checkpoint), so an unparsable file — or one whose read failed mid-rewrite — is read again,
+/// 10 times 200 ms apart, before it is reported corrupt (or the error returned), as Java's
+/// `Consumer.fromPath` does.
 pub(crate) async fn read_next_snapshot(io: &FileIO, path: &Path) -> Result<Option<i64>> {
     const ATTEMPTS: usize = 10;
     let mut attempt = 0;
     loop {
         attempt += 1;
-        let Some(bytes) = io.get_opt(path).await? else {
-            return Ok(None);
+        // A read that races the rewrite can also fail in the store (the file shrank between
+        // its size and its bytes: "requested range was invalid"): read again too.
+        let bytes = match io.get_opt(path).await {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Ok(None),
+            Err(e) if attempt >= ATTEMPTS => return Err(e),
+            Err(_) => {
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                continue;
+            }
         };
         let parsed = serde_json::from_slice::<serde_json::Value>(&bytes)
             .map_err(|e| format!("not JSON: {e}"))
