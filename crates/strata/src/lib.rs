@@ -11,6 +11,7 @@
 //! | [`maintenance`] | snapshot expiry, tags, rollback, time travel, orphan cleanup |
 //! | [`system`] | Paimon's system tables (`$snapshots`, `$files`, …) as Arrow batches |
 //! | [`expr`] | predicates (SQL text with the `sql` feature, or built in code) |
+//! | [`arrow`] | Paimon schemas, types and values to Arrow and back (the front ends' conversions) |
 //! | [`cache`] | the shared metadata [`cache::Cache`] (weight-bounded LRU built in) |
 //! | [`io`] | [`io::FileIO`] over `object_store` (local FS, S3 with the `s3` feature, memory) |
 //! | [`Error`], [`ErrorKind`] | errors naming what they concern, and their classes |
@@ -19,6 +20,7 @@
 //! public so that strata's own tools, benchmarks and fuzzers can reach them, with no stability
 //! promise. Layers, lower never importing higher, are in ARCHITECTURE.md and checked by a test.
 
+pub mod arrow;
 pub mod cache;
 pub mod catalog;
 pub mod commit;

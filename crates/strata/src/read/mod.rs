@@ -47,11 +47,12 @@ use strata_spec::DataField;
 use crate::expr::{BoundPredicate, Predicate};
 use crate::format::page_pruning::StatsPruning;
 use crate::format::parquet_reader::{ParquetReadOptions, PushedRowFilter};
-use crate::format::{ReadHints, ReadMetrics};
+use crate::format::ReadHints;
 use crate::scan::DataSplit;
 use crate::table::Table;
 use crate::Result;
 
+pub use crate::format::{ReadMetrics, ReadMetricsSnapshot};
 pub use incremental::IncrementalRead;
 
 /// Files decoded ahead of the consumer.
