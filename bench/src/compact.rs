@@ -39,7 +39,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Map, Value};
 use strata::table::Table;
-use strata::unstable::lsm::compact::strategy::compaction_file_size;
+use strata::unstable::lsm::compaction_file_size;
 use strata::write::CompactionMetrics;
 use strata_spec::manifest::DataFileMeta;
 

@@ -202,7 +202,7 @@ pub async fn read(
     let plan_time = t0.elapsed();
     let files: usize = plan.splits.iter().map(|s| s.files.len()).sum();
     let splits = plan.splits.len();
-    let metrics = std::sync::Arc::new(strata::unstable::format::ReadMetrics::default());
+    let metrics = std::sync::Arc::new(strata::read::ReadMetrics::default());
     let mut reader = table.new_read().with_metrics(metrics.clone());
     if let Some(p) = predicate {
         reader = reader.with_filter(p);

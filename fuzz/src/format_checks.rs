@@ -18,8 +18,8 @@ use arrow_array::{BooleanArray, RecordBatch};
 use futures::StreamExt;
 use object_store::path::Path;
 use strata::io::FileIO;
-use strata::unstable::format::map_shredding::file_shredding_meta;
-use strata::unstable::format::parquet_reader::PushedRowFilter;
+use strata::unstable::format::file_shredding_meta;
+use strata::unstable::format::PushedRowFilter;
 use strata::unstable::format::{
     from_arrow_schema, read_parquet_metadata, read_parquet_with, row_group_stats,
     ParquetReadOptions, ReadHints,

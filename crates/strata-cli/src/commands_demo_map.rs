@@ -13,7 +13,7 @@ use arrow::array::{
 use arrow::record_batch::RecordBatch;
 use futures::StreamExt;
 use strata::catalog::{FileSystemCatalog, Identifier};
-use strata::unstable::format::read_hints::ReadMetrics;
+use strata::read::ReadMetrics;
 use strata_spec::schema::Schema;
 
 use crate::commands::{msg, Result};

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use futures::StreamExt;
 use strata::catalog::FileSystemCatalog;
 use strata::expr::parse_sql_predicate;
-use strata::unstable::format::ReadMetrics;
+use strata::read::ReadMetrics;
 
 use crate::commands::{msg, Result};
 use crate::output;

@@ -169,7 +169,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // Fault points exist only in test builds: a fault asked of a normal build is refused, not
     // silently skipped.
-    if std::env::var_os("STRATA_FAILPOINTS").is_some() && !strata::unstable::fault::ENABLED {
+    if std::env::var_os("STRATA_FAILPOINTS").is_some() && !strata::fault::ENABLED {
         eprintln!(
             "error: STRATA_FAILPOINTS is set but this strata build has no fault points (they \
              are for strata's own tests: build with `cargo build --features strata/failpoints`)"

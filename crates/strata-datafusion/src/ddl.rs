@@ -197,7 +197,7 @@ pub(crate) async fn create_table(
             let df = session.datafusion_statement(parsed, &mut stmt).await?;
             let arrow = df.schema().as_arrow().clone();
             let row =
-                strata::unstable::format::arrow_types::from_arrow_schema(&arrow).map_err(to_df)?;
+                strata::arrow::from_arrow_schema(&arrow).map_err(to_df)?;
             fields = row
                 .fields
                 .into_iter()

@@ -37,15 +37,14 @@ use arrow::util::display::array_value_to_string;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use datafusion::common::Result;
+use strata::arrow::{
+    cast_batch_to_schema, cast_batch_with_defaults, to_arrow_schema_of, ColumnDefaults,
+};
 use strata::spec::kv::RowKind;
 use strata::spec::options::{CoreOptions, MergeEngine};
 use strata::spec::types::DataField;
 use strata::spec::Datum;
 use strata::table::Table;
-use strata::unstable::format::arrow_types::to_arrow_schema_of;
-use strata::unstable::format::convert::{
-    cast_batch_to_schema, cast_batch_with_defaults, ColumnDefaults,
-};
 use strata::unstable::lsm::merge::{
     create_merge_function, value_at, KvMeta, MergeFunction, MergeResult, Value,
 };

@@ -240,7 +240,7 @@ fn to_scalar(
     data_type: &DataType,
     arrow: &arrow_schema::DataType,
 ) -> Option<ScalarValue> {
-    let array = strata::unstable::format::datums_to_array(&[Some(d.clone())], data_type).ok()?;
+    let array = strata::arrow::datums_to_array(&[Some(d.clone())], data_type).ok()?;
     let scalar = ScalarValue::try_from_array(&array, 0).ok()?;
     if scalar.data_type() == *arrow {
         Some(scalar)

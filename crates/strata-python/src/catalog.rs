@@ -270,7 +270,7 @@ fn to_schema(schema: &Bound<'_, PyAny>) -> PyResult<Schema> {
     if schema.hasattr("__arrow_c_schema__")? {
         let arrow: pyo3_arrow::PySchema = schema.extract()?;
         let row =
-            strata::unstable::format::from_arrow_schema(arrow.into_inner().as_ref()).py_err()?;
+            strata::arrow::from_arrow_schema(arrow.into_inner().as_ref()).py_err()?;
         let fields = row
             .fields
             .into_iter()

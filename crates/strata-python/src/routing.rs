@@ -16,7 +16,7 @@
 
 use arrow_array::{Array, RecordBatch, UInt32Array};
 use pyo3::prelude::*;
-use strata::unstable::format::{cast_batch_to_schema, datum_at, to_arrow_schema};
+use strata::arrow::{cast_batch_to_schema, datum_at, to_arrow_schema};
 use strata::unstable::index::{compute_assigner, DynamicBucketOptions, KeyHasher};
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::bucket::bucket_of;

@@ -160,7 +160,7 @@ impl Table {
     #[getter]
     fn schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let schema =
-            strata::unstable::format::to_arrow_schema(&self.inner.schema().row_type()).py_err()?;
+            strata::arrow::to_arrow_schema(&self.inner.schema().row_type()).py_err()?;
         crate::arrow_io::schema_object(py, schema)
     }
 

@@ -8,5 +8,7 @@ pub use crate::format::arrow_types::{
     from_arrow_schema, from_arrow_type, to_arrow_field, to_arrow_schema, to_arrow_schema_of,
     to_arrow_type,
 };
-pub use crate::format::convert::{cast_array, cast_batch_to_schema};
+pub use crate::format::convert::{
+    cast_array, cast_batch_to_schema, cast_batch_with_defaults, ColumnDefaults,
+};
 pub use crate::format::datum::{datum_at, datums_to_array};

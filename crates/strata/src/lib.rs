@@ -16,9 +16,11 @@
 //! | [`io`] | [`io::FileIO`] over `object_store` (local FS, S3 with the `s3` feature, memory) |
 //! | [`Error`], [`ErrorKind`] | errors naming what they concern, and their classes |
 //!
-//! [`unstable`] holds the internals (formats, LSM, metadata managers, indexes, fault points):
-//! public so that strata's own tools, benchmarks and fuzzers can reach them, with no stability
-//! promise. Layers, lower never importing higher, are in ARCHITECTURE.md and checked by a test.
+//! [`fault`] names the fault points strata's crash tests arm (armed only in builds with the
+//! `failpoints` feature). The internals (formats, LSM, metadata managers, indexes) are private;
+//! the `unstable` feature exposes the few that strata's own benchmarks, fuzzers and tests reach,
+//! as `strata::unstable`, with no stability promise. Layers, lower never importing higher, are in
+//! ARCHITECTURE.md and checked by a test.
 
 pub mod arrow;
 pub mod cache;
@@ -35,9 +37,19 @@ pub mod system;
 pub mod table;
 pub mod write;
 
+pub mod fault;
+
+#[cfg(feature = "unstable")]
 pub mod unstable;
 
-pub(crate) use unstable::{fault, format, index, lsm, meta};
+/// Data-file formats: Parquet read/write with Paimon's layout, ORC/Avro read, types, stats.
+mod format;
+/// Dynamic-bucket HASH index, deletion-vector index files and index manifests.
+mod index;
+/// The LSM tree of primary-key tables: layouts, buffers, merging, compaction.
+mod lsm;
+/// Table directory layout, schema and snapshot managers, manifest I/O.
+mod meta;
 
 pub use error::{Error, ErrorKind, Result};
 pub use strata_spec as spec;

@@ -1,20 +1,47 @@
-//! strata's internals, with **no stability promise**: they change whenever the engine needs
-//! them to. Build on the modules at the crate root instead. They are public so that strata's
-//! own CLI, benchmarks, fuzzers and tests can reach them; inside the crate they are used as
-//! `crate::format`, `crate::lsm`, ... (re-exported at the root, crate-visible only).
+//! strata's internals that its own benchmarks, fuzzers and integration tests reach, with **no
+//! stability promise**: only with the `unstable` cargo feature, which `strata-bench`,
+//! `strata-fuzz` and strata's own tests enable. Applications and the front ends (CLI, SQL,
+//! Python) build on the modules at the crate root; a test (`strata-architecture`) refuses
+//! `strata::unstable` anywhere else.
+//!
+//! This is a curated list, not the internal modules themselves: inside the crate the layers are
+//! `crate::format`, `crate::lsm`, `crate::index`, `crate::meta` (all `pub(crate)`), and an item
+//! appears here only when a benchmark, fuzzer or test needs it.
 
-/// Fault points (test builds only: the `failpoints` feature).
-#[path = "fault.rs"]
-pub mod fault;
-/// Data-file formats: Parquet read/write with Paimon's layout, ORC/Avro read, types, stats.
-#[path = "format/mod.rs"]
-pub mod format;
-/// Dynamic-bucket HASH index and index manifests.
-#[path = "index/mod.rs"]
-pub mod index;
-/// The LSM tree of primary-key tables: layouts, buffers, merging, compaction.
-#[path = "lsm/mod.rs"]
-pub mod lsm;
-/// Table directory layout, schema and snapshot managers, manifest I/O.
-#[path = "meta/mod.rs"]
-pub mod meta;
+/// Data-file formats: the Parquet reader with Paimon's layout and its read options and hints.
+pub mod format {
+    pub use crate::format::map_shredding::{file_shredding_meta, ShreddedRead};
+    pub use crate::format::parquet_reader::PushedRowFilter;
+    pub use crate::format::{
+        from_arrow_schema, read_parquet_metadata, read_parquet_with, row_group_stats,
+        ParquetReadOptions, ReadHints,
+    };
+}
+
+/// Index files: the dynamic-bucket HASH index and the index manifest.
+pub mod index {
+    /// Temporary (issue 30, being moved behind a stable function): the dynamic-bucket
+    /// routing `strata-python` still does itself.
+    pub use crate::index::{compute_assigner, DynamicBucketOptions};
+    pub use crate::index::{
+        DynamicBucketAssigner, HashIndexFiles, IndexManifestStore, KeyHasher,
+        DELETION_VECTORS_INDEX,
+    };
+}
+
+/// Table directory layout.
+pub mod meta {
+    pub use crate::meta::FileNamer;
+}
+
+/// The LSM tree's compaction strategy.
+pub mod lsm {
+    pub use crate::lsm::compact::strategy::compaction_file_size;
+    /// Temporary (issue 30, being moved behind a stable function): the merge functions
+    /// `strata-datafusion`'s MERGE/UPDATE row-effect prediction still calls directly.
+    pub mod merge {
+        pub use crate::lsm::merge::{
+            create_merge_function, value_at, KvMeta, MergeFunction, MergeResult, Value,
+        };
+    }
+}

@@ -1,4 +1,4 @@
-//! Fault injection in-process: every fault point of `strata::unstable::fault::POINTS` armed to fail once
+//! Fault injection in-process: every fault point of `strata::fault::POINTS` armed to fail once
 //! during a write → compaction → commit of a primary-key table.
 //!
 //! Where the failure happens before the snapshot is published, the commit fails, the table
@@ -20,7 +20,7 @@ use arrow_array::{Int64Array, RecordBatch};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
 use common::*;
 use strata::table::Table;
-use strata::unstable::fault::{FaultAction, FaultGuard, FaultWhen, POINTS};
+use strata::fault::{FaultAction, FaultGuard, FaultWhen, POINTS};
 
 fn rows(ids: &[i64], v: i64) -> RecordBatch {
     let schema = Arc::new(ArrowSchema::new(vec![

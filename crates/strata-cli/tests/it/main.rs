@@ -1,5 +1,5 @@
 //! The CLI's integration tests, one binary for all of them: each module runs the `strata` and
-//! `strata-workload` binaries of this build (built with fault points: see `strata::unstable::fault`).
+//! `strata-workload` binaries of this build (built with fault points: see `strata::fault`).
 
 #[path = "../common/mod.rs"]
 mod common;

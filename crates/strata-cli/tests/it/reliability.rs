@@ -297,7 +297,7 @@ fn s3_abort_at_every_fault_point() {
 }
 
 fn abort_everywhere(store: Store) {
-    for point in strata::unstable::fault::POINTS {
+    for point in strata::fault::POINTS {
         let env = Env::new(&point.replace(['.', '-'], "_"), store);
         let spec = format!("{point}=abort@3");
         let out = env
@@ -344,7 +344,7 @@ fn s3_error_at_every_fault_point() {
 }
 
 fn error_everywhere(store: Store) {
-    for point in strata::unstable::fault::POINTS {
+    for point in strata::fault::POINTS {
         let env = Env::new(&format!("err_{}", point.replace(['.', '-'], "_")), store);
         let spec = format!("{point}=error@2+");
         let out = env

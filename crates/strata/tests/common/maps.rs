@@ -11,7 +11,7 @@ use arrow_array::{Array, Float64Array, Int64Array, MapArray, RecordBatch, String
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use strata::table::Table;
-use strata::unstable::format::map_shredding::file_shredding_meta;
+use strata::unstable::format::file_shredding_meta;
 use strata_spec::shredding::MapShreddingFileMeta;
 
 pub type Entries = Option<Vec<(String, Option<f64>)>>;

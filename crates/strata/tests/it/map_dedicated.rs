@@ -14,8 +14,8 @@ use maps::*;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use proptest::prelude::*;
 use strata::table::Table;
-use strata::unstable::format::map_shredding::ShreddedRead;
-use strata::unstable::format::ReadMetrics;
+use strata::unstable::format::ShreddedRead;
+use strata::read::ReadMetrics;
 use strata_spec::shredding::MapShreddingFileMeta;
 use strata_spec::types::DataType;
 

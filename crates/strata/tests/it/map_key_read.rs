@@ -10,7 +10,7 @@ use arrow_array::builder::{Float64Builder, MapBuilder, MapFieldNames, StringBuil
 use arrow_array::{Array, Float64Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
 use strata::table::Table;
-use strata::unstable::format::ReadMetrics;
+use strata::read::ReadMetrics;
 
 /// One row of the model: id, the `m` map (NULL = None) and the `tags` map.
 #[derive(Clone, Debug)]

@@ -426,7 +426,7 @@ proptest! {
 #[tokio::test]
 async fn key_predicates_skip_files_and_row_groups() {
     use strata::expr::parse_sql_predicate;
-    use strata::unstable::format::ReadMetrics;
+    use strata::read::ReadMetrics;
     let wh = Warehouse::new();
     let t = wh
         .create(

@@ -8,7 +8,7 @@ use arrow_array::{Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
 use strata::expr::parse_sql_predicate;
 use strata::table::Table;
-use strata::unstable::format::{ReadMetrics, ReadMetricsSnapshot};
+use strata::read::{ReadMetrics, ReadMetricsSnapshot};
 use strata_spec::schema::SchemaChange;
 use strata_spec::types::json::parse_type_text;
 

@@ -9,7 +9,7 @@ use arrow_array::{Array, Int64Array, RecordBatch, StringArray, StringViewArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
 use strata::scan::DataSplit;
 use strata::table::Table;
-use strata::unstable::format::ReadMetrics;
+use strata::read::ReadMetrics;
 
 const ROWS: i64 = 20_000;
 

@@ -94,7 +94,7 @@ type Res<T> = std::result::Result<T, String>;
 
 fn main() {
     let cli = Cli::parse();
-    if std::env::var_os("STRATA_FAILPOINTS").is_some() && !strata::unstable::fault::ENABLED {
+    if std::env::var_os("STRATA_FAILPOINTS").is_some() && !strata::fault::ENABLED {
         eprintln!(
             "strata-workload: STRATA_FAILPOINTS is set but this build has no fault points \
              (build with `cargo build --features strata/failpoints`)"
