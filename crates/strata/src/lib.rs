@@ -22,6 +22,12 @@
 //! as `strata::unstable`, with no stability promise. Layers, lower never importing higher, are in
 //! ARCHITECTURE.md and checked by a test.
 
+// Every `pub` item is reachable from the crate root (the public API, or `strata::unstable` for
+// strata's own benchmarks, fuzzers and tests); everything else is `pub(crate)`. Checked in builds
+// with the `unstable` feature, which the workspace's benchmarks turn on: without it the few items
+// only `strata::unstable` exposes are unreachable on purpose.
+#![cfg_attr(feature = "unstable", warn(unreachable_pub))]
+
 pub mod arrow;
 pub mod cache;
 pub mod catalog;

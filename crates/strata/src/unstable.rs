@@ -10,28 +10,29 @@
 
 /// Data-file formats: the Parquet reader with Paimon's layout and its read options and hints.
 pub mod format {
-    pub use crate::format::map_shredding::{file_shredding_meta, ShreddedRead};
-    pub use crate::format::parquet_reader::PushedRowFilter;
-    pub use crate::format::{
-        from_arrow_schema, read_parquet_metadata, read_parquet_with, row_group_stats,
-        ParquetReadOptions, ReadHints,
+    pub use crate::format::arrow_types::from_arrow_schema;
+    pub use crate::format::map_shredding::read::{file_shredding_meta, ShreddedRead};
+    pub use crate::format::parquet_reader::{
+        read_parquet_metadata, read_parquet_with, ParquetReadOptions, PushedRowFilter,
     };
+    pub use crate::format::read_hints::ReadHints;
+    pub use crate::format::rowgroup_stats::row_group_stats;
 }
 
 /// Index files: the dynamic-bucket HASH index and the index manifest.
 pub mod index {
+    pub use crate::index::assigner::DynamicBucketAssigner;
     /// Temporary (issue 30, being moved behind a stable function): the dynamic-bucket
     /// routing `strata-python` still does itself.
-    pub use crate::index::{compute_assigner, DynamicBucketOptions};
-    pub use crate::index::{
-        DynamicBucketAssigner, HashIndexFiles, IndexManifestStore, KeyHasher,
-        DELETION_VECTORS_INDEX,
-    };
+    pub use crate::index::assigner::{compute_assigner, DynamicBucketOptions};
+    pub use crate::index::hash_file::HashIndexFiles;
+    pub use crate::index::key_hash::KeyHasher;
+    pub use crate::index::manifest::{IndexManifestStore, DELETION_VECTORS_INDEX};
 }
 
 /// Table directory layout.
 pub mod meta {
-    pub use crate::meta::FileNamer;
+    pub use crate::meta::paths::FileNamer;
 }
 
 /// The LSM tree's compaction strategy.
@@ -40,8 +41,9 @@ pub mod lsm {
     /// Temporary (issue 30, being moved behind a stable function): the merge functions
     /// `strata-datafusion`'s MERGE/UPDATE row-effect prediction still calls directly.
     pub mod merge {
+        pub use crate::lsm::merge::value::value_at;
         pub use crate::lsm::merge::{
-            create_merge_function, value_at, KvMeta, MergeFunction, MergeResult, Value,
+            create_merge_function, KvMeta, MergeFunction, MergeResult, Value,
         };
     }
 }

@@ -18,7 +18,7 @@ use super::predicate::write_ident;
 use crate::error::{Error, Result};
 
 /// Field id given to the virtual fields of key accesses (they are not table columns).
-pub const MAP_KEY_FIELD_ID: i32 = -1;
+pub(crate) const MAP_KEY_FIELD_ID: i32 = -1;
 
 /// The syntax of a key access: column `column`, key `key` (both unescaped).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -151,7 +151,7 @@ pub(crate) fn resolve_column(row_type: &RowType, name: &str) -> Option<usize> {
 /// `text` as a key access against `row_type`: `Ok(None)` when it names a column of
 /// `row_type` or is not of the form `col['key']`; an error naming the column when `col` does
 /// not exist or is not a `MAP<STRING, T>`.
-pub fn resolve_map_key(
+pub(crate) fn resolve_map_key(
     row_type: &RowType,
     text: &str,
     table: &str,

@@ -28,15 +28,15 @@
 //! [`Datum`]: strata_spec::Datum
 //! [`Datum::compare`]: strata_spec::Datum::compare
 
-pub mod bound;
-pub mod eval;
+pub(crate) mod bound;
+pub(crate) mod eval;
 mod literal;
-pub mod map_key;
-pub mod predicate;
+pub(crate) mod map_key;
+pub(crate) mod predicate;
 mod scalar;
 #[cfg(feature = "sql")]
-pub mod sql;
-pub mod stats;
+pub(crate) mod sql;
+pub(crate) mod stats;
 
 #[cfg(test)]
 mod tests;

@@ -37,41 +37,41 @@ use strata_spec::types::{DataField, DataType, RowType, TypeKind, MAX_LENGTH};
 use crate::{Error, Result};
 
 /// Name of the element field of a LIST (Parquet's standard 3-level layout).
-pub const LIST_ELEMENT_NAME: &str = "element";
+pub(crate) const LIST_ELEMENT_NAME: &str = "element";
 /// Name of the repeated entries group of a MAP.
-pub const MAP_ENTRIES_NAME: &str = "key_value";
-pub const MAP_KEY_NAME: &str = "key";
-pub const MAP_VALUE_NAME: &str = "value";
+pub(crate) const MAP_ENTRIES_NAME: &str = "key_value";
+pub(crate) const MAP_KEY_NAME: &str = "key";
+pub(crate) const MAP_VALUE_NAME: &str = "value";
 /// Time zone of TIMESTAMP WITH LOCAL TIME ZONE columns (values are UTC instants). An offset
 /// rather than `"UTC"`: without arrow's `chrono-tz` feature only offsets parse, and Arrow's
 /// cast and display kernels parse the zone; it is also what arrow-rs reports for Parquet
 /// timestamps with `isAdjustedToUTC = true`.
-pub const LTZ_TIME_ZONE: &str = "+00:00";
+pub(crate) const LTZ_TIME_ZONE: &str = "+00:00";
 /// Arrow field metadata key telling arrow-rs to write TIME with `isAdjustedToUTC = true`.
 const TIME_ADJUSTED_TO_UTC_KEY: &str = "adjusted_to_utc";
 
 /// Base of the synthetic field ids of ARRAY elements and MAP keys/values
 /// (`SpecialFields.STRUCTURED_TYPE_FIELD_ID_BASE` = `Integer.MAX_VALUE / 4`).
-pub const STRUCTURED_TYPE_FIELD_ID_BASE: i32 = i32::MAX / 4;
+pub(crate) const STRUCTURED_TYPE_FIELD_ID_BASE: i32 = i32::MAX / 4;
 /// `SpecialFields.STRUCTURED_TYPE_FIELD_DEPTH_LIMIT`.
-pub const STRUCTURED_TYPE_FIELD_DEPTH_LIMIT: i32 = 1 << 10;
+pub(crate) const STRUCTURED_TYPE_FIELD_DEPTH_LIMIT: i32 = 1 << 10;
 
 /// Field id of the element of an ARRAY column `parent_id` at nesting `depth` (1 = direct child).
-pub fn array_element_field_id(parent_id: i32, depth: i32) -> i32 {
+pub(crate) fn array_element_field_id(parent_id: i32, depth: i32) -> i32 {
     STRUCTURED_TYPE_FIELD_ID_BASE
         .wrapping_add(parent_id.wrapping_mul(STRUCTURED_TYPE_FIELD_DEPTH_LIMIT))
         .wrapping_add(depth)
 }
 
 /// Field id of the key of a MAP/MULTISET column `parent_id` at nesting `depth`.
-pub fn map_key_field_id(parent_id: i32, depth: i32) -> i32 {
+pub(crate) fn map_key_field_id(parent_id: i32, depth: i32) -> i32 {
     STRUCTURED_TYPE_FIELD_ID_BASE
         .wrapping_sub(parent_id.wrapping_mul(STRUCTURED_TYPE_FIELD_DEPTH_LIMIT))
         .wrapping_sub(depth)
 }
 
 /// Field id of the value of a MAP/MULTISET column `parent_id` at nesting `depth`.
-pub fn map_value_field_id(parent_id: i32, depth: i32) -> i32 {
+pub(crate) fn map_value_field_id(parent_id: i32, depth: i32) -> i32 {
     array_element_field_id(parent_id, depth)
 }
 
@@ -116,7 +116,7 @@ pub fn to_arrow_schema_of(fields: &[DataField]) -> Result<SchemaRef> {
 /// `field` with a top-level `Utf8` type read as `Utf8View` (Arrow's string views: no copy of
 /// dictionary-encoded values while decoding, and the string type DataFusion plans with);
 /// other fields, nested strings included, unchanged. Metadata (the field id) is kept.
-pub fn string_view_field(field: &Field) -> Field {
+pub(crate) fn string_view_field(field: &Field) -> Field {
     match field.data_type() {
         ArrowType::Utf8 | ArrowType::LargeUtf8 => field.clone().with_data_type(ArrowType::Utf8View),
         _ => field.clone(),
@@ -124,7 +124,7 @@ pub fn string_view_field(field: &Field) -> Field {
 }
 
 /// `schema` with every top-level string field read as `Utf8View` ([`string_view_field`]).
-pub fn with_string_views(schema: &Schema) -> SchemaRef {
+pub(crate) fn with_string_views(schema: &Schema) -> SchemaRef {
     let fields: Vec<Field> = schema
         .fields()
         .iter()
@@ -262,7 +262,7 @@ fn with_field_meta(field: Field, id: Option<i32>, data_type: &DataType) -> Field
 }
 
 /// The Paimon field id stored in an Arrow field's metadata, if any.
-pub fn field_id_of(field: &Field) -> Option<i32> {
+pub(crate) fn field_id_of(field: &Field) -> Option<i32> {
     field
         .metadata()
         .get(PARQUET_FIELD_ID_META_KEY)

@@ -34,7 +34,7 @@ use arrow_schema::{
     ArrowError, DataType as ArrowType, Field, FieldRef, Fields, SchemaRef, TimeUnit,
 };
 
-pub use super::datum::{datum_at, datums_to_array};
+pub(crate) use super::datum::{datum_at, datums_to_array};
 use crate::{Error, Result};
 use strata_spec::types::default_value::parse_default_value;
 use strata_spec::types::DataField;
@@ -231,7 +231,7 @@ pub(crate) fn check_top_level_not_null(
 
 /// Casts one array to `target` (recursively for nested types), without a top-level
 /// nullability check.
-pub fn cast_to_type(array: &ArrayRef, target: &ArrowType, path: &str) -> Result<ArrayRef> {
+pub(crate) fn cast_to_type(array: &ArrayRef, target: &ArrowType, path: &str) -> Result<ArrayRef> {
     if array.data_type() == target {
         return Ok(array.clone());
     }

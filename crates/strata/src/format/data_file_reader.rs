@@ -36,7 +36,7 @@ use crate::{Error, Result};
 
 /// The format of a data file, from its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DataFileFormat {
+pub(crate) enum DataFileFormat {
     Parquet,
     Orc,
     Avro,
@@ -45,7 +45,7 @@ pub enum DataFileFormat {
 impl DataFileFormat {
     /// The format of the data file at `path` by its extension (`data-<uuid>-0.orc`...). A name
     /// with another extension is an error naming the file.
-    pub fn of(path: &Path, display: &str) -> Result<DataFileFormat> {
+    pub(crate) fn of(path: &Path, display: &str) -> Result<DataFileFormat> {
         let name = path.filename().unwrap_or_default();
         let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
         match ext.as_deref() {
@@ -59,7 +59,7 @@ impl DataFileFormat {
         }
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             DataFileFormat::Parquet => "Parquet",
             DataFileFormat::Orc => "ORC",
@@ -70,7 +70,7 @@ impl DataFileFormat {
 
 /// Reads a data file of any format as batches of `read_fields`, where `data_fields` is the
 /// schema the file was written with (see the module docs).
-pub async fn read_data_file(
+pub(crate) async fn read_data_file(
     io: &FileIO,
     path: &Path,
     data_fields: &[DataField],

@@ -37,11 +37,11 @@ use strata_spec::SpecError;
 use crate::{Error, Result};
 
 /// Magic number of the 32-bit form (Java `BitmapDeletionVector.MAGIC_NUMBER`), big-endian.
-pub const BITMAP32_MAGIC: i32 = 1_581_511_376;
+pub(crate) const BITMAP32_MAGIC: i32 = 1_581_511_376;
 /// Magic number of the 64-bit form (Java `Bitmap64DeletionVector.MAGIC_NUMBER`), little-endian.
-pub const BITMAP64_MAGIC: i32 = 1_681_511_377;
+pub(crate) const BITMAP64_MAGIC: i32 = 1_681_511_377;
 /// First byte of every deletion-vector index file (Java `DeletionVectorsIndexFile.VERSION_ID_V1`).
-pub const DV_INDEX_VERSION: u8 = 1;
+pub(crate) const DV_INDEX_VERSION: u8 = 1;
 
 /// Largest position of the 32-bit form (Java `RoaringBitmap32.MAX_VALUE`).
 const MAX_POSITION_32: u64 = i32::MAX as u64;
@@ -490,7 +490,7 @@ fn decode_bitmap64(body: &[u8]) -> std::result::Result<RoaringTreemap, SpecError
 /// (offset of the length prefix, recorded length, cardinality) for `_DELETIONS_VECTORS_RANGES`.
 /// The `_ROW_COUNT` Java records for the file is the number of vectors. A data file listed
 /// twice is an error (Java keys the vectors by data file).
-pub fn encode_deletion_vectors_index(
+pub(crate) fn encode_deletion_vectors_index(
     vectors: &[(String, DeletionVector)],
 ) -> std::result::Result<(Vec<u8>, Vec<DeletionVectorMeta>), SpecError> {
     let mut seen = std::collections::HashSet::with_capacity(vectors.len());
@@ -523,7 +523,7 @@ pub fn encode_deletion_vectors_index(
 /// Decodes a whole deletion-vector index file given its ranges (Java
 /// `DeletionVectorsIndexFile.readAllDeletionVectors`): the version byte, then each vector at
 /// its offset, its length checked against the range's. Vectors come in the ranges' order.
-pub fn decode_deletion_vectors_index(
+pub(crate) fn decode_deletion_vectors_index(
     bytes: &[u8],
     ranges: &[DeletionVectorMeta],
 ) -> std::result::Result<Vec<(String, DeletionVector)>, SpecError> {

@@ -55,7 +55,7 @@ where
 /// Converts `array` (a column of Paimon type `data` as stored in a file) to the `target` Arrow
 /// field of Paimon type `read`, matching ROW children by field id. Checks `target`'s
 /// nullability.
-pub fn evolve_array(
+pub(crate) fn evolve_array(
     array: &ArrayRef,
     data: &DataType,
     read: &DataType,
@@ -186,7 +186,7 @@ fn fit_binary(array: &ArrayRef, n: usize, pad: bool, path: &str) -> Result<Array
 /// allows narrowing and other explicit casts (BIGINT → INT wraps around, STRING → INT parses,
 /// DOUBLE → DECIMAL rounds through `BigDecimal.valueOf`, TIMESTAMP ↔ LTZ uses the JVM's time
 /// zone, ...), which strata does not reproduce.
-pub fn check_readable_type_change(
+pub(crate) fn check_readable_type_change(
     from: &DataType,
     to: &DataType,
 ) -> std::result::Result<(), String> {

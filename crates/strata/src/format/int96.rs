@@ -38,12 +38,12 @@ const MILLIS_PER_DAY: i64 = 86_400_000;
 const NANOS_PER_MILLI: i64 = 1_000_000;
 
 /// Whether an Arrow type is what strata uses for TIMESTAMP / TIMESTAMP_LTZ of precision > 6.
-pub fn is_int96_arrow_type(t: &ArrowType) -> bool {
+pub(super) fn is_int96_arrow_type(t: &ArrowType) -> bool {
     matches!(t, ArrowType::Timestamp(TimeUnit::Nanosecond, _))
 }
 
 /// The INT96 value Java writes for `nanos` since the epoch.
-pub fn java_int96(nanos: i64) -> Int96 {
+pub(super) fn java_int96(nanos: i64) -> Int96 {
     let millis = nanos.div_euclid(NANOS_PER_MILLI);
     let nano_of_milli = nanos.rem_euclid(NANOS_PER_MILLI);
     // Java's `/` and `%` truncate toward zero
@@ -57,7 +57,7 @@ pub fn java_int96(nanos: i64) -> Int96 {
 
 /// The Parquet schema of a file of `schema` (root message `root`) with every nanosecond
 /// timestamp leaf as INT96; `None` when there is no such leaf (arrow-rs' schema is used).
-pub fn parquet_schema(schema: &Schema, root: &str) -> Result<Option<SchemaDescriptor>> {
+pub(super) fn parquet_schema(schema: &Schema, root: &str) -> Result<Option<SchemaDescriptor>> {
     if !schema
         .fields()
         .iter()
@@ -173,7 +173,7 @@ fn leaf_path(t: &ArrowType, leaf: &mut usize, out: &mut Vec<Step>) -> bool {
 
 /// The values and levels of one INT96 leaf, buffered for the open row group.
 #[derive(Debug)]
-pub struct Int96Leaf {
+pub(super) struct Int96Leaf {
     /// Index of the leaf among the file's Parquet leaves.
     pub column: usize,
     /// Index of the top-level field holding it.
@@ -189,7 +189,7 @@ pub struct Int96Leaf {
 impl Int96Leaf {
     /// The leaf `column` (Parquet leaf index, descriptor `descr`), the `leaf_in_field`-th leaf
     /// of top-level `field` of the Arrow schema.
-    pub fn new(
+    pub(super) fn new(
         column: usize,
         descr: ColumnDescPtr,
         field_idx: usize,
@@ -217,7 +217,7 @@ impl Int96Leaf {
     }
 
     /// Appends the leaf's part of every row of `column` (the top-level field's array).
-    pub fn append(&mut self, column: &dyn Array) -> Result<()> {
+    pub(super) fn append(&mut self, column: &dyn Array) -> Result<()> {
         let path = std::mem::take(&mut self.path);
         let r = (0..column.len())
             .try_for_each(|row| self.visit(column, self.nullable, &path, row, 0, 0, 0));
@@ -349,13 +349,13 @@ impl Int96Leaf {
     }
 
     /// Bytes buffered (values and levels).
-    pub fn memory_size(&self) -> usize {
+    pub(super) fn memory_size(&self) -> usize {
         self.values.len() * 12 + (self.def.len() + self.rep.len()) * 2
     }
 
     /// Writes the buffered row group part into `writer` (the row group's next column, this
     /// leaf) and clears the buffer.
-    pub fn write_to(&mut self, mut writer: SerializedColumnWriter<'_>) -> Result<()> {
+    pub(super) fn write_to(&mut self, mut writer: SerializedColumnWriter<'_>) -> Result<()> {
         let def = (self.descr.max_def_level() > 0).then_some(self.def.as_slice());
         let rep = (self.descr.max_rep_level() > 0).then_some(self.rep.as_slice());
         writer

@@ -26,44 +26,52 @@
 //! | [`page_pruning`] | row groups and pages a filter rules out by footer statistics and the page index |
 //! | [`read_hints`] | selected MAP keys, MAP-key predicates and read counters passed to the reader |
 
-pub mod arrow_types;
+pub(crate) mod arrow_types;
 mod avro_container;
 mod avro_reader;
 mod column_orders;
-pub mod convert;
-pub mod data_file_reader;
-pub mod datum;
+pub(crate) mod convert;
+pub(crate) mod data_file_reader;
+pub(crate) mod datum;
 mod decode_guard;
-pub mod deletion_vector;
+pub(crate) mod deletion_vector;
 mod dictionary_choice;
-pub mod evolve;
+pub(crate) mod evolve;
 mod int96;
-pub mod map_shredding;
+pub(crate) mod map_shredding;
 mod nested_rewrite;
 mod orc_reader;
-pub mod page_pruning;
-pub mod parallel_encoder;
-pub mod parquet_reader;
-pub mod parquet_writer;
-pub mod read_hints;
-pub mod rowgroup_stats;
-pub mod stats;
-pub mod stats_options;
+pub(crate) mod page_pruning;
+pub(crate) mod parallel_encoder;
+pub(crate) mod parquet_reader;
+pub(crate) mod parquet_writer;
+pub(crate) mod read_hints;
+pub(crate) mod rowgroup_stats;
+pub(crate) mod stats;
+pub(crate) mod stats_options;
 
-pub use arrow_types::{
-    from_arrow_schema, from_arrow_type, to_arrow_field, to_arrow_schema, to_arrow_schema_of,
-    to_arrow_type,
+pub(crate) use datum::datum_at;
+pub(crate) use read_hints::{MapKeyLeaf, MapKeyPredicate, ReadHints, ReadMetrics};
+
+// Paths strata's unit tests use (the crate uses the defining modules).
+#[cfg(test)]
+#[allow(unused_imports)]
+pub(crate) use {
+    arrow_types::{
+        from_arrow_schema, from_arrow_type, to_arrow_field, to_arrow_schema, to_arrow_schema_of,
+        to_arrow_type,
+    },
+    convert::{cast_array, cast_batch_to_schema},
+    data_file_reader::{read_data_file, DataFileFormat},
+    datum::datums_to_array,
+    parquet_reader::{
+        read_parquet, read_parquet_metadata, read_parquet_with, ParquetReadOptions, RowGroupFilter,
+    },
+    parquet_writer::{ParquetCompression, ParquetFileInfo, ParquetWriteOptions, ParquetWriter},
+    read_hints::ReadMetricsSnapshot,
+    rowgroup_stats::row_group_stats,
+    stats::StatsCollector,
 };
-pub use convert::{cast_array, cast_batch_to_schema};
-pub use data_file_reader::{read_data_file, DataFileFormat};
-pub use datum::{datum_at, datums_to_array};
-pub use parquet_reader::{
-    read_parquet, read_parquet_metadata, read_parquet_with, ParquetReadOptions, RowGroupFilter,
-};
-pub use parquet_writer::{ParquetCompression, ParquetFileInfo, ParquetWriteOptions, ParquetWriter};
-pub use read_hints::{MapKeyLeaf, MapKeyPredicate, ReadHints, ReadMetrics, ReadMetricsSnapshot};
-pub use rowgroup_stats::row_group_stats;
-pub use stats::StatsCollector;
 
 #[cfg(test)]
 mod tests;

@@ -30,20 +30,16 @@ use super::int96::Int96Leaf;
 
 /// Bytes written by the file writer, drained by the owner.
 #[derive(Clone, Default)]
-pub struct SharedBuffer(Arc<Mutex<Vec<u8>>>);
+pub(crate) struct SharedBuffer(Arc<Mutex<Vec<u8>>>);
 
 impl SharedBuffer {
     /// Bytes waiting to be taken.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Takes the bytes written so far.
-    pub fn take(&self) -> Vec<u8> {
+    pub(crate) fn take(&self) -> Vec<u8> {
         std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
@@ -61,7 +57,7 @@ impl Write for SharedBuffer {
     }
 }
 
-pub struct ParallelRowGroupEncoder {
+pub(crate) struct ParallelRowGroupEncoder {
     schema: SchemaRef,
     file: SerializedFileWriter<SharedBuffer>,
     factory: ArrowRowGroupWriterFactory,
@@ -77,7 +73,7 @@ pub struct ParallelRowGroupEncoder {
 }
 
 impl ParallelRowGroupEncoder {
-    pub fn try_new(
+    pub(crate) fn try_new(
         buffer: SharedBuffer,
         schema: SchemaRef,
         options: ArrowWriterOptions,
@@ -131,7 +127,7 @@ impl ParallelRowGroupEncoder {
     /// Work is split by *leaf* column, not by field: a nested field (a MAP's keys and values,
     /// a shredded MAP's mapping, columns and overflow) is most of a batch's encoding cost on
     /// its own, and its leaves encode independently.
-    pub fn write(&mut self, batch: &RecordBatch) -> Result<(), ParquetError> {
+    pub(crate) fn write(&mut self, batch: &RecordBatch) -> Result<(), ParquetError> {
         if self.writers.is_none() {
             self.writers = Some(self.factory.create_column_writers(self.row_group_index)?);
         }
@@ -216,7 +212,7 @@ impl ParallelRowGroupEncoder {
     }
 
     /// Estimated encoded size of the open row group.
-    pub fn in_progress_size(&self) -> usize {
+    pub(crate) fn in_progress_size(&self) -> usize {
         self.writers
             .as_ref()
             .map(|w| w.iter().map(|c| c.get_estimated_total_bytes()).sum())
@@ -229,7 +225,7 @@ impl ParallelRowGroupEncoder {
     }
 
     /// Memory held by the open row group.
-    pub fn memory_size(&self) -> usize {
+    pub(crate) fn memory_size(&self) -> usize {
         self.writers
             .as_ref()
             .map(|w| w.iter().map(|c| c.memory_size()).sum())
@@ -237,12 +233,12 @@ impl ParallelRowGroupEncoder {
             + self.int96_size()
     }
 
-    pub fn rows_in_group(&self) -> usize {
+    pub(crate) fn rows_in_group(&self) -> usize {
         self.rows_in_group
     }
 
     /// Closes the open row group: its column chunks go to the buffer, in schema order.
-    pub fn flush_row_group(&mut self) -> Result<(), ParquetError> {
+    pub(crate) fn flush_row_group(&mut self) -> Result<(), ParquetError> {
         let Some(writers) = self.writers.take() else {
             return Ok(());
         };
@@ -295,12 +291,12 @@ impl ParallelRowGroupEncoder {
     }
 
     /// Adds a footer key/value entry (written by [`Self::finish`]).
-    pub fn append_key_value_metadata(&mut self, kv: parquet::file::metadata::KeyValue) {
+    pub(crate) fn append_key_value_metadata(&mut self, kv: parquet::file::metadata::KeyValue) {
         self.file.append_key_value_metadata(kv);
     }
 
     /// Flushes the last row group and writes the footer.
-    pub fn finish(&mut self) -> Result<ParquetMetaData, ParquetError> {
+    pub(crate) fn finish(&mut self) -> Result<ParquetMetaData, ParquetError> {
         self.flush_row_group()?;
         let metadata = self.file.finish()?;
         self.file.flush()?;
@@ -308,7 +304,7 @@ impl ParallelRowGroupEncoder {
     }
 
     /// Bytes of the file produced so far (header, closed row groups, footer once finished).
-    pub fn bytes_written(&self) -> usize {
+    pub(crate) fn bytes_written(&self) -> usize {
         self.file.bytes_written()
     }
 }

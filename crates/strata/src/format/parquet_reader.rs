@@ -62,10 +62,10 @@ use std::collections::HashMap;
 
 /// Decides from a row group's footer metadata whether it may hold matching rows
 /// (`false` skips it).
-pub type RowGroupFilter = Arc<dyn Fn(&RowGroupMetaData) -> bool + Send + Sync>;
+pub(crate) type RowGroupFilter = Arc<dyn Fn(&RowGroupMetaData) -> bool + Send + Sync>;
 
 /// Evaluates a row filter on a batch of its fields (`true` keeps the row).
-pub type RowPredicate = Arc<dyn Fn(&RecordBatch) -> Result<BooleanArray> + Send + Sync>;
+pub(crate) type RowPredicate = Arc<dyn Fn(&RecordBatch) -> Result<BooleanArray> + Send + Sync>;
 
 /// A row predicate pushed into decoding (late materialization): the reader decodes
 /// `fields` first (as columns of a batch in that order, converted like any read field),
@@ -79,7 +79,7 @@ pub struct PushedRowFilter {
 }
 
 /// Default rows per batch (`read.batch-size` in Java).
-pub const DEFAULT_READ_BATCH_SIZE: usize = 1024;
+pub(crate) const DEFAULT_READ_BATCH_SIZE: usize = 1024;
 
 /// Optional knobs of [`read_parquet_with`].
 #[derive(Clone)]
@@ -264,6 +264,7 @@ async fn open(
 }
 
 /// Reads a data file's footer (schema, row groups, column statistics).
+#[cfg_attr(not(feature = "unstable"), allow(dead_code))] // strata::unstable only
 pub async fn read_parquet_metadata(
     io: &FileIO,
     path: &Path,
@@ -283,7 +284,8 @@ pub async fn read_parquet_metadata(
 /// Reads a data file as batches of `read_fields` (the current schema, projected), where
 /// `data_fields` is the schema the file was written with. See the module docs for how columns
 /// are matched and converted.
-pub async fn read_parquet(
+#[cfg(test)]
+pub(crate) async fn read_parquet(
     io: &FileIO,
     path: &Path,
     file_size: Option<u64>,

@@ -23,7 +23,7 @@
 //! - **Column orders.** FLOAT/DOUBLE columns are declared with `TYPE_ORDER` so that Java, Spark
 //!   and pyarrow use their min/max statistics ([`super::column_orders`]).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
@@ -50,22 +50,22 @@ use parquet::arrow::{encode_arrow_schema, ArrowSchemaConverter};
 use parquet::file::metadata::KeyValue;
 
 /// Footer key of the embedded Arrow schema (the carrier of `paimon.map.*` field metadata).
-pub const ARROW_SCHEMA_KEY: &str = "ARROW:schema";
+pub(crate) const ARROW_SCHEMA_KEY: &str = "ARROW:schema";
 use crate::{Error, Result};
 
 /// Root message name of the Parquet schema, as Java writes it.
-pub const PARQUET_SCHEMA_ROOT: &str = "paimon_schema";
+pub(crate) const PARQUET_SCHEMA_ROOT: &str = "paimon_schema";
 /// parquet-java's default row group size (`ParquetWriter.DEFAULT_BLOCK_SIZE`).
-pub const DEFAULT_ROW_GROUP_BYTES: usize = 128 * 1024 * 1024;
+pub(crate) const DEFAULT_ROW_GROUP_BYTES: usize = 128 * 1024 * 1024;
 /// Default `file.compression.zstd-level`.
-pub const DEFAULT_ZSTD_LEVEL: i32 = 1;
+pub(crate) const DEFAULT_ZSTD_LEVEL: i32 = 1;
 /// At most this much plain data is held back before encoding starts (the first page of a very
 /// wide table is judged on fewer rows).
-pub const HOLD_BACK_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const HOLD_BACK_BYTES: usize = 16 * 1024 * 1024;
 
 /// Compression codec of a Parquet data file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ParquetCompression {
+pub(crate) enum ParquetCompression {
     Uncompressed,
     Snappy,
     Gzip,
@@ -79,7 +79,7 @@ pub enum ParquetCompression {
 impl ParquetCompression {
     /// Parses a `file.compression` / `parquet.compression` value the way parquet-java's
     /// `CompressionCodecName` does (case-insensitive; `none` = uncompressed).
-    pub fn parse(codec: &str, zstd_level: i32) -> Result<Self> {
+    pub(crate) fn parse(codec: &str, zstd_level: i32) -> Result<Self> {
         Ok(match codec.trim().to_ascii_lowercase().as_str() {
             "none" | "uncompressed" => ParquetCompression::Uncompressed,
             "snappy" => ParquetCompression::Snappy,
@@ -120,7 +120,7 @@ impl ParquetCompression {
 
 /// Settings of a Parquet data file writer.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ParquetWriteOptions {
+pub(crate) struct ParquetWriteOptions {
     pub compression: ParquetCompression,
     /// Row group size in (estimated encoded) bytes.
     pub row_group_bytes: usize,
@@ -157,12 +157,15 @@ impl ParquetWriteOptions {
     /// through (`parquet.compression`, `parquet.compression.codec.zstd.level`,
     /// `parquet.block.size`, `parquet.page.size`, `parquet.page.row.count.limit`,
     /// `parquet.enable.dictionary`, `parquet.dictionary.page.size`, `parquet.writer.version`).
-    pub fn from_table_options(options: &HashMap<String, String>) -> Result<Self> {
+    #[cfg(test)]
+    pub(crate) fn from_table_options(
+        options: &std::collections::HashMap<String, String>,
+    ) -> Result<Self> {
         Self::parse(|k| options.get(k).map(String::as_str))
     }
 
     /// [`Self::from_table_options`] over a schema's ordered option map.
-    pub fn from_options(options: &BTreeMap<String, String>) -> Result<Self> {
+    pub(crate) fn from_options(options: &BTreeMap<String, String>) -> Result<Self> {
         Self::parse(|k| options.get(k).map(String::as_str))
     }
 
@@ -290,9 +293,11 @@ fn parse_memory_size(key: &str, text: &str) -> Result<usize> {
 
 /// Size and row count of a completed data file, plus its footer.
 #[derive(Debug, Clone)]
-pub struct ParquetFileInfo {
+pub(crate) struct ParquetFileInfo {
     pub file_size: u64,
+    #[cfg_attr(not(test), allow(dead_code))] // read by unit tests only
     pub row_count: u64,
+    #[cfg_attr(not(test), allow(dead_code))] // read by unit tests only
     pub metadata: Arc<ParquetMetaData>,
     /// What each shredded MAP column reports to the writer's history (see
     /// [`MapShredding::file_completed`]).
@@ -308,7 +313,7 @@ const SINK_CAPACITY: usize = 10 * 1024 * 1024;
 ///
 /// Columns are encoded on two threads ([`ParallelRowGroupEncoder`]); each finished row group
 /// is uploaded through the buffered multipart sink while the next one is encoded.
-pub struct ParquetWriter {
+pub(crate) struct ParquetWriter {
     io: FileIO,
     path: Path,
     display: String,
@@ -346,7 +351,8 @@ impl ParquetWriter {
     /// Starts a data file at `path` for batches of `schema` (the table's Arrow schema from
     /// [`super::arrow_types::to_arrow_schema`], carrying field ids). Nothing is visible at
     /// `path` until [`Self::close`].
-    pub fn create(
+    #[cfg(test)]
+    pub(crate) fn create(
         io: &FileIO,
         path: Path,
         schema: SchemaRef,
@@ -359,7 +365,7 @@ impl ParquetWriter {
     /// layout: batches are given in the logical `schema` and converted before encoding; the
     /// footer gets an `ARROW:schema` entry carrying the `paimon.map.*` metadata, as Java
     /// writes it (and only for such files).
-    pub fn create_with(
+    pub(crate) fn create_with(
         io: &FileIO,
         path: Path,
         schema: SchemaRef,
@@ -395,19 +401,9 @@ impl ParquetWriter {
         })
     }
 
-    /// The path being written.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// The Arrow schema batches must have.
-    pub fn schema(&self) -> &SchemaRef {
-        &self.schema
-    }
-
     /// Appends a batch; it must have the writer's column types in order (names are not
     /// checked). Flushes a row group to storage when it reaches the row group size.
-    pub async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+    pub(crate) async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         self.check_schema(batch)?;
         let shredded;
         let batch = match &mut self.shredder {
@@ -606,7 +602,7 @@ impl ParquetWriter {
     /// Estimated size of the file so far: bytes already encoded plus the encoded size of the
     /// row group in progress (what a rolling writer compares with `target-file-size`); while
     /// rows are held back before encoding, the `PAR1` magic plus their plain size.
-    pub fn bytes_written(&self) -> u64 {
+    pub(crate) fn bytes_written(&self) -> u64 {
         match &self.encoder {
             Some(e) => (e.bytes_written() + e.in_progress_size()) as u64,
             None => (4 + self.pending_bytes) as u64,
@@ -617,20 +613,21 @@ impl ParquetWriter {
     /// bytes not yet handed to the sink, and what the sink buffers before it uploads (at most
     /// its capacity; `object_store`'s `BufWriter` holds up to 10 MiB before switching to a
     /// multipart upload). What a memory pool over many open files adds up.
-    pub fn memory_size(&self) -> usize {
+    pub(crate) fn memory_size(&self) -> usize {
         let encoder = self.encoder.as_ref().map(|e| e.memory_size()).unwrap_or(0);
         let sink = (self.flushed as usize).min(SINK_CAPACITY);
         self.pending_bytes + encoder + self.buffer.len() + sink
     }
 
     /// Rows written so far.
-    pub fn rows_written(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn rows_written(&self) -> u64 {
         self.rows
     }
 
     /// Flushes the last row group, writes the footer and completes the upload. On failure the
     /// partial object is removed.
-    pub async fn close(mut self) -> Result<ParquetFileInfo> {
+    pub(crate) async fn close(mut self) -> Result<ParquetFileInfo> {
         let result = async {
             if self.encoder.is_none() {
                 self.start_encoder().await?;
@@ -697,7 +694,7 @@ impl ParquetWriter {
     }
 
     /// Abandons the file: aborts the upload and deletes anything already at the path.
-    pub async fn abort(mut self) -> Result<()> {
+    pub(crate) async fn abort(mut self) -> Result<()> {
         // Aborting a buffered upload that never started is a no-op; errors here only mean
         // there was nothing to abort, the delete below is what guarantees cleanup.
         let _ = self.sink.abort().await;

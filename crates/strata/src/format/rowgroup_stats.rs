@@ -24,6 +24,7 @@ use super::evolve::find_by_name;
 
 /// Statistics of each of `data_fields` (the file's own schema) in one row group; a field
 /// without a top-level column chunk (nested, or absent) gets all-unknown stats.
+#[cfg_attr(not(feature = "unstable"), allow(dead_code))] // strata::unstable only
 pub fn row_group_stats(
     row_group: &RowGroupMetaData,
     data_fields: &[DataField],
@@ -52,7 +53,7 @@ pub fn row_group_stats(
 }
 
 /// Statistics of one column chunk read as Paimon type `data_type`.
-pub fn column_stats(chunk: &ColumnChunkMetaData, data_type: &DataType) -> ColumnStats {
+pub(crate) fn column_stats(chunk: &ColumnChunkMetaData, data_type: &DataType) -> ColumnStats {
     let Some(stats) = chunk.statistics() else {
         return ColumnStats::default();
     };
@@ -70,7 +71,7 @@ pub fn column_stats(chunk: &ColumnChunkMetaData, data_type: &DataType) -> Column
 
 /// Statistics of page `page` of a column chunk from its column index (`None` when the index
 /// has no usable bounds for it), read as Paimon type `data_type` like [`column_stats`].
-pub fn page_stats(
+pub(crate) fn page_stats(
     chunk: &ColumnChunkMetaData,
     index: &ColumnIndexMetaData,
     page: usize,

@@ -38,7 +38,7 @@ use crate::{Error, Result};
 
 /// Collects [`ColumnStats`] for every column of a row type over a sequence of batches.
 #[derive(Debug, Clone)]
-pub struct StatsCollector {
+pub(crate) struct StatsCollector {
     columns: Vec<ColumnCollector>,
 }
 
@@ -65,7 +65,7 @@ enum BatchRange {
 
 impl StatsCollector {
     /// A collector for `row_type`'s columns with one stats mode per column.
-    pub fn new(row_type: &RowType, modes: &[StatsMode]) -> Result<Self> {
+    pub(crate) fn new(row_type: &RowType, modes: &[StatsMode]) -> Result<Self> {
         if modes.len() != row_type.fields.len() {
             return Err(Error::InvalidArgument(format!(
                 "stats collector: {} stats modes for {} columns",
@@ -90,14 +90,14 @@ impl StatsCollector {
     }
 
     /// A collector using the same mode for every column.
-    pub fn with_mode(row_type: &RowType, mode: StatsMode) -> Self {
+    pub(crate) fn with_mode(row_type: &RowType, mode: StatsMode) -> Self {
         let modes = vec![mode; row_type.fields.len()];
         Self::new(row_type, &modes).expect("one mode per column by construction")
     }
 
     /// Adds a batch whose columns are the row type's columns, in order, in their
     /// [`super::arrow_types`] Arrow form.
-    pub fn update(&mut self, batch: &RecordBatch) -> Result<()> {
+    pub(crate) fn update(&mut self, batch: &RecordBatch) -> Result<()> {
         if batch.num_columns() != self.columns.len() {
             return Err(Error::InvalidArgument(format!(
                 "stats collector: batch has {} columns, expected {}",
@@ -112,7 +112,7 @@ impl StatsCollector {
     }
 
     /// The statistics of every column, after applying each column's stats mode.
-    pub fn finish(&self) -> Vec<ColumnStats> {
+    pub(crate) fn finish(&self) -> Vec<ColumnStats> {
         self.columns.iter().map(ColumnCollector::finish).collect()
     }
 }
@@ -255,7 +255,7 @@ where
 
 /// Minimal float abstraction for [`float_range`] (f32 and f64).
 mod num_float {
-    pub trait Float: Copy {
+    pub(super) trait Float: Copy {
         fn is_nan_value(self) -> bool;
         fn total_lt(self, other: Self) -> bool;
     }

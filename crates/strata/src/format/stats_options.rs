@@ -8,7 +8,7 @@ use strata_spec::stats::StatsMode;
 use crate::Result;
 
 /// Stats mode of every column of `schema`, in column order.
-pub fn column_stats_modes(schema: &TableSchema) -> Result<Vec<StatsMode>> {
+pub(crate) fn column_stats_modes(schema: &TableSchema) -> Result<Vec<StatsMode>> {
     let opts = schema.options();
     let keep_first = opts.metadata_stats_keep_first_n_columns()?;
     let mut out = Vec::with_capacity(schema.fields.len());
@@ -25,7 +25,7 @@ pub fn column_stats_modes(schema: &TableSchema) -> Result<Vec<StatsMode>> {
 }
 
 /// `metadata.stats-dense-store` (default true): drop `none` columns from value stats.
-pub fn dense_store(schema: &TableSchema) -> Result<bool> {
+pub(crate) fn dense_store(schema: &TableSchema) -> Result<bool> {
     Ok(schema.options().metadata_stats_dense_store()?)
 }
 
@@ -33,14 +33,14 @@ pub fn dense_store(schema: &TableSchema) -> Result<bool> {
 /// column's stats mode; with dense store and some `none` columns, the kept column indices and
 /// names (`_VALUE_STATS_COLS`), else `None` (all columns); and the types of the kept columns.
 #[derive(Debug, Clone)]
-pub struct ValueStatsLayout {
+pub(crate) struct ValueStatsLayout {
     pub modes: Vec<StatsMode>,
     pub stats_cols: Option<(Vec<usize>, Vec<String>)>,
     pub stats_types: Vec<strata_spec::DataType>,
 }
 
 impl ValueStatsLayout {
-    pub fn new(schema: &TableSchema) -> Result<Self> {
+    pub(crate) fn new(schema: &TableSchema) -> Result<Self> {
         let row_type = schema.row_type();
         let modes = column_stats_modes(schema)?;
         let stats_cols = if dense_store(schema)? && modes.contains(&StatsMode::None) {

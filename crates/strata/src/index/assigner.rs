@@ -46,14 +46,14 @@ use crate::{Error, Result};
 
 /// One index change of a commit: ADD of a new index file or DELETE of a replaced one, with its
 /// partition and bucket.
-pub type IndexFileChange = IndexManifestEntry;
+pub(crate) type IndexFileChange = IndexManifestEntry;
 
 /// Bucket ids of a dynamic-bucket table are below this (Java `Short.MAX_VALUE`).
-pub const MAX_DYNAMIC_BUCKETS: i32 = i16::MAX as i32;
+pub(crate) const MAX_DYNAMIC_BUCKETS: i32 = i16::MAX as i32;
 
 /// Option keys.
-pub const DYNAMIC_BUCKET_INITIAL_BUCKETS: &str = "dynamic-bucket.initial-buckets";
-pub const DYNAMIC_BUCKET_MAX_BUCKETS: &str = "dynamic-bucket.max-buckets";
+pub(crate) const DYNAMIC_BUCKET_INITIAL_BUCKETS: &str = "dynamic-bucket.initial-buckets";
+pub(crate) const DYNAMIC_BUCKET_MAX_BUCKETS: &str = "dynamic-bucket.max-buckets";
 
 /// How many HASH files of one partition are read at once.
 const READ_CONCURRENCY: usize = 8;
@@ -190,6 +190,7 @@ impl DynamicBucketAssigner {
         })
     }
 
+    #[cfg_attr(not(feature = "unstable"), allow(dead_code))] // strata::unstable only
     pub fn options(&self) -> DynamicBucketOptions {
         self.options
     }

@@ -31,20 +31,21 @@ use crate::table::Table;
 use crate::{Error, Result};
 
 /// Table option: new deletion vectors in the 64-bit form (Java `CoreOptions.DELETION_VECTOR_BITMAP64`).
-pub const DELETION_VECTORS_BITMAP64: &str = "deletion-vectors.bitmap64";
+pub(crate) const DELETION_VECTORS_BITMAP64: &str = "deletion-vectors.bitmap64";
 
 /// Writes the deletion-vector index files of one table and names them.
 #[derive(Debug)]
-pub struct DeletionVectorIndexWriter {
+pub(crate) struct DeletionVectorIndexWriter {
     table: Table,
     in_data_dir: bool,
+    #[cfg_attr(not(test), allow(dead_code))] // read by unit tests only
     bitmap64: bool,
     uuid: String,
     counter: AtomicU64,
 }
 
 impl DeletionVectorIndexWriter {
-    pub fn new(table: &Table) -> Result<Self> {
+    pub(crate) fn new(table: &Table) -> Result<Self> {
         let options = table.options();
         Ok(DeletionVectorIndexWriter {
             table: table.clone(),
@@ -60,17 +61,19 @@ impl DeletionVectorIndexWriter {
     }
 
     /// Whether new vectors take the 64-bit form (`deletion-vectors.bitmap64`).
-    pub fn bitmap64(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn bitmap64(&self) -> bool {
         self.bitmap64
     }
 
     /// An empty vector of the table's form for a data file that has none yet.
-    pub fn new_vector(&self) -> DeletionVector {
+    #[cfg(test)]
+    pub(crate) fn new_vector(&self) -> DeletionVector {
         DeletionVector::new_empty(self.bitmap64)
     }
 
     /// Where an index file named `name` of (partition, bucket) is written.
-    pub fn path_of(&self, partition: &BinaryRow, bucket: i32, name: &str) -> Result<Path> {
+    pub(crate) fn path_of(&self, partition: &BinaryRow, bucket: i32, name: &str) -> Result<Path> {
         index_path_of(&self.table, self.in_data_dir, partition, bucket, name)
     }
 
@@ -78,7 +81,7 @@ impl DeletionVectorIndexWriter {
     /// (partition, bucket) and returns the ADD entry to commit with its path (for aborts).
     /// An empty list writes a file holding only the version byte, as Java's
     /// `writeSingleFile` does when a bucket's last vector goes away.
-    pub async fn write(
+    pub(crate) async fn write(
         &self,
         partition: &BinaryRow,
         bucket: i32,
@@ -119,7 +122,7 @@ impl DeletionVectorIndexWriter {
     }
 
     /// Deletes files written by this writer (best effort, for aborts).
-    pub async fn delete_quietly(&self, paths: &[Path]) {
+    pub(crate) async fn delete_quietly(&self, paths: &[Path]) {
         for p in paths {
             let _ = self.table.file_io().delete(p).await;
         }
@@ -144,7 +147,7 @@ fn index_path_of(
 /// Where the deletion-vector index file of `entry` lives: `index/`, or the bucket directory
 /// with `index-file-in-data-file-dir = true` (the rule the writer follows). An external path
 /// is refused with an error naming the file.
-pub fn deletion_vector_file_path(table: &Table, entry: &IndexManifestEntry) -> Result<Path> {
+pub(crate) fn deletion_vector_file_path(table: &Table, entry: &IndexManifestEntry) -> Result<Path> {
     let file = &entry.index_file;
     if let Some(ext) = &file.external_path {
         return Err(Error::Unsupported(format!(
@@ -169,7 +172,7 @@ pub fn deletion_vector_file_path(table: &Table, entry: &IndexManifestEntry) -> R
 
 /// Every vector of the deletion-vector index files `entries` (data file name → vector; a
 /// later file's vector of the same data file wins). Errors name the index file.
-pub async fn read_index_vectors(
+pub(crate) async fn read_index_vectors(
     table: &Table,
     entries: &[&IndexManifestEntry],
 ) -> Result<std::collections::HashMap<String, DeletionVector>> {

@@ -21,13 +21,13 @@ use crate::table::Table;
 use crate::{Error, Result};
 
 /// `_INDEX_TYPE` of dynamic-bucket hash index files (Java `HashIndexFile.HASH_INDEX`).
-pub const HASH_INDEX: &str = "HASH";
+pub(crate) const HASH_INDEX: &str = "HASH";
 
 /// Table option placing index files in the bucket directories instead of `index/`.
-pub const INDEX_FILE_IN_DATA_FILE_DIR: &str = "index-file-in-data-file-dir";
+pub(crate) const INDEX_FILE_IN_DATA_FILE_DIR: &str = "index-file-in-data-file-dir";
 
 /// Encodes hashes as a HASH index file: 4 bytes big-endian each, in the given order.
-pub fn encode_hash_index(hashes: &[i32]) -> Vec<u8> {
+pub(crate) fn encode_hash_index(hashes: &[i32]) -> Vec<u8> {
     let mut out = Vec::with_capacity(hashes.len() * 4);
     for h in hashes {
         out.extend_from_slice(&h.to_be_bytes());
@@ -37,7 +37,7 @@ pub fn encode_hash_index(hashes: &[i32]) -> Vec<u8> {
 
 /// Decodes a HASH index file. A length that is not a multiple of 4 (a truncated or foreign
 /// file) is an error, never a partially read set.
-pub fn decode_hash_index(bytes: &[u8]) -> std::result::Result<Vec<i32>, SpecError> {
+pub(crate) fn decode_hash_index(bytes: &[u8]) -> std::result::Result<Vec<i32>, SpecError> {
     if !bytes.len().is_multiple_of(4) {
         return Err(SpecError::invalid(
             "HASH index file",

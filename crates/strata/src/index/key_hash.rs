@@ -18,7 +18,8 @@ use crate::table::Table;
 use crate::{Error, Result};
 
 /// The dynamic-bucket hash of an already built trimmed-primary-key row.
-pub fn key_hash(trimmed_primary_key: &BinaryRow) -> i32 {
+#[cfg(test)]
+pub(crate) fn key_hash(trimmed_primary_key: &BinaryRow) -> i32 {
     trimmed_primary_key.hash_code()
 }
 
@@ -76,6 +77,7 @@ impl KeyHasher {
     }
 
     /// Names of the hashed columns (the trimmed primary key, in order).
+    #[cfg_attr(not(feature = "unstable"), allow(dead_code))] // strata::unstable only
     pub fn key_columns(&self) -> &[String] {
         &self.names
     }
@@ -83,6 +85,7 @@ impl KeyHasher {
     /// The trimmed primary key of `row` as a BinaryRow. Columns are found by name in
     /// `batch`'s schema and must already have the table's types (as after
     /// `cast_batch_to_schema`).
+    #[cfg_attr(not(feature = "unstable"), allow(dead_code))] // strata::unstable only
     pub fn key_row(&self, batch: &RecordBatch, row: usize) -> Result<BinaryRow> {
         let cols = self.columns(batch)?;
         let values = cols

@@ -92,7 +92,7 @@ impl IndexManifestStore {
 /// Java's `IndexManifestFileHandler.write` combination: the live index entries after applying
 /// `changes` to `previous`. `bucket_unaware` selects the by-file-name rule for deletion vectors
 /// (append tables with `bucket = -1`). Errors name the offending file.
-pub fn combine_index_entries(
+pub(crate) fn combine_index_entries(
     previous: Vec<IndexManifestEntry>,
     changes: &[IndexManifestEntry],
     bucket_unaware: bool,

@@ -25,22 +25,27 @@
 //!     table_commit.commit(messages)  — on failure: assigner.abort().await
 //! ```
 
-pub mod assigner;
-pub mod deletion_vectors;
+pub(crate) mod assigner;
+pub(crate) mod deletion_vectors;
 pub(crate) mod dv_rebase;
-pub mod hash_file;
-pub mod key_hash;
-pub mod manifest;
+pub(crate) mod hash_file;
+pub(crate) mod key_hash;
+pub(crate) mod manifest;
 pub(crate) mod rebase;
+
+// Paths strata's unit tests use (the crate uses the defining modules).
+#[cfg(test)]
+#[allow(unused_imports)]
+pub(crate) use {
+    assigner::{compute_assigner, DynamicBucketOptions, IndexFileChange, MAX_DYNAMIC_BUCKETS},
+    deletion_vectors::{DeletionVectorIndexWriter, DELETION_VECTORS_BITMAP64},
+    hash_file::{decode_hash_index, encode_hash_index, HashIndexFiles, HASH_INDEX},
+    key_hash::key_hash,
+};
 
 #[cfg(test)]
 mod tests;
 
-pub use assigner::{
-    compute_assigner, DynamicBucketAssigner, DynamicBucketOptions, IndexFileChange,
-    MAX_DYNAMIC_BUCKETS,
-};
-pub use deletion_vectors::{DeletionVectorIndexWriter, DELETION_VECTORS_BITMAP64};
-pub use hash_file::{decode_hash_index, encode_hash_index, HashIndexFiles, HASH_INDEX};
-pub use key_hash::{key_hash, KeyHasher};
-pub use manifest::{combine_index_entries, IndexManifestStore, DELETION_VECTORS_INDEX};
+pub(crate) use assigner::DynamicBucketAssigner;
+pub(crate) use key_hash::KeyHasher;
+pub(crate) use manifest::{combine_index_entries, IndexManifestStore, DELETION_VECTORS_INDEX};

@@ -7,7 +7,7 @@
 use super::{Bytes, FileIO, Path};
 
 /// Exercises every operation of the contract under `root`, which must be empty; leaves it empty.
-pub async fn contract(io: FileIO, root: Path) {
+pub(super) async fn contract(io: FileIO, root: Path) {
     let p = root.clone().join("a").join("x");
     assert!(io.get_opt(&p).await.unwrap().is_none());
     assert!(!io.exists(&p).await.unwrap());

@@ -17,17 +17,17 @@ use crate::Result;
 
 /// A file with its decoded key range.
 #[derive(Clone, Debug)]
-pub struct KeyedFile {
+pub(crate) struct KeyedFile {
     pub file: DataFileMeta,
     pub min_key: Vec<Option<Datum>>,
     pub max_key: Vec<Option<Datum>>,
 }
 
 /// A sorted run: files with disjoint, ascending key ranges.
-pub type RunFiles = Vec<KeyedFile>;
+pub(crate) type RunFiles = Vec<KeyedFile>;
 
 /// Compares two keys field by field; NULL sorts first (Paimon's key order).
-pub fn compare_keys(a: &[Option<Datum>], b: &[Option<Datum>]) -> Ordering {
+pub(crate) fn compare_keys(a: &[Option<Datum>], b: &[Option<Datum>]) -> Ordering {
     for (x, y) in a.iter().zip(b) {
         let o = match (x, y) {
             (None, None) => Ordering::Equal,
@@ -43,7 +43,7 @@ pub fn compare_keys(a: &[Option<Datum>], b: &[Option<Datum>]) -> Ordering {
 }
 
 /// Decodes every file's min/max key with `key_types`.
-pub fn keyed(files: &[DataFileMeta], key_types: &[DataType]) -> Result<Vec<KeyedFile>> {
+pub(crate) fn keyed(files: &[DataFileMeta], key_types: &[DataType]) -> Result<Vec<KeyedFile>> {
     files
         .iter()
         .map(|f| {
@@ -62,7 +62,7 @@ pub fn keyed(files: &[DataFileMeta], key_types: &[DataType]) -> Result<Vec<Keyed
 /// and merges that tell levels apart (Java `LookupMergeFunction`, lookup changelogs) need each
 /// record's level. A part of a sorted run is still a sorted run. Returns the runs and their
 /// levels.
-pub fn split_runs_by_level(section: Vec<RunFiles>) -> (Vec<RunFiles>, Vec<i32>) {
+pub(crate) fn split_runs_by_level(section: Vec<RunFiles>) -> (Vec<RunFiles>, Vec<i32>) {
     let mut runs = Vec::with_capacity(section.len());
     let mut levels = Vec::with_capacity(section.len());
     for run in section {
@@ -82,7 +82,7 @@ pub fn split_runs_by_level(section: Vec<RunFiles>) -> (Vec<RunFiles>, Vec<i32>) 
     (runs, levels)
 }
 
-pub fn interval_partition(mut files: Vec<KeyedFile>) -> Vec<Vec<RunFiles>> {
+pub(crate) fn interval_partition(mut files: Vec<KeyedFile>) -> Vec<Vec<RunFiles>> {
     files.sort_by(|a, b| {
         compare_keys(&a.min_key, &b.min_key).then_with(|| compare_keys(&a.max_key, &b.max_key))
     });

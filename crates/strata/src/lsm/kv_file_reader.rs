@@ -28,7 +28,7 @@ use crate::Result;
 
 /// Reads key-value files of one table into one [`KvLayout`].
 #[derive(Clone)]
-pub struct KvFileReader {
+pub(crate) struct KvFileReader {
     io: FileIO,
     schemas: SchemaManager,
     layout: Arc<KvLayout>,
@@ -38,7 +38,7 @@ pub struct KvFileReader {
 }
 
 impl KvFileReader {
-    pub fn new(
+    pub(crate) fn new(
         io: FileIO,
         schemas: SchemaManager,
         layout: Arc<KvLayout>,
@@ -54,18 +54,18 @@ impl KvFileReader {
     }
 
     /// Counts what this reader reads into `metrics`.
-    pub fn with_metrics(mut self, metrics: Option<Arc<ReadMetrics>>) -> Self {
+    pub(crate) fn with_metrics(mut self, metrics: Option<Arc<ReadMetrics>>) -> Self {
         self.metrics = metrics;
         self
     }
 
-    pub fn layout(&self) -> &Arc<KvLayout> {
+    pub(crate) fn layout(&self) -> &Arc<KvLayout> {
         &self.layout
     }
 
     /// The fields decoded from a file: `_SEQUENCE_NUMBER`, `_VALUE_KIND`, then the layout's
     /// value fields. A row filter given to [`Self::read`] is bound to these fields.
-    pub async fn read_fields(&self, file: &DataFileMeta) -> Result<ReadFields> {
+    pub(crate) async fn read_fields(&self, file: &DataFileMeta) -> Result<ReadFields> {
         let data_schema = self.schemas.schema(file.schema_id).await?;
         let data_fields = key_value_fields(&data_schema)?;
         let seq_pos = data_fields
@@ -85,7 +85,7 @@ impl KvFileReader {
 
     /// Streams the records of `file` at `path` in layout form, in file order.
     /// Reads `file` at `path`, or at the file's own external path when it has one.
-    pub async fn read(
+    pub(crate) async fn read(
         &self,
         path: &Path,
         file: &DataFileMeta,
@@ -123,7 +123,7 @@ impl KvFileReader {
 }
 
 /// The columns of a file and the columns decoded from it.
-pub struct ReadFields {
+pub(crate) struct ReadFields {
     /// Every column of the file, in its own schema.
     pub data: Vec<strata_spec::DataField>,
     /// `_SEQUENCE_NUMBER`, `_VALUE_KIND`, value fields.

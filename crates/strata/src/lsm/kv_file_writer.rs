@@ -31,11 +31,11 @@ use crate::meta::FileNamer;
 use crate::{Error, Result};
 
 /// Records between two size checks (Java's `RollingFileWriter.CHECK_ROLLING_RECORD_CNT`).
-pub const ROLLING_CHECK_RECORDS: u64 = 1000;
+pub(crate) const ROLLING_CHECK_RECORDS: u64 = 1000;
 
 /// Settings shared by the key-value writers of one table.
 #[derive(Debug)]
-pub struct KvWriterConfig {
+pub(crate) struct KvWriterConfig {
     pub layout: Arc<KvLayout>,
     pub schema_id: i64,
     pub target_file_size: u64,
@@ -52,7 +52,7 @@ pub struct KvWriterConfig {
 }
 
 impl KvWriterConfig {
-    pub fn new(schema: &TableSchema) -> Result<Arc<Self>> {
+    pub(crate) fn new(schema: &TableSchema) -> Result<Arc<Self>> {
         Ok(Arc::new(Self::build(schema)?))
     }
 
@@ -89,7 +89,7 @@ impl KvWriterConfig {
     /// changelog writer): the same key-value layout, named `changelog-file.prefix` (default
     /// `changelog-`), compressed with `changelog-file.compression` and with value statistics
     /// per `changelog-file.stats-mode` where set (the data file options otherwise).
-    pub fn for_changelog(schema: &TableSchema) -> Result<Arc<Self>> {
+    pub(crate) fn for_changelog(schema: &TableSchema) -> Result<Arc<Self>> {
         use strata_spec::options::keys;
         let opts = schema.options();
         let mut changelog = schema.clone();
@@ -107,7 +107,7 @@ impl KvWriterConfig {
         Ok(Arc::new(config))
     }
 
-    pub fn key_types(&self) -> &[DataType] {
+    pub(crate) fn key_types(&self) -> &[DataType] {
         &self.key_types
     }
 }
@@ -126,7 +126,7 @@ struct OpenFile {
 }
 
 /// Rolls key-value data files of one bucket at one level.
-pub struct RollingKvWriter {
+pub(crate) struct RollingKvWriter {
     io: FileIO,
     config: Arc<KvWriterConfig>,
     file_path: Box<dyn Fn(&str) -> Path + Send + Sync>,
@@ -143,7 +143,7 @@ pub struct RollingKvWriter {
 
 impl RollingKvWriter {
     /// `file_path` maps a new file name to its path in the bucket directory.
-    pub fn new(
+    pub(crate) fn new(
         io: FileIO,
         config: Arc<KvWriterConfig>,
         file_path: Box<dyn Fn(&str) -> Path + Send + Sync>,
@@ -165,7 +165,7 @@ impl RollingKvWriter {
     }
 
     /// Writes sorted, key-unique records (continuing the order of earlier batches).
-    pub async fn write(&mut self, batch: &RecordBatch, namer: &FileNamer) -> Result<()> {
+    pub(crate) async fn write(&mut self, batch: &RecordBatch, namer: &FileNamer) -> Result<()> {
         let n = batch.num_rows() as u64;
         // Shortcut: the encoded size grows by at most the batch's Arrow size, so when even that
         // stays below the target no 1000-record check inside this batch could roll; write it
@@ -322,18 +322,18 @@ impl RollingKvWriter {
     }
 
     /// Closes the open file and returns every file written.
-    pub async fn close(&mut self) -> Result<Vec<DataFileMeta>> {
+    pub(crate) async fn close(&mut self) -> Result<Vec<DataFileMeta>> {
         self.close_current().await?;
         Ok(std::mem::take(&mut self.finished))
     }
 
     /// Every path this writer created (for cleanup after a failed commit).
-    pub fn created_paths(&self) -> &[Path] {
+    pub(crate) fn created_paths(&self) -> &[Path] {
         &self.created
     }
 
     /// Deletes every file this writer created.
-    pub async fn abort(&mut self) {
+    pub(crate) async fn abort(&mut self) {
         if let Some(f) = self.current.take() {
             let _ = f.writer.abort().await;
         }
@@ -353,7 +353,7 @@ fn key_at(batch: &RecordBatch, row: usize, key_types: &[DataType]) -> Result<Bin
 }
 
 /// Java's `_CREATION_TIME`: local wall-clock time encoded as if it were UTC.
-pub fn local_now_millis() -> i64 {
+pub(crate) fn local_now_millis() -> i64 {
     chrono::Local::now()
         .naive_local()
         .and_utc()

@@ -22,7 +22,7 @@ use crate::{Error, Result};
 
 /// Column positions of key-value batches for one table and one set of value fields.
 #[derive(Debug, Clone)]
-pub struct KvLayout {
+pub(crate) struct KvLayout {
     /// `_KEY_` fields (trimmed primary key), in key order.
     pub key_fields: Vec<DataField>,
     /// Value fields, in batch order.
@@ -39,13 +39,16 @@ pub struct KvLayout {
 
 impl KvLayout {
     /// The layout of `schema`'s data files (all table columns as values).
-    pub fn for_table(schema: &TableSchema) -> Result<Arc<Self>> {
+    pub(crate) fn for_table(schema: &TableSchema) -> Result<Arc<Self>> {
         Self::with_values(schema, schema.fields.clone())
     }
 
     /// A layout holding `value_fields` (which must include every primary-key and
     /// `sequence.field` column of `schema`).
-    pub fn with_values(schema: &TableSchema, value_fields: Vec<DataField>) -> Result<Arc<Self>> {
+    pub(crate) fn with_values(
+        schema: &TableSchema,
+        value_fields: Vec<DataField>,
+    ) -> Result<Arc<Self>> {
         let key_fields = kv::key_fields(schema)?;
         let by_id = |id: i32, what: &str, name: &str| {
             value_fields.iter().position(|f| f.id == id).ok_or_else(|| {
@@ -120,25 +123,25 @@ impl KvLayout {
         }))
     }
 
-    pub fn num_keys(&self) -> usize {
+    pub(crate) fn num_keys(&self) -> usize {
         self.key_fields.len()
     }
     /// Column index of `_SEQUENCE_NUMBER`.
-    pub fn seq_col(&self) -> usize {
+    pub(crate) fn seq_col(&self) -> usize {
         self.key_fields.len()
     }
     /// Column index of `_VALUE_KIND`.
-    pub fn kind_col(&self) -> usize {
+    pub(crate) fn kind_col(&self) -> usize {
         self.key_fields.len() + 1
     }
     /// Column index of value field `i`.
-    pub fn value_col(&self, i: usize) -> usize {
+    pub(crate) fn value_col(&self, i: usize) -> usize {
         self.key_fields.len() + 2 + i
     }
 
     /// Builds a batch from value columns plus sequence numbers and kinds (key columns are
     /// the value columns they come from).
-    pub fn assemble(
+    pub(crate) fn assemble(
         &self,
         values: Vec<ArrayRef>,
         seq: ArrayRef,
@@ -156,7 +159,7 @@ impl KvLayout {
     }
 
     /// The value columns of a key-value batch.
-    pub fn values_of(&self, batch: &RecordBatch) -> Vec<ArrayRef> {
+    pub(crate) fn values_of(&self, batch: &RecordBatch) -> Vec<ArrayRef> {
         batch.columns()[self.value_col(0)..].to_vec()
     }
 }
@@ -165,7 +168,7 @@ impl KvLayout {
 /// key-value batches built by [`KvLayout::assemble`] hold each primary-key column twice
 /// (`_KEY_id` and `id` are one array), and gathering rows in sorted order is the costliest
 /// copy of a primary-key write.
-pub fn interleave_shared(
+pub(crate) fn interleave_shared(
     batches: &[&RecordBatch],
     positions: &[(usize, usize)],
 ) -> Result<RecordBatch> {
@@ -200,7 +203,7 @@ pub fn interleave_shared(
 }
 
 /// The `_SEQUENCE_NUMBER` column of a key-value batch.
-pub fn seq_column<'a>(layout: &KvLayout, batch: &'a RecordBatch) -> Result<&'a Int64Array> {
+pub(crate) fn seq_column<'a>(layout: &KvLayout, batch: &'a RecordBatch) -> Result<&'a Int64Array> {
     batch
         .column(layout.seq_col())
         .as_any()
@@ -209,7 +212,7 @@ pub fn seq_column<'a>(layout: &KvLayout, batch: &'a RecordBatch) -> Result<&'a I
 }
 
 /// The `_VALUE_KIND` column of a key-value batch.
-pub fn kind_column<'a>(layout: &KvLayout, batch: &'a RecordBatch) -> Result<&'a Int8Array> {
+pub(crate) fn kind_column<'a>(layout: &KvLayout, batch: &'a RecordBatch) -> Result<&'a Int8Array> {
     batch
         .column(layout.kind_col())
         .as_any()
@@ -219,12 +222,12 @@ pub fn kind_column<'a>(layout: &KvLayout, batch: &'a RecordBatch) -> Result<&'a 
 
 /// Whether the record's kind byte is a retraction (`-U`, `-D`).
 #[inline]
-pub fn is_retract_byte(b: i8) -> bool {
+pub(crate) fn is_retract_byte(b: i8) -> bool {
     b == RowKind::UpdateBefore.to_byte() || b == RowKind::Delete.to_byte()
 }
 
 /// Drops retract records (Java `DropDeleteReader`).
-pub fn drop_retracts(layout: &KvLayout, batch: RecordBatch) -> Result<RecordBatch> {
+pub(crate) fn drop_retracts(layout: &KvLayout, batch: RecordBatch) -> Result<RecordBatch> {
     let kinds = kind_column(layout, &batch)?;
     if kinds.null_count() == 0 && !kinds.values().iter().any(|b| is_retract_byte(*b)) {
         return Ok(batch);

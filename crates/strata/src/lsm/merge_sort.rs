@@ -24,21 +24,21 @@ use futures::stream::BoxStream;
 use futures::StreamExt;
 use strata_spec::kv::RowKind;
 
-use super::kv_layout::{is_retract_byte, kind_column, seq_column, KvLayout};
+use super::kv_layout::{kind_column, seq_column, KvLayout};
 use super::merge::{KvMeta, MergeFunction, MergeResult, Value};
 use super::sort_key::{EncodedKeys, KeyEncoder, KeyRef, OwnedKey};
 use crate::{Error, Result};
 use group::{build_merged, row_values};
 
 /// A key-sorted stream of key-value batches.
-pub type SortedRun = BoxStream<'static, Result<RecordBatch>>;
+pub(crate) type SortedRun = BoxStream<'static, Result<RecordBatch>>;
 
 /// Marker source id of rows built by the merge function (remapped at emission).
 const MERGED: usize = usize::MAX;
 
 /// What to do with the reduced records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DeletePolicy {
+pub(crate) enum DeletePolicy {
     /// Keep retract results (flushing level 0, compacting to a non-max level).
     Keep,
     /// Drop retract results (batch reads, compaction into the max level).
@@ -46,7 +46,7 @@ pub enum DeletePolicy {
 }
 
 /// Merges sorted runs into one key-unique sorted stream.
-pub struct MergeSorter {
+pub(crate) struct MergeSorter {
     layout: Arc<KvLayout>,
     merge: Arc<dyn MergeFunction>,
     deletes: DeletePolicy,
@@ -68,7 +68,7 @@ pub struct MergeSorter {
 /// A merged batch with, per output row, what a changelog-producing compaction needs to know
 /// of the key's input records ([`MergeSorter::merge_annotated`]): the record that is the key's
 /// before-image, and whether newer records came with it.
-pub struct AnnotatedBatch {
+pub(crate) struct AnnotatedBatch {
     /// The merged records (retracts included).
     pub batch: RecordBatch,
     /// Whether the key had new records among the inputs: a level-0 record (lookup), a record
@@ -83,7 +83,7 @@ pub struct AnnotatedBatch {
 }
 
 impl MergeSorter {
-    pub fn new(
+    pub(crate) fn new(
         layout: Arc<KvLayout>,
         merge: Arc<dyn MergeFunction>,
         deletes: DeletePolicy,
@@ -104,7 +104,7 @@ impl MergeSorter {
 
     /// Annotates against `level` (the max level of a full compaction): a key's before-image is
     /// its record at that level, and it changed when it has records of other levels.
-    pub fn annotate_against(mut self, level: i32) -> Self {
+    pub(crate) fn annotate_against(mut self, level: i32) -> Self {
         self.annotate_level = Some(level);
         self
     }
@@ -114,7 +114,7 @@ impl MergeSorter {
     /// reduced to the one of the lowest level before merging, as Java's `LookupMergeFunction`
     /// does for tables compacted with lookups: that record already holds the merged value of
     /// the older ones, which a lookup compaction without deletion vectors leaves in place.
-    pub fn with_levels(mut self, levels: Vec<i32>, lookup_merge: bool) -> Self {
+    pub(crate) fn with_levels(mut self, levels: Vec<i32>, lookup_merge: bool) -> Self {
         self.levels = Some(levels);
         self.lookup_merge = lookup_merge;
         self
@@ -125,19 +125,19 @@ impl MergeSorter {
     /// records a `changelog-producer = input` changelog file holds (Java
     /// `SortBufferWriteBuffer.forEach`'s raw consumer). The merge function and delete policy
     /// are not used.
-    pub fn keep_all_records(mut self) -> Self {
+    pub(crate) fn keep_all_records(mut self) -> Self {
         self.keep_all = true;
         self
     }
 
     /// Outputs only `columns` (indices into the layout) instead of whole key-value batches.
-    pub fn with_projection(mut self, columns: Vec<usize>) -> Self {
+    pub(crate) fn with_projection(mut self, columns: Vec<usize>) -> Self {
         self.projection = Some(columns);
         self
     }
 
     /// The merged stream of `runs`.
-    pub fn merge(self, runs: Vec<SortedRun>) -> Result<SortedRun> {
+    pub(crate) fn merge(self, runs: Vec<SortedRun>) -> Result<SortedRun> {
         Ok(self
             .merge_inner(runs, false)?
             .map(|r| r.map(|a| a.batch))
@@ -146,7 +146,7 @@ impl MergeSorter {
 
     /// The merged stream of `runs` with, per row, whether its key had a level-0 record and
     /// its record of the lowest level above 0 (needs [`MergeSorter::with_levels`]).
-    pub fn merge_annotated(
+    pub(crate) fn merge_annotated(
         self,
         runs: Vec<SortedRun>,
     ) -> Result<BoxStream<'static, Result<AnnotatedBatch>>> {
@@ -618,11 +618,6 @@ impl MergeState {
         }
         self.sources = keep;
     }
-}
-
-/// Whether a `_VALUE_KIND` byte marks a retraction (re-exported for readers).
-pub fn is_retract(kind: i8) -> bool {
-    is_retract_byte(kind)
 }
 
 #[path = "merge_sort_group.rs"]

@@ -13,13 +13,13 @@
 //! | [`compact`] | universal compaction: picking, upgrade-or-rewrite tasks, the rewriter |
 //! | [`kv_file_writer`] | rolling key-value data files with Java's metadata (keys, stats, sequence range) |
 
-pub mod compact;
-pub mod interval_partition;
-pub mod kv_file_reader;
-pub mod kv_file_writer;
-pub mod kv_layout;
-pub mod merge;
-pub mod merge_sort;
+pub(crate) mod compact;
+pub(crate) mod interval_partition;
+pub(crate) mod kv_file_reader;
+pub(crate) mod kv_file_writer;
+pub(crate) mod kv_layout;
+pub(crate) mod merge;
+pub(crate) mod merge_sort;
 pub(crate) mod radix_sort;
-pub mod sort_buffer;
-pub mod sort_key;
+pub(crate) mod sort_buffer;
+pub(crate) mod sort_key;

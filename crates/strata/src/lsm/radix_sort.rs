@@ -17,13 +17,13 @@
 //! skip, and nothing else.
 
 /// Bits of a value holding the arrival index.
-pub const INDEX_BITS: u32 = 32;
+pub(crate) const INDEX_BITS: u32 = 32;
 /// Widest key (bytes) that fits beside the index.
-pub const MAX_KEY_BYTES: usize = 16 - (INDEX_BITS as usize / 8);
+pub(crate) const MAX_KEY_BYTES: usize = 16 - (INDEX_BITS as usize / 8);
 
 /// Sorts `values` (packed key | index) by key, equal keys in ascending index order, provided
 /// the input lists equal keys in ascending index order (as built: index = arrival).
-pub fn sort_tagged(values: &mut Vec<u128>) {
+pub(crate) fn sort_tagged(values: &mut Vec<u128>) {
     let n = values.len();
     if n < 2 {
         return;
@@ -75,7 +75,7 @@ pub fn sort_tagged(values: &mut Vec<u128>) {
 
 /// The key part of a tagged value.
 #[inline]
-pub fn key_of(v: u128) -> u128 {
+pub(crate) fn key_of(v: u128) -> u128 {
     v >> INDEX_BITS
 }
 

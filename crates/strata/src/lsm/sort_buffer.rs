@@ -33,7 +33,7 @@ struct SpillFile {
 }
 
 /// The write buffer of one (partition, bucket).
-pub struct SortBuffer {
+pub(crate) struct SortBuffer {
     layout: Arc<KvLayout>,
     batches: Vec<RecordBatch>,
     rows: usize,
@@ -44,7 +44,7 @@ pub struct SortBuffer {
 }
 
 impl SortBuffer {
-    pub fn new(layout: Arc<KvLayout>, spill_dir: PathBuf, batch_size: usize) -> Self {
+    pub(crate) fn new(layout: Arc<KvLayout>, spill_dir: PathBuf, batch_size: usize) -> Self {
         SortBuffer {
             layout,
             batches: Vec::new(),
@@ -57,7 +57,7 @@ impl SortBuffer {
     }
 
     /// Adds records (key-value layout, sequence numbers assigned).
-    pub fn push(&mut self, batch: RecordBatch) {
+    pub(crate) fn push(&mut self, batch: RecordBatch) {
         if batch.num_rows() == 0 {
             return;
         }
@@ -67,33 +67,23 @@ impl SortBuffer {
     }
 
     /// Bytes held in memory.
-    pub fn memory(&self) -> usize {
+    pub(crate) fn memory(&self) -> usize {
         self.memory
     }
 
-    /// Records in memory.
-    pub fn rows(&self) -> usize {
-        self.rows
-    }
-
     /// Whether nothing is buffered (in memory or spilled).
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.rows == 0 && self.spills.is_empty()
     }
 
-    /// Number of spilled runs.
-    pub fn spilled_runs(&self) -> usize {
-        self.spills.len()
-    }
-
     /// Bytes on local disk.
-    pub fn spilled_bytes(&self) -> u64 {
+    pub(crate) fn spilled_bytes(&self) -> u64 {
         self.spills.iter().map(|s| s.bytes).sum()
     }
 
     /// Sorts the in-memory records and writes them to a local spill file, on tokio's blocking
     /// pool (sorting and local file writes would stall an async worker).
-    pub async fn spill(&mut self) -> Result<()> {
+    pub(crate) async fn spill(&mut self) -> Result<()> {
         if self.rows == 0 {
             return Ok(());
         }
@@ -114,7 +104,7 @@ impl SortBuffer {
     /// When nothing was spilled and no key occurs twice, empties the buffer into one sorted
     /// run that needs no merging (the common case of a batch load: flush then skips the merge
     /// and its extra copy). Otherwise leaves the buffer as it is and returns `None`.
-    pub fn take_unique_run(&mut self) -> Result<Option<SortedRun>> {
+    pub(crate) fn take_unique_run(&mut self) -> Result<Option<SortedRun>> {
         if !self.spills.is_empty() || self.rows == 0 {
             return Ok(None);
         }
@@ -129,7 +119,7 @@ impl SortBuffer {
     }
 
     /// Empties the buffer into sorted runs: every spilled run, then the in-memory records.
-    pub fn take_runs(&mut self) -> Result<Vec<SortedRun>> {
+    pub(crate) fn take_runs(&mut self) -> Result<Vec<SortedRun>> {
         let mut runs: Vec<SortedRun> = Vec::new();
         for spill in self.spills.drain(..) {
             runs.push(read_spill(spill)?);

@@ -17,33 +17,33 @@ use super::radix_sort;
 use crate::{Error, Result};
 
 /// Encodes key columns; one per sort or merge.
-pub struct KeyEncoder {
+pub(crate) struct KeyEncoder {
     converter: RowConverter,
     packed: bool,
 }
 
 /// The encoded keys of one batch.
-pub enum EncodedKeys {
+pub(crate) enum EncodedKeys {
     Packed(Vec<u128>),
     Rows(Rows),
 }
 
 /// One encoded key, borrowed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum KeyRef<'a> {
+pub(crate) enum KeyRef<'a> {
     Packed(u128),
     Bytes(&'a [u8]),
 }
 
 /// One encoded key, owned.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct OwnedKey {
+pub(crate) struct OwnedKey {
     packed: u128,
     bytes: Vec<u8>,
 }
 
 impl OwnedKey {
-    pub fn set(&mut self, key: KeyRef<'_>) {
+    pub(crate) fn set(&mut self, key: KeyRef<'_>) {
         match key {
             KeyRef::Packed(v) => self.packed = v,
             KeyRef::Bytes(b) => {
@@ -53,7 +53,7 @@ impl OwnedKey {
         }
     }
 
-    pub fn matches(&self, key: KeyRef<'_>) -> bool {
+    pub(crate) fn matches(&self, key: KeyRef<'_>) -> bool {
         match key {
             KeyRef::Packed(v) => self.packed == v,
             KeyRef::Bytes(b) => self.bytes == b,
@@ -62,7 +62,7 @@ impl OwnedKey {
 }
 
 impl KeyEncoder {
-    pub fn new(types: &[DataType]) -> Result<Self> {
+    pub(crate) fn new(types: &[DataType]) -> Result<Self> {
         let converter =
             RowConverter::new(types.iter().map(|t| SortField::new(t.clone())).collect())
                 .map_err(|e| Error::arrow("building the key comparator", e))?;
@@ -76,7 +76,7 @@ impl KeyEncoder {
         Ok(KeyEncoder { converter, packed })
     }
 
-    pub fn encode(&self, columns: &[ArrayRef]) -> Result<EncodedKeys> {
+    pub(crate) fn encode(&self, columns: &[ArrayRef]) -> Result<EncodedKeys> {
         if self.packed {
             if let Some(packed) = pack_integers(columns) {
                 return Ok(EncodedKeys::Packed(packed));
@@ -141,32 +141,29 @@ fn pack(bytes: &[u8]) -> u128 {
 
 impl EncodedKeys {
     #[inline]
-    pub fn get(&self, i: usize) -> KeyRef<'_> {
+    pub(crate) fn get(&self, i: usize) -> KeyRef<'_> {
         match self {
             EncodedKeys::Packed(v) => KeyRef::Packed(v[i]),
             EncodedKeys::Rows(r) => KeyRef::Bytes(r.row(i).data()),
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             EncodedKeys::Packed(v) => v.len(),
             EncodedKeys::Rows(r) => r.num_rows(),
         }
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 /// Stable order of `(batch, row)` positions by key over several batches' keys.
-pub fn sort_positions(keys: &[EncodedKeys]) -> Vec<(usize, usize)> {
+#[cfg(test)]
+pub(crate) fn sort_positions(keys: &[EncodedKeys]) -> Vec<(usize, usize)> {
     sort_positions_checked(keys).0
 }
 
 /// [`sort_positions`] plus whether any key occurs more than once.
-pub fn sort_positions_checked(keys: &[EncodedKeys]) -> (Vec<(usize, usize)>, bool) {
+pub(crate) fn sort_positions_checked(keys: &[EncodedKeys]) -> (Vec<(usize, usize)>, bool) {
     let mut positions: Vec<(usize, usize)> = Vec::new();
     let dups;
     match keys.first() {
@@ -250,7 +247,7 @@ fn radix_fits(keys: &[EncodedKeys]) -> bool {
 
 /// Compares two keys of the same encoder.
 #[inline]
-pub fn compare(a: KeyRef<'_>, b: KeyRef<'_>) -> Ordering {
+pub(crate) fn compare(a: KeyRef<'_>, b: KeyRef<'_>) -> Ordering {
     a.cmp(&b)
 }
 

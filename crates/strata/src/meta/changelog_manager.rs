@@ -17,7 +17,7 @@ use crate::meta::TablePaths;
 use crate::{Error, Result};
 
 /// The file name prefix of long-lived changelogs (Java `CHANGELOG_PREFIX`).
-pub const CHANGELOG_PREFIX: &str = "changelog-";
+pub(crate) const CHANGELOG_PREFIX: &str = "changelog-";
 
 /// Reads and writes the long-lived changelogs of one table.
 #[derive(Debug, Clone)]

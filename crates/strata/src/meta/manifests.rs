@@ -3,8 +3,6 @@
 //! The Avro codecs are pure (`strata_spec::manifest`); this module adds the I/O, the file
 //! names, the table's `manifest.compression`, and wraps decode errors with the file path.
 
-use std::sync::Arc;
-
 use futures::{stream, StreamExt, TryStreamExt};
 use strata_spec::manifest::{
     decode_manifest_entries, decode_manifest_list, encode_manifest_entries, encode_manifest_list,
@@ -230,7 +228,7 @@ impl ManifestStore {
 
 /// Java `RollingFileWriterImpl.CHECK_ROLLING_RECORD_CNT`: the size is checked every this many
 /// entries (counted over everything the writer wrote, not per file).
-pub const CHECK_ROLLING_RECORD_COUNT: u64 = 1000;
+pub(crate) const CHECK_ROLLING_RECORD_COUNT: u64 = 1000;
 
 /// Writes manifest entries into as many manifest files as `manifest.target-file-size` asks for
 /// (Java `ManifestFile.createRollingWriter`): after every [`CHECK_ROLLING_RECORD_COUNT`]-th
@@ -239,7 +237,7 @@ pub const CHECK_ROLLING_RECORD_COUNT: u64 = 1000;
 /// The size checked is the container header plus each completed 1000-entry chunk encoded on
 /// its own: Java measures its output stream, which holds the blocks written so far; the
 /// chunks' blocks are the same 64 kB-cut Avro blocks, compressed the same way.
-pub struct RollingManifestWriter<'a> {
+pub(crate) struct RollingManifestWriter<'a> {
     store: &'a ManifestStore,
     namer: &'a FileNamer,
     partition_types: Vec<strata_spec::DataType>,
@@ -258,7 +256,7 @@ pub struct RollingManifestWriter<'a> {
 impl<'a> RollingManifestWriter<'a> {
     /// A writer of manifests rolled at `target_size` bytes. `schema_id` is only used for a
     /// file without entries, which this writer never writes.
-    pub fn new(
+    pub(crate) fn new(
         store: &'a ManifestStore,
         namer: &'a FileNamer,
         partition_type: &RowType,
@@ -281,7 +279,7 @@ impl<'a> RollingManifestWriter<'a> {
     }
 
     /// Appends one entry, closing the current file when it reached the target size.
-    pub async fn write(&mut self, entry: ManifestEntry) -> Result<()> {
+    pub(crate) async fn write(&mut self, entry: ManifestEntry) -> Result<()> {
         self.current.push(entry);
         self.record_count += 1;
         if self.record_count.is_multiple_of(CHECK_ROLLING_RECORD_COUNT)
@@ -293,7 +291,7 @@ impl<'a> RollingManifestWriter<'a> {
     }
 
     /// Appends entries in order.
-    pub async fn write_all(
+    pub(crate) async fn write_all(
         &mut self,
         entries: impl IntoIterator<Item = ManifestEntry>,
     ) -> Result<()> {
@@ -301,11 +299,6 @@ impl<'a> RollingManifestWriter<'a> {
             self.write(e).await?;
         }
         Ok(())
-    }
-
-    /// Manifest files closed so far.
-    pub fn written(&self) -> &[ManifestFileMeta] {
-        &self.results
     }
 
     /// Measures the entries written since the last check (encoded on the blocking pool) and
@@ -361,7 +354,7 @@ impl<'a> RollingManifestWriter<'a> {
 
     /// Closes the last file and returns the list entries of every file written, in order.
     /// If the last file cannot be written, the files written before it are deleted.
-    pub async fn close(mut self) -> Result<Vec<ManifestFileMeta>> {
+    pub(crate) async fn close(mut self) -> Result<Vec<ManifestFileMeta>> {
         if let Err(e) = self.flush().await {
             self.abort().await;
             return Err(e);
@@ -370,11 +363,8 @@ impl<'a> RollingManifestWriter<'a> {
     }
 
     /// Deletes every file this writer closed (best effort), for a merge that failed.
-    pub async fn abort(self) {
+    pub(crate) async fn abort(self) {
         let names: Vec<String> = self.results.iter().map(|m| m.file_name.clone()).collect();
         self.store.delete_quietly(&names).await;
     }
 }
-
-/// Convenience for sharing one store between scan and commit.
-pub type SharedManifestStore = Arc<ManifestStore>;

@@ -6,13 +6,18 @@
 //! the [`crate::commit`] layer's job.
 
 mod changelog_manager;
-pub mod manifests;
-pub mod paths;
+pub(crate) mod manifests;
+pub(crate) mod paths;
 mod schema_manager;
 mod snapshot_manager;
 
-pub use changelog_manager::{ChangelogManager, CHANGELOG_PREFIX};
-pub use manifests::ManifestStore;
-pub use paths::{FileNamer, TablePaths};
-pub use schema_manager::SchemaManager;
-pub use snapshot_manager::SnapshotManager;
+pub(crate) use changelog_manager::ChangelogManager;
+pub(crate) use manifests::ManifestStore;
+pub(crate) use paths::{FileNamer, TablePaths};
+pub(crate) use schema_manager::SchemaManager;
+pub(crate) use snapshot_manager::SnapshotManager;
+
+// Paths strata's unit tests use (the crate uses the defining modules).
+#[cfg(test)]
+#[allow(unused_imports)]
+pub(crate) use changelog_manager::CHANGELOG_PREFIX;

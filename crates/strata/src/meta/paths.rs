@@ -82,7 +82,7 @@ impl TablePaths {
 
 /// `bucket-<N>`, or `bucket-postpone` for the postpone bucket (-2) of `bucket = -2` tables
 /// (Java `FileStorePathFactory.relativeBucketPath`).
-pub fn bucket_dir_name(bucket: i32) -> String {
+pub(crate) fn bucket_dir_name(bucket: i32) -> String {
     if bucket == strata_spec::options::POSTPONE_BUCKET {
         "bucket-postpone".to_string()
     } else {

@@ -67,7 +67,7 @@ pub(super) struct KvReadContext {
 
 impl KvReadContext {
     /// Value fields a merge read needs besides `wanted`.
-    pub fn value_fields(
+    pub(super) fn value_fields(
         table: &Table,
         wanted: &[DataField],
         merge_needs_values: bool,
@@ -96,7 +96,7 @@ impl KvReadContext {
     }
 
     /// The stream of one split's merged rows (filtered and projected).
-    pub fn split_stream(
+    pub(super) fn split_stream(
         self: &Arc<Self>,
         split: DataSplit,
     ) -> Result<BoxStream<'static, Result<RecordBatch>>> {

@@ -113,7 +113,7 @@ pub(crate) struct KeyDeriver {
 
 impl KeyDeriver {
     /// Key columns `keys` over columns of `fields` (each key's map found by field id).
-    pub fn new(fields: &[DataField], keys: &[MapKeyColumn]) -> Result<Self> {
+    pub(super) fn new(fields: &[DataField], keys: &[MapKeyColumn]) -> Result<Self> {
         let mut groups: Vec<(usize, Vec<String>, Vec<usize>)> = Vec::new();
         for (slot, k) in keys.iter().enumerate() {
             let pos = fields
@@ -139,12 +139,12 @@ impl KeyDeriver {
         })
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.n_keys == 0
     }
 
     /// The key columns (in key order) derived from `columns`.
-    pub fn derive(&self, columns: &[ArrayRef]) -> Result<Vec<ArrayRef>> {
+    pub(super) fn derive(&self, columns: &[ArrayRef]) -> Result<Vec<ArrayRef>> {
         let mut out: Vec<Option<ArrayRef>> = vec![None; self.n_keys];
         for (pos, keys, slots) in &self.groups {
             let map = columns.get(*pos).ok_or_else(|| {

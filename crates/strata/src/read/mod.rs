@@ -52,7 +52,7 @@ use crate::scan::DataSplit;
 use crate::table::Table;
 use crate::Result;
 
-pub use crate::format::{ReadMetrics, ReadMetricsSnapshot};
+pub use crate::format::read_hints::{ReadMetrics, ReadMetricsSnapshot};
 pub use incremental::IncrementalRead;
 
 /// Files decoded ahead of the consumer.

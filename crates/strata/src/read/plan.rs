@@ -53,7 +53,7 @@ pub(crate) struct Resolved {
 impl Resolved {
     /// `projection` items are column names (exact) or key accesses `col['key']`
     /// ([`crate::expr::MapKeyRef`]); `None` outputs every column.
-    pub fn new(
+    pub(super) fn new(
         table: &Table,
         projection: Option<&[String]>,
         filter: Option<&Predicate>,
@@ -125,7 +125,7 @@ impl Resolved {
         })
     }
 
-    pub fn output_fields(&self) -> Vec<DataField> {
+    pub(super) fn output_fields(&self) -> Vec<DataField> {
         self.outputs
             .iter()
             .map(|o| match o {
@@ -136,7 +136,7 @@ impl Resolved {
     }
 
     /// MAP field id → the keys to read, for maps needed only through key accesses.
-    pub fn selected_map_keys(&self) -> HashMap<i32, Arc<[String]>> {
+    pub(super) fn selected_map_keys(&self) -> HashMap<i32, Arc<[String]>> {
         let mut out: HashMap<i32, Vec<String>> = HashMap::new();
         for k in &self.keys {
             if !self.whole_maps.contains(&k.map_field.id) {
@@ -150,7 +150,7 @@ impl Resolved {
     }
 
     /// The plan of a reader decoding `read_fields` (which must hold every field of `wanted`).
-    pub fn plan(&self, read_fields: Vec<DataField>) -> Result<ReadPlan> {
+    pub(super) fn plan(&self, read_fields: Vec<DataField>) -> Result<ReadPlan> {
         let n = read_fields.len();
         let position = |f: &DataField| {
             read_fields
@@ -263,7 +263,7 @@ pub(crate) struct ReadPlan {
 impl ReadPlan {
     /// The output batch of decoded `columns` (one per read field, `num_rows` each): key
     /// columns derived, filter applied exactly, projection applied.
-    pub fn finish(&self, columns: Vec<ArrayRef>, num_rows: usize) -> Result<RecordBatch> {
+    pub(super) fn finish(&self, columns: Vec<ArrayRef>, num_rows: usize) -> Result<RecordBatch> {
         let mut all = columns;
         for (column, view) in all.iter_mut().zip(&self.views) {
             if *view && !matches!(column.data_type(), ArrowType::Utf8View) {
@@ -299,7 +299,7 @@ impl ReadPlan {
     /// of flat columns cost more (pages are decompressed either way, and arrow-rs then skips
     /// row by row) than it saved. Pages and row groups that cannot match are skipped either
     /// way ([`Self::stats_pruning`]). `finish` applies the exact predicate in both cases.
-    pub fn pushed_filter(&self) -> Option<PushedRowFilter> {
+    pub(super) fn pushed_filter(&self) -> Option<PushedRowFilter> {
         let pushed = pushed_filter(self.bound.as_ref()?, &self.read_fields, &self.keys)?;
         let uses_keys = self.bound.as_ref().is_some_and(|b| {
             b.referenced_columns()
@@ -318,7 +318,7 @@ impl ReadPlan {
 
     /// The filter as row-group and page pruning over the decoded fields (leaves on key columns
     /// are unknown there).
-    pub fn stats_pruning(&self) -> Option<StatsPruning> {
+    pub(super) fn stats_pruning(&self) -> Option<StatsPruning> {
         let predicate = self.bound.clone()?;
         if matches!(predicate, BoundPredicate::AlwaysTrue) {
             return None;
@@ -330,7 +330,7 @@ impl ReadPlan {
     }
 
     /// The MAP-key predicate hint of the filter.
-    pub fn map_key_predicate(&self) -> Option<MapKeyPredicate> {
+    pub(super) fn map_key_predicate(&self) -> Option<MapKeyPredicate> {
         map_key_predicate(self.bound.as_ref()?, self.read_fields.len(), &self.keys)
     }
 }

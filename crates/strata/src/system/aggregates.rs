@@ -23,7 +23,7 @@ use crate::table::Table;
 use crate::{Error, Result};
 
 /// Columns of `manifests` (Java 2.0 `ManifestsTable.TABLE_TYPE`).
-pub fn manifests_fields() -> Vec<DataField> {
+pub(super) fn manifests_fields() -> Vec<DataField> {
     vec![
         col(0, "file_name", string(), false),
         col(1, "file_size", TypeKind::BigInt, false),
@@ -38,7 +38,7 @@ pub fn manifests_fields() -> Vec<DataField> {
 }
 
 /// Columns of `partitions`.
-pub fn partitions_fields() -> Vec<DataField> {
+pub(super) fn partitions_fields() -> Vec<DataField> {
     vec![
         col(0, "partition", string(), true),
         col(1, "record_count", TypeKind::BigInt, false),
@@ -56,7 +56,7 @@ pub fn partitions_fields() -> Vec<DataField> {
 }
 
 /// Columns of `buckets`.
-pub fn buckets_fields() -> Vec<DataField> {
+pub(super) fn buckets_fields() -> Vec<DataField> {
     vec![
         col(0, "partition", string(), true),
         col(1, "bucket", TypeKind::Int, false),

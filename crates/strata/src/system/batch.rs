@@ -19,7 +19,7 @@ use crate::{Error, Result};
 
 /// One value of a system-table row.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Cell {
+pub(super) enum Cell {
     Null,
     Bool(bool),
     Int(i32),
@@ -68,17 +68,17 @@ impl From<&str> for Cell {
 }
 
 /// A column of a system table: `DataField` with id = position, like Java's `TABLE_TYPE`.
-pub fn col(id: i32, name: &str, kind: TypeKind, nullable: bool) -> DataField {
+pub(super) fn col(id: i32, name: &str, kind: TypeKind, nullable: bool) -> DataField {
     DataField::new(id, name, DataType::new(kind, nullable))
 }
 
 /// `STRING` (`VARCHAR(2147483647)`).
-pub fn string() -> TypeKind {
+pub(super) fn string() -> TypeKind {
     DataType::string().kind
 }
 
 /// The Arrow schema of a system table's columns.
-pub fn arrow_schema(fields: &[DataField]) -> Result<SchemaRef> {
+pub(super) fn arrow_schema(fields: &[DataField]) -> Result<SchemaRef> {
     let arrow: Vec<Field> = fields
         .iter()
         .map(|f| {
@@ -93,7 +93,7 @@ pub fn arrow_schema(fields: &[DataField]) -> Result<SchemaRef> {
 }
 
 /// The rows of one system table being built.
-pub struct Rows {
+pub(super) struct Rows {
     table: String,
     fields: Vec<DataField>,
     rows: Vec<Vec<Cell>>,
@@ -101,7 +101,7 @@ pub struct Rows {
 
 impl Rows {
     /// Rows of system table `table` (e.g. `db.t$files`, for errors) with columns `fields`.
-    pub fn new(table: String, fields: Vec<DataField>) -> Rows {
+    pub(super) fn new(table: String, fields: Vec<DataField>) -> Rows {
         Rows {
             table,
             fields,
@@ -110,7 +110,7 @@ impl Rows {
     }
 
     /// Appends one row (one cell per column).
-    pub fn push(&mut self, row: Vec<Cell>) -> Result<()> {
+    pub(super) fn push(&mut self, row: Vec<Cell>) -> Result<()> {
         if row.len() != self.fields.len() {
             return Err(Error::Invariant(format!(
                 "{}: a row of {} values for {} columns",
@@ -124,7 +124,7 @@ impl Rows {
     }
 
     /// The Arrow batch of the rows pushed.
-    pub fn finish(self) -> Result<RecordBatch> {
+    pub(super) fn finish(self) -> Result<RecordBatch> {
         let schema = arrow_schema(&self.fields)?;
         let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.fields.len());
         for (i, (field, arrow)) in self.fields.iter().zip(schema.fields()).enumerate() {

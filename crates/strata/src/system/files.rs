@@ -19,7 +19,7 @@ use crate::table::Table;
 use crate::Result;
 
 /// Columns of `files` (Java 2.0 `FilesTable.TABLE_TYPE`).
-pub fn files_fields() -> Vec<DataField> {
+pub(super) fn files_fields() -> Vec<DataField> {
     vec![
         col(0, "partition", string(), true),
         col(1, "bucket", TypeKind::Int, false),
@@ -50,7 +50,7 @@ pub fn files_fields() -> Vec<DataField> {
 }
 
 /// Columns of strata's `levels`.
-pub fn levels_fields() -> Vec<DataField> {
+pub(super) fn levels_fields() -> Vec<DataField> {
     vec![
         col(0, "partition", string(), true),
         col(1, "bucket", TypeKind::Int, false),

@@ -35,7 +35,7 @@ use strata_spec::{DataType, Datum, TypeKind};
 use crate::{Error, Result};
 
 /// `Double.toString(v)`.
-pub fn double_text(v: f64) -> String {
+pub(super) fn double_text(v: f64) -> String {
     if v.is_nan() {
         return "NaN".into();
     }
@@ -49,7 +49,7 @@ pub fn double_text(v: f64) -> String {
 }
 
 /// `Float.toString(v)`.
-pub fn float_text(v: f32) -> String {
+pub(super) fn float_text(v: f32) -> String {
     if v.is_nan() {
         return "NaN".into();
     }
@@ -126,7 +126,7 @@ fn iso_year(year: i32) -> String {
 }
 
 /// `LocalDateTime.toString()` of a TIMESTAMP value (epoch millis + nanos within the milli).
-pub fn local_date_time_text(millis: i64, nanos: i32) -> String {
+pub(super) fn local_date_time_text(millis: i64, nanos: i32) -> String {
     let Some(t) = naive(millis, nanos) else {
         return format!("{millis}ms+{nanos}ns");
     };
@@ -155,7 +155,7 @@ pub fn local_date_time_text(millis: i64, nanos: i32) -> String {
 }
 
 /// `toString()` of the object Java's `InternalRowUtils.get` returns for `d`.
-pub fn object_text(d: &Datum) -> String {
+pub(super) fn object_text(d: &Datum) -> String {
     match d {
         Datum::Boolean(v) => v.to_string(),
         Datum::TinyInt(v) => v.to_string(),
@@ -243,7 +243,7 @@ fn time_text(time: i32, precision: u32) -> String {
 }
 
 /// Paimon's `CAST(d AS STRING)` for a value of type `ty`.
-pub fn cast_to_string(d: &Datum, ty: &DataType) -> String {
+pub(super) fn cast_to_string(d: &Datum, ty: &DataType) -> String {
     match d {
         Datum::Date(days) => match chrono::NaiveDate::from_num_days_from_ce_opt(*days + 719_163) {
             Some(date) => format!("{:04}-{:02}-{:02}", date.year(), date.month(), date.day()),
@@ -271,7 +271,7 @@ pub fn cast_to_string(d: &Datum, ty: &DataType) -> String {
 }
 
 /// `RowToStringCastRule`: `{v1, v2}` with each value cast to STRING and NULL as `null`.
-pub fn row_text(values: &[Option<Datum>], types: &[DataType]) -> String {
+pub(super) fn row_text(values: &[Option<Datum>], types: &[DataType]) -> String {
     let parts: Vec<String> = values
         .iter()
         .zip(types)
@@ -284,7 +284,7 @@ pub fn row_text(values: &[Option<Datum>], types: &[DataType]) -> String {
 }
 
 /// `java.time.Duration.toString()` of a non-negative duration.
-pub fn duration_text(d: Duration) -> String {
+pub(super) fn duration_text(d: Duration) -> String {
     let (secs, nanos) = (d.as_secs(), d.subsec_nanos());
     if secs == 0 && nanos == 0 {
         return "PT0S".into();
@@ -311,13 +311,13 @@ pub fn duration_text(d: Duration) -> String {
 }
 
 /// `String.hashCode()`: over UTF-16 code units, wrapping.
-pub fn java_string_hash(s: &str) -> i32 {
+pub(super) fn java_string_hash(s: &str) -> i32 {
     s.encode_utf16()
         .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(c as i32))
 }
 
 /// `String.compareTo`: UTF-16 code unit order (differs from byte order only beyond the BMP).
-pub fn compare_java_strings(a: &str, b: &str) -> Ordering {
+pub(super) fn compare_java_strings(a: &str, b: &str) -> Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
 }
 
@@ -325,7 +325,7 @@ pub fn compare_java_strings(a: &str, b: &str) -> Ordering {
 /// which `entries` were put in the given order: by bucket (`(h ^ h >>> 16) & (capacity − 1)`
 /// of the final capacity), insertion order within a bucket. (A bucket of 8+ colliding keys in
 /// a table of 64+ buckets becomes a tree whose order this does not model.)
-pub fn hash_map_order<T>(entries: Vec<(String, T)>) -> Vec<(String, T)> {
+pub(super) fn hash_map_order<T>(entries: Vec<(String, T)>) -> Vec<(String, T)> {
     let mut capacity = 16usize;
     while entries.len() > capacity / 4 * 3 {
         capacity *= 2;
@@ -379,7 +379,7 @@ impl Formatter for JacksonCompact {
 }
 
 /// `JsonSerdeUtil.toFlatJson(value)`; `what` names the value in errors.
-pub fn flat_json(value: &serde_json::Value, what: &str) -> Result<String> {
+pub(super) fn flat_json(value: &serde_json::Value, what: &str) -> Result<String> {
     let mut out = Vec::with_capacity(128);
     let mut ser = serde_json::Serializer::with_formatter(&mut out, JacksonCompact);
     serde::Serialize::serialize(value, &mut ser)
@@ -390,7 +390,7 @@ pub fn flat_json(value: &serde_json::Value, what: &str) -> Result<String> {
 /// Epoch millis `instant` as the system time zone's local date-time, returned as the epoch
 /// millis of that local date-time read as UTC (the value of a Java `TIMESTAMP(3)` column made
 /// with `LocalDateTime.ofInstant(Instant.ofEpochMilli(instant), ZoneId.systemDefault())`).
-pub fn local_wall_clock_millis(instant: i64) -> i64 {
+pub(super) fn local_wall_clock_millis(instant: i64) -> i64 {
     match chrono::Local.timestamp_millis_opt(instant).single() {
         Some(t) => t.naive_local().and_utc().timestamp_millis(),
         None => instant,
@@ -398,7 +398,7 @@ pub fn local_wall_clock_millis(instant: i64) -> i64 {
 }
 
 /// A local date-time as epoch millis of that date-time read as UTC.
-pub fn naive_millis(t: &NaiveDateTime) -> i64 {
+pub(super) fn naive_millis(t: &NaiveDateTime) -> i64 {
     t.and_utc().timestamp_millis()
 }
 

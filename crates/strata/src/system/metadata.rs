@@ -22,7 +22,7 @@ use crate::table::Table;
 use crate::{Error, Result};
 
 /// Columns of `snapshots` (Java 2.0 `SnapshotsTable.TABLE_TYPE`).
-pub fn snapshots_fields() -> Vec<DataField> {
+pub(super) fn snapshots_fields() -> Vec<DataField> {
     vec![
         col(0, "snapshot_id", TypeKind::BigInt, false),
         col(1, "schema_id", TypeKind::BigInt, false),
@@ -43,7 +43,7 @@ pub fn snapshots_fields() -> Vec<DataField> {
 }
 
 /// Columns of `schemas`.
-pub fn schemas_fields() -> Vec<DataField> {
+pub(super) fn schemas_fields() -> Vec<DataField> {
     vec![
         col(0, "schema_id", TypeKind::BigInt, false),
         col(1, "fields", string(), false),
@@ -56,7 +56,7 @@ pub fn schemas_fields() -> Vec<DataField> {
 }
 
 /// Columns of `options`.
-pub fn options_fields() -> Vec<DataField> {
+pub(super) fn options_fields() -> Vec<DataField> {
     vec![
         col(0, "key", string(), false),
         col(1, "value", string(), false),
@@ -64,7 +64,7 @@ pub fn options_fields() -> Vec<DataField> {
 }
 
 /// Columns of `tags`.
-pub fn tags_fields() -> Vec<DataField> {
+pub(super) fn tags_fields() -> Vec<DataField> {
     vec![
         col(0, "tag_name", string(), false),
         col(1, "snapshot_id", TypeKind::BigInt, false),
@@ -77,7 +77,7 @@ pub fn tags_fields() -> Vec<DataField> {
 }
 
 /// Columns of `consumers`.
-pub fn consumers_fields() -> Vec<DataField> {
+pub(super) fn consumers_fields() -> Vec<DataField> {
     vec![
         col(0, "consumer_id", string(), false),
         col(1, "next_snapshot_id", TypeKind::BigInt, false),

@@ -23,7 +23,7 @@ use crate::{Error, Result};
 
 /// The three statistics texts of one file.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StatsText {
+pub(super) struct StatsText {
     pub null_value_counts: String,
     pub min_value_stats: String,
     pub max_value_stats: String,
@@ -49,7 +49,7 @@ fn field(row: &BinaryRow, i: usize, ty: &DataType, file: &str) -> Result<Option<
 
 /// The statistics texts of `file`, written with schema `data`, shown in the columns of
 /// `table`. `file_shown` names the file in errors.
-pub fn stats_text(
+pub(super) fn stats_text(
     file: &DataFileMeta,
     data: &TableSchema,
     table: &TableSchema,

@@ -14,11 +14,11 @@ use strata_spec::{DataField, DataType, Datum, RowType, TypeKind};
 
 use crate::expr::{LeafOp, Predicate};
 
-pub type Row = Vec<Option<Datum>>;
+pub(super) type Row = Vec<Option<Datum>>;
 
 /// i INT, b BIGINT, s STRING, d DOUBLE, dec DECIMAL(10, 2), dt DATE, ts TIMESTAMP(6),
 /// flag BOOLEAN, "My Col" SMALLINT.
-pub fn row_type() -> RowType {
+pub(super) fn row_type() -> RowType {
     let kinds = [
         ("i", TypeKind::Int),
         ("b", TypeKind::BigInt),
@@ -47,7 +47,7 @@ pub fn row_type() -> RowType {
 
 /// An Arrow array (of the type a Parquet reader would give) holding `values` of a column of
 /// the test row type.
-pub fn array_of(ty: &DataType, values: &[Option<Datum>]) -> ArrayRef {
+pub(super) fn array_of(ty: &DataType, values: &[Option<Datum>]) -> ArrayRef {
     macro_rules! build {
         ($builder:expr, $pat:path) => {{
             let mut b = $builder;
@@ -100,7 +100,7 @@ pub fn array_of(ty: &DataType, values: &[Option<Datum>]) -> ArrayRef {
 }
 
 /// A batch with one column per field of `row_type`, named like the fields.
-pub fn batch_of(row_type: &RowType, rows: &[Row]) -> RecordBatch {
+pub(super) fn batch_of(row_type: &RowType, rows: &[Row]) -> RecordBatch {
     let columns: Vec<(String, ArrayRef)> = row_type
         .fields
         .iter()
@@ -115,7 +115,7 @@ pub fn batch_of(row_type: &RowType, rows: &[Row]) -> RecordBatch {
 
 /// Reference SQL three-valued evaluation of an unbound predicate whose literals already have
 /// the column kinds.
-pub fn reference(p: &Predicate, row_type: &RowType, row: &Row) -> Option<bool> {
+pub(super) fn reference(p: &Predicate, row_type: &RowType, row: &Row) -> Option<bool> {
     match p {
         Predicate::AlwaysTrue => Some(true),
         Predicate::AlwaysFalse => Some(false),

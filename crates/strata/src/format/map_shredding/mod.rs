@@ -22,13 +22,18 @@
 //! >
 //! ```
 
-pub mod pages;
-pub mod prune;
-pub mod read;
+pub(crate) mod pages;
+pub(crate) mod prune;
+pub(crate) mod read;
 mod rebuild;
-pub mod write;
+pub(crate) mod write;
 
-pub use pages::page_selection;
-pub use prune::row_groups_may_match;
-pub use read::{file_shredding_meta, FileShreddingMeta, ShreddedRead};
-pub use write::{physical_field, FileShredder, MapShredding};
+pub(crate) use pages::page_selection;
+pub(crate) use prune::row_groups_may_match;
+pub(crate) use read::{file_shredding_meta, FileShreddingMeta, ShreddedRead};
+pub(crate) use write::{FileShredder, MapShredding};
+
+// Paths strata's unit tests use (the crate uses the defining modules).
+#[cfg(test)]
+#[allow(unused_imports)]
+pub(crate) use write::physical_field;

@@ -24,7 +24,7 @@ use crate::expr::{BoundLeafPredicate, BoundPredicate, LeafOp};
 /// The rows of `row_groups` (in that order) that may satisfy `predicate`, as a selection
 /// over those row groups' rows; `None` when nothing can be skipped (or the file has no page
 /// index). `data_fields` is the file's own schema, `file_columns` its top-level names.
-pub fn page_selection(
+pub(crate) fn page_selection(
     predicate: &MapKeyPredicate,
     meta: &ParquetMetaData,
     row_groups: &[usize],

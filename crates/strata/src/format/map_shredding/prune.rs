@@ -27,7 +27,7 @@ use crate::expr::{BoundLeafPredicate, BoundPredicate, LeafOp};
 
 /// For each row group of the file, whether it may hold a row satisfying `predicate`.
 /// `data_fields` is the file's own schema; `file_columns` its top-level column names.
-pub fn row_groups_may_match(
+pub(crate) fn row_groups_may_match(
     predicate: &MapKeyPredicate,
     meta: &ParquetMetaData,
     data_fields: &[DataField],

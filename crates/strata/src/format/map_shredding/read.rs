@@ -37,7 +37,7 @@ use super::rebuild::{
 use crate::{Error, Result};
 
 /// Shredding metadata of a file's top-level columns, by column name.
-pub type FileShreddingMeta = HashMap<String, Arc<MapShreddingFileMeta>>;
+pub(crate) type FileShreddingMeta = HashMap<String, Arc<MapShreddingFileMeta>>;
 
 /// The shredded columns of a Parquet file (empty for a file without `ARROW:schema` or with
 /// no shredded column). `display` names the file in errors.
@@ -231,6 +231,7 @@ impl ShreddedRead {
     }
 
     /// Whether the selected keys are read from their exclusive columns alone.
+    #[cfg_attr(not(feature = "unstable"), allow(dead_code))] // strata::unstable only
     pub fn is_values_only(&self) -> bool {
         self.values_only.is_some()
     }

@@ -42,7 +42,7 @@ use crate::{Error, Result};
 /// Cloning gives a fresh writer the same columns; the K histories then evolve separately
 /// (build one per writer configuration, clone it per rolling writer).
 #[derive(Clone, Debug)]
-pub struct MapShredding {
+pub(crate) struct MapShredding {
     columns: Vec<WriterColumn>,
     compression: DictCompression,
 }
@@ -60,7 +60,7 @@ impl MapShredding {
     /// `fields` are the Paimon fields of the columns of `schema` that may be shredded, matched
     /// by name (for key-value files only the value columns are passed). Returns `None` when
     /// no column is shredded.
-    pub fn new(
+    pub(crate) fn new(
         schema: &Schema,
         fields: &[DataField],
         shredded: &[ShreddedMapColumn],
@@ -93,7 +93,7 @@ impl MapShredding {
     /// The shredding of a writer of `fields` (table columns, in `schema`) under the table
     /// options: `None` when no MAP column is configured `shared-shredding`. Options are
     /// validated as at table creation.
-    pub fn from_options(
+    pub(crate) fn from_options(
         schema: &Schema,
         fields: &[DataField],
         table_fields: &[DataField],
@@ -115,7 +115,7 @@ impl MapShredding {
     /// A shredder for the next file of the writer whose logical schema is `logical`; `first`
     /// is the batch the file starts with, whose first rows size K and choose the dedicated
     /// keys ([`ShreddingContext::plan_file`]).
-    pub fn start_file(
+    pub(crate) fn start_file(
         &self,
         logical: &SchemaRef,
         first: Option<&RecordBatch>,
@@ -167,7 +167,7 @@ impl MapShredding {
 
     /// Records a file that closed successfully (reports as returned by
     /// [`FileShredder::reports`], same order).
-    pub fn file_completed(&mut self, reports: &[FileReport]) {
+    pub(crate) fn file_completed(&mut self, reports: &[FileReport]) {
         for (c, r) in self.columns.iter_mut().zip(reports) {
             c.context.file_completed(r);
         }
@@ -194,7 +194,7 @@ fn sample_keys(map: &MapArray) -> Option<KeySample> {
 /// `STRUCT<__field_mapping ARRAY<INT>, __col_0..__col_{k-1} T, __overflow MAP<INT NOT NULL, T>>`
 /// with child ids 0..=k+1. The `__col_i` are nullable even for a NOT NULL value type (an empty
 /// slot is NULL); the overflow keeps the value type.
-pub fn physical_field(map: &DataField, k: usize) -> Result<DataField> {
+pub(crate) fn physical_field(map: &DataField, k: usize) -> Result<DataField> {
     let TypeKind::Map { value, .. } = &map.data_type.kind else {
         return Err(Error::SchemaMismatch {
             column: map.name.clone(),
@@ -231,7 +231,7 @@ pub fn physical_field(map: &DataField, k: usize) -> Result<DataField> {
 
 /// Converts the batches of one file and accumulates its shredding metadata.
 #[derive(Debug)]
-pub struct FileShredder {
+pub(crate) struct FileShredder {
     physical: SchemaRef,
     columns: Vec<FileColumn>,
     compression: DictCompression,
@@ -255,12 +255,12 @@ struct FileColumn {
 
 impl FileShredder {
     /// The Arrow schema the Parquet file is written with.
-    pub fn physical_schema(&self) -> &SchemaRef {
+    pub(crate) fn physical_schema(&self) -> &SchemaRef {
         &self.physical
     }
 
     /// The physical batch of a logical batch.
-    pub fn convert(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
+    pub(crate) fn convert(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
         let mut columns = batch.columns().to_vec();
         for c in &mut self.columns {
             columns[c.position] = c.convert(batch.column(c.position))?;
@@ -271,7 +271,7 @@ impl FileShredder {
 
     /// The physical schema with each shredded field's `paimon.map.*` metadata attached (what
     /// goes into the `ARROW:schema` footer entry).
-    pub fn footer_schema(&self) -> Result<Schema> {
+    pub(crate) fn footer_schema(&self) -> Result<Schema> {
         let mut fields: Vec<FieldRef> = self.physical.fields().iter().cloned().collect();
         for c in &self.columns {
             let meta = c.file_meta().to_key_values(self.compression)?;
@@ -288,7 +288,7 @@ impl FileShredder {
 
     /// What each shredded column of the file reports to its writer's history once the file
     /// closed successfully (in [`MapShredding`]'s order).
-    pub fn reports(&self) -> Vec<FileReport> {
+    pub(crate) fn reports(&self) -> Vec<FileReport> {
         self.columns
             .iter()
             .map(|c| FileReport {

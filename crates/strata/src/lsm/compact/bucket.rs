@@ -33,14 +33,14 @@ use crate::table::Table;
 use crate::{Error, Result};
 
 /// Rows per batch of compaction reads and merges.
-pub const COMPACT_BATCH_ROWS: usize = 8192;
+pub(crate) const COMPACT_BATCH_ROWS: usize = 8192;
 
 /// How a primary-key table compacts with lookups: deletion vectors (`deletion-vectors.enabled`),
 /// first-row (`merge-engine = first-row`, which keeps first rows by lookup and needs no
 /// vectors) or plain lookups for the changelog (`changelog-producer = lookup`); `None` for
 /// tables that need no lookup, and for `force-lookup` alone (kept at one level by full
 /// compactions instead).
-pub fn lookup_mode(opts: &CoreOptions) -> Result<Option<LookupMode>> {
+pub(crate) fn lookup_mode(opts: &CoreOptions) -> Result<Option<LookupMode>> {
     Ok(if matches!(opts.merge_engine()?, MergeEngine::FirstRow) {
         Some(LookupMode::FirstRow)
     } else if opts.deletion_vectors_enabled()? {
@@ -56,14 +56,14 @@ pub fn lookup_mode(opts: &CoreOptions) -> Result<Option<LookupMode>> {
 /// `deletion-vectors.merge-on-read`, or `merge-engine = first-row`): rows a write leaves at
 /// level 0 are invisible to them until a compaction moves them up. The same rule as the scan
 /// planner's level-0 skipping (`crate::scan`).
-pub fn readers_skip_level0(opts: &CoreOptions) -> Result<bool> {
+pub(crate) fn readers_skip_level0(opts: &CoreOptions) -> Result<bool> {
     Ok(opts.batch_scan_skip_level0()?)
 }
 
 /// The changelog a compaction writes for `changelog-producer = lookup` / `full-compaction`:
 /// the changelog files' settings and `changelog-producer.row-deduplicate[-ignore-fields]`
 /// (Java `CoreOptions.changelogRowDeduplicate`).
-pub fn compaction_changelog(schema: &TableSchema) -> Result<Arc<LookupChangelog>> {
+pub(crate) fn compaction_changelog(schema: &TableSchema) -> Result<Arc<LookupChangelog>> {
     let opts = schema.options();
     let dedupe = opts
         .get_bool("changelog-producer.row-deduplicate")?
@@ -106,7 +106,7 @@ pub fn compaction_changelog(schema: &TableSchema) -> Result<Arc<LookupChangelog>
 
 /// What every bucket of one primary-key table compacts with.
 #[derive(Clone)]
-pub struct TableCompaction {
+pub(crate) struct TableCompaction {
     pub table: Table,
     pub config: Arc<KvWriterConfig>,
     pub merge: Arc<dyn MergeFunction>,
@@ -125,7 +125,7 @@ pub struct TableCompaction {
 }
 
 impl TableCompaction {
-    pub fn new(table: &Table) -> Result<Self> {
+    pub(crate) fn new(table: &Table) -> Result<Self> {
         let schema = table.schema();
         let opts = table.options();
         let config = KvWriterConfig::new(schema)?;
@@ -154,7 +154,11 @@ impl TableCompaction {
 
     /// The rewriter of (partition, bucket): inputs read from the bucket directory (or a
     /// file's external path), outputs written there.
-    pub fn rewriter(&self, partition: &BinaryRow, bucket: i32) -> Result<MergeTreeCompactRewriter> {
+    pub(crate) fn rewriter(
+        &self,
+        partition: &BinaryRow,
+        bucket: i32,
+    ) -> Result<MergeTreeCompactRewriter> {
         let dir = self.table.partition_path(partition)?;
         let paths = self.table.paths().clone();
         let (dir_a, dir_b, paths_b) = (dir.clone(), dir, paths.clone());
@@ -178,7 +182,7 @@ impl TableCompaction {
 
 /// The lookup-compaction state of a bucket: its mode and its deletion vectors (per data file,
 /// existing ones in the form they were read in, new ones in the table's form).
-pub struct BucketLookup {
+pub(crate) struct BucketLookup {
     pub mode: LookupMode,
     pub vectors: HashMap<String, DeletionVector>,
     /// `deletion-vectors.bitmap64`: the form of new vectors.
@@ -193,7 +197,7 @@ impl BucketLookup {
     /// Folds a finished task into the vectors (Java `BucketedDvMaintainer`): a rewritten file
     /// takes its vector with it, an upgraded one (same name) keeps it, and the deletions the
     /// lookups found join the vectors of their files.
-    pub fn apply(&mut self, result: &CompactResult, bucket: i32) -> Result<()> {
+    pub(crate) fn apply(&mut self, result: &CompactResult, bucket: i32) -> Result<()> {
         for f in &result.before {
             if !result.after.iter().any(|a| a.file_name == f.file_name)
                 && self.vectors.remove(&f.file_name).is_some()
@@ -221,7 +225,7 @@ impl BucketLookup {
 
     /// The bucket's deletion vectors when they changed since the last call (every vector of
     /// a live file, possibly none left), for a new deletion-vector index file.
-    pub fn take_changed_vectors(&mut self) -> Option<HashMap<String, DeletionVector>> {
+    pub(crate) fn take_changed_vectors(&mut self) -> Option<HashMap<String, DeletionVector>> {
         if self.mode != LookupMode::DeletionVectors || !self.dirty {
             return None;
         }
@@ -231,7 +235,7 @@ impl BucketLookup {
 }
 
 /// The rewriter of one task.
-pub enum TaskRewriter {
+pub(crate) enum TaskRewriter {
     Plain(Arc<MergeTreeCompactRewriter>),
     Lookup(LookupRewriter),
 }
@@ -265,7 +269,7 @@ impl CompactRewriter for TaskRewriter {
 }
 
 /// What a bucket's compaction needs besides its levels.
-pub struct TaskInputs<'a> {
+pub(crate) struct TaskInputs<'a> {
     /// The table's task options ([`TableCompaction::task`]).
     pub base: &'a TaskOptions,
     pub key_types: &'a Arc<Vec<DataType>>,
@@ -278,7 +282,7 @@ pub struct TaskInputs<'a> {
 
 /// The options and rewriter of the task that compacts `unit` of `levels` (Java
 /// `MergeTreeCompactManager.triggerCompaction` + the rewriter the table's compaction uses).
-pub fn plan_task(
+pub(crate) fn plan_task(
     levels: &Levels,
     unit: &CompactUnit,
     inputs: TaskInputs<'_>,

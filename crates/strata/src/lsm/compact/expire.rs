@@ -21,7 +21,7 @@ use crate::{Error, Result};
 
 /// The TTL settings of a table.
 #[derive(Clone, Debug)]
-pub struct RecordLevelExpire {
+pub(crate) struct RecordLevelExpire {
     expire_secs: i64,
     field: DataField,
     /// Position of the time field among the table's (value) fields.
@@ -30,7 +30,7 @@ pub struct RecordLevelExpire {
 
 impl RecordLevelExpire {
     /// `None` when `record-level.expire-time` is not set.
-    pub fn from_schema(schema: &TableSchema) -> Result<Option<Self>> {
+    pub(crate) fn from_schema(schema: &TableSchema) -> Result<Option<Self>> {
         let opts = schema.options();
         let Some(expire) = opts.get_duration("record-level.expire-time")? else {
             return Ok(None);
@@ -72,7 +72,7 @@ impl RecordLevelExpire {
     }
 
     /// Position of the time field among the value fields of the table schema.
-    pub fn field_index(&self) -> usize {
+    pub(crate) fn field_index(&self) -> usize {
         self.index
     }
 
@@ -93,7 +93,7 @@ impl RecordLevelExpire {
     }
 
     /// Whether the min of the time field in `file`'s statistics is already expired.
-    pub async fn is_expire_file(
+    pub(crate) async fn is_expire_file(
         &self,
         file: &DataFileMeta,
         schemas: &SchemaManager,
@@ -124,7 +124,7 @@ impl RecordLevelExpire {
     }
 
     /// Keeps the records of `batch` that have not expired; `time` is the time-field column.
-    pub fn filter(&self, batch: RecordBatch, time: &Arc<dyn Array>) -> Result<RecordBatch> {
+    pub(crate) fn filter(&self, batch: RecordBatch, time: &Arc<dyn Array>) -> Result<RecordBatch> {
         let now = Self::now_secs();
         let mut keep = Vec::with_capacity(time.len());
         let mut any_dropped = false;

@@ -38,7 +38,7 @@ struct RunFile {
 
 /// The files of one bucket by level.
 #[derive(Clone, Debug)]
-pub struct Levels {
+pub(crate) struct Levels {
     key_types: Vec<DataType>,
     /// Level 0 in [`level0_order`].
     level0: Vec<DataFileMeta>,
@@ -92,7 +92,7 @@ impl Levels {
     /// `key_types` are the trimmed primary-key types (to decode `min_key`/`max_key`);
     /// `num_levels` is the table's `num-levels` (`CoreOptions::num_levels`). The tree gets
     /// `max(num_levels, highest restored level + 1)` levels, which must be at least 2.
-    pub fn new(
+    pub(crate) fn new(
         key_types: Vec<DataType>,
         num_levels: i32,
         files: Vec<DataFileMeta>,
@@ -120,18 +120,13 @@ impl Levels {
         Ok(levels)
     }
 
-    /// The trimmed primary-key types the keys are decoded with.
-    pub fn key_types(&self) -> &[DataType] {
-        &self.key_types
-    }
-
     /// Level-0 files, newest first.
-    pub fn level0(&self) -> &[DataFileMeta] {
+    pub(crate) fn level0(&self) -> &[DataFileMeta] {
         &self.level0
     }
 
     /// Adds a freshly flushed level-0 file (Java `addLevel0File`).
-    pub fn add_level0_file(&mut self, file: DataFileMeta) -> Result<()> {
+    pub(crate) fn add_level0_file(&mut self, file: DataFileMeta) -> Result<()> {
         if file.level != 0 {
             return Err(Error::Invariant(format!(
                 "add_level0_file: file {} is at level {}, not 0",
@@ -142,7 +137,7 @@ impl Levels {
     }
 
     /// The files of level `level` ≥ 1, in key order.
-    pub fn run_of_level(&self, level: i32) -> Result<Vec<DataFileMeta>> {
+    pub(crate) fn run_of_level(&self, level: i32) -> Result<Vec<DataFileMeta>> {
         if level < 1 || level > self.max_level() {
             return Err(Error::InvalidArgument(format!(
                 "run_of_level: level {level} is not in 1..={} (level 0 has no single sorted run)",
@@ -156,22 +151,22 @@ impl Levels {
     }
 
     /// Levels in the tree, level 0 included.
-    pub fn number_of_levels(&self) -> i32 {
+    pub(crate) fn number_of_levels(&self) -> i32 {
         self.runs.len() as i32 + 1
     }
 
     /// The highest level (`number_of_levels() - 1`).
-    pub fn max_level(&self) -> i32 {
+    pub(crate) fn max_level(&self) -> i32 {
         self.runs.len() as i32
     }
 
     /// Level-0 files plus non-empty levels ≥ 1.
-    pub fn number_of_sorted_runs(&self) -> usize {
+    pub(crate) fn number_of_sorted_runs(&self) -> usize {
         self.level0.len() + self.runs.iter().filter(|r| !r.is_empty()).count()
     }
 
     /// The highest level holding a file; 0 when only level 0 does, −1 when the tree is empty.
-    pub fn non_empty_highest_level(&self) -> i32 {
+    pub(crate) fn non_empty_highest_level(&self) -> i32 {
         match self.runs.iter().rposition(|r| !r.is_empty()) {
             Some(i) => i as i32 + 1,
             None if self.level0.is_empty() => -1,
@@ -180,12 +175,14 @@ impl Levels {
     }
 
     /// Sum of all file sizes in bytes.
-    pub fn total_file_size(&self) -> i64 {
+    #[cfg(test)]
+    pub(crate) fn total_file_size(&self) -> i64 {
         self.all_files_iter().map(|f| f.file_size).sum()
     }
 
     /// The highest `max_sequence_number` of any file, −1 when the tree is empty.
-    pub fn max_sequence_number(&self) -> i64 {
+    #[cfg(test)]
+    pub(crate) fn max_sequence_number(&self) -> i64 {
         self.all_files_iter()
             .map(|f| f.max_sequence_number)
             .max()
@@ -194,7 +191,7 @@ impl Levels {
 
     /// The runs to pick from: each level-0 file alone (newest first), then every non-empty
     /// level in ascending order. Index 0 is the newest run.
-    pub fn level_sorted_runs(&self) -> Vec<LevelSortedRun> {
+    pub(crate) fn level_sorted_runs(&self) -> Vec<LevelSortedRun> {
         let mut out: Vec<LevelSortedRun> = self
             .level0
             .iter()
@@ -215,7 +212,7 @@ impl Levels {
     }
 
     /// All files in run order (level 0 newest first, then level by level in key order).
-    pub fn all_files(&self) -> Vec<DataFileMeta> {
+    pub(crate) fn all_files(&self) -> Vec<DataFileMeta> {
         self.all_files_iter().cloned().collect()
     }
 
@@ -229,7 +226,7 @@ impl Levels {
     /// `level` (so an upgraded file, in both lists, moves from its old level to its new one).
     /// Removal matches file name and level. Every touched level ≥ 1 is re-sorted and checked
     /// for overlaps; on any error the tree is unchanged.
-    pub fn update(&mut self, before: &[DataFileMeta], after: &[DataFileMeta]) -> Result<()> {
+    pub(crate) fn update(&mut self, before: &[DataFileMeta], after: &[DataFileMeta]) -> Result<()> {
         let max_level = self.max_level();
         if let Some(f) = after.iter().find(|f| f.level < 0 || f.level > max_level) {
             return Err(Error::Invariant(format!(

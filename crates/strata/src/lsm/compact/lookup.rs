@@ -56,11 +56,11 @@ use crate::{Error, Result};
 use strata_spec::kv::RowKind;
 
 /// Whether a row position of a data file is already deleted (its deletion vector).
-pub type DeletedRows = Arc<dyn Fn(u64) -> bool + Send + Sync>;
+pub(crate) type DeletedRows = Arc<dyn Fn(u64) -> bool + Send + Sync>;
 
 /// What a lookup does with a key found in a higher level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LookupMode {
+pub(crate) enum LookupMode {
     /// Delete the older record by deletion vector (merging it in first when the engine needs).
     DeletionVectors,
     /// Keep the older record: drop the new ones (first-row).
@@ -77,7 +77,7 @@ pub enum LookupMode {
 }
 
 /// The changelog a lookup compaction produces (`changelog-producer = lookup`).
-pub struct LookupChangelog {
+pub(crate) struct LookupChangelog {
     /// Writes the changelog files (`changelog-file.*`).
     pub config: Arc<crate::lsm::kv_file_writer::KvWriterConfig>,
     /// `changelog-producer.row-deduplicate`: the value fields compared to skip a `-U`/`+U`
@@ -88,7 +88,7 @@ pub struct LookupChangelog {
 
 /// What a compaction task looks keys up in.
 #[derive(Clone)]
-pub struct LookupContext {
+pub(crate) struct LookupContext {
     pub mode: LookupMode,
     /// The sorted runs of the levels above the task's output level, lowest level first.
     pub upper_levels: Vec<Vec<DataFileMeta>>,
@@ -98,14 +98,10 @@ pub struct LookupContext {
     pub changelog: Option<Arc<LookupChangelog>>,
 }
 
-impl LookupContext {
-    pub fn deleted_rows(&self, file: &str) -> Option<DeletedRows> {
-        self.deleted.get(file).cloned()
-    }
-}
+impl LookupContext {}
 
 /// New deletions found by a rewrite: data file name → deleted row positions.
-pub type LookupOutcome = HashMap<String, Vec<u64>>;
+pub(crate) type LookupOutcome = HashMap<String, Vec<u64>>;
 
 /// The lookup side of one rewrite call.
 pub(super) struct Lookup {

@@ -14,37 +14,37 @@
 //! Picking ([`universal`], [`strategy`]) is a pure function of the level state, so it is
 //! unit-tested on Paimon's worked examples; the task and the rewriter do the I/O.
 
-pub mod bucket;
-pub mod expire;
-pub mod levels;
-pub mod lookup;
+pub(crate) mod bucket;
+pub(crate) mod expire;
+pub(crate) mod levels;
+pub(crate) mod lookup;
 #[cfg(test)]
 mod picking_tests;
-pub mod rewriter;
-pub mod strategy;
-pub mod task;
-pub mod universal;
+pub(crate) mod rewriter;
+pub(crate) mod strategy;
+pub(crate) mod task;
+pub(crate) mod universal;
 
 use strata_spec::manifest::DataFileMeta;
 
 /// A sorted run at a level: level-0 runs hold one file, higher levels all their files (in key
 /// order). Java `LevelSortedRun`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct LevelSortedRun {
+pub(crate) struct LevelSortedRun {
     pub level: i32,
     pub files: Vec<DataFileMeta>,
 }
 
 impl LevelSortedRun {
     /// Sum of the run's file sizes in bytes (Java `SortedRun.totalSize`).
-    pub fn total_size(&self) -> i64 {
+    pub(crate) fn total_size(&self) -> i64 {
         self.files.iter().map(|f| f.file_size).sum()
     }
 }
 
 /// What a strategy picked: files to compact into `output_level`. Java `CompactUnit`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct CompactUnit {
+pub(crate) struct CompactUnit {
     pub output_level: i32,
     pub files: Vec<DataFileMeta>,
     /// Rewrite each file on its own (full compaction of a bucket already at the max level whose
@@ -54,7 +54,7 @@ pub struct CompactUnit {
 
 impl CompactUnit {
     /// The files of `runs`, in run order.
-    pub fn from_runs(output_level: i32, runs: &[LevelSortedRun]) -> Self {
+    pub(crate) fn from_runs(output_level: i32, runs: &[LevelSortedRun]) -> Self {
         CompactUnit {
             output_level,
             files: runs.iter().flat_map(|r| r.files.iter().cloned()).collect(),
@@ -66,7 +66,7 @@ impl CompactUnit {
 /// Files before and after a compaction. Java `CompactResult`: `before` become DELETE entries,
 /// `after` ADD entries; an upgraded file is in both, at its old and its new level.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct CompactResult {
+pub(crate) struct CompactResult {
     pub before: Vec<DataFileMeta>,
     pub after: Vec<DataFileMeta>,
     /// Rows of files outside the compaction that a lookup compaction found superseded: data
@@ -77,7 +77,7 @@ pub struct CompactResult {
 }
 
 impl CompactResult {
-    pub fn merge(&mut self, other: CompactResult) {
+    pub(crate) fn merge(&mut self, other: CompactResult) {
         self.before.extend(other.before);
         self.after.extend(other.after);
         self.changelog.extend(other.changelog);

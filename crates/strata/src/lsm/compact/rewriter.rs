@@ -41,12 +41,12 @@ const READ_AHEAD_BATCHES: usize = 2;
 const RUN_FILES_OPEN: usize = 2;
 
 /// Maps a data file to its path in the bucket directory.
-pub type FilePath = Arc<dyn Fn(&DataFileMeta) -> Path + Send + Sync>;
+pub(crate) type FilePath = Arc<dyn Fn(&DataFileMeta) -> Path + Send + Sync>;
 /// Maps a new file name to its path in the bucket directory.
-pub type NewFilePath = Arc<dyn Fn(&str) -> Path + Send + Sync>;
+pub(crate) type NewFilePath = Arc<dyn Fn(&str) -> Path + Send + Sync>;
 
 /// Rewrites sections of one bucket.
-pub struct MergeTreeCompactRewriter {
+pub(crate) struct MergeTreeCompactRewriter {
     io: FileIO,
     schemas: SchemaManager,
     reader: KvFileReader,
@@ -60,7 +60,7 @@ pub struct MergeTreeCompactRewriter {
 
 impl MergeTreeCompactRewriter {
     #[allow(clippy::too_many_arguments)]
-    pub fn new(
+    pub(crate) fn new(
         io: FileIO,
         schemas: SchemaManager,
         config: Arc<KvWriterConfig>,
@@ -391,7 +391,7 @@ impl CompactRewriter for MergeTreeCompactRewriter {
 
 /// The rewriter of one lookup-compaction task: [`MergeTreeCompactRewriter`] with the task's
 /// [`LookupContext`] (the levels above its output level, the bucket's deletion vectors).
-pub struct LookupRewriter {
+pub(crate) struct LookupRewriter {
     pub inner: Arc<MergeTreeCompactRewriter>,
     pub context: Arc<LookupContext>,
     pub key_types: Arc<Vec<strata_spec::DataType>>,

@@ -21,21 +21,22 @@ use super::{CompactUnit, LevelSortedRun};
 use crate::{Error, Result};
 
 /// `compaction.optimization-interval`
-pub const COMPACTION_OPTIMIZATION_INTERVAL: &str = "compaction.optimization-interval";
+pub(crate) const COMPACTION_OPTIMIZATION_INTERVAL: &str = "compaction.optimization-interval";
 /// `compaction.total-size-threshold`
-pub const COMPACTION_TOTAL_SIZE_THRESHOLD: &str = "compaction.total-size-threshold";
+pub(crate) const COMPACTION_TOTAL_SIZE_THRESHOLD: &str = "compaction.total-size-threshold";
 /// `compaction.incremental-size-threshold`
-pub const COMPACTION_INCREMENTAL_SIZE_THRESHOLD: &str = "compaction.incremental-size-threshold";
+pub(crate) const COMPACTION_INCREMENTAL_SIZE_THRESHOLD: &str =
+    "compaction.incremental-size-threshold";
 /// `compaction.small-file-ratio`
-pub const COMPACTION_SMALL_FILE_RATIO: &str = "compaction.small-file-ratio";
+pub(crate) const COMPACTION_SMALL_FILE_RATIO: &str = "compaction.small-file-ratio";
 /// `lookup-compact`
-pub const LOOKUP_COMPACT: &str = "lookup-compact";
+pub(crate) const LOOKUP_COMPACT: &str = "lookup-compact";
 /// `lookup-compact.max-interval`
-pub const LOOKUP_COMPACT_MAX_INTERVAL: &str = "lookup-compact.max-interval";
+pub(crate) const LOOKUP_COMPACT_MAX_INTERVAL: &str = "lookup-compact.max-interval";
 
 /// `lookup-compact` (Java `LookupCompactMode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LookupCompactMode {
+pub(crate) enum LookupCompactMode {
     /// Push level 0 up after every pick that found nothing (the default).
     Radical,
     /// Push level 0 up every `lookup-compact.max-interval`-th time.
@@ -72,7 +73,10 @@ fn to_i64(v: u128) -> i64 {
 /// The latest creation time of the restored files at `num_levels - 1`: the initial "last full
 /// compaction" of [`EarlyFullCompaction`] (Java 2.0+ `estimateLastFullCompactionTime`; uses the
 /// `num-levels` option, not the tree's level count). `None` when no such file has one.
-pub fn estimate_last_full_compaction(restored: &[DataFileMeta], num_levels: i32) -> Option<i64> {
+pub(crate) fn estimate_last_full_compaction(
+    restored: &[DataFileMeta],
+    num_levels: i32,
+) -> Option<i64> {
     let max_level = num_levels - 1;
     restored
         .iter()
@@ -85,7 +89,7 @@ pub fn estimate_last_full_compaction(restored: &[DataFileMeta], num_levels: i32)
 /// Early full compaction (Java `EarlyFullCompaction`): step 0 of every universal pick.
 /// Times are [`PickTime::now_millis`] values (local wall clock, like `_CREATION_TIME`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EarlyFullCompaction {
+pub(crate) struct EarlyFullCompaction {
     full_compaction_interval: Option<i64>,
     total_size_threshold: Option<i64>,
     incremental_size_threshold: Option<i64>,
@@ -95,7 +99,7 @@ pub struct EarlyFullCompaction {
 impl EarlyFullCompaction {
     /// Interval in milliseconds, thresholds in bytes; `initial_last_full` is the time of the
     /// last known full compaction (see [`estimate_last_full_compaction`]).
-    pub fn new(
+    pub(crate) fn new(
         full_compaction_interval: Option<i64>,
         total_size_threshold: Option<i64>,
         incremental_size_threshold: Option<i64>,
@@ -110,7 +114,7 @@ impl EarlyFullCompaction {
     }
 
     /// From the three options; `None` when none of them is set.
-    pub fn from_options(
+    pub(crate) fn from_options(
         opts: &CoreOptions,
         initial_last_full: Option<i64>,
     ) -> Result<Option<Self>> {
@@ -135,19 +139,20 @@ impl EarlyFullCompaction {
     }
 
     /// When the last full compaction happened, if known.
-    pub fn last_full_compaction(&self) -> Option<i64> {
+    #[cfg(test)]
+    pub(crate) fn last_full_compaction(&self) -> Option<i64> {
         self.last_full_compaction
     }
 
     /// Records a full compaction at `now`.
-    pub fn update_last_full_compaction(&mut self, now: i64) {
+    pub(crate) fn update_last_full_compaction(&mut self, now: i64) {
         self.last_full_compaction = Some(now);
     }
 
     /// Every run to the max level when (in order) the interval has passed since the last full
     /// compaction (or none is known), the total size is below its threshold, or the size outside
     /// the max level is above its threshold. Never for a single run.
-    pub fn try_full_compact(
+    pub(crate) fn try_full_compact(
         &mut self,
         num_levels: i32,
         runs: &[LevelSortedRun],
@@ -182,7 +187,7 @@ impl EarlyFullCompaction {
 
 /// The strategy of one bucket's compaction manager.
 #[derive(Clone, Debug)]
-pub enum CompactStrategy {
+pub(crate) enum CompactStrategy {
     /// Plain universal compaction.
     Universal(UniversalCompaction),
     /// Universal, and when it picks nothing, force level 0 up (Java `ForceUpLevel0Compaction`).
@@ -198,14 +203,14 @@ pub enum CompactStrategy {
 
 impl CompactStrategy {
     /// The strategy of a bucket with no restored files (no initial last-full time).
-    pub fn from_options(opts: &CoreOptions, need_lookup: bool) -> Result<Self> {
+    pub(crate) fn from_options(opts: &CoreOptions, need_lookup: bool) -> Result<Self> {
         Self::for_bucket(opts, need_lookup, &[])
     }
 
     /// The strategy of a bucket restored from `restored` (Java `createCompactStrategy`): with
     /// `need_lookup`, force-up-level-0 in the `lookup-compact` mode; else with
     /// `compaction.force-up-level-0`, force-up-level-0 every time; else universal.
-    pub fn for_bucket(
+    pub(crate) fn for_bucket(
         opts: &CoreOptions,
         need_lookup: bool,
         restored: &[DataFileMeta],
@@ -251,7 +256,8 @@ impl CompactStrategy {
     }
 
     /// The universal compaction inside the strategy.
-    pub fn universal(&self) -> &UniversalCompaction {
+    #[cfg(test)]
+    pub(crate) fn universal(&self) -> &UniversalCompaction {
         match self {
             CompactStrategy::Universal(u) | CompactStrategy::ForceUpLevel0 { universal: u, .. } => {
                 u
@@ -260,7 +266,7 @@ impl CompactStrategy {
     }
 
     /// Picks a unit after a flush (Java `CompactStrategy.pick`).
-    pub fn pick(
+    pub(crate) fn pick(
         &mut self,
         num_levels: i32,
         runs: &[LevelSortedRun],
@@ -298,7 +304,7 @@ impl CompactStrategy {
     /// level 0 takes all of level 0 (`UniversalCompaction.createUnit` never outputs to level
     /// 0) — else level 0 forced up, whatever `lookup-compact` says. `None` without level-0
     /// runs.
-    pub fn pick_level0_up(
+    pub(crate) fn pick_level0_up(
         &mut self,
         num_levels: i32,
         runs: &[LevelSortedRun],
@@ -322,7 +328,7 @@ impl CompactStrategy {
     /// its files for which `needs_rewrite` holds (forced rewrite, expired records, a deletion
     /// vector), each rewritten alone (`file_rewrite`), or nothing. Otherwise every run to the
     /// max level.
-    pub fn pick_full_compaction(
+    pub(crate) fn pick_full_compaction(
         num_levels: i32,
         runs: &[LevelSortedRun],
         needs_rewrite: &dyn Fn(&DataFileMeta) -> bool,

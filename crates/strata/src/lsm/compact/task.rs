@@ -29,10 +29,10 @@ use crate::lsm::interval_partition::{interval_partition, keyed, KeyedFile, RunFi
 use crate::{Error, Result};
 
 /// Sections of sorted runs handed to a rewrite, in key order.
-pub type Sections = Vec<Vec<RunFiles>>;
+pub(crate) type Sections = Vec<Vec<RunFiles>>;
 
 /// The I/O side of a compaction task.
-pub trait CompactRewriter: Sync {
+pub(crate) trait CompactRewriter: Sync {
     /// Merges `sections` (concatenated in key order, runs within a section merged by key and
     /// reduced by the merge engine) into new files at `output_level`. `before` of the result
     /// is every input file, `after` the new files. A failure leaves no new file behind.
@@ -53,7 +53,7 @@ pub trait CompactRewriter: Sync {
 
 /// Settings of one task.
 #[derive(Clone, Debug)]
-pub struct TaskOptions {
+pub(crate) struct TaskOptions {
     /// Files at least this big are upgraded rather than rewritten (when their section allows).
     pub min_file_size: i64,
     /// The bucket's max level.
@@ -69,7 +69,7 @@ pub struct TaskOptions {
 
 /// Level-0 upgrades in a lookup compaction (Java `LookupMergeTreeCompactRewriter.upgradeStrategy`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum LookupUpgrade {
+pub(crate) enum LookupUpgrade {
     /// Not a lookup compaction.
     #[default]
     Off,
@@ -105,7 +105,7 @@ pub struct TaskMetrics {
 }
 
 /// Runs the compaction of `unit`. `key_types` are the types of the trimmed primary key.
-pub async fn run_compact_task<R: CompactRewriter>(
+pub(crate) async fn run_compact_task<R: CompactRewriter>(
     unit: CompactUnit,
     key_types: &[DataType],
     options: &TaskOptions,

@@ -30,17 +30,17 @@ use super::{CompactUnit, LevelSortedRun};
 use crate::{Error, Result};
 
 /// `compaction.offpeak.start.hour`
-pub const COMPACTION_OFFPEAK_START_HOUR: &str = "compaction.offpeak.start.hour";
+pub(crate) const COMPACTION_OFFPEAK_START_HOUR: &str = "compaction.offpeak.start.hour";
 /// `compaction.offpeak.end.hour`
-pub const COMPACTION_OFFPEAK_END_HOUR: &str = "compaction.offpeak.end.hour";
+pub(crate) const COMPACTION_OFFPEAK_END_HOUR: &str = "compaction.offpeak.end.hour";
 /// `compaction.offpeak-ratio`
-pub const COMPACTION_OFFPEAK_RATIO: &str = "compaction.offpeak-ratio";
+pub(crate) const COMPACTION_OFFPEAK_RATIO: &str = "compaction.offpeak-ratio";
 
 const MILLIS_PER_HOUR: i64 = 3_600_000;
 
 /// The time a pick runs at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PickTime {
+pub(crate) struct PickTime {
     /// Milliseconds of the writer's local wall clock encoded as if it were UTC: the clock of
     /// `_CREATION_TIME` (`kv_file_writer::local_now_millis`). Early full compaction compares it
     /// with file creation times; only differences matter, so this equals Java's epoch
@@ -52,7 +52,7 @@ pub struct PickTime {
 
 impl PickTime {
     /// The time at local-wall-clock millis `millis` (hour derived from it).
-    pub fn from_local_millis(millis: i64) -> Self {
+    pub(crate) fn from_local_millis(millis: i64) -> Self {
         PickTime {
             now_millis: millis,
             hour: millis.div_euclid(MILLIS_PER_HOUR).rem_euclid(24) as i32,
@@ -60,7 +60,7 @@ impl PickTime {
     }
 
     /// The current time of this machine.
-    pub fn now() -> Self {
+    pub(crate) fn now() -> Self {
         Self::from_local_millis(crate::lsm::kv_file_writer::local_now_millis())
     }
 }
@@ -68,7 +68,7 @@ impl PickTime {
 /// Off-peak hours: inside `[start, end)` (wrapping past midnight when `start > end`) the
 /// off-peak ratio is added to `compaction.size-ratio`. Java `OffPeakHours`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OffPeakHours {
+pub(crate) struct OffPeakHours {
     start_hour: i32,
     end_hour: i32,
     ratio: i32,
@@ -76,7 +76,7 @@ pub struct OffPeakHours {
 
 impl OffPeakHours {
     /// `None` (off-peak disabled) when either hour is −1 or both are equal, as in Java.
-    pub fn new(start_hour: i32, end_hour: i32, ratio: i32) -> Option<Self> {
+    pub(crate) fn new(start_hour: i32, end_hour: i32, ratio: i32) -> Option<Self> {
         if start_hour == -1 || end_hour == -1 || start_hour == end_hour {
             return None;
         }
@@ -89,7 +89,7 @@ impl OffPeakHours {
 
     /// From `compaction.offpeak.start.hour` / `.end.hour` (default −1) and
     /// `compaction.offpeak-ratio` (default 0). Like Java, hours outside 0..=23 are accepted.
-    pub fn from_options(opts: &CoreOptions) -> Result<Option<Self>> {
+    pub(crate) fn from_options(opts: &CoreOptions) -> Result<Option<Self>> {
         let start = opts.get_i32(COMPACTION_OFFPEAK_START_HOUR)?.unwrap_or(-1);
         let end = opts.get_i32(COMPACTION_OFFPEAK_END_HOUR)?.unwrap_or(-1);
         let ratio = opts.get_i32(COMPACTION_OFFPEAK_RATIO)?.unwrap_or(0);
@@ -97,7 +97,7 @@ impl OffPeakHours {
     }
 
     /// The extra ratio at local hour `hour`: the off-peak ratio inside the window, else 0.
-    pub fn current_ratio(&self, hour: i32) -> i32 {
+    pub(crate) fn current_ratio(&self, hour: i32) -> i32 {
         let off_peak = if self.start_hour <= self.end_hour {
             self.start_hour <= hour && hour < self.end_hour
         } else {
@@ -114,7 +114,7 @@ impl OffPeakHours {
 /// Universal compaction picking (Java `UniversalCompaction`). Holds the early-full-compaction
 /// state, hence `&mut self` on the picks.
 #[derive(Clone, Debug)]
-pub struct UniversalCompaction {
+pub(crate) struct UniversalCompaction {
     max_size_amp: i32,
     size_ratio: i32,
     num_run_compaction_trigger: i32,
@@ -132,7 +132,7 @@ impl UniversalCompaction {
     /// `max_size_amp` = `compaction.max-size-amplification-percent`, `size_ratio` =
     /// `compaction.size-ratio`, `num_run_compaction_trigger` =
     /// `num-sorted-run.compaction-trigger` (must be ≥ 1).
-    pub fn new(
+    pub(crate) fn new(
         max_size_amp: i32,
         size_ratio: i32,
         num_run_compaction_trigger: i32,
@@ -155,7 +155,8 @@ impl UniversalCompaction {
     }
 
     /// The early-full-compaction state, if configured.
-    pub fn early_full(&self) -> Option<&EarlyFullCompaction> {
+    #[cfg(test)]
+    pub(crate) fn early_full(&self) -> Option<&EarlyFullCompaction> {
         self.early_full.as_ref()
     }
 
@@ -165,7 +166,7 @@ impl UniversalCompaction {
     }
 
     /// The universal pick: early full, size amplification, size ratio, run count.
-    pub fn pick(
+    pub(crate) fn pick(
         &mut self,
         num_levels: i32,
         runs: &[LevelSortedRun],
@@ -192,7 +193,7 @@ impl UniversalCompaction {
 
     /// Pushes the level-0 runs up even below the trigger (used by `ForceUpLevel0Compaction`):
     /// starts with every level-0 run, already triggered. `None` when there is no level-0 run.
-    pub fn force_pick_l0(
+    pub(crate) fn force_pick_l0(
         &mut self,
         num_levels: i32,
         runs: &[LevelSortedRun],
@@ -207,7 +208,7 @@ impl UniversalCompaction {
 
     /// Rule 1: with at least `trigger` runs, everything to `max_level` when the younger runs
     /// are more than `max_size_amp` percent of the oldest one.
-    pub fn pick_for_size_amp(
+    pub(crate) fn pick_for_size_amp(
         &mut self,
         max_level: i32,
         runs: &[LevelSortedRun],
@@ -229,7 +230,7 @@ impl UniversalCompaction {
     }
 
     /// Rule 2: with at least `trigger` runs, [`Self::size_ratio_pick`] from the newest run.
-    pub fn pick_for_size_ratio(
+    pub(crate) fn pick_for_size_ratio(
         &mut self,
         max_level: i32,
         runs: &[LevelSortedRun],
@@ -245,7 +246,7 @@ impl UniversalCompaction {
     /// much bigger than the candidates (`candidate × (100 + ratio) / 100 ≥ next`); once
     /// triggered (forced, or more than one run taken) runs at level ≤ 1 are absorbed anyway.
     /// Returns the unit of the taken runs, or `None` if it never triggered.
-    pub fn size_ratio_pick(
+    pub(crate) fn size_ratio_pick(
         &mut self,
         max_level: i32,
         runs: &[LevelSortedRun],
@@ -276,7 +277,7 @@ impl UniversalCompaction {
     /// The unit of the `run_count` newest runs: output one level below the first run left out;
     /// if that is level 0, takes more runs up to the first one above level 0 and outputs at its
     /// level; taking every run outputs at `max_level` (and counts as a full compaction).
-    pub fn create_unit(
+    pub(crate) fn create_unit(
         &mut self,
         runs: &[LevelSortedRun],
         max_level: i32,

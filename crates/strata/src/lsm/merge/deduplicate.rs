@@ -7,12 +7,12 @@ use super::{KvMeta, MergeFunction, MergeResult};
 use crate::Result;
 
 #[derive(Debug, Clone)]
-pub struct DeduplicateMergeFunction {
+pub(crate) struct DeduplicateMergeFunction {
     ignore_delete: bool,
 }
 
 impl DeduplicateMergeFunction {
-    pub fn new(ignore_delete: bool) -> Self {
+    pub(crate) fn new(ignore_delete: bool) -> Self {
         DeduplicateMergeFunction { ignore_delete }
     }
 }

@@ -6,12 +6,12 @@ use super::{KvMeta, MergeFunction, MergeResult};
 use crate::{Error, Result};
 
 #[derive(Debug, Clone)]
-pub struct FirstRowMergeFunction {
+pub(crate) struct FirstRowMergeFunction {
     ignore_delete: bool,
 }
 
 impl FirstRowMergeFunction {
-    pub fn new(ignore_delete: bool) -> Self {
+    pub(crate) fn new(ignore_delete: bool) -> Self {
         FirstRowMergeFunction { ignore_delete }
     }
 }

@@ -6,12 +6,12 @@
 //! the **last record is the newest**. A group of one record never reaches a
 //! [`MergeFunction`] (Java `ReducerMergeFunctionWrapper`): it passes through untouched.
 
-pub mod aggregation;
-pub mod deduplicate;
-pub mod first_row;
-pub mod partial_update;
+pub(crate) mod aggregation;
+pub(crate) mod deduplicate;
+pub(crate) mod first_row;
+pub(crate) mod partial_update;
 pub(crate) mod util;
-pub mod value;
+pub(crate) mod value;
 
 use std::sync::Arc;
 
@@ -22,11 +22,11 @@ use strata_spec::Datum;
 
 use crate::Result;
 
-pub use aggregation::AggregateMergeFunction;
-pub use deduplicate::DeduplicateMergeFunction;
-pub use first_row::FirstRowMergeFunction;
-pub use partial_update::PartialUpdateMergeFunction;
-pub use value::{value_at, values_of, values_to_array};
+pub(crate) use aggregation::AggregateMergeFunction;
+pub(crate) use deduplicate::DeduplicateMergeFunction;
+pub(crate) use first_row::FirstRowMergeFunction;
+pub(crate) use partial_update::PartialUpdateMergeFunction;
+pub(crate) use value::value_at;
 
 /// One value of any Paimon type, as merge functions see it (NULL included).
 #[derive(Clone, Debug, PartialEq)]
@@ -137,7 +137,7 @@ fn invalid(key: &str, message: String) -> crate::Error {
 /// level 0 only the one of the lowest level is merged, with the level-0 records. Lookup
 /// compaction leaves superseded records in higher levels when it has no deletion vectors, and
 /// this is what keeps readers from merging them again.
-pub fn lookup_merge_applies(options: &CoreOptions) -> Result<bool> {
+pub(crate) fn lookup_merge_applies(options: &CoreOptions) -> Result<bool> {
     let engine = options
         .merge_engine()
         .map_err(|e| invalid(keys::MERGE_ENGINE, e.to_string()))?;
@@ -198,6 +198,11 @@ fn validate_sequence_field(
     }
     Ok(())
 }
+
+// Paths strata's unit tests use (the crate uses the defining modules).
+#[cfg(test)]
+#[allow(unused_imports)]
+pub(crate) use value::{values_of, values_to_array};
 
 #[cfg(test)]
 mod tests;

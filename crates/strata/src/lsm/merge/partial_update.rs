@@ -44,7 +44,7 @@ pub(crate) const PARTIAL_UPDATE_RETRACT_ERROR: &str =
      3. Configure 'sequence-group's to retract partial columns. Also configure 'partial-update.remove-record-on-sequence-group' to remove the whole row when receiving deleted records of `specified sequence group`.";
 
 #[derive(Debug, Clone)]
-pub struct PartialUpdateMergeFunction {
+pub(crate) struct PartialUpdateMergeFunction {
     fields: Vec<DataField>,
     ignore_delete: bool,
     remove_record_on_delete: bool,
@@ -64,7 +64,7 @@ fn invalid(key: &str, message: String) -> Error {
 
 impl PartialUpdateMergeFunction {
     /// Builds the engine for `schema`, failing with Paimon's messages on bad configurations.
-    pub fn new(schema: &TableSchema) -> Result<Self> {
+    pub(crate) fn new(schema: &TableSchema) -> Result<Self> {
         let options = CoreOptions::new(schema.options.clone());
         let names: Vec<&str> = schema.fields.iter().map(|f| f.name.as_str()).collect();
         let is_pk = |n: &str| schema.primary_keys.iter().any(|k| k == n);

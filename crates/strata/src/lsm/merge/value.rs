@@ -81,13 +81,13 @@ pub fn value_at(array: &dyn Array, row: usize) -> Result<Value> {
 }
 
 /// Every value of `array`, in order.
-pub fn values_of(array: &dyn Array) -> Result<Vec<Value>> {
+pub(crate) fn values_of(array: &dyn Array) -> Result<Vec<Value>> {
     (0..array.len()).map(|i| value_at(array, i)).collect()
 }
 
 /// An Arrow array of `data_type` (its [`to_arrow_type`] layout) holding `values`.
 /// Each value must match the type (a scalar of the type's kind, an array for ARRAY, …).
-pub fn values_to_array(values: &[Value], data_type: &DataType) -> Result<ArrayRef> {
+pub(crate) fn values_to_array(values: &[Value], data_type: &DataType) -> Result<ArrayRef> {
     build(values, data_type, &to_arrow_type(data_type)?)
 }
 

@@ -42,7 +42,7 @@ pub(crate) fn agg_func_name<'a>(
 }
 
 #[derive(Debug, Clone)]
-pub struct AggregateMergeFunction {
+pub(crate) struct AggregateMergeFunction {
     fields: Vec<DataField>,
     aggregators: Vec<FieldAggregator>,
     remove_record_on_delete: bool,
@@ -50,7 +50,7 @@ pub struct AggregateMergeFunction {
 
 impl AggregateMergeFunction {
     /// Builds the engine for `schema`, failing with Paimon's message on a bad configuration.
-    pub fn new(schema: &TableSchema) -> Result<Self> {
+    pub(crate) fn new(schema: &TableSchema) -> Result<Self> {
         let options = CoreOptions::new(schema.options.clone());
         let sequence_fields = options.sequence_field();
         let aggregators = schema
