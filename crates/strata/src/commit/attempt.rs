@@ -299,7 +299,7 @@ impl TableCommit {
         };
 
         let id = snapshot.id;
-        match table.snapshot_manager().try_publish(&snapshot).await {
+        match table.snapshot_commit().commit(&snapshot).await {
             Ok(true) => {}
             Ok(false) => {
                 // The id is taken. On an object store a retried PUT whose first try landed

@@ -215,17 +215,7 @@ pub async fn table_at(table: &Table, snapshot: &Snapshot) -> Result<Table> {
         return Ok(table.clone());
     }
     let schema = table.schema_manager().schema(snapshot.schema_id).await?;
-    let mut t = Table::new(
-        table.identifier().clone(),
-        table.file_io().clone(),
-        table.paths().clone(),
-        table.schema_manager().clone(),
-        schema,
-    )?;
-    if let Some(c) = table.cache() {
-        t = t.with_cache(c.clone());
-    }
-    Ok(t)
+    table.with_schema(schema)
 }
 
 /// The table at `target` and a scan of that snapshot: `(table, scan)` to plan and read with.

@@ -62,15 +62,7 @@ impl Table {
             Err(Error::Spec(e)) => return Err(self.alter_error(&id, e).await),
             Err(e) => return Err(e),
         };
-        let mut table = Table::new(
-            self.identifier().clone(),
-            self.file_io().clone(),
-            self.paths().clone(),
-            self.schema_manager().clone(),
-            schema,
-        )?;
-        table.cache = self.cache.clone();
-        Ok(table)
+        self.with_schema(schema)
     }
 
     /// A refusal of the pure schema change, with the table named.

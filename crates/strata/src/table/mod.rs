@@ -25,9 +25,11 @@ use strata_spec::schema::TableSchema;
 
 mod alter;
 mod identifier;
+mod snapshot_commit;
 pub mod tags;
 
 pub use identifier::Identifier;
+pub use snapshot_commit::{FileSnapshotCommit, SnapshotCommit};
 
 use crate::cache::Cache;
 use crate::io::FileIO;
@@ -40,6 +42,8 @@ pub struct Table {
     inner: Arc<TableInner>,
     /// The shared metadata cache scans of this table use (see [`crate::cache`]).
     cache: Option<Arc<dyn Cache>>,
+    /// Who publishes this table's snapshots: its catalog's decision ([`SnapshotCommit`]).
+    snapshot_commit: Arc<dyn SnapshotCommit>,
 }
 
 #[derive(Debug)]
@@ -81,9 +85,11 @@ impl Table {
         );
         // Data files may sit under `data-file.path-directory` (Java reads them there).
         let paths = paths.with_data_directory(options.get("data-file.path-directory"));
+        let snapshot_manager = SnapshotManager::new(io.clone(), paths.clone());
         Ok(Table {
+            snapshot_commit: Arc::new(FileSnapshotCommit::new(snapshot_manager.clone())),
             inner: Arc::new(TableInner {
-                snapshot_manager: SnapshotManager::new(io.clone(), paths.clone()),
+                snapshot_manager,
                 manifest_store: ManifestStore::new(io.clone(), paths.clone(), compression),
                 identifier,
                 io,
@@ -96,6 +102,33 @@ impl Table {
             }),
             cache: None,
         })
+    }
+
+    /// This table at another of its schemas: the same identity, storage, cache and
+    /// [`SnapshotCommit`] (time travel to an older schema, dynamic options, an altered schema).
+    pub(crate) fn with_schema(&self, schema: Arc<TableSchema>) -> Result<Table> {
+        let mut table = Table::new(
+            self.identifier().clone(),
+            self.file_io().clone(),
+            self.paths().clone(),
+            self.schema_manager().clone(),
+            schema,
+        )?;
+        table.cache = self.cache.clone();
+        table.snapshot_commit = self.snapshot_commit.clone();
+        Ok(table)
+    }
+
+    /// This table publishing its snapshots through `commit` (its catalog's
+    /// [`SnapshotCommit`]; a table starts with [`FileSnapshotCommit`]).
+    pub fn with_snapshot_commit(mut self, commit: Arc<dyn SnapshotCommit>) -> Table {
+        self.snapshot_commit = commit;
+        self
+    }
+
+    /// Who publishes this table's snapshots.
+    pub fn snapshot_commit(&self) -> &Arc<dyn SnapshotCommit> {
+        &self.snapshot_commit
     }
 
     /// This table with `cache` as the shared metadata cache of its scans. Share one cache
@@ -120,15 +153,7 @@ impl Table {
         let mut schema = (**self.schema()).clone();
         schema.options.extend(options);
         validate_options(&schema)?;
-        let mut table = Table::new(
-            self.identifier().clone(),
-            self.file_io().clone(),
-            self.paths().clone(),
-            self.schema_manager().clone(),
-            Arc::new(schema),
-        )?;
-        table.cache = self.cache.clone();
-        Ok(table)
+        self.with_schema(Arc::new(schema))
     }
 
     /// The shared metadata cache, if one is configured.
@@ -296,14 +321,6 @@ impl Table {
             return Ok(self.clone());
         }
         let schema = self.schema_manager().schema(snapshot.schema_id).await?;
-        let mut table = Table::new(
-            self.identifier().clone(),
-            self.file_io().clone(),
-            self.paths().clone(),
-            self.schema_manager().clone(),
-            schema,
-        )?;
-        table.cache = self.cache.clone();
-        Ok(table)
+        self.with_schema(schema)
     }
 }
