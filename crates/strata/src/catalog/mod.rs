@@ -1,270 +1,116 @@
-//! The filesystem catalog: a warehouse directory holding `<db>.db/` database
-//! directories, each holding table directories. No metadata beyond the tables' own files: a
-//! table exists when its `schema/` directory holds a `schema-N` file, exactly as Java's
-//! `FileSystemCatalog` decides, so warehouses are shared with Java, pypaimon and paimon-rust.
+//! Catalogs: where a lake's databases and tables are found, created, altered and dropped, and
+//! who decides a table's commits — [`Catalog`], Java's `org.apache.paimon.catalog.Catalog`.
+//!
+//! | file | what |
+//! |---|---|
+//! | `mod.rs` | the [`Catalog`] trait and [`CatalogSnapshotCommit`] (a catalog deciding commits) |
+//! | [`filesystem`] | [`FileSystemCatalog`]: a warehouse directory, as Java's `FileSystemCatalog` |
+//!
+//! Front ends (CLI, SQL, Python) hold an `Arc<dyn Catalog>`. A new catalog (Paimon's REST
+//! catalog, JDBC) is a new file here implementing the trait; if it decides commits on its side
+//! (REST), its [`Catalog::get_table`] gives each table a [`CatalogSnapshotCommit`] so the commit
+//! protocol publishes through [`Catalog::commit_snapshot`] instead of the warehouse's
+//! create-if-absent ([`crate::table::SnapshotCommit`]).
 
-use object_store::path::Path;
-use strata_spec::schema::{Schema, SchemaChange, TableSchema};
+pub mod filesystem;
 
-pub use crate::table::Identifier;
-
+use std::fmt::Debug;
 use std::sync::Arc;
 
-use crate::cache::Cache;
-use crate::io::FileIO;
-use crate::meta::{SchemaManager, TablePaths};
-use crate::table::Table;
-use crate::{Error, Result};
+use async_trait::async_trait;
+use strata_spec::schema::{Schema, SchemaChange, TableSchema};
+use strata_spec::snapshot::Snapshot;
 
-/// Suffix of database directories (`Catalog.DB_SUFFIX`).
-pub const DB_SUFFIX: &str = ".db";
+pub use crate::table::Identifier;
+pub use filesystem::{FileSystemCatalog, DB_SUFFIX};
 
-/// A Paimon filesystem catalog rooted at a warehouse location.
-#[derive(Clone, Debug)]
-pub struct FileSystemCatalog {
-    io: FileIO,
-    warehouse: Path,
-    cache: Option<Arc<dyn Cache>>,
-    /// Java's `table-default.*` catalog options, without the prefix.
-    table_defaults: std::collections::BTreeMap<String, String>,
-}
+use crate::table::{SnapshotCommit, Table};
+use crate::Result;
 
-impl FileSystemCatalog {
-    /// Opens the warehouse at `location` (local directory, `s3://bucket/path` configured from
-    /// the `AWS_*` environment, or `memory://name`).
-    pub fn open(location: &str) -> Result<Self> {
-        let (io, warehouse) = FileIO::for_location(location)?;
-        Ok(Self::new(io, warehouse))
-    }
+/// A catalog of databases and tables (Java's `Catalog`). Identifiers are `database.table`.
+#[async_trait]
+pub trait Catalog: Send + Sync + Debug {
+    /// Where the catalog lives, for messages (a warehouse path, a server URI).
+    fn location(&self) -> String;
 
-    /// Opens the warehouse at `location` with catalog options: for `s3://` warehouses Paimon's
-    /// `s3.endpoint`, `s3.access-key`, `s3.secret-key`, `s3.region`, `s3.path-style-access`
-    /// (over the environment; see [`crate::io::S3_OPTION_KEYS`]).
-    pub fn open_with_options(
-        location: &str,
-        options: &std::collections::HashMap<String, String>,
-    ) -> Result<Self> {
-        let (io, warehouse) = FileIO::for_location_with_options(location, options)?;
-        Ok(Self::new(io, warehouse))
-    }
+    /// Database names, sorted.
+    async fn list_databases(&self) -> Result<Vec<String>>;
 
-    pub fn new(io: FileIO, warehouse: Path) -> Self {
-        FileSystemCatalog {
-            io,
-            warehouse,
-            cache: None,
-            table_defaults: Default::default(),
-        }
-    }
+    /// Whether database `db` exists.
+    async fn database_exists(&self, db: &str) -> Result<bool>;
 
-    /// Table options every table created through this catalog gets unless its schema sets
-    /// them: Java's `table-default.<key>` catalog options (given here without the prefix),
-    /// applied at `createTable` only (`AbstractCatalog.copyTableDefaultOptions`). Validated
-    /// with the new table's options.
-    pub fn with_table_defaults(
-        mut self,
-        defaults: impl IntoIterator<Item = (String, String)>,
-    ) -> Self {
-        self.table_defaults = defaults.into_iter().collect();
-        self
-    }
+    /// Creates database `db`; an existing one is an error unless `ignore_if_exists`.
+    async fn create_database(&self, db: &str, ignore_if_exists: bool) -> Result<()>;
 
-    /// The `table-default.*` options (without the prefix).
-    pub fn table_defaults(&self) -> &std::collections::BTreeMap<String, String> {
-        &self.table_defaults
-    }
-
-    /// Gives every table loaded from this catalog `cache` as its shared metadata cache
-    /// ([`crate::cache`]); clones of the catalog share it.
-    pub fn with_cache(mut self, cache: Arc<dyn Cache>) -> Self {
-        self.cache = Some(cache);
-        self
-    }
-
-    pub fn file_io(&self) -> &FileIO {
-        &self.io
-    }
-
-    /// Human-readable warehouse location.
-    pub fn location(&self) -> String {
-        self.io.display(&self.warehouse)
-    }
-
-    fn database_path(&self, db: &str) -> Path {
-        self.warehouse.clone().join(format!("{db}{DB_SUFFIX}"))
-    }
-
-    /// Directory of a table.
-    pub fn table_path(&self, id: &Identifier) -> Path {
-        self.database_path(&id.database).join(id.table.as_str())
-    }
-
-    /// Database names, sorted. On a local filesystem empty database directories count too.
-    pub async fn list_databases(&self) -> Result<Vec<String>> {
-        let mut names: Vec<String> = self
-            .io
-            .list_dir_names(&self.warehouse)
-            .await?
-            .into_iter()
-            .filter_map(|n| n.strip_suffix(DB_SUFFIX).map(str::to_string))
-            .collect();
-        names.sort();
-        Ok(names)
-    }
-
-    pub async fn database_exists(&self, db: &str) -> Result<bool> {
-        Ok(self.list_databases().await?.iter().any(|d| d == db))
-    }
-
-    /// Creates a database directory.
-    pub async fn create_database(&self, db: &str, ignore_if_exists: bool) -> Result<()> {
-        Identifier::validate_name("database", db)?;
-        if self.database_exists(db).await? {
-            return if ignore_if_exists {
-                Ok(())
-            } else {
-                Err(Error::DatabaseAlreadyExists(db.to_string()))
-            };
-        }
-        self.mkdirs(&self.database_path(db)).await
-    }
-
-    /// A directory on a local filesystem; object stores have no directories (the database
-    /// appears with its first table).
-    async fn mkdirs(&self, path: &Path) -> Result<()> {
-        self.io.create_dir_all(path).await
-    }
-
-    /// Drops a database; with `cascade` its tables too, otherwise it must be empty.
-    pub async fn drop_database(
+    /// Drops database `db`; with `cascade` its tables too, otherwise it must be empty. A missing
+    /// one is an error unless `ignore_if_not_exists`.
+    async fn drop_database(
         &self,
         db: &str,
         ignore_if_not_exists: bool,
         cascade: bool,
-    ) -> Result<()> {
-        if !self.database_exists(db).await? {
-            return if ignore_if_not_exists {
-                Ok(())
-            } else {
-                Err(Error::DatabaseNotFound(db.to_string()))
-            };
-        }
-        if !cascade && !self.list_tables(db).await?.is_empty() {
-            return Err(Error::DatabaseNotEmpty(db.to_string()));
-        }
-        self.io.delete_prefix(&self.database_path(db)).await
-    }
+    ) -> Result<()>;
 
-    /// Table names of a database, sorted.
-    pub async fn list_tables(&self, db: &str) -> Result<Vec<String>> {
-        if !self.database_exists(db).await? {
-            return Err(Error::DatabaseNotFound(db.to_string()));
-        }
-        let (dirs, _) = self.io.list_dir(&self.database_path(db)).await?;
-        let mut names = Vec::new();
-        for d in dirs {
-            let Some(name) = d.filename().map(str::to_string) else {
-                continue;
-            };
-            let sm = SchemaManager::new(self.io.clone(), TablePaths::new(d.clone()));
-            if !sm.list_ids().await?.is_empty() {
-                names.push(name);
-            }
-        }
-        names.sort();
-        Ok(names)
-    }
+    /// Table names of database `db`, sorted.
+    async fn list_tables(&self, db: &str) -> Result<Vec<String>>;
 
-    pub async fn table_exists(&self, id: &Identifier) -> Result<bool> {
-        let sm = SchemaManager::new(self.io.clone(), TablePaths::new(self.table_path(id)));
-        Ok(!sm.list_ids().await?.is_empty())
-    }
+    /// Whether table `id` exists.
+    async fn table_exists(&self, id: &Identifier) -> Result<bool>;
 
-    /// Creates a table (and its database if missing) by writing `schema/schema-0`.
-    /// Returns `false` when the table existed and `ignore_if_exists` was set.
-    pub async fn create_table(
+    /// Creates table `id` with `schema` (and its database if missing). `Ok(false)` when it
+    /// existed and `ignore_if_exists` was set.
+    async fn create_table(
         &self,
         id: &Identifier,
         schema: &Schema,
         ignore_if_exists: bool,
-    ) -> Result<bool> {
-        if self.table_exists(id).await? {
-            return if ignore_if_exists {
-                Ok(false)
-            } else {
-                Err(Error::TableAlreadyExists(id.to_string()))
-            };
-        }
-        let mut schema = schema.clone();
-        for (k, v) in &self.table_defaults {
-            schema.options.entry(k.clone()).or_insert_with(|| v.clone());
-        }
-        let table_schema = TableSchema::create(0, &schema, chrono::Utc::now().timestamp_millis())?;
-        crate::table::validate_options(&table_schema)?;
-        crate::table::refuse_unsupported_options(
-            &table_schema.options,
-            &format!(
-                "creating table {id} (a table strata cannot write correctly; create it with Java \
-                 Paimon, Spark or Flink if they are its writers)"
-            ),
-        )?;
-        self.create_database(&id.database, true).await?;
-        let paths = TablePaths::new(self.table_path(id));
-        let sm = SchemaManager::new(self.io.clone(), paths);
-        if !sm.create(&table_schema).await? {
-            // Lost a race with a concurrent creator.
-            return if ignore_if_exists {
-                Ok(false)
-            } else {
-                Err(Error::TableAlreadyExists(id.to_string()))
-            };
-        }
-        Ok(true)
-    }
+    ) -> Result<bool>;
 
-    /// Drops a table: deletes its whole directory (data, manifests, snapshots, schemas).
-    pub async fn drop_table(&self, id: &Identifier, ignore_if_not_exists: bool) -> Result<()> {
-        if !self.table_exists(id).await? {
-            return if ignore_if_not_exists {
-                Ok(())
-            } else {
-                Err(Error::TableNotFound(id.to_string()))
-            };
-        }
-        self.io.delete_prefix(&self.table_path(id)).await
-    }
+    /// Drops table `id` with all its files.
+    async fn drop_table(&self, id: &Identifier, ignore_if_not_exists: bool) -> Result<()>;
 
-    /// `ALTER TABLE`: applies `changes` (in order) to the table's latest schema and commits
-    /// the result as schema N+1, exactly as Java's `Catalog.alterTable` /
-    /// `SchemaManager.commitChanges` do (see [`Table::alter`] for what strata refuses on top).
-    /// Returns the new schema, or `None` when the table does not exist and
-    /// `ignore_if_not_exists` is set. Tables loaded afterwards ([`Self::get_table`]) use it.
-    pub async fn alter_table(
+    /// `ALTER TABLE`: applies `changes` in order and commits the next schema. `Ok(None)` when
+    /// the table does not exist and `ignore_if_not_exists` was set.
+    async fn alter_table(
         &self,
         id: &Identifier,
         changes: Vec<SchemaChange>,
         ignore_if_not_exists: bool,
-    ) -> Result<Option<Arc<TableSchema>>> {
-        let table = match self.get_table(id).await {
-            Ok(t) => t,
-            Err(Error::TableNotFound(_)) if ignore_if_not_exists => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        let altered = table.alter(&changes).await?;
-        Ok(Some(altered.schema().clone()))
-    }
+    ) -> Result<Option<Arc<TableSchema>>>;
 
-    /// Loads a table at its latest schema.
-    pub async fn get_table(&self, id: &Identifier) -> Result<Table> {
-        let paths = TablePaths::new(self.table_path(id));
-        let sm = SchemaManager::new(self.io.clone(), paths.clone());
-        let Some(schema) = sm.latest().await? else {
-            return Err(Error::TableNotFound(id.to_string()));
-        };
-        let table = Table::new(id.clone(), self.io.clone(), paths, sm, schema)?;
-        Ok(match &self.cache {
-            Some(c) => table.with_cache(c.clone()),
-            None => table,
-        })
+    /// Loads table `id` at its latest schema, publishing its snapshots through this catalog's
+    /// decision ([`Table::snapshot_commit`]).
+    async fn get_table(&self, id: &Identifier) -> Result<Table>;
+
+    /// Decides a commit: makes `snapshot` table `id`'s snapshot `snapshot.id` (Java's
+    /// `Catalog.commitSnapshot`). The same contract as [`SnapshotCommit::commit`]: `Ok(false)`
+    /// when the id is taken by another commit.
+    async fn commit_snapshot(&self, id: &Identifier, snapshot: &Snapshot) -> Result<bool>;
+}
+
+/// A table's [`SnapshotCommit`] that asks its catalog ([`Catalog::commit_snapshot`]): Java's
+/// `CatalogSnapshotCommit`, for catalogs that decide commits on their side.
+#[derive(Clone, Debug)]
+pub struct CatalogSnapshotCommit {
+    catalog: Arc<dyn Catalog>,
+    identifier: Identifier,
+}
+
+impl CatalogSnapshotCommit {
+    /// Commits of table `identifier`, decided by `catalog`.
+    pub fn new(catalog: Arc<dyn Catalog>, identifier: Identifier) -> Self {
+        CatalogSnapshotCommit {
+            catalog,
+            identifier,
+        }
+    }
+}
+
+#[async_trait]
+impl SnapshotCommit for CatalogSnapshotCommit {
+    async fn commit(&self, snapshot: &Snapshot) -> Result<bool> {
+        self.catalog
+            .commit_snapshot(&self.identifier, snapshot)
+            .await
     }
 }
