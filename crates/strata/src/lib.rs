@@ -12,6 +12,7 @@
 //! | [`system`] | Paimon's system tables (`$snapshots`, `$files`, …) as Arrow batches |
 //! | [`expr`] | predicates (SQL text with the `sql` feature, or built in code) |
 //! | [`arrow`] | Paimon schemas, types and values to Arrow and back (the front ends' conversions) |
+//! | [`clock`] | the [`clock::Clock`] commits, expiry, cleanup and writers read time from |
 //! | [`cache`] | the shared metadata [`cache::Cache`] (weight-bounded LRU built in) |
 //! | [`io`] | [`io::FileIO`] over `object_store` (local FS, S3 with the `s3` feature, memory) |
 //! | [`Error`], [`ErrorKind`] | errors naming what they concern, and their classes |
@@ -31,6 +32,7 @@
 pub mod arrow;
 pub mod cache;
 pub mod catalog;
+pub mod clock;
 pub mod commit;
 pub mod error;
 pub mod expr;

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use crate::cache::Cache;
 use crate::catalog::{Catalog, Identifier};
+use crate::clock::{Clock, SystemClock};
 use crate::io::FileIO;
 use crate::meta::SnapshotManager;
 use crate::meta::{SchemaManager, TablePaths};
@@ -28,6 +29,8 @@ pub struct FileSystemCatalog {
     io: FileIO,
     warehouse: Path,
     cache: Option<Arc<dyn Cache>>,
+    /// Where this catalog and its tables read the time.
+    clock: Arc<dyn Clock>,
     /// Java's `table-default.*` catalog options, without the prefix.
     table_defaults: std::collections::BTreeMap<String, String>,
 }
@@ -56,6 +59,7 @@ impl FileSystemCatalog {
             io,
             warehouse,
             cache: None,
+            clock: Arc::new(SystemClock),
             table_defaults: Default::default(),
         }
     }
@@ -81,6 +85,13 @@ impl FileSystemCatalog {
     /// ([`crate::cache`]); clones of the catalog share it.
     pub fn with_cache(mut self, cache: Arc<dyn Cache>) -> Self {
         self.cache = Some(cache);
+        self
+    }
+
+    /// Gives this catalog and every table loaded from it `clock` as the time commits, expiry,
+    /// cleanup and writers read ([`crate::clock`]; default [`SystemClock`]).
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
         self
     }
 
@@ -202,7 +213,7 @@ impl FileSystemCatalog {
         for (k, v) in &self.table_defaults {
             schema.options.entry(k.clone()).or_insert_with(|| v.clone());
         }
-        let table_schema = TableSchema::create(0, &schema, chrono::Utc::now().timestamp_millis())?;
+        let table_schema = TableSchema::create(0, &schema, self.clock.now_millis())?;
         crate::table::validate_options(&table_schema)?;
         crate::table::refuse_unsupported_options(
             &table_schema.options,
@@ -264,7 +275,8 @@ impl FileSystemCatalog {
         let Some(schema) = sm.latest().await? else {
             return Err(Error::TableNotFound(id.to_string()));
         };
-        let table = Table::new(id.clone(), self.io.clone(), paths, sm, schema)?;
+        let table = Table::new(id.clone(), self.io.clone(), paths, sm, schema)?
+            .with_clock(self.clock.clone());
         Ok(match &self.cache {
             Some(c) => table.with_cache(c.clone()),
             None => table,

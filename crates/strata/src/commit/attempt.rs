@@ -270,7 +270,7 @@ impl TableCommit {
                 writer_version: Some(format!("strata-{}", env!("CARGO_PKG_VERSION"))),
                 commit_identifier: identifier,
                 commit_kind: kind,
-                time_millis: chrono::Utc::now().timestamp_millis(),
+                time_millis: table.clock().now_millis(),
                 total_record_count: prev_total + delta_count,
                 delta_record_count: delta_count,
                 changelog_record_count: (!changelog.is_empty())

@@ -182,7 +182,8 @@ impl ExpireSnapshots {
         &self.config
     }
 
-    /// The clock of the time-retained rule (default: now), in epoch milliseconds.
+    /// The time of the time-retained rule, in epoch milliseconds (default: the table's
+    /// [`crate::clock::Clock`]).
     pub fn with_now_millis(mut self, now: i64) -> Self {
         self.now_millis = Some(now);
         self
@@ -259,7 +260,7 @@ impl ExpireSnapshots {
         let c = &self.config;
         let now = self
             .now_millis
-            .unwrap_or_else(|| chrono::Utc::now().timestamp_millis());
+            .unwrap_or_else(|| self.table.clock().now_millis());
         let older_than = now.saturating_sub(c.time_retained.as_millis() as i64);
 
         let min = (latest - c.retain_max as i64 + 1).max(earliest);

@@ -152,7 +152,7 @@ impl ExpireChangelogs {
         let c = &self.config;
         let now = self
             .now_millis
-            .unwrap_or_else(|| chrono::Utc::now().timestamp_millis());
+            .unwrap_or_else(|| self.table.clock().now_millis());
         let older_than = now.saturating_sub(c.time_retained.as_millis() as i64);
 
         let min = (latest - c.retain_max as i64 + 1).max(earliest_changelog);

@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use strata_spec::schema::{SchemaChange, TableSchema};
 
+use crate::clock::Clock;
 use crate::io::FileIO;
 use crate::meta::{SnapshotManager, TablePaths};
 use crate::{Error, Result};
@@ -100,8 +101,14 @@ impl SchemaManager {
 
     /// Applies `changes` to the latest schema and writes the result as the next version
     /// (see the module docs): Java's `SchemaManager.commitChanges`. Returns the new schema.
-    pub async fn commit_changes(&self, changes: &[SchemaChange]) -> Result<Arc<TableSchema>> {
-        self.commit_changes_checked(changes, |_, _| Ok(())).await
+    /// The new schema's `timeMillis` is `clock`'s time.
+    pub async fn commit_changes(
+        &self,
+        changes: &[SchemaChange],
+        clock: &dyn Clock,
+    ) -> Result<Arc<TableSchema>> {
+        self.commit_changes_checked(changes, clock, |_, _| Ok(()))
+            .await
     }
 
     /// [`SchemaManager::commit_changes`] with a check of each candidate before it is written:
@@ -111,6 +118,7 @@ impl SchemaManager {
     pub async fn commit_changes_checked(
         &self,
         changes: &[SchemaChange],
+        clock: &dyn Clock,
         mut check: impl FnMut(&[Arc<TableSchema>], &TableSchema) -> Result<()>,
     ) -> Result<Arc<TableSchema>> {
         /// Lost races in a row before giving up (Java retries without bound; a store whose
@@ -131,7 +139,7 @@ impl SchemaManager {
                 history.push(self.schema(*id).await?);
             }
             let latest = history[history.len() - 1].clone();
-            let now = chrono::Utc::now().timestamp_millis();
+            let now = clock.now_millis();
             let new = latest.apply_changes_with(changes, now, has_snapshots)?;
             check(&history, &new)?;
             if self.create(&new).await? {

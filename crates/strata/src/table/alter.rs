@@ -55,7 +55,7 @@ impl Table {
         };
         let schema = match self
             .schema_manager()
-            .commit_changes_checked(changes, check)
+            .commit_changes_checked(changes, self.clock().as_ref(), check)
             .await
         {
             Ok(s) => s,

@@ -32,6 +32,7 @@ pub use identifier::Identifier;
 pub use snapshot_commit::{FileSnapshotCommit, SnapshotCommit};
 
 use crate::cache::Cache;
+use crate::clock::{Clock, SystemClock};
 use crate::io::FileIO;
 use crate::meta::{ManifestStore, SchemaManager, SnapshotManager, TablePaths};
 use crate::{Error, Result};
@@ -44,6 +45,8 @@ pub struct Table {
     cache: Option<Arc<dyn Cache>>,
     /// Who publishes this table's snapshots: its catalog's decision ([`SnapshotCommit`]).
     snapshot_commit: Arc<dyn SnapshotCommit>,
+    /// Where commits, expiry, cleanup and writers read the time.
+    clock: Arc<dyn Clock>,
 }
 
 #[derive(Debug)]
@@ -88,6 +91,7 @@ impl Table {
         let snapshot_manager = SnapshotManager::new(io.clone(), paths.clone());
         Ok(Table {
             snapshot_commit: Arc::new(FileSnapshotCommit::new(snapshot_manager.clone())),
+            clock: Arc::new(SystemClock),
             inner: Arc::new(TableInner {
                 snapshot_manager,
                 manifest_store: ManifestStore::new(io.clone(), paths.clone(), compression),
@@ -116,6 +120,7 @@ impl Table {
         )?;
         table.cache = self.cache.clone();
         table.snapshot_commit = self.snapshot_commit.clone();
+        table.clock = self.clock.clone();
         Ok(table)
     }
 
@@ -129,6 +134,17 @@ impl Table {
     /// Who publishes this table's snapshots.
     pub fn snapshot_commit(&self) -> &Arc<dyn SnapshotCommit> {
         &self.snapshot_commit
+    }
+
+    /// This table reading the time from `clock` (a table starts with [`SystemClock`]).
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Table {
+        self.clock = clock;
+        self
+    }
+
+    /// Where this table's commits, expiry, cleanup and writers read the time.
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
     }
 
     /// This table with `cache` as the shared metadata cache of its scans. Share one cache

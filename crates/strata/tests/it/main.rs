@@ -17,6 +17,7 @@ mod append_table;
 mod bucket_rescale;
 mod catalog;
 mod changelog_input;
+mod clock;
 mod changelog_lifecycle;
 mod changelog_lookup;
 mod column_defaults;
