@@ -33,7 +33,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 #[cfg(feature = "failpoints")]
-use crate::Error;
+use crate::error::ErrorDetail;
 use crate::Result;
 
 /// Whether this build has fault points (the `failpoints` feature).
@@ -60,7 +60,7 @@ pub const POINTS: &[&str] = &[
 /// What an armed point does when it fires.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FaultAction {
-    /// Return [`Error::InjectedFault`] from the point.
+    /// Return `ErrorDetail::InjectedFault` from the point.
     Error,
     /// `std::process::abort()`: the process dies on the spot, no destructor or cleanup runs.
     Abort,
@@ -139,9 +139,10 @@ impl Drop for FaultGuard {
 #[inline]
 pub(crate) fn inject(point: &'static str) -> Result<()> {
     if let Err(msg) = ENV_SPEC.get_or_init(load_env) {
-        return Err(Error::InvalidArgument(format!(
+        return Err(ErrorDetail::InvalidArgument(format!(
             "invalid STRATA_FAILPOINTS (fault point {point} reached): {msg}"
-        )));
+        ))
+        .into());
     }
     if !ANY_ARMED.load(Ordering::Relaxed) {
         return Ok(());
@@ -175,7 +176,7 @@ fn inject_slow(point: &'static str) -> Result<()> {
         a.action
     };
     match action {
-        FaultAction::Error => Err(Error::InjectedFault(point.to_string())),
+        FaultAction::Error => Err(ErrorDetail::InjectedFault(point.to_string()).into()),
         FaultAction::Abort => {
             eprintln!("strata: fault point {point} armed to abort: aborting the process");
             std::process::abort()
@@ -293,7 +294,7 @@ mod tests {
         assert!(inject("test.unit-only").is_ok());
         assert!(matches!(
             inject("test.unit-only"),
-            Err(Error::InjectedFault(p)) if p == "test.unit-only"
+            Err(e) if matches!(e.detail(), ErrorDetail::InjectedFault(p) if p == "test.unit-only")
         ));
         assert!(inject("test.unit-only").is_ok());
     }

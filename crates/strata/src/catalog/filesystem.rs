@@ -14,11 +14,12 @@ use std::sync::Arc;
 use crate::cache::Cache;
 use crate::catalog::{Catalog, Identifier};
 use crate::clock::{Clock, SystemClock};
+use crate::error::ErrorDetail;
 use crate::io::FileIO;
 use crate::meta::SnapshotManager;
 use crate::meta::{SchemaManager, TablePaths};
 use crate::table::Table;
-use crate::{Error, Result};
+use crate::Result;
 
 /// Suffix of database directories (`Catalog.DB_SUFFIX`).
 pub const DB_SUFFIX: &str = ".db";
@@ -137,7 +138,7 @@ impl FileSystemCatalog {
             return if ignore_if_exists {
                 Ok(())
             } else {
-                Err(Error::DatabaseAlreadyExists(db.to_string()))
+                Err(ErrorDetail::DatabaseAlreadyExists(db.to_string()).into())
             };
         }
         self.mkdirs(&self.database_path(db)).await
@@ -160,11 +161,11 @@ impl FileSystemCatalog {
             return if ignore_if_not_exists {
                 Ok(())
             } else {
-                Err(Error::DatabaseNotFound(db.to_string()))
+                Err(ErrorDetail::DatabaseNotFound(db.to_string()).into())
             };
         }
         if !cascade && !self.list_tables(db).await?.is_empty() {
-            return Err(Error::DatabaseNotEmpty(db.to_string()));
+            return Err(ErrorDetail::DatabaseNotEmpty(db.to_string()).into());
         }
         self.io.delete_prefix(&self.database_path(db)).await
     }
@@ -172,7 +173,7 @@ impl FileSystemCatalog {
     /// Table names of a database, sorted.
     pub async fn list_tables(&self, db: &str) -> Result<Vec<String>> {
         if !self.database_exists(db).await? {
-            return Err(Error::DatabaseNotFound(db.to_string()));
+            return Err(ErrorDetail::DatabaseNotFound(db.to_string()).into());
         }
         let (dirs, _) = self.io.list_dir(&self.database_path(db)).await?;
         let mut names = Vec::new();
@@ -206,7 +207,7 @@ impl FileSystemCatalog {
             return if ignore_if_exists {
                 Ok(false)
             } else {
-                Err(Error::TableAlreadyExists(id.to_string()))
+                Err(ErrorDetail::TableAlreadyExists(id.to_string()).into())
             };
         }
         let mut schema = schema.clone();
@@ -230,7 +231,7 @@ impl FileSystemCatalog {
             return if ignore_if_exists {
                 Ok(false)
             } else {
-                Err(Error::TableAlreadyExists(id.to_string()))
+                Err(ErrorDetail::TableAlreadyExists(id.to_string()).into())
             };
         }
         Ok(true)
@@ -242,7 +243,7 @@ impl FileSystemCatalog {
             return if ignore_if_not_exists {
                 Ok(())
             } else {
-                Err(Error::TableNotFound(id.to_string()))
+                Err(ErrorDetail::TableNotFound(id.to_string()).into())
             };
         }
         self.io.delete_prefix(&self.table_path(id)).await
@@ -261,7 +262,7 @@ impl FileSystemCatalog {
     ) -> Result<Option<Arc<TableSchema>>> {
         let table = match self.get_table(id).await {
             Ok(t) => t,
-            Err(Error::TableNotFound(_)) if ignore_if_not_exists => return Ok(None),
+            Err(e) if ignore_if_not_exists && e.is_table_not_found() => return Ok(None),
             Err(e) => return Err(e),
         };
         let altered = table.alter(&changes).await?;
@@ -273,7 +274,7 @@ impl FileSystemCatalog {
         let paths = TablePaths::new(self.table_path(id));
         let sm = SchemaManager::new(self.io.clone(), paths.clone());
         let Some(schema) = sm.latest().await? else {
-            return Err(Error::TableNotFound(id.to_string()));
+            return Err(ErrorDetail::TableNotFound(id.to_string()).into());
         };
         let table = Table::new(id.clone(), self.io.clone(), paths, sm, schema)?
             .with_clock(self.clock.clone());

@@ -19,6 +19,7 @@ use strata_spec::manifest::{FileKind, IndexManifestEntry, ManifestEntry, Manifes
 use strata_spec::snapshot::{CommitKind, Snapshot};
 
 use super::{conflicts, trimmed_key_types, OverwriteScope, TableCommit};
+use crate::error::ErrorDetail;
 use crate::fault;
 use crate::{Error, Result};
 
@@ -205,12 +206,16 @@ impl TableCommit {
                     table.options().bucket()? == -1 && !table.is_primary_key_table();
                 let combined =
                     crate::index::combine_index_entries(prev_index, &index_changes, bucket_unaware)
-                        .map_err(|e| match e {
-                            Error::CommitConflict { message, .. } => Error::CommitConflict {
-                                table: table.identifier().to_string(),
-                                message,
-                            },
-                            other => other,
+                        .map_err(|e| {
+                            e.map_detail(|d| match d {
+                                ErrorDetail::CommitConflict { message, .. } => {
+                                    ErrorDetail::CommitConflict {
+                                        table: table.identifier().to_string(),
+                                        message,
+                                    }
+                                }
+                                other => other,
+                            })
                         })?;
                 let name = index_store.write(&combined, attempt as u64).await?;
                 written.push(name.clone());

@@ -19,6 +19,7 @@ use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::{FileEntryIdentifier, FileKind, ManifestEntry};
 use strata_spec::DataType;
 
+use crate::error::ErrorDetail;
 use crate::lsm::interval_partition::compare_keys;
 use crate::{Error, Result};
 
@@ -30,9 +31,11 @@ pub(super) fn check_compact_conflicts(
     delta: &[ManifestEntry],
     key_types: &[DataType],
 ) -> Result<()> {
-    let conflict = |message: String| Error::CommitConflict {
-        table: table.to_string(),
-        message,
+    let conflict = |message: String| {
+        Error::from(ErrorDetail::CommitConflict {
+            table: table.to_string(),
+            message,
+        })
     };
     let changed: HashSet<(&BinaryRow, i32)> =
         delta.iter().map(|e| (&e.partition, e.bucket)).collect();

@@ -33,6 +33,7 @@ use strata_spec::manifest::{FileKind, IndexManifestEntry, ManifestEntry};
 use strata_spec::snapshot::Snapshot;
 
 use super::{trimmed_key_types, TableCommit};
+use crate::error::ErrorDetail;
 use crate::index::deletion_vectors::DeletionVectorIndexWriter;
 use crate::index::dv_rebase::{rebase_bucket_vectors, BucketDvChange};
 use crate::index::DELETION_VECTORS_INDEX;
@@ -85,9 +86,11 @@ impl TableCommit {
     ) -> Result<Option<RebasedDv>> {
         let table = &self.table;
         let key_types = trimmed_key_types(table);
-        let conflict = |message: String| Error::CommitConflict {
-            table: table.identifier().to_string(),
-            message,
+        let conflict = |message: String| {
+            Error::from(ErrorDetail::CommitConflict {
+                table: table.identifier().to_string(),
+                message,
+            })
         };
         let mut by_bucket: BTreeMap<(Vec<u8>, i32), BucketDelta<'_>> = BTreeMap::new();
         for e in c.delta {
@@ -233,7 +236,7 @@ impl TableCommit {
             if let Some(w) = &dv_writer {
                 w.delete_quietly(&written).await;
             }
-            return Err(e);
+            return Err(e.into());
         }
         if rebased.is_empty() {
             return Ok(None);
@@ -265,7 +268,8 @@ impl TableCommit {
         for id in base + 1..=latest {
             match sm.snapshot(id).await {
                 Ok(s) if s.commit_user == self.commit_user => {}
-                Ok(_) | Err(Error::SnapshotNotFound { .. }) => return Ok(false),
+                Ok(_) => return Ok(false),
+                Err(e) if e.is_snapshot_not_found() => return Ok(false),
                 Err(e) => return Err(e),
             }
         }

@@ -40,6 +40,7 @@ use strata_spec::options::CoreOptions;
 use strata_spec::stats::ColumnStats;
 use strata_spec::{DataType, Datum, RowType, SpecError};
 
+use crate::error::ErrorDetail;
 use crate::meta::manifests::RollingManifestWriter;
 use crate::meta::{FileNamer, ManifestStore};
 use crate::{Error, Result};
@@ -63,10 +64,11 @@ impl ManifestMergeOptions {
     pub fn from_options(options: &CoreOptions) -> Result<Self> {
         let full_compaction_threshold = options.manifest_full_compaction_threshold_size()?;
         if full_compaction_threshold == 0 {
-            return Err(Error::InvalidOption {
+            return Err(ErrorDetail::InvalidOption {
                 key: "manifest.full-compaction-threshold-size".into(),
                 message: "the manifest full compaction size trigger cannot be zero".into(),
-            });
+            }
+            .into());
         }
         let min_count = options.manifest_merge_min_count()?;
         Ok(ManifestMergeOptions {

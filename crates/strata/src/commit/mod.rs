@@ -28,6 +28,8 @@ mod recompact;
 mod retry;
 pub mod wire;
 
+use crate::error::ErrorDetail;
+use crate::ErrorKind;
 use std::time::Duration;
 
 use strata_spec::binary_row::BinaryRow;
@@ -160,7 +162,7 @@ pub(crate) fn bucket_num_mismatch(
                 .unwrap_or_else(|_| format!("{partition:?}"))
         )
     };
-    Error::CommitConflict {
+    ErrorDetail::CommitConflict {
         table: table.identifier().to_string(),
         message: format!(
             "Try to write {part} with a new bucket num {total}, but the previous bucket num is \
@@ -168,6 +170,7 @@ pub(crate) fn bucket_num_mismatch(
              current data layout first."
         ),
     }
+    .into()
 }
 
 impl Table {
@@ -338,7 +341,7 @@ impl TableCommit {
             {
                 Ok(id) => out.compact = id,
                 // The compaction may have landed: its files must stay.
-                Err(e @ Error::CommitOutcomeUnknown { .. }) => return Err(e),
+                Err(e) if e.kind() == ErrorKind::OutcomeUnknown => return Err(e),
                 Err(e) => {
                     self.discard_compaction_outputs(&split.compact).await;
                     self.discard_compaction_outputs(&split.compact_changelog)
@@ -354,16 +357,18 @@ impl TableCommit {
                             ))
                         }
                         None => {
-                            return Err(match e {
-                                Error::CommitConflict { table, message } => Error::CommitConflict {
-                                    table,
-                                    message: format!(
-                                        "{message}; the compaction was abandoned and its \
+                            return Err(e.map_detail(|d| match d {
+                                ErrorDetail::CommitConflict { table, message } => {
+                                    ErrorDetail::CommitConflict {
+                                        table,
+                                        message: format!(
+                                            "{message}; the compaction was abandoned and its \
                                              files removed"
-                                    ),
-                                },
+                                        ),
+                                    }
+                                }
                                 other => other,
-                            })
+                            }))
                         }
                     }
                 }
@@ -388,7 +393,7 @@ impl TableCommit {
     /// commit, or picked nothing), compacts them up again on the latest snapshot
     /// (`recompact`). Readers that skip level 0 (deletion vectors, first-row) would not see
     /// the rows otherwise, so for those tables running out of retries is an error
-    /// ([`Error::CommittedNotVisible`]); for the others (the lookup changelog producer,
+    /// (`ErrorDetail::CommittedNotVisible`); for the others (the lookup changelog producer,
     /// merge-on-read deletion vectors) the rows are visible and only their changelog waits
     /// for a later compaction ([`Committed::compact_error`]). `write-only` tables are never
     /// compacted here: a dedicated compaction job owns that.
@@ -441,8 +446,8 @@ impl TableCommit {
                 out.compact_error = None;
                 Ok(())
             }
-            Err(e @ Error::CommitOutcomeUnknown { .. }) => Err(e),
-            Err(e) if skips => Err(Error::CommittedNotVisible {
+            Err(e) if e.kind() == ErrorKind::OutcomeUnknown => Err(e),
+            Err(e) if skips => Err(ErrorDetail::CommittedNotVisible {
                 table: self.table.identifier().to_string(),
                 snapshot: append,
                 message: format!(
@@ -452,7 +457,8 @@ impl TableCommit {
                      `strata compact {}` (or write to the table again)",
                     self.table.identifier()
                 ),
-            }),
+            }
+            .into()),
             Err(e) => {
                 out.compact_error = Some(format!(
                     "{}; compacting the new level-0 files again failed too: {e}",

@@ -12,6 +12,7 @@ use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::{FileKind, IndexManifestEntry, ManifestEntry};
 use strata_spec::{DataType, Datum};
 
+use crate::error::ErrorDetail;
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -80,23 +81,24 @@ impl OverwriteScope {
                 let mut idx = Vec::with_capacity(spec.len());
                 for (name, value) in spec {
                     let i = partition_type.index_of(name).ok_or_else(|| {
-                        Error::InvalidArgument(format!(
+                        Error::from(ErrorDetail::InvalidArgument(format!(
                             "{name} is not a partition column of {} (partition keys: {})",
                             table.identifier(),
                             partition_type.names().join(", ")
-                        ))
+                        )))
                     })?;
                     idx.push((i, value.clone()));
                 }
                 let m = Matcher::Spec(types, idx);
                 for a in adds {
                     if !m.matches(&a.partition)? {
-                        return Err(Error::InvalidArgument(format!(
+                        return Err(ErrorDetail::InvalidArgument(format!(
                             "new file {} lies in partition {} which is outside the overwritten \
                              partition",
                             a.file.file_name,
                             table.partition_text(&a.partition)?
-                        )));
+                        ))
+                        .into());
                     }
                 }
                 m

@@ -12,6 +12,7 @@
 //! and commits it, until this commit's level-0 files have left level 0 (by this compaction
 //! or another writer's) or `commit.max-retries` / `commit.timeout` run out.
 
+use crate::ErrorKind;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -21,6 +22,7 @@ use strata_spec::options::ChangelogProducer;
 use strata_spec::snapshot::{CommitKind, Snapshot};
 
 use super::{CommitMessage, TableCommit};
+use crate::error::ErrorDetail;
 use crate::index::deletion_vectors::{read_index_vectors, DeletionVectorIndexWriter};
 use crate::index::DELETION_VECTORS_INDEX;
 use crate::lsm::compact::bucket::{
@@ -98,13 +100,14 @@ impl TableCommit {
                         self.max_retries
                     )
                 };
-                return Err(Error::CommitConflict {
+                return Err(ErrorDetail::CommitConflict {
                     table: self.table.identifier().to_string(),
                     message: format!(
                         "the compaction of its level-0 files lost to concurrent commits {planned} \
                          times and {limit} (last: {why})"
                     ),
-                });
+                }
+                .into());
             }
             if planned > 0 {
                 tokio::time::sleep(self.backoff(planned)).await;
@@ -126,7 +129,7 @@ impl TableCommit {
                 .await;
             match attempt {
                 Ok(id) => landed = id.or(landed),
-                Err(e @ Error::CommitOutcomeUnknown { .. }) => return Err(e),
+                Err(e) if e.kind() == ErrorKind::OutcomeUnknown => return Err(e),
                 Err(e) => {
                     self.discard_compaction_outputs(&split.compact).await;
                     self.discard_compaction_outputs(&split.compact_changelog)

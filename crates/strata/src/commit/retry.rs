@@ -18,6 +18,7 @@ use strata_spec::snapshot::{CommitKind, Snapshot};
 
 use super::attempt::{Attempt, CommitRequest};
 use super::TableCommit;
+use crate::error::ErrorDetail;
 use crate::{Error, Result};
 
 impl TableCommit {
@@ -74,10 +75,11 @@ impl TableCommit {
                         "{why} and {limit}; it is not among the snapshots committed since"
                     )));
                 }
-                return Err(Error::CommitConflict {
+                return Err(ErrorDetail::CommitConflict {
                     table: self.table.identifier().to_string(),
                     message: format!("{why} and {limit}; nothing was committed"),
-                });
+                }
+                .into());
             }
             tokio::time::sleep(self.backoff(attempt)).await;
         }
@@ -99,13 +101,14 @@ impl TableCommit {
     }
 
     fn unknown(&self, message: String) -> Error {
-        Error::CommitOutcomeUnknown {
+        ErrorDetail::CommitOutcomeUnknown {
             table: self.table.identifier().to_string(),
             message: format!(
                 "{message}; nothing this commit wrote was deleted (a committer restarted with \
                  the same commit user skips it if it landed)"
             ),
         }
+        .into()
     }
 
     /// The id of a snapshot after `after` made by this committer for (`kind`, `identifier`).
@@ -124,7 +127,7 @@ impl TableCommit {
                 Ok(s) => s,
                 // Expired meanwhile: it cannot be ours (ours is newer than the expiry floor
                 // only if it was published, and then it is retained as one of the newest).
-                Err(Error::SnapshotNotFound { .. }) => continue,
+                Err(e) if e.is_snapshot_not_found() => continue,
                 Err(e) => return Err(e),
             };
             if s.commit_user == self.commit_user
@@ -148,7 +151,8 @@ impl TableCommit {
         for id in (earliest..=latest).rev() {
             match sm.snapshot(id).await {
                 Ok(s) if s.commit_user == self.commit_user => return Ok(Some(s)),
-                Ok(_) | Err(Error::SnapshotNotFound { .. }) => {}
+                Ok(_) => {}
+                Err(e) if e.is_snapshot_not_found() => {}
                 Err(e) => return Err(e),
             }
         }

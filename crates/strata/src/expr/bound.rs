@@ -2,9 +2,9 @@
 //!
 //! Binding (`Predicate::bind`) does three things:
 //! * resolves each column name to its field index and [`DataType`] (unknown names fail with
-//!   [`Error::ColumnNotFound`]);
+//!   `ErrorDetail::ColumnNotFound`);
 //! * converts each literal to the column's internal value ([`super::literal`]), failing with
-//!   [`Error::InvalidArgument`] naming the column, its type and the literal;
+//!   `ErrorDetail::InvalidArgument` naming the column, its type and the literal;
 //! * pushes `NOT` down to the leaves (De Morgan; every leaf op has a negation, and the rewrite
 //!   is exact under SQL three-valued logic), flattens and simplifies `And`/`Or`.
 //!
@@ -20,6 +20,7 @@ use strata_spec::{DataField, DataType, Datum, RowType};
 use super::literal::coerce;
 use super::map_key::{resolve_column, resolve_map_key, MapKeyColumn};
 use super::predicate::{sql_literal, write_joined, write_leaf, LeafOp, LeafPredicate, Predicate};
+use crate::error::ErrorDetail;
 use crate::error::{Error, Result};
 
 /// A predicate whose leaves refer to fields of a row type by index. Contains no `Not`.
@@ -174,25 +175,28 @@ impl Scope<'_> {
         if let Some(i) = resolve_column(self.row_type, name) {
             return Ok((i, &self.row_type.fields[i]));
         }
-        let not_found = || Error::ColumnNotFound {
-            table: self.table.to_string(),
-            column: name.to_string(),
-            available: self
-                .row_type
-                .fields
-                .iter()
-                .map(|f| f.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
+        let not_found = || {
+            Error::from(ErrorDetail::ColumnNotFound {
+                table: self.table.to_string(),
+                column: name.to_string(),
+                available: self
+                    .row_type
+                    .fields
+                    .iter()
+                    .map(|f| f.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
         };
         let Some(k) = resolve_map_key(self.row_type, name, self.table)? else {
             return Err(not_found());
         };
         if self.keys.is_empty() {
-            return Err(Error::InvalidArgument(format!(
+            return Err(ErrorDetail::InvalidArgument(format!(
                 "{name} is a MAP key access, which is only available where key columns are \
                  derived (table reads; Predicate::bind_with_map_keys)"
-            )));
+            ))
+            .into());
         }
         let j = self
             .keys
@@ -238,17 +242,18 @@ fn bind_leaf(leaf: &LeafPredicate, op: LeafOp, scope: &Scope) -> Result<BoundPre
     let ty = &field.data_type;
     let convert = |lit: &Datum| -> Result<Datum> {
         if ty.is_nested() || matches!(ty.kind, strata_spec::TypeKind::Blob) {
-            return Err(Error::InvalidArgument(format!(
+            return Err(ErrorDetail::InvalidArgument(format!(
                 "column {} has type {ty}, which cannot be compared with a value (only IS [NOT] NULL applies)",
                 field.name
-            )));
+            )).into());
         }
         coerce(lit, ty).map_err(|reason| {
-            Error::InvalidArgument(format!(
+            ErrorDetail::InvalidArgument(format!(
                 "cannot compare column {} of type {ty} with literal {}: {reason}",
                 field.name,
                 sql_literal(lit)
             ))
+            .into()
         })
     };
     let op = match op {
@@ -271,10 +276,11 @@ fn bind_leaf(leaf: &LeafPredicate, op: LeafOp, scope: &Scope) -> Result<BoundPre
         LeafOp::In(l) => LeafOp::In(l.iter().map(convert).collect::<Result<_>>()?),
         LeafOp::NotIn(l) => LeafOp::NotIn(l.iter().map(convert).collect::<Result<_>>()?),
         LeafOp::StartsWith(_) | LeafOp::NotStartsWith(_) if !ty.is_string() => {
-            return Err(Error::InvalidArgument(format!(
+            return Err(ErrorDetail::InvalidArgument(format!(
                 "LIKE needs a string column; column {} has type {ty}",
                 field.name
-            )));
+            ))
+            .into());
         }
         op @ (LeafOp::StartsWith(_) | LeafOp::NotStartsWith(_)) => op,
     };
@@ -400,10 +406,10 @@ impl BoundPredicate {
             BoundPredicate::AlwaysFalse => BoundPredicate::AlwaysFalse,
             BoundPredicate::Leaf(l) => {
                 let index = mapping(l.index).ok_or_else(|| {
-                    Error::InvalidArgument(format!(
+                    Error::from(ErrorDetail::InvalidArgument(format!(
                         "predicate column {} (field index {}) is not available after remapping",
                         l.name, l.index
-                    ))
+                    )))
                 })?;
                 BoundPredicate::Leaf(BoundLeafPredicate { index, ..l.clone() })
             }

@@ -23,6 +23,7 @@ use arrow_schema::DataType as ArrowType;
 use super::bound::{BoundLeafPredicate, BoundPredicate};
 use super::predicate::LeafOp;
 use super::scalar::{string_scalar, to_scalar, ScalarLit};
+use crate::error::ErrorDetail;
 use crate::error::{Error, Result};
 
 impl BoundPredicate {
@@ -125,17 +126,18 @@ fn eval_node(
         BoundPredicate::Or(c) => combine(c, false),
         BoundPredicate::Leaf(l) => {
             let array = column(l.index).ok_or_else(|| {
-                Error::InvalidArgument(format!(
+                Error::from(ErrorDetail::InvalidArgument(format!(
                     "predicate column {} (field index {}) is not in the batch",
                     l.name, l.index
-                ))
+                )))
             })?;
             if array.len() != num_rows {
-                return Err(Error::InvalidArgument(format!(
+                return Err(ErrorDetail::InvalidArgument(format!(
                     "predicate column {} has {} values but the batch has {num_rows} rows",
                     l.name,
                     array.len()
-                )));
+                ))
+                .into());
             }
             eval_leaf(l, &array)
         }
@@ -198,11 +200,12 @@ fn eval_leaf(leaf: &BoundLeafPredicate, array: &ArrayRef) -> Result<BooleanArray
                 array.data_type(),
                 ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View
             ) {
-                return Err(Error::InvalidArgument(format!(
+                return Err(ErrorDetail::InvalidArgument(format!(
                     "LIKE on column {} needs string data, found Arrow type {}",
                     leaf.name,
                     array.data_type()
-                )));
+                ))
+                .into());
             }
             let pattern = Scalar::new(string_scalar(prefix, array.data_type()));
             let r = starts_with(&array, &pattern).map_err(|e| Error::arrow(ctx(), e))?;
@@ -222,10 +225,10 @@ fn compare(
     lit: &strata_spec::Datum,
 ) -> Result<BooleanArray> {
     let scalar = to_scalar(lit, array.data_type()).map_err(|reason| {
-        Error::InvalidArgument(format!(
+        Error::from(ErrorDetail::InvalidArgument(format!(
             "cannot evaluate predicate on column {} ({}): {reason}",
             leaf.name, leaf.data_type
-        ))
+        )))
     })?;
     let run = |op: Cmp, s: ArrayRef| {
         let s = Scalar::new(s);

@@ -15,7 +15,8 @@
 use strata_spec::{DataField, DataType, RowType, TypeKind};
 
 use super::predicate::write_ident;
-use crate::error::{Error, Result};
+use crate::error::ErrorDetail;
+use crate::error::Result;
 
 /// Field id given to the virtual fields of key accesses (they are not table columns).
 pub(crate) const MAP_KEY_FIELD_ID: i32 = -1;
@@ -107,16 +108,18 @@ impl MapKeyColumn {
         let key = key.into();
         let name = MapKeyRef::new(&map_field.name, &key).name();
         let TypeKind::Map { key: kt, value } = &map_field.data_type.kind else {
-            return Err(Error::InvalidArgument(format!(
+            return Err(ErrorDetail::InvalidArgument(format!(
                 "{name}: column {} has type {}, not MAP; key access needs a MAP<STRING, T> column",
                 map_field.name, map_field.data_type
-            )));
+            ))
+            .into());
         };
         if !kt.is_string() {
-            return Err(Error::InvalidArgument(format!(
+            return Err(ErrorDetail::InvalidArgument(format!(
                 "{name}: column {} has type {}; key access needs STRING map keys",
                 map_field.name, map_field.data_type
-            )));
+            ))
+            .into());
         }
         let ty: DataType = value.with_nullable(true);
         Ok(MapKeyColumn {
@@ -162,7 +165,7 @@ pub(crate) fn resolve_map_key(
     let Some(r) = MapKeyRef::parse(text) else {
         return Ok(None);
     };
-    let index = resolve_column(row_type, &r.column).ok_or_else(|| Error::ColumnNotFound {
+    let index = resolve_column(row_type, &r.column).ok_or_else(|| ErrorDetail::ColumnNotFound {
         table: table.to_string(),
         column: r.column.clone(),
         available: row_type
@@ -271,7 +274,7 @@ mod tests {
         );
         let e = resolve_map_key(&row, "zz['k']", "db.t").unwrap_err();
         assert!(
-            matches!(&e, Error::ColumnNotFound { column, .. } if column == "zz"),
+            matches!(e.detail(), ErrorDetail::ColumnNotFound { column, .. } if column == "zz"),
             "{e}"
         );
     }

@@ -28,6 +28,7 @@ use super::literal::{
 };
 use super::map_key::MapKeyRef;
 use super::predicate::{LeafOp, LeafPredicate, Predicate};
+use crate::error::ErrorDetail;
 use crate::error::{Error, Result};
 
 /// Why a piece of SQL was rejected (the caller prefixes the whole predicate text).
@@ -35,8 +36,12 @@ type Reject = String;
 
 /// Parses a SQL boolean expression (a `WHERE` clause without `WHERE`) into a [`Predicate`].
 pub fn parse_sql_predicate(text: &str) -> Result<Predicate> {
-    let fail =
-        |reason: String| Error::InvalidArgument(format!("predicate `{}`: {reason}", text.trim()));
+    let fail = |reason: String| {
+        Error::from(ErrorDetail::InvalidArgument(format!(
+            "predicate `{}`: {reason}",
+            text.trim()
+        )))
+    };
     let dialect = GenericDialect {};
     let mut parser = Parser::new(&dialect)
         .try_with_sql(text)

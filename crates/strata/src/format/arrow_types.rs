@@ -34,6 +34,7 @@ use arrow_schema::{DataType as ArrowType, Field, FieldRef, Fields, Schema, Schem
 use parquet::arrow::PARQUET_FIELD_ID_META_KEY;
 use strata_spec::types::{DataField, DataType, RowType, TypeKind, MAX_LENGTH};
 
+use crate::error::ErrorDetail;
 use crate::{Error, Result};
 
 /// Name of the element field of a LIST (Parquet's standard 3-level layout).
@@ -88,9 +89,13 @@ pub fn to_arrow_field(field: &DataField) -> Result<Field> {
         parent_id: field.id,
         depth: 0,
     });
-    let arrow = arrow_type(&field.data_type, ids).map_err(|e| match e {
-        Error::Unsupported(m) => Error::Unsupported(format!("column {}: {m}", field.name)),
-        other => other,
+    let arrow = arrow_type(&field.data_type, ids).map_err(|e| {
+        e.map_detail(|d| match d {
+            ErrorDetail::Unsupported(m) => {
+                ErrorDetail::Unsupported(format!("column {}: {m}", field.name))
+            }
+            other => other,
+        })
     })?;
     Ok(with_field_meta(
         Field::new(&field.name, arrow, field.data_type.nullable),
@@ -166,9 +171,10 @@ fn arrow_type(data_type: &DataType, ids: Option<NestedIds>) -> Result<ArrowType>
         TypeKind::Double => ArrowType::Float64,
         TypeKind::Decimal { precision, scale } => {
             if *precision == 0 || *precision > 38 || scale > precision {
-                return Err(Error::Unsupported(format!(
+                return Err(ErrorDetail::Unsupported(format!(
                     "DECIMAL({precision}, {scale}): precision must be 1..=38 and scale <= precision"
-                )));
+                ))
+                .into());
             }
             ArrowType::Decimal128(*precision as u8, *scale as i8)
         }
@@ -196,9 +202,10 @@ fn arrow_type(data_type: &DataType, ids: Option<NestedIds>) -> Result<ArrowType>
         }
         TypeKind::Row(fields) => {
             if fields.is_empty() {
-                return Err(Error::Unsupported(
+                return Err(ErrorDetail::Unsupported(
                     "ROW without fields cannot be stored in Parquet".into(),
-                ));
+                )
+                .into());
             }
             let children = fields
                 .iter()
@@ -273,7 +280,11 @@ pub(crate) fn field_id_of(field: &Field) -> Option<i32> {
 /// input). The result is nullable; nested element/field nullability comes from the Arrow
 /// fields. ROW children take their id from `PARQUET:field_id` metadata or their position.
 pub fn from_arrow_type(arrow: &ArrowType) -> Result<DataType> {
-    let unsupported = || Error::Unsupported(format!("Arrow type {arrow} has no Paimon equivalent"));
+    let unsupported = || {
+        Error::from(ErrorDetail::Unsupported(format!(
+            "Arrow type {arrow} has no Paimon equivalent"
+        )))
+    };
     let kind = match arrow {
         ArrowType::Boolean => TypeKind::Boolean,
         ArrowType::Int8 => TypeKind::TinyInt,
@@ -287,9 +298,9 @@ pub fn from_arrow_type(arrow: &ArrowType) -> Result<DataType> {
         | ArrowType::Decimal128(p, s)
         | ArrowType::Decimal256(p, s) => {
             if *p == 0 || *p > 38 || *s < 0 || (*s as u8) > *p {
-                return Err(Error::Unsupported(format!(
+                return Err(ErrorDetail::Unsupported(format!(
                     "Arrow {arrow}: Paimon DECIMAL needs precision 1..=38 and 0 <= scale <= precision"
-                )));
+                )).into());
             }
             TypeKind::Decimal {
                 precision: *p as u32,
@@ -372,9 +383,13 @@ pub fn from_arrow_schema(schema: &Schema) -> Result<RowType> {
             } else {
                 i as i32
             };
-            let data_type = nested_type(f).map_err(|e| match e {
-                Error::Unsupported(m) => Error::Unsupported(format!("column {}: {m}", f.name())),
-                other => other,
+            let data_type = nested_type(f).map_err(|e| {
+                e.map_detail(|d| match d {
+                    ErrorDetail::Unsupported(m) => {
+                        ErrorDetail::Unsupported(format!("column {}: {m}", f.name()))
+                    }
+                    other => other,
+                })
             })?;
             Ok(DataField::new(id, f.name().clone(), data_type))
         })

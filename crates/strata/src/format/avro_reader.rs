@@ -34,6 +34,7 @@ use strata_spec::types::{DataField, DataType, TypeKind};
 use super::avro_container::{read_header, unwrap_top_level_union, UnionBranch};
 use super::data_file_reader::DecodedFile;
 use super::nested_rewrite::rewrite_batch;
+use crate::error::ErrorDetail;
 use crate::{Error, Result};
 
 /// An Avro container file in memory with its header read.
@@ -51,11 +52,12 @@ pub(super) struct AvroFile {
 }
 
 fn avro_error(display: &str, e: impl std::fmt::Display) -> Error {
-    Error::DataFile {
+    ErrorDetail::DataFile {
         format: "Avro",
         path: display.to_string(),
         message: e.to_string(),
     }
+    .into()
 }
 
 /// The container file `header` + `blocks` as one reader.
@@ -143,12 +145,16 @@ impl DecodedFile for AvroFile {
                 rows_before += batch.num_rows();
                 batch.remove_column(0);
             }
-            normalize_batch(&batch, &data_fields).map_err(|e| match e {
-                Error::SchemaMismatch { column, message } => Error::SchemaMismatch {
-                    column,
-                    message: format!("reading {display}: {message}"),
-                },
-                other => other,
+            normalize_batch(&batch, &data_fields).map_err(|e| {
+                e.map_detail(|d| match d {
+                    ErrorDetail::SchemaMismatch { column, message } => {
+                        ErrorDetail::SchemaMismatch {
+                            column,
+                            message: format!("reading {display}: {message}"),
+                        }
+                    }
+                    other => other,
+                })
             })
         })))
     }
@@ -188,10 +194,11 @@ fn normalize_batch(batch: &RecordBatch, data_fields: &[DataField]) -> Result<Rec
 }
 
 fn mismatch(path: &str, message: String) -> Error {
-    Error::SchemaMismatch {
+    ErrorDetail::SchemaMismatch {
         column: path.to_string(),
         message,
     }
+    .into()
 }
 
 /// The [`rewrite`](super::nested_rewrite::rewrite) hook: a MAP column that arrow-avro decoded as

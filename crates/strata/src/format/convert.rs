@@ -35,16 +35,18 @@ use arrow_schema::{
 };
 
 pub(crate) use super::datum::{datum_at, datums_to_array};
+use crate::error::ErrorDetail;
 use crate::{Error, Result};
 use strata_spec::types::default_value::parse_default_value;
 use strata_spec::types::DataField;
 use strata_spec::SpecError;
 
 fn mismatch(column: &str, message: impl Into<String>) -> Error {
-    Error::SchemaMismatch {
+    ErrorDetail::SchemaMismatch {
         column: column.to_string(),
         message: message.into(),
     }
+    .into()
 }
 
 /// Aligns `batch` to `target` (a table's or a projection's Arrow schema): columns matched by
@@ -78,7 +80,9 @@ impl ColumnDefaults {
                 None => None,
                 Some(text) => parse_default_value(&f.name, &f.data_type, text)
                     .map_err(|e| match e {
-                        SpecError::Unsupported(m) => Error::Unsupported(format!("{ctx}: {m}")),
+                        SpecError::Unsupported(m) => {
+                            ErrorDetail::Unsupported(format!("{ctx}: {m}")).into()
+                        }
                         other => mismatch(&f.name, format!("{ctx}: {other}")),
                     })?
                     .map(|d| -> Result<ArrayRef> {
@@ -196,13 +200,13 @@ fn align(
 }
 
 fn prefix_context(e: Error, ctx: &str) -> Error {
-    match e {
-        Error::SchemaMismatch { column, message } => Error::SchemaMismatch {
+    e.map_detail(|d| match d {
+        ErrorDetail::SchemaMismatch { column, message } => ErrorDetail::SchemaMismatch {
             column,
             message: format!("{ctx}: {message}"),
         },
         other => other,
-    }
+    })
 }
 
 /// Casts one array to `target`'s type and checks `target`'s nullability. `path` names the

@@ -31,6 +31,7 @@ use super::parquet_reader::{
     ParquetReadOptions,
 };
 use super::read_hints::{ReadHints, ReadMetrics};
+use crate::error::ErrorDetail;
 use crate::io::FileIO;
 use crate::{Error, Result};
 
@@ -52,10 +53,11 @@ impl DataFileFormat {
             Some("parquet") => Ok(DataFileFormat::Parquet),
             Some("orc") => Ok(DataFileFormat::Orc),
             Some("avro") => Ok(DataFileFormat::Avro),
-            _ => Err(Error::Unsupported(format!(
+            _ => Err(ErrorDetail::Unsupported(format!(
                 "data file {display}: unknown format (strata reads .parquet, .orc and .avro \
                  data files)"
-            ))),
+            ))
+            .into()),
         }
     }
 
@@ -83,11 +85,12 @@ pub(crate) async fn read_data_file(
         return read_parquet_with(io, path, data_fields, read_fields, options).await;
     }
     if options.row_range.is_some() {
-        return Err(Error::Unsupported(format!(
+        return Err(ErrorDetail::Unsupported(format!(
             "data file {display}: reading a row range of a {} file (only Parquet files are read \
              in slices)",
             format.name()
-        )));
+        ))
+        .into());
     }
     let bytes = io.get(path).await?;
     if let Some(m) = &options.hints.metrics {
@@ -193,13 +196,13 @@ fn read_decoded(
 }
 
 fn in_file(e: Error, display: &str) -> Error {
-    match e {
-        Error::SchemaMismatch { column, message } if !message.contains(display) => {
-            Error::SchemaMismatch {
+    e.map_detail(|d| match d {
+        ErrorDetail::SchemaMismatch { column, message } if !message.contains(display) => {
+            ErrorDetail::SchemaMismatch {
                 column,
                 message: format!("reading {display}: {message}"),
             }
         }
         other => other,
-    }
+    })
 }

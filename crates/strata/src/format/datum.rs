@@ -21,6 +21,7 @@ use strata_spec::types::{DataType, TypeKind};
 use strata_spec::Datum;
 
 use super::arrow_types::{to_arrow_type, LTZ_TIME_ZONE};
+use crate::error::ErrorDetail;
 use crate::{Error, Result};
 
 const MILLIS_PER_DAY: i64 = 86_400_000;
@@ -67,10 +68,11 @@ pub(crate) fn timestamp_datum(value: i64, unit: TimeUnit, has_tz: bool) -> Optio
 /// Nested arrays (list, map, struct) are not representable as a Datum and are an error.
 pub fn datum_at(array: &dyn Array, row: usize) -> Result<Option<Datum>> {
     if row >= array.len() {
-        return Err(Error::InvalidArgument(format!(
+        return Err(ErrorDetail::InvalidArgument(format!(
             "row {row} is out of bounds for an array of {} rows",
             array.len()
-        )));
+        ))
+        .into());
     }
     if let Some(dict) = array.as_any_dictionary_opt() {
         if dict.is_null(row) {
@@ -83,10 +85,10 @@ pub fn datum_at(array: &dyn Array, row: usize) -> Result<Option<Datum>> {
         return Ok(None);
     }
     let bad_value = || {
-        Error::InvalidArgument(format!(
+        Error::from(ErrorDetail::InvalidArgument(format!(
             "value at row {row} of type {} is out of Paimon's range",
             array.data_type()
-        ))
+        )))
     };
     let datum = match array.data_type() {
         ArrowType::Boolean => Datum::Boolean(array.as_boolean().value(row)),
@@ -166,9 +168,10 @@ pub fn datum_at(array: &dyn Array, row: usize) -> Result<Option<Datum>> {
             timestamp_datum(v, *unit, tz.is_some()).ok_or_else(bad_value)?
         }
         other => {
-            return Err(Error::Unsupported(format!(
+            return Err(ErrorDetail::Unsupported(format!(
                 "a value of Arrow type {other} cannot be used as a single Paimon value"
-            )))
+            ))
+            .into())
         }
     };
     Ok(Some(datum))
@@ -186,8 +189,11 @@ fn decimal(unscaled: i128, precision: u8, scale: i8) -> Option<Datum> {
 /// Each datum must be of the type's kind (DECIMAL scales must match; TIMESTAMP and
 /// TIMESTAMP_LTZ datums are accepted for either timestamp kind).
 pub fn datums_to_array(values: &[Option<Datum>], data_type: &DataType) -> Result<ArrayRef> {
-    let wrong =
-        |d: &Datum| Error::InvalidArgument(format!("value {d:?} does not match type {data_type}"));
+    let wrong = |d: &Datum| {
+        Error::from(ErrorDetail::InvalidArgument(format!(
+            "value {d:?} does not match type {data_type}"
+        )))
+    };
     macro_rules! build {
         ($array:ty, $pat:pat => $out:expr) => {{
             let mut out = Vec::with_capacity(values.len());
@@ -261,9 +267,9 @@ pub fn datums_to_array(values: &[Option<Datum>], data_type: &DataType) -> Result
                         d @ (Datum::Timestamp { millis, nanos }
                         | Datum::TimestampLtz { millis, nanos }),
                     ) => Some(join_timestamp(*millis, *nanos, unit).ok_or_else(|| {
-                        Error::InvalidArgument(format!(
+                        Error::from(ErrorDetail::InvalidArgument(format!(
                             "timestamp {d} is out of range for {data_type}"
-                        ))
+                        )))
                     })?),
                     Some(other) => return Err(wrong(other)),
                 });
@@ -272,9 +278,10 @@ pub fn datums_to_array(values: &[Option<Datum>], data_type: &DataType) -> Result
             timestamp_array(out, unit, tz)
         }
         _ => {
-            return Err(Error::Unsupported(format!(
+            return Err(ErrorDetail::Unsupported(format!(
                 "building a column of {data_type} from single values"
-            )))
+            ))
+            .into())
         }
     };
     Ok(array)

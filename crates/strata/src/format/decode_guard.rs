@@ -5,7 +5,7 @@
 //! `tests/it/corrupt_files.rs`). A panic there would otherwise unwind through the caller — or,
 //! inside a spawned file task, end the task so that the file's remaining rows silently go
 //! missing. The reader runs every decoding step under `catch_unwind` and turns a panic into an
-//! [`Error::Parquet`] naming the file; a stream that panicked yields that error and ends.
+//! `ErrorDetail::Parquet` naming the file; a stream that panicked yields that error and ends.
 
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -26,13 +26,15 @@ use arrow_schema::{DataType as ArrowType, Field, FieldRef};
 use strata_spec::types::{DataField, DataType, TypeKind, MAX_LENGTH};
 
 use super::convert::{cast_to_type, check_not_null_under};
+use crate::error::ErrorDetail;
 use crate::{Error, Result};
 
 fn mismatch(column: &str, message: impl Into<String>) -> Error {
-    Error::SchemaMismatch {
+    ErrorDetail::SchemaMismatch {
         column: column.to_string(),
         message: message.into(),
     }
+    .into()
 }
 
 /// Finds a struct child / file column by name: exact first, then case-insensitive (as Java's

@@ -29,6 +29,7 @@ use strata_spec::types::{DataField, DataType, TypeKind};
 
 use super::data_file_reader::DecodedFile;
 use super::nested_rewrite::rewrite_batch;
+use crate::error::ErrorDetail;
 use crate::{Error, Result};
 
 /// An ORC file in memory with its footer read.
@@ -40,11 +41,12 @@ pub(super) struct OrcFile {
 }
 
 fn orc_error(display: &str, e: impl std::fmt::Display) -> Error {
-    Error::DataFile {
+    ErrorDetail::DataFile {
         format: "ORC",
         path: display.to_string(),
         message: e.to_string(),
     }
+    .into()
 }
 
 fn has_nanos(t: &DataType) -> bool {

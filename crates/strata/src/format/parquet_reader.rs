@@ -10,7 +10,7 @@
 //! * only the needed top-level columns are decoded (a [`ProjectionMask`]);
 //! * columns are renamed, cast (INT → BIGINT...), and normalised ([`super::evolve`]);
 //! * read fields without a column in the file (added later) are all-NULL; if such a field is
-//!   NOT NULL the read fails with [`Error::SchemaMismatch`], since an Arrow batch cannot carry
+//!   NOT NULL the read fails with `ErrorDetail::SchemaMismatch`, since an Arrow batch cannot carry
 //!   NULLs in a non-nullable column (Java silently produces NULLs there);
 //! * a row-group filter ([`RowGroupFilter`]) lets the scan skip row groups by their footer
 //!   statistics ([`super::rowgroup_stats::row_group_stats`]), and a [`StatsPruning`] filter
@@ -21,7 +21,7 @@
 //! * with [`ParquetReadOptions::string_views`] top-level strings decode straight into
 //!   `Utf8View`.
 //!
-//! Corrupt or truncated files fail with [`Error::Parquet`] naming the file.
+//! Corrupt or truncated files fail with `ErrorDetail::Parquet` naming the file.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -55,6 +55,7 @@ use super::page_pruning::{
     page_selection as stats_pages, row_groups_may_match as stats_row_groups, StatsPruning,
 };
 use super::read_hints::{ReadHints, ReadMetrics};
+use crate::error::ErrorDetail;
 use crate::io::FileIO;
 use crate::{Error, Result};
 use parquet::schema::types::SchemaDescriptor;
@@ -368,7 +369,7 @@ impl Decode {
 
 /// [`read_parquet`] with a row-group filter, a known footer, and other options.
 ///
-/// A panic of the Parquet decoder on a corrupt file is returned as [`Error::Parquet`] naming
+/// A panic of the Parquet decoder on a corrupt file is returned as `ErrorDetail::Parquet` naming
 /// the file (`decode_guard`), both while the footer is read and while batches are decoded.
 pub async fn read_parquet_with(
     io: &FileIO,
@@ -591,13 +592,7 @@ async fn open_stream(
     let plans = Arc::new(plans);
     let out = stream.map(move |batch| {
         let batch = batch.map_err(|e| Error::parquet(display.clone(), e))?;
-        evolve_batch(&batch, &plans, &target_schema).map_err(|e| match e {
-            Error::SchemaMismatch { column, message } => Error::SchemaMismatch {
-                column,
-                message: format!("reading {display}: {message}"),
-            },
-            other => other,
-        })
+        evolve_batch(&batch, &plans, &target_schema).map_err(|e| in_file(e, &display))
     });
     Ok(out.boxed())
 }
@@ -686,14 +681,15 @@ pub(super) fn plan_columns(
             None => None,
         };
         if source.is_none() && !rf.data_type.nullable {
-            return Err(Error::SchemaMismatch {
+            return Err(ErrorDetail::SchemaMismatch {
                 column: rf.name.clone(),
                 message: format!(
                     "reading {display}: the column is NOT NULL but the file has no column for \
                      it (field id {})",
                     rf.id
                 ),
-            });
+            }
+            .into());
         }
         plans.push(ColumnPlan {
             target: target.clone(),
@@ -706,13 +702,13 @@ pub(super) fn plan_columns(
 }
 
 fn in_file(e: Error, display: &str) -> Error {
-    match e {
-        Error::SchemaMismatch { column, message } => Error::SchemaMismatch {
+    e.map_detail(|d| match d {
+        ErrorDetail::SchemaMismatch { column, message } => ErrorDetail::SchemaMismatch {
             column,
             message: format!("reading {display}: {message}"),
         },
         other => other,
-    }
+    })
 }
 
 pub(super) fn evolve_batch(

@@ -45,6 +45,7 @@ use super::dictionary_choice::{plain_columns, plain_size, FirstPage};
 use super::map_shredding::FileShredder;
 #[cfg(doc)]
 use super::map_shredding::MapShredding;
+use crate::error::ErrorDetail;
 use crate::io::FileIO;
 use parquet::arrow::{encode_arrow_schema, ArrowSchemaConverter};
 use parquet::file::metadata::KeyValue;
@@ -89,13 +90,14 @@ impl ParquetCompression {
             "brotli" => ParquetCompression::Brotli,
             "zstd" => ParquetCompression::Zstd(zstd_level),
             other => {
-                return Err(Error::InvalidOption {
+                return Err(ErrorDetail::InvalidOption {
                     key: "file.compression".into(),
                     message: format!(
                         "unsupported Parquet compression {other:?} (none, zstd, snappy, lz4, \
                          lz4_raw, gzip, brotli)"
                     ),
-                })
+                }
+                .into())
             }
         })
     }
@@ -109,9 +111,11 @@ impl ParquetCompression {
             ParquetCompression::Lz4Raw => Compression::LZ4_RAW,
             ParquetCompression::Brotli => Compression::BROTLI(BrotliLevel::default()),
             ParquetCompression::Zstd(level) => {
-                Compression::ZSTD(ZstdLevel::try_new(level).map_err(|e| Error::InvalidOption {
-                    key: "file.compression.zstd-level".into(),
-                    message: e.to_string(),
+                Compression::ZSTD(ZstdLevel::try_new(level).map_err(|e| {
+                    ErrorDetail::InvalidOption {
+                        key: "file.compression.zstd-level".into(),
+                        message: e.to_string(),
+                    }
                 })?)
             }
         })
@@ -175,9 +179,12 @@ impl ParquetWriteOptions {
         let int = |k: &str| -> Result<Option<i64>> {
             get(k)
                 .map(|v| {
-                    v.parse::<i64>().map_err(|_| Error::InvalidOption {
-                        key: k.into(),
-                        message: format!("{v:?} is not an integer"),
+                    v.parse::<i64>().map_err(|_| {
+                        ErrorDetail::InvalidOption {
+                            key: k.into(),
+                            message: format!("{v:?} is not an integer"),
+                        }
+                        .into()
                     })
                 })
                 .transpose()
@@ -186,17 +193,18 @@ impl ParquetWriteOptions {
             match int(k)? {
                 None => Ok(None),
                 Some(v) if v > 0 => Ok(Some(v as usize)),
-                Some(v) => Err(Error::InvalidOption {
+                Some(v) => Err(ErrorDetail::InvalidOption {
                     key: k.into(),
                     message: format!("{v} must be positive"),
-                }),
+                }
+                .into()),
             }
         };
         let level = match int("parquet.compression.codec.zstd.level")? {
             Some(l) => l,
             None => int("file.compression.zstd-level")?.unwrap_or(DEFAULT_ZSTD_LEVEL as i64),
         };
-        let level = i32::try_from(level).map_err(|_| Error::InvalidOption {
+        let level = i32::try_from(level).map_err(|_| ErrorDetail::InvalidOption {
             key: "file.compression.zstd-level".into(),
             message: format!("{level} is out of range"),
         })?;
@@ -228,10 +236,11 @@ impl ParquetWriteOptions {
                 "v1" | "parquet_1_0" | "1.0" => false,
                 "v2" | "parquet_2_0" | "2.0" => true,
                 _ => {
-                    return Err(Error::InvalidOption {
+                    return Err(ErrorDetail::InvalidOption {
                         key: "parquet.writer.version".into(),
                         message: format!("{v:?} is not v1 or v2"),
-                    })
+                    }
+                    .into())
                 }
             };
         }
@@ -259,18 +268,21 @@ fn parse_bool(key: &str, v: &str) -> Result<bool> {
     match v.to_ascii_lowercase().as_str() {
         "true" => Ok(true),
         "false" => Ok(false),
-        _ => Err(Error::InvalidOption {
+        _ => Err(ErrorDetail::InvalidOption {
             key: key.into(),
             message: format!("{v:?} is not true or false"),
-        }),
+        }
+        .into()),
     }
 }
 
 /// Parses a Paimon `MemorySize` text (`134217728`, `128 mb`, `64kb`, `1 gb`...).
 fn parse_memory_size(key: &str, text: &str) -> Result<usize> {
-    let bad = || Error::InvalidOption {
-        key: key.into(),
-        message: format!("{text:?} is not a memory size (e.g. 128 mb)"),
+    let bad = || {
+        Error::from(ErrorDetail::InvalidOption {
+            key: key.into(),
+            message: format!("{text:?} is not a memory size (e.g. 128 mb)"),
+        })
     };
     let t = text.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
@@ -573,7 +585,7 @@ impl ParquetWriter {
         let expected = self.schema.fields();
         let got = batch.schema();
         if got.fields().len() != expected.len() {
-            return Err(Error::SchemaMismatch {
+            return Err(ErrorDetail::SchemaMismatch {
                 column: "*".into(),
                 message: format!(
                     "writing {}: batch has {} columns, the file has {}",
@@ -581,11 +593,12 @@ impl ParquetWriter {
                     got.fields().len(),
                     expected.len()
                 ),
-            });
+            }
+            .into());
         }
         for (e, g) in expected.iter().zip(got.fields()) {
             if !e.data_type().equals_datatype(g.data_type()) {
-                return Err(Error::SchemaMismatch {
+                return Err(ErrorDetail::SchemaMismatch {
                     column: e.name().clone(),
                     message: format!(
                         "writing {}: batch column has type {}, the file expects {}",
@@ -593,7 +606,8 @@ impl ParquetWriter {
                         g.data_type(),
                         e.data_type()
                     ),
-                });
+                }
+                .into());
             }
         }
         Ok(())

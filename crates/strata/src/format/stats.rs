@@ -34,7 +34,8 @@ use strata_spec::Datum;
 
 use self::num_float::Float as _;
 use super::datum::timestamp_datum;
-use crate::{Error, Result};
+use crate::error::ErrorDetail;
+use crate::Result;
 
 /// Collects [`ColumnStats`] for every column of a row type over a sequence of batches.
 #[derive(Debug, Clone)]
@@ -67,11 +68,12 @@ impl StatsCollector {
     /// A collector for `row_type`'s columns with one stats mode per column.
     pub(crate) fn new(row_type: &RowType, modes: &[StatsMode]) -> Result<Self> {
         if modes.len() != row_type.fields.len() {
-            return Err(Error::InvalidArgument(format!(
+            return Err(ErrorDetail::InvalidArgument(format!(
                 "stats collector: {} stats modes for {} columns",
                 modes.len(),
                 row_type.fields.len()
-            )));
+            ))
+            .into());
         }
         let columns = row_type
             .fields
@@ -99,11 +101,12 @@ impl StatsCollector {
     /// [`super::arrow_types`] Arrow form.
     pub(crate) fn update(&mut self, batch: &RecordBatch) -> Result<()> {
         if batch.num_columns() != self.columns.len() {
-            return Err(Error::InvalidArgument(format!(
+            return Err(ErrorDetail::InvalidArgument(format!(
                 "stats collector: batch has {} columns, expected {}",
                 batch.num_columns(),
                 self.columns.len()
-            )));
+            ))
+            .into());
         }
         for (column, array) in self.columns.iter_mut().zip(batch.columns()) {
             column.update(array.as_ref())?;
@@ -126,7 +129,7 @@ impl ColumnCollector {
         if self.mode == StatsMode::Counts || self.data_type.is_nested() || self.range_unknown {
             return Ok(());
         }
-        match batch_range(array).map_err(|message| Error::SchemaMismatch {
+        match batch_range(array).map_err(|message| ErrorDetail::SchemaMismatch {
             column: self.name.clone(),
             message: format!("collecting statistics: {message}"),
         })? {

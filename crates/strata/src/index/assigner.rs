@@ -39,6 +39,7 @@ use object_store::path::Path;
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::{FileKind, IndexManifestEntry};
 
+use crate::error::ErrorDetail;
 use crate::index::hash_file::{HashIndexFiles, HASH_INDEX};
 use crate::index::manifest::IndexManifestStore;
 use crate::table::Table;
@@ -107,10 +108,11 @@ impl DynamicBucketOptions {
 }
 
 fn invalid(key: &str, message: String) -> Error {
-    Error::InvalidOption {
+    ErrorDetail::InvalidOption {
         key: key.into(),
         message,
     }
+    .into()
 }
 
 /// Java `BucketAssigner.computeAssigner` with `numChannels = numAssigners = n`.
@@ -172,10 +174,11 @@ impl DynamicBucketAssigner {
 
     fn create(table: &Table, ignore_existing: bool) -> Result<Self> {
         if table.options().bucket()? != -1 || !table.is_primary_key_table() {
-            return Err(Error::InvalidArgument(format!(
+            return Err(ErrorDetail::InvalidArgument(format!(
                 "table {} is not a dynamic-bucket table (needs a primary key and bucket = -1)",
                 table.identifier()
-            )));
+            ))
+            .into());
         }
         Ok(DynamicBucketAssigner {
             table: table.clone(),
@@ -220,13 +223,13 @@ impl DynamicBucketAssigner {
         let k = compute_assigner(state.partition_hash, key_hash, opts.num_assigners);
         let index = &mut state.assigners[k as usize];
         let bucket = index.assign_new(k, &opts, &mut self.rng).map_err(|m| {
-            Error::InvalidArgument(format!(
+            Error::from(ErrorDetail::InvalidArgument(format!(
                 "{m} (table {}, partition {})",
                 self.table.identifier(),
                 self.table
                     .partition_text(partition)
                     .unwrap_or_else(|_| format!("{partition:?}"))
-            ))
+            )))
         })?;
         state.hash_to_bucket.insert(key_hash, bucket as i16);
         state.new_hashes.entry(bucket).or_default().push(key_hash);
@@ -357,13 +360,14 @@ impl DynamicBucketAssigner {
                 .await?;
             for (e, hashes) in contents {
                 if !(0..MAX_DYNAMIC_BUCKETS).contains(&e.bucket) {
-                    return Err(Error::InvalidArgument(format!(
+                    return Err(ErrorDetail::InvalidArgument(format!(
                         "HASH index file {} of table {} has bucket {}, outside 0..{}",
                         e.index_file.file_name,
                         self.table.identifier(),
                         e.bucket,
                         MAX_DYNAMIC_BUCKETS
-                    )));
+                    ))
+                    .into());
                 }
                 *counts.entry(e.bucket).or_default() += hashes.len() as i64;
                 for h in hashes {

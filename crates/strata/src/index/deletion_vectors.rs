@@ -26,6 +26,7 @@ use strata_spec::manifest::{FileKind, IndexFileMeta, IndexManifestEntry};
 
 use super::hash_file::INDEX_FILE_IN_DATA_FILE_DIR;
 use super::manifest::DELETION_VECTORS_INDEX;
+use crate::error::ErrorDetail;
 use crate::format::deletion_vector::{encode_deletion_vectors_index, DeletionVector};
 use crate::table::Table;
 use crate::{Error, Result};
@@ -94,10 +95,10 @@ impl DeletionVectorIndexWriter {
         );
         let path = self.path_of(partition, bucket, &name)?;
         let (bytes, ranges) = encode_deletion_vectors_index(vectors).map_err(|e| {
-            Error::InvalidArgument(format!(
+            Error::from(ErrorDetail::InvalidArgument(format!(
                 "deletion vectors of bucket {bucket} of table {}: {e}",
                 self.table.identifier()
-            ))
+            )))
         })?;
         let file_size = bytes.len() as i64;
         self.table
@@ -150,12 +151,13 @@ fn index_path_of(
 pub(crate) fn deletion_vector_file_path(table: &Table, entry: &IndexManifestEntry) -> Result<Path> {
     let file = &entry.index_file;
     if let Some(ext) = &file.external_path {
-        return Err(Error::Unsupported(format!(
+        return Err(ErrorDetail::Unsupported(format!(
             "deletion-vector index file {} of table {} lives at external path {ext}; strata does \
              not read external index paths yet",
             file.file_name,
             table.identifier()
-        )));
+        ))
+        .into());
     }
     let in_data_dir = table
         .options()

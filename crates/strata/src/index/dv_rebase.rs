@@ -30,6 +30,7 @@ use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::{FileKind, IndexManifestEntry};
 
 use super::deletion_vectors::{read_index_vectors, DeletionVectorIndexWriter};
+use crate::error::ErrorDetail;
 use crate::format::deletion_vector::DeletionVector;
 use crate::table::Table;
 use crate::{Error, Result};
@@ -73,9 +74,11 @@ pub(crate) async fn rebase_bucket_vectors(
     if names(&c.base_index) == names(&c.live_index) {
         return Ok(None);
     }
-    let conflict = |message: String| Error::CommitConflict {
-        table: table.identifier().to_string(),
-        message,
+    let conflict = |message: String| {
+        Error::from(ErrorDetail::CommitConflict {
+            table: table.identifier().to_string(),
+            message,
+        })
     };
     let partition = table
         .partition_text(c.partition)
@@ -140,9 +143,9 @@ pub(crate) async fn rebase_bucket_vectors(
         let target = out.entry(file.clone()).or_insert_with(|| empty(dv));
         for p in new_marks {
             target.delete(p).map_err(|e| {
-                Error::Unsupported(format!(
+                Error::from(ErrorDetail::Unsupported(format!(
                     "deletion vector of data file {file} of {where_}: {e}"
-                ))
+                )))
             })?;
         }
     }

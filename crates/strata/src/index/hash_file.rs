@@ -17,6 +17,7 @@ use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::IndexFileMeta;
 use strata_spec::SpecError;
 
+use crate::error::ErrorDetail;
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -80,12 +81,13 @@ impl HashIndexFiles {
     /// Where the index file `file` of (partition, bucket) lives.
     pub fn path(&self, partition: &BinaryRow, bucket: i32, file: &IndexFileMeta) -> Result<Path> {
         if let Some(ext) = &file.external_path {
-            return Err(Error::Unsupported(format!(
+            return Err(ErrorDetail::Unsupported(format!(
                 "index file {} of table {} lives at external path {ext}; strata does not read \
                  external index paths yet",
                 file.file_name,
                 self.table.identifier()
-            )));
+            ))
+            .into());
         }
         self.path_of_name(partition, bucket, &file.file_name)
     }

@@ -13,9 +13,10 @@ use arrow_array::RecordBatch;
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::{DataType, Datum};
 
+use crate::error::ErrorDetail;
 use crate::format::datum_at;
 use crate::table::Table;
-use crate::{Error, Result};
+use crate::Result;
 
 /// The dynamic-bucket hash of an already built trimmed-primary-key row.
 #[cfg(test)]
@@ -36,28 +37,31 @@ impl KeyHasher {
     pub fn new(table: &Table) -> Result<Self> {
         let schema = table.schema();
         if schema.primary_keys.is_empty() {
-            return Err(Error::InvalidArgument(format!(
+            return Err(ErrorDetail::InvalidArgument(format!(
                 "table {} has no primary key; dynamic-bucket key hashes need one",
                 table.identifier()
-            )));
+            ))
+            .into());
         }
         if table.options().bucket_key().is_some() {
-            return Err(Error::InvalidOption {
+            return Err(ErrorDetail::InvalidOption {
                 key: "bucket-key".into(),
                 message: format!(
                     "table {} sets bucket-key, which a dynamic-bucket (bucket = -1) table cannot \
                      have",
                     table.identifier()
                 ),
-            });
+            }
+            .into());
         }
         let names = schema.trimmed_primary_keys();
         if names.is_empty() {
-            return Err(Error::InvalidArgument(format!(
+            return Err(ErrorDetail::InvalidArgument(format!(
                 "table {}: the primary key consists of partition columns only, so the trimmed \
                  primary key is empty",
                 table.identifier()
-            )));
+            ))
+            .into());
         }
         let row_type = schema.row_type();
         let types = names
@@ -66,10 +70,13 @@ impl KeyHasher {
                 row_type
                     .field(n)
                     .map(|f| f.data_type.clone())
-                    .ok_or_else(|| Error::ColumnNotFound {
-                        column: n.clone(),
-                        table: table.identifier().to_string(),
-                        available: row_type.names().join(", "),
+                    .ok_or_else(|| {
+                        ErrorDetail::ColumnNotFound {
+                            column: n.clone(),
+                            table: table.identifier().to_string(),
+                            available: row_type.names().join(", "),
+                        }
+                        .into()
                     })
             })
             .collect::<Result<Vec<_>>>()?;
@@ -118,15 +125,18 @@ impl KeyHasher {
                 schema
                     .index_of(n)
                     .map(|i| batch.column(i).clone())
-                    .map_err(|_| Error::ColumnNotFound {
-                        column: n.clone(),
-                        table: "the input batch".into(),
-                        available: schema
-                            .fields()
-                            .iter()
-                            .map(|f| f.name().as_str())
-                            .collect::<Vec<_>>()
-                            .join(", "),
+                    .map_err(|_| {
+                        ErrorDetail::ColumnNotFound {
+                            column: n.clone(),
+                            table: "the input batch".into(),
+                            available: schema
+                                .fields()
+                                .iter()
+                                .map(|f| f.name().as_str())
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                        }
+                        .into()
                     })
             })
             .collect()

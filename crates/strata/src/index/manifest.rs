@@ -27,6 +27,7 @@ use strata_spec::manifest::{
 };
 use strata_spec::snapshot::Snapshot;
 
+use crate::error::ErrorDetail;
 use crate::index::hash_file::HASH_INDEX;
 use crate::table::Table;
 use crate::{Error, Result};
@@ -49,7 +50,7 @@ impl IndexManifestStore {
             opts.manifest_compression(),
             opts.file_compression_zstd_level()?,
         )
-        .map_err(|e| Error::InvalidOption {
+        .map_err(|e| ErrorDetail::InvalidOption {
             key: "manifest.compression".into(),
             message: e.to_string(),
         })?;
@@ -98,10 +99,11 @@ pub(crate) fn combine_index_entries(
     bucket_unaware: bool,
 ) -> Result<Vec<IndexManifestEntry>> {
     if let Some(e) = previous.iter().find(|e| e.kind != FileKind::Add) {
-        return Err(Error::InvalidArgument(format!(
+        return Err(ErrorDetail::InvalidArgument(format!(
             "index manifest holds a DELETE entry for {}; only ADD entries are allowed",
             e.index_file.file_name
-        )));
+        ))
+        .into());
     }
     let rule = |e: &IndexManifestEntry| -> Rule {
         let t = e.index_file.index_type.as_str();
@@ -155,10 +157,11 @@ pub(crate) fn combine_index_entries(
         match by_key.remove(&k) {
             Some(i) => live[i] = None,
             None if rule(e) == Rule::GlobalIndex => {
-                return Err(Error::InvalidArgument(format!(
+                return Err(ErrorDetail::InvalidArgument(format!(
                     "trying to delete global index file {} which does not exist",
                     e.index_file.file_name
-                )))
+                ))
+                .into())
             }
             None => {}
         }
@@ -171,10 +174,11 @@ pub(crate) fn combine_index_entries(
             match by_key.remove(&k) {
                 Some(i) => live[i] = None,
                 None => {
-                    return Err(Error::InvalidArgument(format!(
+                    return Err(ErrorDetail::InvalidArgument(format!(
                         "trying to delete index file {} which does not exist",
                         e.index_file.file_name
-                    )))
+                    ))
+                    .into())
                 }
             }
             continue;
@@ -186,10 +190,11 @@ pub(crate) fn combine_index_entries(
                 return Err(stale_dv_file(e, current));
             }
             Some(_) if r == Rule::GlobalDv => {
-                return Err(Error::InvalidArgument(format!(
+                return Err(ErrorDetail::InvalidArgument(format!(
                     "trying to add index file {} which is already added",
                     e.index_file.file_name
-                )))
+                ))
+                .into())
             }
             Some(&i) => live[i] = Some(e.clone()),
             None => {
@@ -205,7 +210,7 @@ pub(crate) fn combine_index_entries(
 /// ones (`crate::index::dv_rebase` rebases the compactions strata commits; anything else is
 /// refused rather than losing vectors).
 fn stale_dv_file(e: &IndexManifestEntry, live: Option<&str>) -> Error {
-    Error::CommitConflict {
+    ErrorDetail::CommitConflict {
         table: String::new(),
         message: format!(
             "deletion-vector index file {} of bucket {} ({} entry) was planned on vectors that \
@@ -221,6 +226,7 @@ fn stale_dv_file(e: &IndexManifestEntry, live: Option<&str>) -> Error {
             live.unwrap_or("none"),
         ),
     }
+    .into()
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

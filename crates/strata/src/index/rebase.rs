@@ -17,7 +17,7 @@
 //! * **another writer put one of this commit's hashes in a different bucket** (it assigned the
 //!   same key, or a key with the same hash, concurrently): the rows of that key are now in two
 //!   buckets and no index can route its updates to both. The commit is refused with
-//!   [`Error::CommitConflict`] naming the partition, the buckets and the index file, before
+//!   `ErrorDetail::CommitConflict` naming the partition, the buckets and the index file, before
 //!   anything is published; the write can be retried and then routes the key to the bucket
 //!   the index holds.
 //!
@@ -34,8 +34,9 @@ use strata_spec::snapshot::Snapshot;
 
 use super::hash_file::{HashIndexFiles, HASH_INDEX};
 use super::manifest::IndexManifestStore;
+use crate::error::ErrorDetail;
 use crate::table::Table;
-use crate::{Error, Result};
+use crate::Result;
 
 /// The outcome of [`rebase_hash_changes`] when the index moved under the commit.
 #[derive(Debug)]
@@ -124,7 +125,7 @@ pub(crate) async fn rebase_hash_changes(
                             break;
                         }
                         if let Some(h) = theirs.iter().find(|h| hashes.contains(h)) {
-                            return Err(Error::CommitConflict {
+                            return Err(ErrorDetail::CommitConflict {
                                 table: table.identifier().to_string(),
                                 message: format!(
                                     "a concurrent writer put key hash {h} of partition {} in \
@@ -137,7 +138,8 @@ pub(crate) async fn rebase_hash_changes(
                                     e.index_file.file_name,
                                     e.bucket
                                 ),
-                            });
+                            }
+                            .into());
                         }
                     }
                 }
@@ -219,7 +221,7 @@ async fn base_hash_files(table: &Table, base: Option<i64>) -> Result<HashSet<Str
     };
     let snapshot = match table.snapshot_manager().snapshot(id).await {
         Ok(s) => s,
-        Err(Error::SnapshotNotFound { .. }) => return Ok(HashSet::new()),
+        Err(e) if e.is_snapshot_not_found() => return Ok(HashSet::new()),
         Err(e) => return Err(e),
     };
     let entries = IndexManifestStore::new(table)?

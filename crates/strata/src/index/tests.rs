@@ -9,6 +9,7 @@ use strata_spec::{DataType, Datum};
 use super::*;
 use crate::catalog::{FileSystemCatalog, Identifier};
 use crate::commit::{attach_index_changes, TableCommit};
+use crate::error::ErrorDetail;
 use crate::table::Table;
 use crate::Error;
 
@@ -81,8 +82,8 @@ async fn truncated_hash_file_is_a_corrupt_file_error_naming_it() {
         .ends_with(&format!("db.db/t/index/{}", meta.file_name)));
     assert_eq!(files.read(&p, 0, &meta).await.unwrap(), vec![1, 2, 3]);
     t.file_io().put(&path, vec![0u8; 7]).await.unwrap();
-    match files.read(&p, 0, &meta).await.unwrap_err() {
-        Error::CorruptFile { path: shown, .. } => assert!(shown.contains(&meta.file_name)),
+    match files.read(&p, 0, &meta).await.unwrap_err().detail() {
+        ErrorDetail::CorruptFile { path: shown, .. } => assert!(shown.contains(&meta.file_name)),
         other => panic!("unexpected {other}"),
     }
 }
@@ -167,7 +168,10 @@ fn a_buckets_deletion_vector_file_is_replaced_only_by_name() {
         false,
     )
     .unwrap_err();
-    assert!(matches!(err, Error::CommitConflict { .. }), "{err}");
+    assert!(
+        matches!(err.detail(), ErrorDetail::CommitConflict { .. }),
+        "{err}"
+    );
     assert!(err.to_string().contains("dv-live"), "{err}");
     // Planned on a bucket without vectors that has some now.
     let err =

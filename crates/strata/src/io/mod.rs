@@ -41,6 +41,7 @@ use object_store::memory::InMemory;
 use object_store::path::Path;
 use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload};
 
+use crate::error::ErrorDetail;
 use crate::{Error, Result};
 
 /// Which backend a [`FileIO`] talks to (decides how paths are shown to users).
@@ -133,26 +134,32 @@ impl FileIO {
         }
         let local = location.strip_prefix("file://").unwrap_or(location);
         if local.is_empty() {
-            return Err(Error::InvalidArgument("empty warehouse location".into()));
+            return Err(ErrorDetail::InvalidArgument("empty warehouse location".into()).into());
         }
         if let Some((scheme, _)) = local.split_once("://") {
             if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric()) {
-                return Err(Error::InvalidArgument(format!(
+                return Err(ErrorDetail::InvalidArgument(format!(
                     "unsupported warehouse location {location}: scheme {scheme}:// is not \
                      supported (use a local path, file://, s3://, s3a:// or memory://)"
-                )));
+                ))
+                .into());
             }
         }
         let mut abs = std::path::PathBuf::from(local);
         if abs.is_relative() {
             let cwd = std::env::current_dir().map_err(|e| {
-                Error::InvalidArgument(format!("cannot resolve relative path {local}: {e}"))
+                Error::from(ErrorDetail::InvalidArgument(format!(
+                    "cannot resolve relative path {local}: {e}"
+                )))
             })?;
             abs = cwd.join(abs);
         }
         let abs = normalize(&abs);
         let path = Path::from_absolute_path(&abs).map_err(|e| {
-            Error::InvalidArgument(format!("invalid warehouse path {}: {e}", abs.display()))
+            Error::from(ErrorDetail::InvalidArgument(format!(
+                "invalid warehouse path {}: {e}",
+                abs.display()
+            )))
         })?;
         Ok((FileIO::local(), path))
     }
@@ -171,10 +178,11 @@ impl FileIO {
     /// "not found" inside the warehouse.
     pub fn resolve_external(&self, uri: &str) -> Result<(FileIO, Path)> {
         let refuse = |why: String| {
-            Error::Unsupported(format!(
+            ErrorDetail::Unsupported(format!(
                 "data file at external path {uri}: {why}; strata reads external paths on the \
                  local filesystem (file:), on S3 (s3://, s3a://) and in memory://"
             ))
+            .into()
         };
         if s3::is_s3_location(uri) {
             let (bucket, path) = s3::parse_location(uri)?;
@@ -434,24 +442,25 @@ impl FileIO {
 }
 
 /// Runs `f` on tokio's blocking pool (CPU-heavy decoding, local file system calls). A task that
-/// panics or is cancelled is [`Error::TaskPanicked`] naming `what`, never a shortened result.
+/// panics or is cancelled is `ErrorDetail::TaskPanicked` naming `what`, never a shortened result.
 pub(crate) async fn blocking<T: Send + 'static>(
     what: impl Into<String>,
     f: impl FnOnce() -> Result<T> + Send + 'static,
 ) -> Result<T> {
     tokio::task::spawn_blocking(f)
         .await
-        .map_err(|e| Error::TaskPanicked {
+        .map_err(|e| ErrorDetail::TaskPanicked {
             what: what.into(),
             message: e.to_string(),
         })?
 }
 
 fn local_error(path: &str, e: std::io::Error) -> Error {
-    Error::LocalIo {
+    ErrorDetail::LocalIo {
         path: path.to_string(),
         source: e,
     }
+    .into()
 }
 
 /// Removes `.` and `..` components without touching the filesystem.

@@ -2,7 +2,8 @@
 //! manifest entries, after the I/O is done. One blocking task hands contiguous chunks to
 //! scoped threads (one per core, at most 8) and returns the results in input order.
 
-use crate::{Error, Result};
+use crate::error::ErrorDetail;
+use crate::Result;
 
 /// Applies `f` to contiguous chunks of `items` — on the calling thread when there are fewer
 /// than `min_parallel` items or one core, else one chunk per core — and returns the chunk
@@ -27,7 +28,7 @@ pub(crate) fn map_chunks<T: Sync, R: Send>(
             .into_iter()
             .map(|h| {
                 h.join().unwrap_or_else(|_| {
-                    Err(Error::Unsupported("a decoding thread panicked".into()))
+                    Err(ErrorDetail::Unsupported("a decoding thread panicked".into()).into())
                 })
             })
             .collect()
@@ -47,7 +48,7 @@ mod tests {
         assert_eq!(small, vec![3]);
         let err = map_chunks(&items, 10, |part| {
             if part.contains(&999) {
-                Err(Error::Unsupported("boom".into()))
+                Err(ErrorDetail::Unsupported("boom".into()).into())
             } else {
                 Ok(())
             }

@@ -12,7 +12,8 @@ use std::panic::AssertUnwindSafe;
 use futures::FutureExt;
 use tokio::sync::mpsc::Sender;
 
-use crate::{Error, Result};
+use crate::error::ErrorDetail;
+use crate::Result;
 
 /// Spawns `work` (which sends its items through its own clone of `tx`); a failure or panic
 /// of it is sent through `tx` as an error naming `what`.
@@ -31,7 +32,7 @@ where
                     .map(|s| s.to_string())
                     .or_else(|| payload.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "unknown panic".into());
-                Error::TaskPanicked { what, message }
+                ErrorDetail::TaskPanicked { what, message }.into()
             }
         };
         let _ = tx.send(Err(err)).await;
@@ -55,7 +56,10 @@ mod tests {
         });
         assert!(matches!(rx.recv().await, Some(Ok(1))));
         match rx.recv().await {
-            Some(Err(Error::TaskPanicked { what, message })) => {
+            Some(Err(e)) if matches!(e.detail(), ErrorDetail::TaskPanicked { .. }) => {
+                let ErrorDetail::TaskPanicked { what, message } = e.detail() else {
+                    unreachable!()
+                };
                 assert_eq!(what, "reading f.parquet");
                 assert_eq!(message, "boom");
             }
@@ -68,11 +72,11 @@ mod tests {
     async fn an_error_is_the_last_item() {
         let (tx, mut rx) = tokio::sync::mpsc::channel::<Result<u32>>(4);
         spawn_producer("x".into(), tx, async move {
-            Err(Error::InvalidArgument("bad".into()))
+            Err(ErrorDetail::InvalidArgument("bad".into()).into())
         });
         assert!(matches!(
             rx.recv().await,
-            Some(Err(Error::InvalidArgument(_)))
+            Some(Err(e)) if matches!(e.detail(), ErrorDetail::InvalidArgument(_))
         ));
         assert!(rx.recv().await.is_none());
     }

@@ -28,6 +28,7 @@ use object_store::ObjectStore;
 #[cfg(feature = "s3")]
 use object_store::RetryConfig;
 
+use crate::error::ErrorDetail;
 use crate::{Error, Result};
 
 /// Catalog option keys this backend reads (anything else under `s3.` is rejected, so a typo
@@ -82,7 +83,7 @@ pub(crate) fn parse_location(location: &str) -> Result<(String, Path)> {
 }
 
 fn bad(location: &str, why: &str) -> Error {
-    Error::InvalidArgument(format!("invalid S3 location {location}: {why}"))
+    ErrorDetail::InvalidArgument(format!("invalid S3 location {location}: {why}")).into()
 }
 
 /// What a built store talks to, kept for messages.
@@ -102,10 +103,11 @@ pub(crate) fn build(
     bucket: &str,
     _options: &HashMap<String, String>,
 ) -> Result<(Arc<dyn ObjectStore>, S3Target)> {
-    Err(Error::Unsupported(format!(
+    Err(ErrorDetail::Unsupported(format!(
         "s3://{bucket}: this strata was built without its `s3` cargo feature (enable it to \
          read and write tables on S3)"
-    )))
+    ))
+    .into())
 }
 
 /// Builds the client for `bucket` from the environment, then `options`.
@@ -116,19 +118,20 @@ pub(crate) fn build(
 ) -> Result<(Arc<dyn ObjectStore>, S3Target)> {
     for key in options.keys() {
         if key.starts_with("s3.") && !OPTION_KEYS.contains(&key.as_str()) {
-            return Err(Error::InvalidArgument(format!(
+            return Err(ErrorDetail::InvalidArgument(format!(
                 "unknown catalog option {key} (S3 options: {})",
                 OPTION_KEYS.join(", ")
-            )));
+            ))
+            .into());
         }
     }
     let mut builder = AmazonS3Builder::from_env().with_bucket_name(bucket);
     let mut retry = RetryConfig::default();
     if let Ok(v) = std::env::var("AWS_MAX_ATTEMPTS") {
         let attempts: usize = v.trim().parse().ok().filter(|n| *n >= 1).ok_or_else(|| {
-            Error::InvalidArgument(format!(
+            Error::from(ErrorDetail::InvalidArgument(format!(
                 "AWS_MAX_ATTEMPTS={v}: expected a whole number >= 1"
-            ))
+            )))
         })?;
         retry.max_retries = attempts - 1;
     }
@@ -154,9 +157,9 @@ pub(crate) fn build(
     }
     if let Some(v) = opt("s3.max-retries") {
         retry.max_retries = v.parse().map_err(|_| {
-            Error::InvalidArgument(format!(
+            Error::from(ErrorDetail::InvalidArgument(format!(
                 "catalog option s3.max-retries={v}: expected a whole number"
-            ))
+            )))
         })?;
     }
     builder = builder.with_retry(retry);
@@ -180,9 +183,9 @@ pub(crate) fn build(
             builder = builder.with_allow_http(true);
         }
     }
-    let store = builder
-        .build()
-        .map_err(|e| Error::InvalidArgument(format!("cannot configure S3 bucket {bucket}: {e}")))?;
+    let store = builder.build().map_err(|e| {
+        ErrorDetail::InvalidArgument(format!("cannot configure S3 bucket {bucket}: {e}"))
+    })?;
     Ok((
         Arc::new(store),
         S3Target {
@@ -197,9 +200,10 @@ pub(crate) fn build(
 fn url_check(endpoint: &str) -> Result<()> {
     let (scheme, rest) = endpoint.split_once("://").unwrap_or(("", endpoint));
     if !matches!(scheme, "http" | "https") || rest.is_empty() || rest.starts_with('/') {
-        return Err(Error::InvalidArgument(format!(
+        return Err(ErrorDetail::InvalidArgument(format!(
             "invalid S3 endpoint {endpoint:?}: expected http(s)://host[:port]"
-        )));
+        ))
+        .into());
     }
     Ok(())
 }
@@ -209,9 +213,10 @@ fn parse_bool(key: &str, v: &str) -> Result<bool> {
     match v.to_ascii_lowercase().as_str() {
         "true" => Ok(true),
         "false" => Ok(false),
-        _ => Err(Error::InvalidArgument(format!(
+        _ => Err(ErrorDetail::InvalidArgument(format!(
             "catalog option {key}={v}: expected true or false"
-        ))),
+        ))
+        .into()),
     }
 }
 

@@ -17,6 +17,7 @@ use strata_spec::kv::{self, RowKind};
 use strata_spec::schema::TableSchema;
 use strata_spec::{DataField, DataType};
 
+use crate::error::ErrorDetail;
 use crate::format::arrow_types::to_arrow_schema_of;
 use crate::{Error, Result};
 
@@ -52,9 +53,10 @@ impl KvLayout {
         let key_fields = kv::key_fields(schema)?;
         let by_id = |id: i32, what: &str, name: &str| {
             value_fields.iter().position(|f| f.id == id).ok_or_else(|| {
-                Error::InvalidArgument(format!(
+                ErrorDetail::InvalidArgument(format!(
                     "key-value layout: {what} {name} is missing from the value columns"
                 ))
+                .into()
             })
         };
         let key_value_index = key_fields
@@ -70,23 +72,20 @@ impl KvLayout {
         let opts = schema.options();
         let mut sequence_fields = Vec::new();
         for name in opts.sequence_field() {
-            let f =
-                schema
-                    .row_type()
-                    .field(&name)
-                    .cloned()
-                    .ok_or_else(|| Error::InvalidOption {
-                        key: "sequence.field".into(),
-                        message: format!(
-                            "sequence field {name} is not a column of {}",
-                            schema
-                                .fields
-                                .iter()
-                                .map(|f| f.name.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
-                    })?;
+            let f = schema.row_type().field(&name).cloned().ok_or_else(|| {
+                ErrorDetail::InvalidOption {
+                    key: "sequence.field".into(),
+                    message: format!(
+                        "sequence field {name} is not a column of {}",
+                        schema
+                            .fields
+                            .iter()
+                            .map(|f| f.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                }
+            })?;
             sequence_fields.push(by_id(f.id, "sequence field", &f.name)?);
         }
         let sequence_descending = match opts.get("sequence.field.sort-order") {
@@ -94,10 +93,11 @@ impl KvLayout {
             Some(v) if v.eq_ignore_ascii_case("ascending") => false,
             Some(v) if v.eq_ignore_ascii_case("descending") => true,
             Some(v) => {
-                return Err(Error::InvalidOption {
+                return Err(ErrorDetail::InvalidOption {
                     key: "sequence.field.sort-order".into(),
                     message: format!("'{v}' is not ascending or descending"),
-                })
+                }
+                .into())
             }
         };
         let mut all = key_fields.clone();
@@ -173,9 +173,7 @@ pub(crate) fn interleave_shared(
     positions: &[(usize, usize)],
 ) -> Result<RecordBatch> {
     let Some(first) = batches.first() else {
-        return Err(Error::InvalidArgument(
-            "interleaving rows of no batches".into(),
-        ));
+        return Err(ErrorDetail::InvalidArgument("interleaving rows of no batches".into()).into());
     };
     let width = first.num_columns();
     let mut out: Vec<ArrayRef> = Vec::with_capacity(width);
@@ -208,7 +206,9 @@ pub(crate) fn seq_column<'a>(layout: &KvLayout, batch: &'a RecordBatch) -> Resul
         .column(layout.seq_col())
         .as_any()
         .downcast_ref::<Int64Array>()
-        .ok_or_else(|| Error::InvalidArgument(format!("{} is not BIGINT", kv::SEQUENCE_NUMBER)))
+        .ok_or_else(|| {
+            ErrorDetail::InvalidArgument(format!("{} is not BIGINT", kv::SEQUENCE_NUMBER)).into()
+        })
 }
 
 /// The `_VALUE_KIND` column of a key-value batch.
@@ -217,7 +217,9 @@ pub(crate) fn kind_column<'a>(layout: &KvLayout, batch: &'a RecordBatch) -> Resu
         .column(layout.kind_col())
         .as_any()
         .downcast_ref::<Int8Array>()
-        .ok_or_else(|| Error::InvalidArgument(format!("{} is not TINYINT", kv::VALUE_KIND)))
+        .ok_or_else(|| {
+            ErrorDetail::InvalidArgument(format!("{} is not TINYINT", kv::VALUE_KIND)).into()
+        })
 }
 
 /// Whether the record's kind byte is a retraction (`-U`, `-D`).

@@ -27,6 +27,7 @@ use strata_spec::kv::RowKind;
 use super::kv_layout::{kind_column, seq_column, KvLayout};
 use super::merge::{KvMeta, MergeFunction, MergeResult, Value};
 use super::sort_key::{EncodedKeys, KeyEncoder, KeyRef, OwnedKey};
+use crate::error::ErrorDetail;
 use crate::{Error, Result};
 use group::{build_merged, row_values};
 
@@ -151,9 +152,10 @@ impl MergeSorter {
         runs: Vec<SortedRun>,
     ) -> Result<BoxStream<'static, Result<AnnotatedBatch>>> {
         if self.levels.is_none() || self.projection.is_some() || self.keep_all {
-            return Err(Error::Invariant(
+            return Err(ErrorDetail::Invariant(
                 "an annotated merge needs run levels, whole records and one record per key".into(),
-            ));
+            )
+            .into());
         }
         self.merge_inner(runs, true)
     }
@@ -165,11 +167,12 @@ impl MergeSorter {
     ) -> Result<BoxStream<'static, Result<AnnotatedBatch>>> {
         if let Some(levels) = &self.levels {
             if levels.len() != runs.len() {
-                return Err(Error::Invariant(format!(
+                return Err(ErrorDetail::Invariant(format!(
                     "merge of {} runs given {} run levels",
                     runs.len(),
                     levels.len()
-                )));
+                ))
+                .into());
             }
         }
         let types: Vec<_> = self
@@ -504,10 +507,10 @@ impl MergeState {
             match self.sorter.merge.merge(&metas, values.as_deref())? {
                 MergeResult::Pick(i) => {
                     let m = group.get(i).ok_or_else(|| {
-                        Error::InvalidArgument(format!(
+                        Error::from(ErrorDetail::InvalidArgument(format!(
                             "merge function picked record {i} of a group of {}",
                             group.len()
-                        ))
+                        )))
                     })?;
                     if !(drop_deletes && m.meta.kind.is_retract()) {
                         out.push((m.source, m.row));

@@ -9,10 +9,11 @@ use arrow_array::{Int64Array, Int8Array, RecordBatch};
 use strata_spec::kv::RowKind;
 
 use super::Member;
+use crate::error::ErrorDetail;
 use crate::lsm::kv_layout::KvLayout;
 use crate::lsm::merge::value::{value_at, values_to_array};
 use crate::lsm::merge::Value;
-use crate::{Error, Result};
+use crate::Result;
 
 /// Paimon's order within a key: `sequence.field` values, `_SEQUENCE_NUMBER`, retract
 /// before add.
@@ -104,11 +105,12 @@ pub(super) fn build_merged(
     let mut kinds = Vec::with_capacity(rows.len());
     for (kind, seq, values) in rows {
         if values.len() != n {
-            return Err(Error::InvalidArgument(format!(
+            return Err(ErrorDetail::InvalidArgument(format!(
                 "merge function returned {} values for {} columns",
                 values.len(),
                 n
-            )));
+            ))
+            .into());
         }
         seqs.push(seq);
         kinds.push(kind.to_byte());

@@ -24,6 +24,7 @@ use futures::StreamExt;
 use super::kv_layout::KvLayout;
 use super::merge_sort::SortedRun;
 use super::sort_key::{sort_positions_checked, KeyEncoder};
+use crate::error::ErrorDetail;
 use crate::{Error, Result};
 
 /// A spilled sorted run on local disk (deleted when dropped).
@@ -259,10 +260,11 @@ fn read_spill(spill: SpillFile) -> Result<SortedRun> {
             }
         }));
         if body.is_err() {
-            let _ = tx.blocking_send(Err(Error::TaskPanicked {
+            let _ = tx.blocking_send(Err(ErrorDetail::TaskPanicked {
                 what,
                 message: "the spill decoder panicked".into(),
-            }));
+            }
+            .into()));
         }
         drop(keep);
     });
@@ -270,8 +272,9 @@ fn read_spill(spill: SpillFile) -> Result<SortedRun> {
 }
 
 fn io_err(path: &Path, e: std::io::Error) -> Error {
-    Error::LocalIo {
+    ErrorDetail::LocalIo {
         path: path.display().to_string(),
         source: e,
     }
+    .into()
 }

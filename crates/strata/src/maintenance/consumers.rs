@@ -10,6 +10,7 @@ use object_store::path::Path;
 
 use crate::io::FileIO;
 
+use crate::error::ErrorDetail;
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -66,13 +67,14 @@ impl ConsumerManager {
 /// A consumer id becomes a file name: non-empty, no path separators, no `..`.
 pub fn validate_consumer_id(id: &str) -> Result<()> {
     if id.is_empty() || id.contains(['/', '\\']) || id == "." || id == ".." || id.trim() != id {
-        return Err(Error::InvalidOption {
+        return Err(ErrorDetail::InvalidOption {
             key: "consumer-id".into(),
             message: format!(
                 "'{id}' cannot name a consumer file (consumer/consumer-<id>): use a non-empty \
                  id without slashes or surrounding spaces"
             ),
-        });
+        }
+        .into());
     }
     Ok(())
 }

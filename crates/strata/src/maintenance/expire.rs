@@ -37,12 +37,13 @@ use strata_spec::options::ChangelogProducer;
 use strata_spec::snapshot::{format_hint, Snapshot};
 
 use crate::table::Table;
-use crate::{Error, Result};
+use crate::Result;
 
 use super::files::{
     data_file_key, deleted_in_delta, DataFileKey, Deletion, DeletionCounts, FileCategory,
     TableFiles,
 };
+use crate::error::ErrorDetail;
 use crate::table::tags::TagManager;
 
 /// Retention settings of one expiry run (Java `ExpireConfig`).
@@ -89,25 +90,28 @@ pub(super) fn validate_retention(
     max_deletes: i32,
 ) -> Result<()> {
     if retain_min < 1 {
-        return Err(Error::InvalidOption {
+        return Err(ErrorDetail::InvalidOption {
             key: format!("{prefix}.num-retained.min"),
             message: format!("must be at least 1, got {retain_min}"),
-        });
+        }
+        .into());
     }
     if retain_max < retain_min {
-        return Err(Error::InvalidOption {
+        return Err(ErrorDetail::InvalidOption {
             key: format!("{prefix}.num-retained.max"),
             message: format!(
                 "retain max ({retain_max}) must not be less than retain min ({retain_min}, \
                  {prefix}.num-retained.min)"
             ),
-        });
+        }
+        .into());
     }
     if max_deletes < 1 {
-        return Err(Error::InvalidOption {
+        return Err(ErrorDetail::InvalidOption {
             key: "snapshot.expire.limit".into(),
             message: format!("must be at least 1, got {max_deletes}"),
-        });
+        }
+        .into());
     }
     Ok(())
 }
@@ -212,7 +216,7 @@ impl ExpireSnapshots {
                     // A snapshot already gone (a rerun) had its changelog written first.
                     match sm.snapshot(*id).await {
                         Ok(s) => changelogs.commit(&s).await?,
-                        Err(Error::SnapshotNotFound { .. }) => {}
+                        Err(e) if e.is_snapshot_not_found() => {}
                         Err(e) => return Err(e),
                     }
                 }
@@ -286,7 +290,8 @@ impl ExpireSnapshots {
                     end = id;
                     break;
                 }
-                Ok(_) | Err(Error::SnapshotNotFound { .. }) => {}
+                Ok(_) => {}
+                Err(e) if e.is_snapshot_not_found() => {}
                 Err(e) => return Err(e),
             }
         }
@@ -320,7 +325,7 @@ impl ExpireSnapshots {
         for id in earliest..=end_exclusive {
             match sm.snapshot(id).await {
                 Ok(s) => including_end.push(s),
-                Err(Error::SnapshotNotFound { .. }) => {}
+                Err(e) if e.is_snapshot_not_found() => {}
                 Err(e) => return Err(e),
             }
         }

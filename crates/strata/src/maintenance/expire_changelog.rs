@@ -28,7 +28,7 @@ use strata_spec::manifest::FileKind;
 use strata_spec::snapshot::{format_hint, Snapshot};
 
 use crate::table::Table;
-use crate::{Error, Result};
+use crate::Result;
 
 use super::expire::{min_consumer_next_snapshot, previous_tag, skipping_tags};
 use super::files::{
@@ -245,7 +245,7 @@ impl ExpireChangelogs {
         match sm.earliest_id().await? {
             Some(id) => match sm.snapshot(id).await {
                 Ok(s) => Ok(Some(s)),
-                Err(Error::SnapshotNotFound { .. }) => Ok(None),
+                Err(e) if e.is_snapshot_not_found() => Ok(None),
                 Err(e) => Err(e),
             },
             None => Ok(None),

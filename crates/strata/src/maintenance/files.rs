@@ -12,6 +12,7 @@ use object_store::path::Path;
 use strata_spec::manifest::{FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta};
 use strata_spec::snapshot::Snapshot;
 
+use crate::error::ErrorDetail;
 use crate::index::IndexManifestStore;
 use crate::table::Table;
 use crate::{Error, Result};
@@ -449,7 +450,7 @@ fn parent_of(p: &Path) -> Path {
     Path::from_iter(parts[..parts.len() - 1].iter().cloned())
 }
 
-/// `Error::InvalidArgument` with a message.
+/// `ErrorDetail::InvalidArgument` with a message.
 pub(crate) fn invalid(message: impl Into<String>) -> Error {
-    Error::InvalidArgument(message.into())
+    ErrorDetail::InvalidArgument(message.into()).into()
 }

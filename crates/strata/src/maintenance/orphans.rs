@@ -27,6 +27,7 @@ use crate::table::Table;
 use crate::{Error, Result};
 
 use super::files::TableFiles;
+use crate::error::ErrorDetail;
 use crate::table::tags::{TagManager, TAG_PREFIX};
 
 /// One file found orphaned.
@@ -110,11 +111,12 @@ impl OrphanFilesClean {
             .list_dir(&root.clone().join("branch"))
             .await?;
         if !branches.is_empty() {
-            return Err(Error::Unsupported(format!(
+            return Err(ErrorDetail::Unsupported(format!(
                 "table {} has branches (branch/); strata's orphan cleanup does not read \
                  branches yet, so it refuses to run rather than delete their files",
                 self.table.identifier()
-            )));
+            ))
+            .into());
         }
         let used = self.used_names().await?;
 
@@ -200,7 +202,7 @@ impl OrphanFilesClean {
             let s = match sm.snapshot(id).await {
                 Ok(s) => s,
                 // Expired meanwhile.
-                Err(Error::SnapshotNotFound { .. }) => continue,
+                Err(e) if e.is_snapshot_not_found() => continue,
                 Err(e) => return Err(e),
             };
             let strict = Some(id) == latest;
@@ -328,11 +330,12 @@ async fn collect_used(
     read_manifests: &mut HashSet<String>,
 ) -> Result<()> {
     let missing = |what: &str, name: &str| {
-        Error::InvalidArgument(format!(
+        ErrorDetail::InvalidArgument(format!(
             "{what} {name} of snapshot {} is missing; refusing to clean orphan files of a \
              table whose live metadata is incomplete",
             s.id
         ))
+        .into()
     };
     let lists = [Some(&s.base_manifest_list), Some(&s.delta_manifest_list)]
         .into_iter()

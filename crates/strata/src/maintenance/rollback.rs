@@ -22,7 +22,7 @@ use strata_spec::manifest::FileKind;
 use strata_spec::snapshot::{format_hint, Snapshot};
 
 use crate::table::Table;
-use crate::{Error, Result};
+use crate::Result;
 
 use super::files::{
     data_file_key, invalid, DataFileKey, Deletion, DeletionCounts, FileCategory, TableFiles,
@@ -79,7 +79,7 @@ async fn rollback_to(table: &Table, target: Snapshot) -> Result<RollbackReport> 
     for id in earliest.max(target.id + 1)..=latest {
         match sm.snapshot(id).await {
             Ok(s) => removed.push(s),
-            Err(Error::SnapshotNotFound { .. }) => {}
+            Err(e) if e.is_snapshot_not_found() => {}
             Err(e) => return Err(e),
         }
     }

@@ -15,9 +15,10 @@ use chrono::NaiveDateTime;
 use strata_spec::snapshot::Snapshot;
 
 use crate::table::Table;
-use crate::{Error, Result};
+use crate::Result;
 
 use super::files::{data_file_key, invalid, Deletion, DeletionCounts, FileCategory, TableFiles};
+use crate::error::ErrorDetail;
 use crate::table::tags::{validate_tag_name, Tag, TagManager};
 
 /// `tag.default-time-retained`: the retention of tags created without one.
@@ -35,10 +36,11 @@ pub async fn create_tag(
     validate_tag_name(name)?;
     let tags = TagManager::new(table);
     if table.file_io().exists(&tags.tag_path(name)).await? {
-        return Err(crate::Error::TagAlreadyExists {
+        return Err(ErrorDetail::TagAlreadyExists {
             table: table.identifier().to_string(),
             name: name.to_string(),
-        });
+        }
+        .into());
     }
     let snapshot = match snapshot_id {
         Some(id) => find_snapshot(table, &tags, id).await?,
@@ -68,14 +70,17 @@ pub async fn create_tag(
 pub(crate) async fn find_snapshot(table: &Table, tags: &TagManager, id: i64) -> Result<Snapshot> {
     match table.snapshot_manager().snapshot(id).await {
         Ok(s) => Ok(s),
-        Err(Error::SnapshotNotFound { .. }) => tags
+        Err(e) if e.is_snapshot_not_found() => tags
             .tagged_snapshots()
             .await?
             .into_iter()
             .find(|s| s.id == id)
-            .ok_or_else(|| Error::SnapshotNotFound {
-                table: table.identifier().to_string(),
-                id,
+            .ok_or_else(|| {
+                ErrorDetail::SnapshotNotFound {
+                    table: table.identifier().to_string(),
+                    id,
+                }
+                .into()
             }),
         Err(e) => Err(e),
     }
@@ -121,7 +126,7 @@ pub async fn delete_tag(table: &Table, name: &str) -> Result<TagDeletionReport> 
     let index = tagged
         .iter()
         .position(|s| s.id == tag.snapshot.id)
-        .ok_or_else(|| Error::Invariant(format!("tag '{name}' not among the tags")))?;
+        .ok_or_else(|| ErrorDetail::Invariant(format!("tag '{name}' not among the tags")))?;
     let mut neighbours: Vec<Snapshot> = Vec::new();
     if index > 0 {
         neighbours.push(tagged[index - 1].clone());

@@ -12,6 +12,7 @@
 
 use strata_spec::snapshot::{format_hint, parse_hint, Snapshot};
 
+use crate::error::ErrorDetail;
 use crate::io::FileIO;
 use crate::meta::TablePaths;
 use crate::{Error, Result};
@@ -127,10 +128,11 @@ impl ChangelogManager {
     /// Changelog `id`, or an error naming the missing file.
     pub async fn changelog(&self, id: i64) -> Result<Snapshot> {
         self.get(id).await?.ok_or_else(|| {
-            Error::NotFound(format!(
+            ErrorDetail::NotFound(format!(
                 "changelog {id} does not exist: no {}",
                 self.io.display(&self.file(id))
             ))
+            .into()
         })
     }
 

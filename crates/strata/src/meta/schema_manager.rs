@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use strata_spec::schema::{SchemaChange, TableSchema};
 
 use crate::clock::Clock;
+use crate::error::ErrorDetail;
 use crate::io::FileIO;
 use crate::meta::{SnapshotManager, TablePaths};
 use crate::{Error, Result};
@@ -132,7 +133,7 @@ impl SchemaManager {
         for _ in 0..MAX_ATTEMPTS {
             let ids = self.list_ids().await?;
             if ids.is_empty() {
-                return Err(Error::TableNotFound(table));
+                return Err(ErrorDetail::TableNotFound(table).into());
             }
             let mut history = Vec::with_capacity(ids.len());
             for id in &ids {
@@ -149,13 +150,14 @@ impl SchemaManager {
             }
             // Another writer created schema-(N+1) first: apply the changes to that one.
         }
-        Err(Error::CommitConflict {
+        Err(ErrorDetail::CommitConflict {
             table,
             message: format!(
                 "schema change lost {MAX_ATTEMPTS} races in a row: another writer keeps \
                  creating the next schema version"
             ),
-        })
+        }
+        .into())
     }
 
     fn cache_lock(&self) -> std::sync::MutexGuard<'_, HashMap<i64, Arc<TableSchema>>> {

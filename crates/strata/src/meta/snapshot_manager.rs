@@ -6,6 +6,7 @@
 
 use strata_spec::snapshot::{format_hint, parse_hint, Snapshot};
 
+use crate::error::ErrorDetail;
 use crate::io::FileIO;
 use crate::meta::TablePaths;
 use crate::{Error, Result};
@@ -77,14 +78,15 @@ impl SnapshotManager {
         Ok(self.list_ids().await?.first().copied())
     }
 
-    /// Snapshot `id`, or [`Error::SnapshotNotFound`].
+    /// Snapshot `id`, or `ErrorDetail::SnapshotNotFound`.
     pub async fn snapshot(&self, id: i64) -> Result<Snapshot> {
         let path = self.paths.snapshot_file(id);
         let Some(bytes) = self.io.get_opt(&path).await? else {
-            return Err(Error::SnapshotNotFound {
+            return Err(ErrorDetail::SnapshotNotFound {
                 table: self.io.display(self.paths.root()),
                 id,
-            });
+            }
+            .into());
         };
         let text = std::str::from_utf8(&bytes).map_err(|e| {
             Error::corrupt(

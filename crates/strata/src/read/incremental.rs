@@ -21,6 +21,7 @@ use futures::stream::{self, BoxStream};
 use futures::StreamExt;
 
 use super::{incremental_diff, TableRead, DEFAULT_BATCH_SIZE};
+use crate::error::ErrorDetail;
 use crate::scan::{DataSplit, IncrementalSplit};
 use crate::table::Table;
 use crate::{Error, Result};
@@ -168,10 +169,10 @@ fn project(schema: &SchemaRef, batch: &RecordBatch) -> Result<RecordBatch> {
     let mut columns = Vec::with_capacity(schema.fields().len());
     for f in schema.fields() {
         let i = batch.schema().index_of(f.name()).map_err(|_| {
-            Error::Unsupported(format!(
+            Error::from(ErrorDetail::Unsupported(format!(
                 "column {:?} in an incremental diff read: project table columns only",
                 f.name()
-            ))
+            )))
         })?;
         columns.push(batch.column(i).clone());
     }

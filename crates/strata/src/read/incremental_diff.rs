@@ -19,6 +19,7 @@ use futures::stream::{self, BoxStream};
 use futures::StreamExt;
 use strata_spec::kv::RowKind;
 
+use crate::error::ErrorDetail;
 use crate::lsm::sort_key::{compare, EncodedKeys, KeyEncoder};
 use crate::table::Table;
 use crate::{Error, Result};
@@ -66,7 +67,7 @@ impl Side {
             .column(0)
             .as_any()
             .downcast_ref::<StringArray>()
-            .ok_or_else(|| Error::Invariant("rowkind is not a string column".into()))?;
+            .ok_or_else(|| ErrorDetail::Invariant("rowkind is not a string column".into()))?;
         Ok(kinds.value(self.pos))
     }
 }
@@ -111,7 +112,9 @@ pub(super) fn diff_stream(
     let mut types = Vec::with_capacity(pk.len());
     for name in &pk {
         let i = schema.index_of(name).map_err(|_| {
-            Error::Invariant(format!("primary key {name} missing from a merged read"))
+            Error::from(ErrorDetail::Invariant(format!(
+                "primary key {name} missing from a merged read"
+            )))
         })?;
         columns.push(i);
         types.push(schema.field(i).data_type().clone());
@@ -259,5 +262,7 @@ fn kind_str(kind: &str) -> Result<&'static str> {
     .into_iter()
     .map(RowKind::short_string)
     .find(|k| *k == kind)
-    .ok_or_else(|| Error::Invariant(format!("unknown row kind {kind:?} in a merged read")))
+    .ok_or_else(|| {
+        ErrorDetail::Invariant(format!("unknown row kind {kind:?} in a merged read")).into()
+    })
 }

@@ -26,6 +26,7 @@ use strata_spec::DataField;
 
 use super::deletion_vectors::DeletionVector;
 use super::{pushed_filter, receiver_stream, CHANNEL_BATCHES};
+use crate::error::ErrorDetail;
 use crate::expr::BoundPredicate;
 use crate::format::page_pruning::StatsPruning;
 use crate::lsm::interval_partition::{interval_partition, keyed, split_runs_by_level};
@@ -306,7 +307,7 @@ impl KvReadContext {
             .column(0)
             .as_any()
             .downcast_ref::<arrow_array::Int8Array>()
-            .ok_or_else(|| Error::InvalidArgument("_VALUE_KIND is not TINYINT".into()))?;
+            .ok_or_else(|| ErrorDetail::InvalidArgument("_VALUE_KIND is not TINYINT".into()))?;
         let kinds = super::row_kinds::kind_strings(kinds)?;
         let rows = self.plan.finish(values.columns()[1..].to_vec(), n)?;
         super::row_kinds::prepend(schema, kinds, &rows)

@@ -17,6 +17,7 @@ use arrow_array::{Array, ArrayAccessor, ArrayRef, MapArray, UInt32Array};
 use arrow_schema::DataType as ArrowType;
 use strata_spec::{DataField, Datum};
 
+use crate::error::ErrorDetail;
 use crate::expr::{BoundPredicate, LeafOp, MapKeyColumn};
 use crate::format::parquet_reader::PushedRowFilter;
 use crate::format::{MapKeyLeaf, MapKeyPredicate};
@@ -27,10 +28,10 @@ use crate::{Error, Result};
 /// holds a key twice the last entry wins (as a map built from the entries in order).
 pub(crate) fn derive_map_keys(map: &dyn Array, keys: &[&str]) -> Result<Vec<ArrayRef>> {
     let map = map.as_any().downcast_ref::<MapArray>().ok_or_else(|| {
-        Error::InvalidArgument(format!(
+        Error::from(ErrorDetail::InvalidArgument(format!(
             "MAP key access needs a MAP array, the reader returned {}",
             map.data_type()
-        ))
+        )))
     })?;
     let n = map.len();
     let mut found: Vec<Found> = (0..keys.len()).map(|_| Found::new(n)).collect();
@@ -40,9 +41,10 @@ pub(crate) fn derive_map_keys(map: &dyn Array, keys: &[&str]) -> Result<Vec<Arra
         ArrowType::LargeUtf8 => scan(map, entry_keys.as_string::<i64>(), keys, &mut found),
         ArrowType::Utf8View => scan(map, entry_keys.as_string_view(), keys, &mut found),
         other => {
-            return Err(Error::InvalidArgument(format!(
+            return Err(ErrorDetail::InvalidArgument(format!(
                 "MAP key access needs string map keys, the reader returned {other}"
-            )))
+            ))
+            .into())
         }
     }
     found
@@ -120,10 +122,10 @@ impl KeyDeriver {
                 .iter()
                 .position(|f| f.id == k.map_field.id)
                 .ok_or_else(|| {
-                    Error::InvalidArgument(format!(
+                    Error::from(ErrorDetail::InvalidArgument(format!(
                         "{}: MAP column {} is not among the columns read",
                         k.field.name, k.map_field.name
-                    ))
+                    )))
                 })?;
             match groups.iter_mut().find(|g| g.0 == pos) {
                 Some(g) => {
@@ -148,7 +150,9 @@ impl KeyDeriver {
         let mut out: Vec<Option<ArrayRef>> = vec![None; self.n_keys];
         for (pos, keys, slots) in &self.groups {
             let map = columns.get(*pos).ok_or_else(|| {
-                Error::InvalidArgument(format!("MAP column {pos} missing from a read batch"))
+                Error::from(ErrorDetail::InvalidArgument(format!(
+                    "MAP column {pos} missing from a read batch"
+                )))
             })?;
             let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
             for (slot, array) in slots.iter().zip(derive_map_keys(map.as_ref(), &keys)?) {

@@ -44,6 +44,7 @@ use futures::StreamExt;
 use strata_spec::manifest::DataFileMeta;
 use strata_spec::DataField;
 
+use crate::error::ErrorDetail;
 use crate::expr::{BoundPredicate, Predicate};
 use crate::format::page_pruning::StatsPruning;
 use crate::format::parquet_reader::{ParquetReadOptions, PushedRowFilter};
@@ -215,10 +216,11 @@ impl TableRead {
         splits: Vec<DataSplit>,
     ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
         if self.row_kinds && self.filter.is_some() {
-            return Err(crate::Error::Unsupported(format!(
+            return Err(ErrorDetail::Unsupported(format!(
                 "reading {} with row kinds and a filter: filter the rows the read returns",
                 self.table.identifier()
-            )));
+            ))
+            .into());
         }
         let resolved = self.resolve()?;
         let plan = resolved.plan(resolved.wanted.clone())?;
@@ -245,13 +247,14 @@ impl TableRead {
         for split in splits {
             let merge = !split.raw_convertible || self.row_kinds;
             if split.row_range.is_some() && (split.files.len() != 1 || merge) {
-                return Err(crate::Error::InvalidArgument(format!(
+                return Err(ErrorDetail::InvalidArgument(format!(
                     "a split of {} with a row range must hold one file read without merging \
                      (it holds {} files{})",
                     self.table.identifier(),
                     split.files.len(),
                     if merge { " to merge" } else { "" }
-                )));
+                ))
+                .into());
             }
             if merge && self.table.is_primary_key_table() {
                 if kv_ctx.is_none() {

@@ -16,6 +16,7 @@ use arrow_schema::{DataType as ArrowType, Field, Schema, SchemaRef};
 use strata_spec::{DataField, TypeKind};
 
 use super::map_keys::{map_key_predicate, pushed_filter, KeyDeriver};
+use crate::error::ErrorDetail;
 use crate::expr::map_key::resolve_map_key;
 use crate::expr::{BoundPredicate, MapKeyColumn, Predicate};
 use crate::format::arrow_types::{string_view_field, to_arrow_field};
@@ -77,11 +78,12 @@ impl Resolved {
                     }
                     match resolve_map_key(&row_type, c, &table_name)? {
                         Some(k) => Ok(OutputColumn::Key(key_slot(&mut keys, k))),
-                        None => Err(Error::ColumnNotFound {
+                        None => Err(ErrorDetail::ColumnNotFound {
                             table: table_name.clone(),
                             column: c.clone(),
                             available: row_type.names().join(", "),
-                        }),
+                        }
+                        .into()),
                     }
                 })
                 .collect::<Result<Vec<_>>>()?,
@@ -157,10 +159,11 @@ impl Resolved {
                 .iter()
                 .position(|r| r.id == f.id)
                 .ok_or_else(|| {
-                    Error::InvalidArgument(format!(
+                    ErrorDetail::InvalidArgument(format!(
                         "column {} is not among the columns read",
                         f.name
                     ))
+                    .into()
                 })
         };
         let output = self
@@ -226,11 +229,12 @@ fn value_arrow_type(map: &Field) -> Result<ArrowType> {
             }
         }
     }
-    Err(Error::InvalidArgument(format!(
+    Err(ErrorDetail::InvalidArgument(format!(
         "column {} is not a MAP in Arrow ({})",
         map.name(),
         map.data_type()
-    )))
+    ))
+    .into())
 }
 
 /// The slot of `k` in `keys`, adding it when new.

@@ -13,6 +13,7 @@ use arrow_array::{ArrayRef, Int8Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use strata_spec::kv::RowKind;
 
+use crate::error::ErrorDetail;
 use crate::{Error, Result};
 
 /// The name of the row-kind column (Java `AuditLogTable.ROW_KIND`).
@@ -25,7 +26,9 @@ pub fn additions(batch: &RecordBatch) -> Result<RecordBatch> {
         .column(0)
         .as_any()
         .downcast_ref::<StringArray>()
-        .ok_or_else(|| Error::Invariant("the rowkind column is not a string column".into()))?;
+        .ok_or_else(|| {
+            ErrorDetail::Invariant("the rowkind column is not a string column".into())
+        })?;
     let keep: arrow_array::BooleanArray = kinds
         .iter()
         .map(|k| Some(matches!(k, Some("+I") | Some("+U"))))
@@ -49,7 +52,7 @@ pub(crate) fn kind_strings(kinds: &Int8Array) -> Result<ArrayRef> {
     let mut out = Vec::with_capacity(kinds.len());
     for k in kinds.iter() {
         let kind = RowKind::from_byte(k.unwrap_or(RowKind::Insert.to_byte()))
-            .map_err(|e| Error::InvalidArgument(format!("_VALUE_KIND: {e}")))?;
+            .map_err(|e| ErrorDetail::InvalidArgument(format!("_VALUE_KIND: {e}")))?;
         out.push(kind.short_string());
     }
     Ok(Arc::new(StringArray::from(out)))

@@ -65,6 +65,7 @@ use strata_spec::DataType;
 use super::bucket_select::HashedBuckets;
 use super::live_cache::{self, fingerprint, SlotIndex, SlotValue, SlotWriter};
 use crate::cache::{Cache, CacheKey, CacheKind};
+use crate::error::ErrorDetail;
 use crate::expr::BoundPredicate;
 use crate::table::Table;
 use crate::{Error, Result};
@@ -1084,11 +1085,13 @@ pub(crate) async fn all_live_entries(
 }
 
 fn name_outside_datum() -> Error {
-    Error::Invariant("a manifest entry's file name is not part of its encoded datum".into())
+    ErrorDetail::Invariant("a manifest entry's file name is not part of its encoded datum".into())
+        .into()
 }
 
 fn stale_value() -> Error {
-    Error::Invariant("a cached slot of live manifest entries changed while being read".into())
+    ErrorDetail::Invariant("a cached slot of live manifest entries changed while being read".into())
+        .into()
 }
 
 /// The snapshot's data manifests, pruned by bucket range (and by partition statistics when
@@ -1196,7 +1199,7 @@ fn decode_raw(e: &RawEntry<'_>) -> Result<ManifestEntry> {
 
 fn in_manifest(e: &RawEntry<'_>, err: strata_spec::SpecError) -> Error {
     if e.source.is_empty() {
-        Error::Spec(err)
+        ErrorDetail::Spec(err).into()
     } else {
         Error::corrupt(e.source, err)
     }

@@ -44,6 +44,7 @@ use super::incremental_between::{
     INCREMENTAL_BETWEEN_TAG_TO_SNAPSHOT, INCREMENTAL_BETWEEN_TIMESTAMP,
 };
 use super::{live_entries, option_error, DataSplit};
+use crate::error::ErrorDetail;
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -207,7 +208,7 @@ impl IncrementalScan {
             m => m,
         };
         if mode == IncrementalMode::Changelog && producer == ChangelogProducer::None {
-            return Err(Error::InvalidOption {
+            return Err(ErrorDetail::InvalidOption {
                 key: INCREMENTAL_BETWEEN_SCAN_MODE.into(),
                 message: format!(
                     "changelog: table {} has changelog-producer = none, so its snapshots hold \
@@ -215,7 +216,8 @@ impl IncrementalScan {
                      or diff mode",
                     self.table.identifier()
                 ),
-            });
+            }
+            .into());
         }
         Ok(mode)
     }
@@ -256,10 +258,11 @@ impl IncrementalScan {
     }
 
     fn invalid(&self, key: &str, message: String) -> Error {
-        Error::InvalidOption {
+        ErrorDetail::InvalidOption {
             key: key.into(),
             message: format!("table {}: {message}", self.table.identifier()),
         }
+        .into()
     }
 
     async fn resolve_snapshots(&self, start: &str, end: &str) -> Result<Resolved> {
@@ -316,7 +319,7 @@ impl IncrementalScan {
         if self.mode == IncrementalMode::Diff {
             let snapshot = |id: i64| async move {
                 sm.snapshot(id).await.map_err(|e| match e {
-                    Error::SnapshotNotFound { .. } => self.invalid(
+                    e if e.is_snapshot_not_found() => self.invalid(
                         INCREMENTAL_BETWEEN,
                         format!(
                             "{start_id},{end_id}: snapshot {id} does not exist (expired or \
@@ -495,7 +498,7 @@ impl IncrementalScan {
         for entries in store.read_manifests(&metas).await? {
             for e in entries {
                 if e.kind != FileKind::Add {
-                    return Err(Error::InvalidArgument(format!(
+                    return Err(ErrorDetail::InvalidArgument(format!(
                         "incremental {} read of table {}: snapshot {id} deletes file {} in \
                          its {} manifests; delta and changelog manifests should only add \
                          files (Java refuses them too)",
@@ -503,7 +506,8 @@ impl IncrementalScan {
                         self.table.identifier(),
                         e.file.file_name,
                         mode.as_str()
-                    )));
+                    ))
+                    .into());
                 }
                 if !self.reads_bucket(e.bucket)? {
                     continue;

@@ -5,6 +5,7 @@
 
 use chrono::{NaiveDate, NaiveDateTime, TimeZone};
 
+use crate::error::ErrorDetail;
 use crate::{Error, Result};
 
 /// `incremental-between`: START,END as snapshot ids or tag names.
@@ -38,10 +39,11 @@ impl IncrementalMode {
             "delta" => Ok(IncrementalMode::Delta),
             "changelog" => Ok(IncrementalMode::Changelog),
             "diff" => Ok(IncrementalMode::Diff),
-            _ => Err(Error::InvalidOption {
+            _ => Err(ErrorDetail::InvalidOption {
                 key: INCREMENTAL_BETWEEN_SCAN_MODE.into(),
                 message: format!("unknown mode {text:?}: expected auto, delta, changelog or diff"),
-            }),
+            }
+            .into()),
         }
     }
 
@@ -87,13 +89,14 @@ impl IncrementalBetween {
     pub fn parse(text: &str) -> Result<Self> {
         let parts: Vec<&str> = text.split(',').collect();
         if parts.len() != 2 || parts.iter().any(|p| p.trim().is_empty()) {
-            return Err(Error::InvalidOption {
+            return Err(ErrorDetail::InvalidOption {
                 key: INCREMENTAL_BETWEEN.into(),
                 message: format!(
                     "{text:?}: expected START,END (snapshot ids or tag names, START exclusive, \
                      END inclusive), e.g. 5,10"
                 ),
-            });
+            }
+            .into());
         }
         Ok(IncrementalBetween::Snapshots {
             start: parts[0].trim().to_string(),
@@ -104,12 +107,14 @@ impl IncrementalBetween {
     /// An `incremental-between-timestamp` value, `T1,T2`: epoch milliseconds, or local times
     /// `yyyy-MM-dd[ HH:mm[:ss[.fff]]]`.
     pub fn parse_timestamps(text: &str) -> Result<Self> {
-        let bad = || Error::InvalidOption {
-            key: INCREMENTAL_BETWEEN_TIMESTAMP.into(),
-            message: format!(
-                "{text:?}: expected T1,T2 (epoch milliseconds or yyyy-MM-dd HH:mm:ss, T1 \
+        let bad = || {
+            Error::from(ErrorDetail::InvalidOption {
+                key: INCREMENTAL_BETWEEN_TIMESTAMP.into(),
+                message: format!(
+                    "{text:?}: expected T1,T2 (epoch milliseconds or yyyy-MM-dd HH:mm:ss, T1 \
                  exclusive, T2 inclusive)"
-            ),
+                ),
+            })
         };
         let parts: Vec<&str> = text.split(',').collect();
         if parts.len() != 2 {

@@ -62,6 +62,7 @@ use entries::{read_live_entries, CacheUse, EntrySelection};
 pub(crate) use start::latest_compacted;
 
 use crate::cache::Cache;
+use crate::error::ErrorDetail;
 use crate::expr::{BoundPredicate, Predicate};
 use crate::table::Table;
 use crate::{Error, Result};
@@ -432,11 +433,12 @@ pub(crate) fn describe_entry(table: &Table, e: &ManifestEntry) -> String {
 
 fn option_error(e: strata_spec::SpecError) -> Error {
     match e {
-        strata_spec::SpecError::Invalid { context, message } => Error::InvalidOption {
+        strata_spec::SpecError::Invalid { context, message } => ErrorDetail::InvalidOption {
             key: context,
             message,
-        },
-        other => Error::Spec(other),
+        }
+        .into(),
+        other => ErrorDetail::Spec(other).into(),
     }
 }
 

@@ -26,9 +26,10 @@
 use strata_spec::manifest::DataFileMeta;
 use strata_spec::options::support::refused_read_options;
 
+use crate::error::ErrorDetail;
 use crate::format::data_file_reader::DataFileFormat;
 use crate::table::Table;
-use crate::{Error, Result};
+use crate::Result;
 
 /// Refuses a read of `table` when it sets an option reads do not honour (streaming-only
 /// options only when `streaming`).
@@ -47,13 +48,14 @@ pub(crate) fn check_options(table: &Table, streaming: bool) -> Result<()> {
             )
         })
         .collect();
-    Err(Error::Unsupported(format!(
+    Err(ErrorDetail::Unsupported(format!(
         "reading table {}: strata does not honour {} {} on reads, so it refuses to read the \
          table rather than return rows Java Paimon would not",
         table.identifier(),
         if list.len() == 1 { "option" } else { "options" },
         list.join("; ")
-    )))
+    ))
+    .into())
 }
 
 /// Refuses a data file strata cannot read as Java does (see the module docs). `where_` names
@@ -64,12 +66,13 @@ pub(crate) fn check_file(
     where_: impl Fn() -> String,
 ) -> Result<()> {
     let refuse = |why: String| {
-        Err(Error::Unsupported(format!(
+        Err(ErrorDetail::Unsupported(format!(
             "reading table {}: data file {} ({}) {why}",
             table.identifier(),
             file.file_name,
             where_()
-        )))
+        ))
+        .into())
     };
     let name = object_store::path::Path::from(file.file_name.as_str());
     if DataFileFormat::of(&name, &file.file_name).is_err() {
@@ -111,11 +114,12 @@ pub(crate) async fn check_index_files(
     for e in entries {
         if let Some(uri) = &e.index_file.external_path {
             if let Err(err) = table.file_io().resolve_external(uri) {
-                return Err(Error::Unsupported(format!(
+                return Err(ErrorDetail::Unsupported(format!(
                     "reading table {}: deletion-vector index file {} cannot be reached: {err}",
                     table.identifier(),
                     e.index_file.file_name
-                )));
+                ))
+                .into());
             }
         }
     }

@@ -29,6 +29,7 @@ use strata_spec::snapshot::{CommitKind, Snapshot};
 
 use super::time_travel::TravelTarget;
 use super::{INCREMENTAL_BETWEEN, INCREMENTAL_BETWEEN_TIMESTAMP};
+use crate::error::ErrorDetail;
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -142,14 +143,15 @@ pub(crate) async fn batch_start(table: &Table) -> Result<BatchStart> {
                 .find(|k| opts.get(k).is_some())
                 .unwrap_or("scan.mode");
             // Java reads the changes instead of the snapshot: never read the snapshot silently.
-            Err(Error::InvalidOption {
+            Err(ErrorDetail::InvalidOption {
                 key: key.into(),
                 message: format!(
                     "table {} asks for an incremental read; plan it with IncrementalScan \
                      (IncrementalScan::from_options) and read it with IncrementalRead",
                     table.identifier()
                 ),
-            })
+            }
+            .into())
         }
     }
 }
@@ -250,8 +252,9 @@ fn mode_text(opts: &strata_spec::options::CoreOptions) -> String {
 }
 
 fn needs(what: String, keys: &str) -> Error {
-    Error::InvalidOption {
+    ErrorDetail::InvalidOption {
         key: "scan.mode".into(),
         message: format!("{what} needs {keys}"),
     }
+    .into()
 }

@@ -14,13 +14,14 @@
 use chrono::{NaiveDate, NaiveDateTime, TimeZone};
 use strata_spec::snapshot::Snapshot;
 
+use crate::error::ErrorDetail;
 use crate::scan::TableScan;
 use crate::table::tags::TagManager;
 use crate::table::Table;
 use crate::{Error, Result};
 
 fn invalid(message: String) -> Error {
-    Error::InvalidArgument(message)
+    ErrorDetail::InvalidArgument(message).into()
 }
 
 /// What a read travels to.
@@ -69,12 +70,13 @@ impl TravelTarget {
         match found.len() {
             0 => Ok(None),
             1 => Ok(found.pop()),
-            _ => Err(Error::InvalidOption {
+            _ => Err(ErrorDetail::InvalidOption {
                 key: "scan.snapshot-id".into(),
                 message: "only one of scan.snapshot-id, scan.tag-name, scan.watermark, \
                           scan.timestamp, scan.timestamp-millis and scan.version may be set"
                     .into(),
-            }),
+            }
+            .into()),
         }
     }
 
@@ -85,31 +87,32 @@ impl TravelTarget {
             return Ok(TravelTarget::Tag(version.to_string()));
         }
         if let Some(w) = version.strip_prefix("watermark-") {
-            return w
-                .parse()
-                .map(TravelTarget::Watermark)
-                .map_err(|_| Error::InvalidOption {
+            return w.parse().map(TravelTarget::Watermark).map_err(|_| {
+                ErrorDetail::InvalidOption {
                     key: "scan.version".into(),
                     message: format!("{version:?}: watermark-<n> needs a number"),
-                });
+                }
+                .into()
+            });
         }
         if !version.is_empty() && version.chars().all(|c| c.is_ascii_digit()) {
-            return version
-                .parse()
-                .map(TravelTarget::Snapshot)
-                .map_err(|_| Error::InvalidOption {
+            return version.parse().map(TravelTarget::Snapshot).map_err(|_| {
+                ErrorDetail::InvalidOption {
                     key: "scan.version".into(),
                     message: format!("snapshot id {version:?} is out of range"),
-                });
+                }
+                .into()
+            });
         }
-        Err(Error::InvalidOption {
+        Err(ErrorDetail::InvalidOption {
             key: "scan.version".into(),
             message: format!(
                 "cannot find a time travel version for {version:?} in table {}: no tag of \
                  that name, not watermark-<n>, not a snapshot id",
                 table.identifier()
             ),
-        })
+        }
+        .into())
     }
 
     /// The snapshot this target names.

@@ -46,6 +46,7 @@ use futures::StreamExt;
 
 use strata_spec::options::StartupMode;
 
+use crate::error::ErrorDetail;
 use crate::maintenance::consumers::{validate_consumer_id, ConsumerManager};
 use crate::read::IncrementalRead;
 use crate::scan::{IncrementalBetween, IncrementalMode};
@@ -112,10 +113,11 @@ impl StartingPosition {
     pub fn from_options(table: &Table) -> Result<StartingPosition> {
         let opts = table.options();
         let refuse = |what: &str| {
-            Err(Error::Unsupported(format!(
+            Err(ErrorDetail::Unsupported(format!(
                 "streaming read of {}: {what}",
                 table.identifier()
-            )))
+            ))
+            .into())
         };
         Ok(match opts.startup_mode()? {
             StartupMode::Default | StartupMode::LatestFull | StartupMode::Full => {
@@ -445,7 +447,7 @@ impl Follower {
                 {
                     return Ok(());
                 }
-                Err(Error::InvalidArgument(format!(
+                Err(ErrorDetail::InvalidArgument(format!(
                     "streaming read of {}: snapshot {id} expired before it was read (the \
                      earliest snapshot is {earliest}{}); read with a consumer id so that \
                      expiry keeps the snapshots it still needs, or retain snapshots longer \
@@ -457,7 +459,8 @@ impl Follower {
                     } else {
                         ", and a whole-snapshot read needs the snapshot".to_string()
                     }
-                )))
+                ))
+                .into())
             }
             _ => Ok(()),
         }
@@ -510,7 +513,7 @@ async fn first_after_with_changelogs(
         async move {
             match sm.snapshot(id).await {
                 Ok(s) => Ok(s.time_millis),
-                Err(Error::SnapshotNotFound { .. }) => Ok(cm.changelog(id).await?.time_millis),
+                Err(e) if e.is_snapshot_not_found() => Ok(cm.changelog(id).await?.time_millis),
                 Err(e) => Err(e),
             }
         }

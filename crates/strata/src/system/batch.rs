@@ -14,6 +14,7 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType as ArrowType, Field, Schema, SchemaRef, TimeUnit};
 use strata_spec::{DataField, DataType, TypeKind};
 
+use crate::error::ErrorDetail;
 use crate::format::arrow_types::to_arrow_type;
 use crate::{Error, Result};
 
@@ -112,12 +113,13 @@ impl Rows {
     /// Appends one row (one cell per column).
     pub(super) fn push(&mut self, row: Vec<Cell>) -> Result<()> {
         if row.len() != self.fields.len() {
-            return Err(Error::Invariant(format!(
+            return Err(ErrorDetail::Invariant(format!(
                 "{}: a row of {} values for {} columns",
                 self.table,
                 row.len(),
                 self.fields.len()
-            )));
+            ))
+            .into());
         }
         self.rows.push(row);
         Ok(())
@@ -138,10 +140,11 @@ impl Rows {
         let n = self.rows.len();
         let cells = self.rows.iter().map(|r| &r[i]);
         let bad = |c: &Cell| {
-            Error::Invariant(format!(
+            ErrorDetail::Invariant(format!(
                 "system table {} column {} ({}): cannot hold {c:?}",
                 self.table, field.name, field.data_type
             ))
+            .into()
         };
         if !field.data_type.nullable {
             if let Some(c) = self.rows.iter().map(|r| &r[i]).find(|c| **c == Cell::Null) {
@@ -221,10 +224,11 @@ impl Rows {
                 Arc::new(b.finish())
             }
             other => {
-                return Err(Error::Invariant(format!(
+                return Err(ErrorDetail::Invariant(format!(
                     "system table {} column {}: no builder for Arrow type {other}",
                     self.table, field.name
-                )))
+                ))
+                .into())
             }
         })
     }

@@ -32,7 +32,8 @@ use serde_json::ser::{CharEscape, Formatter};
 use strata_spec::datum::decimal_to_string;
 use strata_spec::{DataType, Datum, TypeKind};
 
-use crate::{Error, Result};
+use crate::error::ErrorDetail;
+use crate::Result;
 
 /// `Double.toString(v)`.
 pub(super) fn double_text(v: f64) -> String {
@@ -383,8 +384,9 @@ pub(super) fn flat_json(value: &serde_json::Value, what: &str) -> Result<String>
     let mut out = Vec::with_capacity(128);
     let mut ser = serde_json::Serializer::with_formatter(&mut out, JacksonCompact);
     serde::Serialize::serialize(value, &mut ser)
-        .map_err(|e| Error::Invariant(format!("cannot write {what} as JSON: {e}")))?;
-    String::from_utf8(out).map_err(|e| Error::Invariant(format!("{what} JSON is not UTF-8: {e}")))
+        .map_err(|e| ErrorDetail::Invariant(format!("cannot write {what} as JSON: {e}")))?;
+    String::from_utf8(out)
+        .map_err(|e| ErrorDetail::Invariant(format!("{what} JSON is not UTF-8: {e}")).into())
 }
 
 /// Epoch millis `instant` as the system time zone's local date-time, returned as the epoch

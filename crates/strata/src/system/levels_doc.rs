@@ -9,6 +9,7 @@ use strata_spec::manifest::FileSource;
 use strata_spec::snapshot::Snapshot;
 use strata_spec::Datum;
 
+use crate::error::ErrorDetail;
 use crate::system::live::{compare_values, live_files, KeyValues, LiveFile};
 use crate::table::Table;
 use crate::{Error, Result};
@@ -175,9 +176,9 @@ pub fn short_file_name(name: &str) -> String {
 /// table's range.
 ///
 /// Errors: a table without snapshots, a missing snapshot (naming the ids the table has) and a
-/// partition or bucket without files are [`Error::NotFound`]; a partition filter on an
+/// partition or bucket without files are `ErrorDetail::NotFound`; a partition filter on an
 /// unpartitioned table, unknown columns, unparsable values and a bucket outside a fixed-bucket
-/// table's range are [`Error::InvalidArgument`].
+/// table's range are `ErrorDetail::InvalidArgument`.
 pub async fn levels_doc(
     table: &Table,
     snapshot: Option<i64>,
@@ -186,14 +187,18 @@ pub async fn levels_doc(
 ) -> Result<LevelsDoc> {
     let live = match live_files(table, snapshot).await {
         Ok(live) => live,
-        Err(Error::SnapshotNotFound { id, .. }) => return Err(snapshot_not_found(table, id).await),
+        Err(e) if e.is_snapshot_not_found() => {
+            let id = e.snapshot().unwrap_or_default();
+            return Err(snapshot_not_found(table, id).await);
+        }
         Err(e) => return Err(e),
     };
     let Some(snapshot) = live.snapshot else {
-        return Err(Error::NotFound(format!(
+        return Err(ErrorDetail::NotFound(format!(
             "{} has no snapshots yet: nothing to show",
             table.identifier()
-        )));
+        ))
+        .into());
     };
     let files = select_partitions(table, &snapshot, live.files, partition)?;
     let groups = select_buckets(table, &snapshot, files, bucket)?;
@@ -211,7 +216,7 @@ pub async fn levels_doc(
     })
 }
 
-/// Snapshot `id` is missing: [`Error::NotFound`] with the ids the table has.
+/// Snapshot `id` is missing: `ErrorDetail::NotFound` with the ids the table has.
 async fn snapshot_not_found(table: &Table, id: i64) -> Error {
     let ids = match table.snapshot_manager().list_ids().await {
         Ok(ids) => ids,
@@ -222,10 +227,11 @@ async fn snapshot_not_found(table: &Table, id: i64) -> Error {
         (Some(a), Some(b)) => format!("it has snapshots {a}..{b}"),
         _ => "it has no snapshots".to_string(),
     };
-    Error::NotFound(format!(
+    ErrorDetail::NotFound(format!(
         "snapshot {id} not found in {} ({have})",
         table.identifier()
     ))
+    .into()
 }
 
 /// Readable text of a key: the value for one column, `(a, b)` for several, `?` undecodable.
@@ -258,9 +264,10 @@ fn select_partitions(
     let id = table.identifier();
     let ptype = table.schema().partition_type();
     if ptype.fields.is_empty() {
-        return Err(Error::InvalidArgument(format!(
+        return Err(ErrorDetail::InvalidArgument(format!(
             "{id} is not partitioned: a partition filter does not apply"
-        )));
+        ))
+        .into());
     }
     let spec_text = spec
         .iter()
@@ -270,7 +277,9 @@ fn select_partitions(
     let wanted = table
         .partition_computer()
         .parse_partial_spec(spec)
-        .map_err(|e| Error::InvalidArgument(format!("partition {spec_text}: {e} (table {id})")))?;
+        .map_err(|e| {
+            ErrorDetail::InvalidArgument(format!("partition {spec_text}: {e} (table {id})"))
+        })?;
     let matches = |f: &LiveFile| {
         wanted.iter().all(|(i, v)| match (f.partition.get(*i), v) {
             (Some(None), None) => true,
@@ -285,7 +294,7 @@ fn select_partitions(
         if all.len() > 10 {
             listed.push(format!("… {} more", all.len() - 10));
         }
-        return Err(Error::NotFound(format!(
+        return Err(ErrorDetail::NotFound(format!(
             "partition {spec_text} not found in {id} at snapshot {} (partitions with files: {})",
             snapshot.id,
             if listed.is_empty() {
@@ -293,7 +302,8 @@ fn select_partitions(
             } else {
                 listed.join("; ")
             }
-        )));
+        ))
+        .into());
     }
     Ok(kept)
 }
@@ -311,14 +321,15 @@ fn select_buckets(
     let total = table.options().bucket()?;
     if let Some(b) = bucket {
         if total > 0 && !(0..total).contains(&b) {
-            return Err(Error::InvalidArgument(format!(
+            return Err(ErrorDetail::InvalidArgument(format!(
                 "bucket {b} is out of range: {id} has {total} bucket(s), 0..{}",
                 total - 1
-            )));
+            ))
+            .into());
         }
         if total <= 0 && !live.iter().any(|f| f.bucket == b) {
             let present: BTreeSet<i32> = live.iter().map(|f| f.bucket).collect();
-            return Err(Error::NotFound(format!(
+            return Err(ErrorDetail::NotFound(format!(
                 "bucket {b} not found in {id} at snapshot {} (buckets with files: {})",
                 snapshot.id,
                 if present.is_empty() {
@@ -330,7 +341,8 @@ fn select_buckets(
                         .collect::<Vec<_>>()
                         .join(", ")
                 }
-            )));
+            ))
+            .into());
         }
     }
     // `live` is sorted by partition then bucket: consecutive runs form the groups.

@@ -45,7 +45,7 @@ pub struct LiveFiles {
 
 /// The live files of snapshot `snapshot_id` (default: the latest) ordered by partition,
 /// bucket, level, min key and file name. A missing snapshot is
-/// [`crate::Error::SnapshotNotFound`].
+/// `ErrorDetail::SnapshotNotFound`.
 pub async fn live_files(table: &Table, snapshot_id: Option<i64>) -> Result<LiveFiles> {
     let sm = table.snapshot_manager();
     let snapshot = match snapshot_id {

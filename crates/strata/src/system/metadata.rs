@@ -96,7 +96,7 @@ pub async fn snapshots(table: &Table) -> Result<RecordBatch> {
     for id in sm.list_ids().await? {
         let s = match sm.snapshot(id).await {
             Ok(s) => s,
-            Err(Error::SnapshotNotFound { .. }) => continue,
+            Err(e) if e.is_snapshot_not_found() => continue,
             Err(e) => return Err(e),
         };
         rows.push(vec![

@@ -52,6 +52,7 @@ pub use files::{files, files_at, levels, levels_at};
 pub use live::{compare_keys, compare_values, live_files, KeyValues, LiveFile, LiveFiles};
 pub use metadata::{consumers, options, schemas, snapshots, tags};
 
+use crate::error::ErrorDetail;
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -86,10 +87,11 @@ fn unknown(name: &str, of: Option<&Table>) -> Error {
     let of = of
         .map(|t| format!(" of {}", t.identifier()))
         .unwrap_or_default();
-    Error::InvalidArgument(format!(
+    ErrorDetail::InvalidArgument(format!(
         "unknown system table `{name}`{of}; the system tables are {}",
         NAMES.join(", ")
     ))
+    .into()
 }
 
 /// The canonical (lower-case) name of system table `name`, matched case-insensitively like
@@ -127,14 +129,14 @@ pub fn system_table_schema(name: &str) -> Result<SchemaRef> {
 }
 
 /// System table `name` of `table` (latest snapshot). An unknown name is
-/// [`Error::InvalidArgument`] listing the known ones.
+/// `ErrorDetail::InvalidArgument` listing the known ones.
 pub async fn system_table(table: &Table, name: &str) -> Result<RecordBatch> {
     system_table_at(table, name, None).await
 }
 
 /// System table `name` of `table` as of snapshot `snapshot_id` (`None`: the latest). Asking
 /// a table without time travel ([`supports_time_travel`]) for a snapshot is
-/// [`Error::InvalidArgument`].
+/// `ErrorDetail::InvalidArgument`.
 pub async fn system_table_at(
     table: &Table,
     name: &str,
@@ -142,12 +144,13 @@ pub async fn system_table_at(
 ) -> Result<RecordBatch> {
     let name = canonical(name, Some(table))?;
     if snapshot_id.is_some() && !supports_time_travel(name) {
-        return Err(Error::InvalidArgument(format!(
+        return Err(ErrorDetail::InvalidArgument(format!(
             "system table {}${name} shows the current metadata and cannot be read as of a \
              snapshot (time travel applies to {})",
             table.identifier(),
             TIME_TRAVEL.join(", ")
-        )));
+        ))
+        .into());
     }
     match name {
         "snapshots" => snapshots(table).await,

@@ -26,6 +26,7 @@ use strata_spec::schema::{SchemaChange, TableSchema};
 use strata_spec::SpecError;
 
 use super::{refuse_unsupported_options, Table};
+use crate::error::ErrorDetail;
 use crate::format::evolve::check_readable_type_change;
 use crate::{Error, Result};
 
@@ -33,9 +34,9 @@ impl Table {
     /// Applies `changes` to the table's latest schema and commits the result as the next
     /// schema version; returns the table at that version. Concurrent alters serialize: one
     /// that loses the race is applied again to the winner's schema. Errors name the column or
-    /// option: [`Error::ColumnNotFound`], [`Error::ColumnAlreadyExists`], [`Error::Unsupported`]
-    /// (Java refuses it, or strata does not implement it), [`Error::InvalidOption`],
-    /// [`Error::InvalidArgument`]. Nothing is written when a change is refused.
+    /// option: `ErrorDetail::ColumnNotFound`, `ErrorDetail::ColumnAlreadyExists`, `ErrorDetail::Unsupported`
+    /// (Java refuses it, or strata does not implement it), `ErrorDetail::InvalidOption`,
+    /// `ErrorDetail::InvalidArgument`. Nothing is written when a change is refused.
     ///
     /// The returned table has no dynamic options ([`Table::with_dynamic_options`]); other
     /// handles of this table keep the schema they were loaded with.
@@ -59,8 +60,10 @@ impl Table {
             .await
         {
             Ok(s) => s,
-            Err(Error::Spec(e)) => return Err(self.alter_error(&id, e).await),
-            Err(e) => return Err(e),
+            Err(e) => match e.into_spec() {
+                Ok(spec) => return Err(self.alter_error(&id, spec).await),
+                Err(e) => return Err(e),
+            },
         };
         self.with_schema(schema)
     }
@@ -71,24 +74,29 @@ impl Table {
             SpecError::ColumnNotFound { column } => {
                 let latest = self.schema_manager().latest().await.ok().flatten();
                 let names = latest.as_deref().unwrap_or(self.schema()).field_names();
-                Error::ColumnNotFound {
+                ErrorDetail::ColumnNotFound {
                     table: id.to_string(),
                     column,
                     available: names.join(", "),
                 }
+                .into()
             }
-            SpecError::ColumnAlreadyExists { column } => Error::ColumnAlreadyExists {
+            SpecError::ColumnAlreadyExists { column } => ErrorDetail::ColumnAlreadyExists {
                 table: id.to_string(),
                 column,
-            },
-            SpecError::Unsupported(m) => Error::Unsupported(format!("altering table {id}: {m}")),
+            }
+            .into(),
+            SpecError::Unsupported(m) => {
+                ErrorDetail::Unsupported(format!("altering table {id}: {m}")).into()
+            }
             SpecError::Invalid { context, message } if context.starts_with("table option") => {
-                Error::InvalidOption {
+                ErrorDetail::InvalidOption {
                     key: context,
                     message: format!("altering table {id}: {message}"),
                 }
+                .into()
             }
-            other => Error::InvalidArgument(format!("altering table {id}: {other}")),
+            other => ErrorDetail::InvalidArgument(format!("altering table {id}: {other}")).into(),
         }
     }
 }
@@ -104,21 +112,23 @@ fn check_new_schema(
     let old = history.last().map(|s| s.options()).unwrap_or_default();
     let (old_bucket, new_bucket) = (old.bucket()?, new.options().bucket()?);
     if has_snapshots && old_bucket != new_bucket {
-        return Err(Error::Unsupported(format!(
+        return Err(ErrorDetail::Unsupported(format!(
             "altering table {id}: changing `bucket` from {old_bucket} to {new_bucket} on a table \
              that holds data needs a rescale (Java allows it, then refuses writes to existing \
              partitions until an INSERT OVERWRITE rewrites them); strata does not rescale \
              buckets, so it refuses the change"
-        )));
+        ))
+        .into());
     }
     let format = new.options().file_format();
     if format != "parquet" && format != old.file_format() {
-        return Err(Error::InvalidOption {
+        return Err(ErrorDetail::InvalidOption {
             key: "file.format".into(),
             message: format!(
                 "altering table {id}: strata writes only parquet data files, got {format}"
             ),
-        });
+        }
+        .into());
     }
     for field in &new.fields {
         for old in history {
@@ -126,10 +136,10 @@ fn check_new_schema(
                 continue;
             };
             check_readable_type_change(&before.data_type, &field.data_type).map_err(|why| {
-                Error::Unsupported(format!(
+                Error::from(ErrorDetail::Unsupported(format!(
                     "altering table {id}: column `{}` (field id {}) was {} in schema {}: {why}",
                     field.name, field.id, before.data_type, old.id
-                ))
+                )))
             })?;
         }
     }

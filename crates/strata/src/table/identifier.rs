@@ -3,6 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::error::ErrorDetail;
 use crate::{Error, Result};
 
 /// A table's full name: database and table.
@@ -32,14 +33,15 @@ impl Identifier {
                 .chars()
                 .any(|c| c == '/' || c == '\\' || c.is_control());
         if bad {
-            return Err(Error::InvalidArgument(format!(
-                "invalid {what} name {name:?}"
-            )));
+            return Err(
+                ErrorDetail::InvalidArgument(format!("invalid {what} name {name:?}")).into(),
+            );
         }
         if what == "database" && name == "sys" {
-            return Err(Error::InvalidArgument(
+            return Err(ErrorDetail::InvalidArgument(
                 "database name \"sys\" is reserved for system tables".into(),
-            ));
+            )
+            .into());
         }
         Ok(())
     }
@@ -52,9 +54,10 @@ impl FromStr for Identifier {
     /// refused, as Java's `Identifier.fromString` does (`a.b.c` is not database `a`, table `b.c`).
     fn from_str(s: &str) -> Result<Self> {
         match s.split_once('.') {
-            Some((_, t)) if t.contains('.') => Err(Error::InvalidArgument(format!(
+            Some((_, t)) if t.contains('.') => Err(ErrorDetail::InvalidArgument(format!(
                 "table identifier {s:?}: expected DATABASE.TABLE (one dot)"
-            ))),
+            ))
+            .into()),
             Some((db, t)) => Identifier::new(db, t),
             None => Identifier::new("default", s),
         }

@@ -33,6 +33,7 @@ pub use snapshot_commit::{FileSnapshotCommit, SnapshotCommit};
 
 use crate::cache::Cache;
 use crate::clock::{Clock, SystemClock};
+use crate::error::ErrorDetail;
 use crate::io::FileIO;
 use crate::meta::{ManifestStore, SchemaManager, SnapshotManager, TablePaths};
 use crate::{Error, Result};
@@ -77,7 +78,7 @@ impl Table {
             options.manifest_compression(),
             options.file_compression_zstd_level()?,
         )
-        .map_err(|e| Error::InvalidOption {
+        .map_err(|e| ErrorDetail::InvalidOption {
             key: "manifest.compression".into(),
             message: e.to_string(),
         })?;
@@ -284,12 +285,13 @@ pub fn refuse_unsupported_options(
             )
         })
         .collect();
-    Err(Error::Unsupported(format!(
+    Err(ErrorDetail::Unsupported(format!(
         "{what}: strata does not implement {} {}, so it refuses rather than ignores {}",
         if list.len() == 1 { "option" } else { "options" },
         list.join("; "),
         if list.len() == 1 { "it" } else { "them" }
-    )))
+    ))
+    .into())
 }
 
 /// Checks a new table's options: unknown keys and bad values are rejected with the key named,
@@ -297,19 +299,22 @@ pub fn refuse_unsupported_options(
 pub fn validate_options(schema: &TableSchema) -> Result<()> {
     let is_pk = !schema.primary_keys.is_empty();
     strata_spec::options::validate(&schema.options, is_pk).map_err(|e| match e {
-        strata_spec::SpecError::Invalid { context, message } => Error::InvalidOption {
-            key: context,
-            message,
-        },
-        other => Error::Spec(other),
+        strata_spec::SpecError::Invalid { context, message } => {
+            Error::from(ErrorDetail::InvalidOption {
+                key: context,
+                message,
+            })
+        }
+        other => ErrorDetail::Spec(other).into(),
     })?;
     let opts = schema.options();
     let format = opts.file_format();
     if format != "parquet" {
-        return Err(Error::InvalidOption {
+        return Err(ErrorDetail::InvalidOption {
             key: "file.format".into(),
             message: format!("strata writes only parquet data files, got {format}"),
-        });
+        }
+        .into());
     }
     Ok(())
 }

@@ -21,9 +21,10 @@ use crate::io::FileIO;
 use crate::{Error, Result};
 
 use super::Table;
+use crate::error::ErrorDetail;
 
 fn invalid(message: String) -> Error {
-    Error::InvalidArgument(message)
+    ErrorDetail::InvalidArgument(message).into()
 }
 
 /// File name prefix of tags (`TagManager.TAG_PREFIX`).
@@ -49,7 +50,9 @@ impl Tag {
         }
         // Jackson appends the subclass fields after the snapshot's members.
         let body = base.strip_suffix("\n}").ok_or_else(|| {
-            Error::Invariant("snapshot JSON does not end with a closing brace".into())
+            Error::from(ErrorDetail::Invariant(
+                "snapshot JSON does not end with a closing brace".into(),
+            ))
         })?;
         let mut out = body.to_string();
         if let Some(t) = &self.create_time {
@@ -259,12 +262,13 @@ impl TagManager {
 
     /// Tag `name`, or an error naming it.
     pub async fn get_or_err(&self, name: &str) -> Result<Tag> {
-        self.get(name)
-            .await?
-            .ok_or_else(|| crate::Error::TagNotFound {
+        self.get(name).await?.ok_or_else(|| {
+            ErrorDetail::TagNotFound {
                 table: self.table.clone(),
                 name: name.to_string(),
-            })
+            }
+            .into()
+        })
     }
 
     /// Every tag, sorted by snapshot id, then name. A tag deleted while listing is skipped.

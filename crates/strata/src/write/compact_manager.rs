@@ -27,6 +27,7 @@ use strata_spec::manifest::DataFileMeta;
 use strata_spec::DataType;
 use tokio::task::JoinHandle;
 
+use crate::error::ErrorDetail;
 use crate::format::deletion_vector::DeletionVector;
 pub(super) use crate::lsm::compact::bucket::BucketLookup;
 use crate::lsm::compact::bucket::{plan_task, TaskInputs};
@@ -209,10 +210,10 @@ impl CompactManager {
         }
         let handle = self.running.take().expect("checked above");
         let (result, task) = handle.await.map_err(|e| {
-            Error::Invariant(format!(
+            Error::from(ErrorDetail::Invariant(format!(
                 "compaction task of bucket {} panicked: {e}",
                 self.bucket
-            ))
+            )))
         })??;
         self.levels.update(&result.before, &result.after)?;
         if let Some(lookup) = &mut self.lookup {

@@ -19,6 +19,7 @@ use strata_spec::manifest::merge_entries;
 use strata_spec::Datum;
 
 use super::CompactionMetrics;
+use crate::error::ErrorDetail;
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -98,10 +99,11 @@ impl Table {
         progress: &(dyn Fn(usize, usize) + Send + Sync),
     ) -> Result<CompactReport> {
         if !self.is_primary_key_table() {
-            return Err(Error::Unsupported(format!(
+            return Err(ErrorDetail::Unsupported(format!(
                 "{} has no primary key; strata compacts primary-key tables only",
                 self.identifier()
-            )));
+            ))
+            .into());
         }
         // Java `CompactAction`: the compactor's own writer is not write-only.
         let table = self.with_dynamic_options([("write-only".to_string(), "false".to_string())])?;

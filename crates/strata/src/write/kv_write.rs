@@ -30,6 +30,7 @@ use super::lookup_settings::{changelog_writers, lookup_mode, lookup_reason, Chan
 use super::merge_tree_writer::MergeTreeWriter;
 use super::routing::Router;
 use crate::commit::CommitMessage;
+use crate::error::ErrorDetail;
 use crate::index::{DynamicBucketAssigner, KeyHasher};
 use crate::lsm::compact::bucket::TableCompaction;
 use crate::lsm::compact::levels::Levels;
@@ -60,7 +61,7 @@ enum Buckets {
 /// Why rows cannot be written to a cross-partition-upsert (`KEY_DYNAMIC`) table.
 fn key_dynamic_refusal(table: &Table) -> Error {
     let schema = table.schema();
-    Error::Unsupported(format!(
+    ErrorDetail::Unsupported(format!(
         "writing to {}: its primary key ({}) does not include every partition key ({}) and \
          bucket = -1, which is Paimon's cross-partition upsert (bucket mode KEY_DYNAMIC: a key \
          that arrives in another partition is moved there through a global key index); strata \
@@ -72,6 +73,7 @@ fn key_dynamic_refusal(table: &Table) -> Error {
         schema.primary_keys.join(", "),
         schema.partition_keys.join(", "),
     ))
+    .into()
 }
 
 pub(super) struct KvWrite {
@@ -151,26 +153,30 @@ impl KvWrite {
             },
             n if n > 0 => Buckets::Fixed,
             other => {
-                return Err(Error::Unsupported(format!(
+                return Err(ErrorDetail::Unsupported(format!(
                     "bucket = {other} is not supported for primary-key table {} \
                      (use bucket = -1 for dynamic buckets or a positive bucket count)",
                     table.identifier()
-                )))
+                ))
+                .into())
             }
         };
-        let row_kind_field = match opts.get("rowkind.field") {
-            None => None,
-            Some(name) => {
-                let idx = schema
-                    .row_type()
-                    .index_of(name)
-                    .ok_or_else(|| Error::InvalidOption {
-                        key: "rowkind.field".into(),
-                        message: format!("column {name} does not exist in {}", table.identifier()),
+        let row_kind_field =
+            match opts.get("rowkind.field") {
+                None => None,
+                Some(name) => {
+                    let idx = schema.row_type().index_of(name).ok_or_else(|| {
+                        ErrorDetail::InvalidOption {
+                            key: "rowkind.field".into(),
+                            message: format!(
+                                "column {name} does not exist in {}",
+                                table.identifier()
+                            ),
+                        }
                     })?;
-                Some(idx)
-            }
-        };
+                    Some(idx)
+                }
+            };
         let ignore_delete = opts.ignore_delete()?;
         let ignore_update_before = opts.get_bool("ignore-update-before")?.unwrap_or(false);
         let buffer_size = opts.write_buffer_size()? as usize;
@@ -191,10 +197,11 @@ impl KvWrite {
         };
         let full_delta_commits = match opts.get_i64("full-compaction.delta-commits")? {
             Some(n) if n < 1 => {
-                return Err(Error::InvalidOption {
+                return Err(ErrorDetail::InvalidOption {
                     key: "full-compaction.delta-commits".into(),
                     message: format!("must be at least 1, got {n}"),
-                })
+                }
+                .into())
             }
             // The full-compaction producer compacts fully at every commit unless told otherwise
             // (Flink's `GlobalFullCompactionSinkWrite` with `max(delta-commits, 1)`).
@@ -249,11 +256,12 @@ impl KvWrite {
         let kinds: Vec<i8> = match kinds {
             Some(k) => {
                 if k.len() != batch.num_rows() {
-                    return Err(Error::InvalidArgument(format!(
+                    return Err(ErrorDetail::InvalidArgument(format!(
                         "{} row kinds for a batch of {} rows",
                         k.len(),
                         batch.num_rows()
-                    )));
+                    ))
+                    .into());
                 }
                 k.iter().map(|k| k.to_byte()).collect()
             }

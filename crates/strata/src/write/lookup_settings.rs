@@ -9,8 +9,9 @@ use strata_spec::options::ChangelogProducer;
 use crate::lsm::compact::lookup::LookupChangelog;
 use crate::lsm::kv_file_writer::KvWriterConfig;
 use crate::table::Table;
-use crate::{Error, Result};
+use crate::Result;
 
+use crate::error::ErrorDetail;
 use crate::lsm::compact::bucket::compaction_changelog;
 pub(crate) use crate::lsm::compact::bucket::lookup_mode;
 
@@ -60,20 +61,22 @@ pub(super) fn changelog_writers(table: &Table, overwrite: bool) -> Result<Change
         .get("changelog-file.format")
         .filter(|f| !f.eq_ignore_ascii_case("parquet"))
     {
-        return Err(Error::Unsupported(format!(
+        return Err(ErrorDetail::Unsupported(format!(
             "writing to {}: changelog-file.format = {format}, and strata writes only Parquet \
              changelog files; unset the option or set it to parquet",
             table.identifier()
-        )));
+        ))
+        .into());
     }
     if producer == ChangelogProducer::FullCompaction && opts.deletion_vectors_enabled()? {
-        return Err(Error::Unsupported(format!(
+        return Err(ErrorDetail::Unsupported(format!(
             "writing to {}: changelog-producer = full-compaction with \
              deletion-vectors.enabled = true is not implemented by strata (its lookup \
              compaction would write no changelog); use changelog-producer = lookup with \
              deletion vectors",
             table.identifier(),
-        )));
+        ))
+        .into());
     }
     if overwrite {
         return Ok(ChangelogWriters::default());

@@ -29,10 +29,11 @@ use strata_spec::binary_row::BinaryRow;
 use strata_spec::kv::RowKind;
 
 use crate::commit::CommitMessage;
+use crate::error::ErrorDetail;
 use crate::format::arrow_types::to_arrow_schema;
 use crate::format::convert::{cast_batch_with_defaults, ColumnDefaults};
 use crate::table::Table;
-use crate::{Error, Result};
+use crate::Result;
 
 pub use crate::lsm::compact::task::TaskMetrics;
 use bucket_writer::{BucketWriter, WriterConfig};
@@ -109,10 +110,10 @@ impl TableWrite {
         // against the table's option.
         let format = table.options().file_format();
         if format != "parquet" {
-            return Err(Error::Unsupported(format!(
+            return Err(ErrorDetail::Unsupported(format!(
                 "writing to {}: file.format = {format}, and strata writes only Parquet data                  files (it reads this table's {format} files); write or compact the table with                  Java Paimon, Spark or Flink, or set file.format = parquet (files already                  written keep their format and stay readable)",
                 table.identifier()
-            )));
+            )).into());
         }
         // Options strata does not implement would make its files or commits wrong for the
         // other engines (a table created by Java may carry any of them). changelog-producer
@@ -328,10 +329,11 @@ impl TableWrite {
         full: bool,
     ) -> Result<usize> {
         if !self.table.is_primary_key_table() {
-            return Err(Error::Unsupported(format!(
+            return Err(ErrorDetail::Unsupported(format!(
                 "compaction of append tables is not implemented yet; {} has no primary key",
                 self.table.identifier()
-            )));
+            ))
+            .into());
         }
         if self.kv.is_none() {
             self.kv = Some(kv_write::KvWrite::new(self.table.clone(), self.overwrite).await?);

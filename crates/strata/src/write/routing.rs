@@ -15,6 +15,7 @@ use strata_spec::binary_row::BinaryRow;
 use strata_spec::bucket::bucket_of;
 use strata_spec::{DataType, Datum};
 
+use crate::error::ErrorDetail;
 use crate::format::convert::datum_at;
 use crate::table::Table;
 use crate::{Error, Result};
@@ -45,10 +46,11 @@ impl Router {
         let row_type = schema.row_type();
         let index = |name: &String| {
             row_type.index_of(name).ok_or_else(|| {
-                Error::InvalidArgument(format!(
+                ErrorDetail::InvalidArgument(format!(
                     "table {} names column {name} as a key but has no such column",
                     table.identifier()
                 ))
+                .into()
             })
         };
         let partition_idx = schema
@@ -78,10 +80,11 @@ impl Router {
                 }
             }
             other => {
-                return Err(Error::Unsupported(format!(
+                return Err(ErrorDetail::Unsupported(format!(
                     "bucket = {other} is not supported for append table {}",
                     table.identifier()
-                )))
+                ))
+                .into())
             }
         };
         Ok(Router {

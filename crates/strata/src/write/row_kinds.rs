@@ -13,6 +13,7 @@ use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch, StringArray};
 use arrow_select::filter::filter_record_batch;
 use strata_spec::kv::RowKind;
 
+use crate::error::ErrorDetail;
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -28,16 +29,17 @@ pub(super) fn parse_row_kind_column(col: &ArrayRef, name: &str) -> Result<Vec<i8
     let mut out = Vec::with_capacity(strings.len());
     for i in 0..strings.len() {
         if strings.is_null(i) {
-            return Err(Error::InvalidArgument(format!(
+            return Err(ErrorDetail::InvalidArgument(format!(
                 "row kind column {name} (rowkind.field) is NULL in row {i}"
-            )));
+            ))
+            .into());
         }
         let k = RowKind::from_short_string(strings.value(i)).map_err(|_| {
-            Error::InvalidArgument(format!(
+            Error::from(ErrorDetail::InvalidArgument(format!(
                 "row kind column {name} (rowkind.field) holds '{}' in row {i}; \
                  expected +I, -U, +U or -D",
                 strings.value(i)
-            ))
+            )))
         })?;
         out.push(k.to_byte());
     }
@@ -61,10 +63,10 @@ impl RowKindSettings {
             None => None,
             Some(name) => {
                 let idx = table.schema().row_type().index_of(name).ok_or_else(|| {
-                    Error::InvalidOption {
+                    Error::from(ErrorDetail::InvalidOption {
                         key: "rowkind.field".into(),
                         message: format!("column {name} does not exist in {}", table.identifier()),
-                    }
+                    })
                 })?;
                 Some((idx, name.to_string()))
             }
@@ -86,11 +88,12 @@ impl RowKindSettings {
         match given {
             Some(k) => {
                 if k.len() != batch.num_rows() {
-                    return Err(Error::InvalidArgument(format!(
+                    return Err(ErrorDetail::InvalidArgument(format!(
                         "{} row kinds for a batch of {} rows",
                         k.len(),
                         batch.num_rows()
-                    )));
+                    ))
+                    .into());
                 }
                 Ok(Some(k.iter().map(|k| k.to_byte()).collect()))
             }
@@ -155,13 +158,14 @@ impl AppendRowKinds {
         });
         if let Some((row, &k)) = retract {
             let kind = RowKind::from_byte(k).map_or("?", |k| k.short_string());
-            return Err(Error::InvalidArgument(format!(
+            return Err(ErrorDetail::InvalidArgument(format!(
                 "append table {} cannot accept row {row} of kind {kind}: a table without a \
                  primary key stores rows, not changes, and takes only +I and +U rows (Java's \
                  AppendOnlyFileStoreTable refuses the same); set ignore-delete = true to drop \
                  -U and -D rows, or write the changes to a primary-key table",
                 self.table
-            )));
+            ))
+            .into());
         }
         Ok(self.settings.filter(&batch, kinds)?.0)
     }

@@ -8,7 +8,7 @@ use arrow_array::{Array, Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
 use strata::commit::OverwriteScope;
 use strata::expr::parse_sql_predicate;
-use strata::Error;
+use strata::ErrorKind;
 
 fn batch(ids: &[i64], dts: &[Option<&str>], vs: &[Option<i32>]) -> RecordBatch {
     let schema = Arc::new(ArrowSchema::new(vec![
@@ -233,7 +233,8 @@ async fn bad_input_is_rejected_and_table_unchanged() {
         .plan()
         .await
         .unwrap_err();
-    assert!(matches!(err, Error::ColumnNotFound { .. }), "{err}");
+    assert_eq!(err.kind(), ErrorKind::NotFound, "{err}");
+    assert_eq!(err.table(), Some("db.t"), "{err}");
     // Nothing changed, and no stray data files were left behind.
     assert_eq!(t.snapshot_manager().latest_id().await.unwrap(), Some(1));
     assert_eq!(count_data_files(&wh.table_dir("db", "t")), 1);

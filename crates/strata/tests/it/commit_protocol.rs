@@ -11,7 +11,7 @@ use arrow_array::{Int64Array, RecordBatch};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
 use strata::commit::OverwriteScope;
 use strata::table::Table;
-use strata::Error;
+use strata::{Error, ErrorKind};
 use strata_spec::snapshot::CommitKind;
 
 fn ids(ids: &[i64]) -> RecordBatch {
@@ -114,7 +114,8 @@ async fn concurrent_compactions_conflict_and_the_loser_cleans_up() {
     assert_eq!(won, Some(4));
     let lost = t.new_commit().unwrap().commit(mb).await;
     match lost {
-        Err(Error::CommitConflict { message, .. }) => {
+        Err(e) if e.kind() == ErrorKind::Conflict => {
+            let message = e.message();
             assert!(
                 message.contains("File deletion conflicts detected"),
                 "{message}"

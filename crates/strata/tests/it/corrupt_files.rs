@@ -15,7 +15,7 @@ use crate::common::*;
 use arrow_array::{Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
 use strata::catalog::Identifier;
-use strata::Error;
+use strata::{Error, ErrorKind};
 
 fn batch(ids: &[i64], dt: &str) -> RecordBatch {
     let schema = Arc::new(ArrowSchema::new(vec![
@@ -308,7 +308,8 @@ async fn corrupt_index_manifest_fails_the_next_write_naming_it() {
             .write_batches([batch(&[2, 4], "a")], None)
             .await
             .expect_err("a truncated index manifest");
-        assert!(matches!(err, Error::CorruptFile { .. }), "{err:?}");
+        assert_eq!(err.kind(), ErrorKind::Corrupt, "{err:?}");
+        assert!(err.file().is_some_and(|f| f.contains(&index)), "{err:?}");
         assert!(err.to_string().contains(&index), "{err}");
     }
     std::fs::write(&path, &original).unwrap();

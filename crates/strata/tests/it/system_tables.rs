@@ -249,7 +249,7 @@ async fn partitioned_append_table() {
     assert_eq!(names1.len(), 2);
     let err = system::files_at(&t, Some(9)).await.unwrap_err();
     assert!(
-        matches!(err, strata::Error::SnapshotNotFound { id: 9, .. }),
+        err.kind() == strata::ErrorKind::NotFound && err.snapshot() == Some(9),
         "{err}"
     );
 

@@ -4,6 +4,7 @@ use strata_spec::{DataField, DataType, Datum, RowType, TypeKind};
 
 use super::support::row_type;
 use crate::error::Error;
+use crate::error::ErrorDetail;
 use crate::expr::{parse_sql_predicate, BoundPredicate, LeafOp, Predicate};
 
 fn parse(text: &str) -> Predicate {
@@ -264,8 +265,8 @@ fn binding_pushes_not_into_the_leaves() {
 
 #[test]
 fn binding_errors_name_column_type_and_literal() {
-    match bind_err("nope = 1") {
-        Error::ColumnNotFound {
+    match bind_err("nope = 1").detail() {
+        ErrorDetail::ColumnNotFound {
             table,
             column,
             available,

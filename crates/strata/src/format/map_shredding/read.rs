@@ -34,6 +34,7 @@ use super::super::parquet_writer::ARROW_SCHEMA_KEY;
 use super::rebuild::{
     finish_maps, EntryBuilder, KeyNames, Picks, Primitive, ValueSink, NOT_WANTED,
 };
+use crate::error::ErrorDetail;
 use crate::{Error, Result};
 
 /// Shredding metadata of a file's top-level columns, by column name.
@@ -52,9 +53,11 @@ pub fn file_shredding_meta(meta: &ParquetMetaData, display: &str) -> Result<File
     else {
         return Ok(HashMap::new());
     };
-    let corrupt = |what: String| Error::SchemaMismatch {
-        column: "*".into(),
-        message: format!("{display}: the ARROW:schema footer entry {what}"),
+    let corrupt = |what: String| {
+        Error::from(ErrorDetail::SchemaMismatch {
+            column: "*".into(),
+            message: format!("{display}: the ARROW:schema footer entry {what}"),
+        })
     };
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(encoded)
@@ -86,10 +89,10 @@ pub fn file_shredding_meta(meta: &ParquetMetaData, display: &str) -> Result<File
         }
         let parsed =
             MapShreddingFileMeta::from_key_values(|k| pairs.get(k).copied()).map_err(|e| {
-                Error::SchemaMismatch {
+                Error::from(ErrorDetail::SchemaMismatch {
                     column: name.to_string(),
                     message: format!("{display}: {e}"),
-                }
+                })
             })?;
         out.insert(name.to_string(), Arc::new(parsed));
     }
@@ -142,12 +145,13 @@ impl ShreddedRead {
         selected: Option<&[String]>,
     ) -> Result<Self> {
         let TypeKind::Map { value, .. } = &file_type.kind else {
-            return Err(Error::SchemaMismatch {
+            return Err(ErrorDetail::SchemaMismatch {
                 column: column.into(),
                 message: format!(
                     "the file stores this column shredded, but its schema type is {file_type}"
                 ),
-            });
+            }
+            .into());
         };
         let slots = id_slots(&meta);
         let mut columns = vec![false; meta.num_columns];
@@ -237,10 +241,11 @@ impl ShreddedRead {
     }
 
     fn bad(&self, message: impl Into<String>) -> Error {
-        Error::SchemaMismatch {
+        ErrorDetail::SchemaMismatch {
             column: self.column.clone(),
             message: message.into(),
         }
+        .into()
     }
 
     /// `rows` empty maps: the read of a file holding none of the selected keys.

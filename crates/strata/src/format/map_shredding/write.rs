@@ -36,6 +36,7 @@ use strata_spec::types::{DataField, DataType, TypeKind};
 
 use super::super::arrow_types::to_arrow_field;
 use super::super::evolve::evolve_array;
+use crate::error::ErrorDetail;
 use crate::{Error, Result};
 
 /// The shredded MAP columns of one rolling writer and their K history.
@@ -69,10 +70,10 @@ impl MapShredding {
         let mut columns = Vec::new();
         for c in shredded {
             let field = fields.iter().find(|f| f.id == c.field_id).ok_or_else(|| {
-                Error::SchemaMismatch {
+                Error::from(ErrorDetail::SchemaMismatch {
                     column: c.name.clone(),
                     message: "the shredded MAP column is not among the written fields".into(),
-                }
+                })
             })?;
             let position = schema
                 .index_of(&field.name)
@@ -196,10 +197,11 @@ fn sample_keys(map: &MapArray) -> Option<KeySample> {
 /// slot is NULL); the overflow keeps the value type.
 pub(crate) fn physical_field(map: &DataField, k: usize) -> Result<DataField> {
     let TypeKind::Map { value, .. } = &map.data_type.kind else {
-        return Err(Error::SchemaMismatch {
+        return Err(ErrorDetail::SchemaMismatch {
             column: map.name.clone(),
             message: format!("shared-shredding needs a MAP column, got {}", map.data_type),
-        });
+        }
+        .into());
     };
     let mut children = Vec::with_capacity(k + 2);
     children.push(DataField::new(
@@ -323,19 +325,17 @@ impl FileColumn {
 
     fn convert(&mut self, array: &ArrayRef) -> Result<ArrayRef> {
         let name = self.name.clone();
-        let map =
-            array
-                .as_any()
-                .downcast_ref::<MapArray>()
-                .ok_or_else(|| Error::SchemaMismatch {
-                    column: name.clone(),
-                    message: format!("expected a MAP array, got {}", array.data_type()),
-                })?;
+        let map = array.as_any().downcast_ref::<MapArray>().ok_or_else(|| {
+            ErrorDetail::SchemaMismatch {
+                column: name.clone(),
+                message: format!("expected a MAP array, got {}", array.data_type()),
+            }
+        })?;
         let keys = map
             .keys()
             .as_any()
             .downcast_ref::<StringArray>()
-            .ok_or_else(|| Error::SchemaMismatch {
+            .ok_or_else(|| ErrorDetail::SchemaMismatch {
                 column: name.clone(),
                 message: format!("MAP keys must be strings, got {}", map.keys().data_type()),
             })?;
@@ -374,10 +374,11 @@ impl FileColumn {
             self.stamp += 1;
             for j in start..end {
                 if keys.is_null(j) {
-                    return Err(Error::SchemaMismatch {
+                    return Err(ErrorDetail::SchemaMismatch {
                         column: name,
                         message: "shared-shredding MAP keys cannot be NULL".into(),
-                    });
+                    }
+                    .into());
                 }
                 let key = keys.value(j);
                 let (id, new) = self.dict.lookup(key);
@@ -389,13 +390,14 @@ impl FileColumn {
                     self.seen.push(0);
                 }
                 if self.seen[slot] == self.stamp {
-                    return Err(Error::SchemaMismatch {
+                    return Err(ErrorDetail::SchemaMismatch {
                         column: name,
                         message: format!(
                             "row {row} has the key {key:?} more than once; a MAP holds each key \
                              once"
                         ),
-                    });
+                    }
+                    .into());
                 }
                 self.seen[slot] = self.stamp;
                 ids.push(id);

@@ -4,6 +4,7 @@ use arrow_array::{Date32Array, Int64Array, LargeStringArray, TimestampSecondArra
 use proptest::prelude::*;
 
 use super::*;
+use crate::error::ErrorDetail;
 use crate::Error;
 
 fn table() -> RowType {
@@ -30,8 +31,8 @@ fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
 }
 
 fn column_of(err: &Error) -> &str {
-    match err {
-        Error::SchemaMismatch { column, .. } => column,
+    match err.detail() {
+        ErrorDetail::SchemaMismatch { column, .. } => column,
         other => panic!("expected SchemaMismatch, got {other}"),
     }
 }
@@ -192,7 +193,7 @@ fn datum_round_trip_of_every_atomic_type() {
 #[test]
 fn datums_of_the_wrong_kind_are_rejected() {
     let err = datums_to_array(&[Some(Datum::Int(1))], &nullable(TypeKind::BigInt)).unwrap_err();
-    assert!(matches!(err, Error::InvalidArgument(_)));
+    assert!(matches!(err.detail(), ErrorDetail::InvalidArgument(_)));
     let err = datums_to_array(
         &[Some(Datum::Decimal {
             unscaled: 1,
@@ -202,7 +203,7 @@ fn datums_of_the_wrong_kind_are_rejected() {
         &nullable(decimal(10, 2)),
     )
     .unwrap_err();
-    assert!(matches!(err, Error::InvalidArgument(_)));
+    assert!(matches!(err.detail(), ErrorDetail::InvalidArgument(_)));
     assert!(datum_at(&Int32Array::from(vec![1]), 1).is_err());
 }
 

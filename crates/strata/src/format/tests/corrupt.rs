@@ -1,9 +1,10 @@
-//! Corrupt and truncated data files fail with `Error::Parquet` naming the file, never panic.
+//! Corrupt and truncated data files fail with `ErrorDetail::Parquet` naming the file, never panic.
 
 use bytes::Bytes;
 use futures::StreamExt;
 
 use super::*;
+use crate::error::ErrorDetail;
 use crate::Error;
 
 async fn valid_file(io: &FileIO, p: &Path) -> (RowType, Bytes) {
@@ -21,8 +22,8 @@ async fn valid_file(io: &FileIO, p: &Path) -> (RowType, Bytes) {
 }
 
 fn assert_parquet_error(err: &Error, name: &str) {
-    match err {
-        Error::Parquet { path, .. } => assert!(path.contains(name), "{err}"),
+    match err.detail() {
+        ErrorDetail::Parquet { path, .. } => assert!(path.contains(name), "{err}"),
         other => panic!("expected a Parquet error naming {name}, got {other}"),
     }
 }
@@ -105,7 +106,10 @@ async fn corrupted_pages_do_not_panic() {
         io.put(&p, Bytes::from(corrupted)).await.unwrap();
         if let Some(err) = read_err(&io, &p, &row_type.fields).await {
             assert!(
-                matches!(err, Error::Parquet { .. } | Error::SchemaMismatch { .. }),
+                matches!(
+                    err.detail(),
+                    ErrorDetail::Parquet { .. } | ErrorDetail::SchemaMismatch { .. }
+                ),
                 "{err}"
             );
             failures += 1;

@@ -8,6 +8,7 @@ use parquet::basic::{LogicalType, Repetition, Type as PhysicalType};
 use parquet::schema::types::{SchemaDescriptor, Type};
 
 use super::*;
+use crate::error::ErrorDetail;
 
 fn v1_fields() -> Vec<DataField> {
     vec![
@@ -152,7 +153,7 @@ async fn not_null_violations_name_the_column() {
     let added = vec![DataField::new(9, "must", not_null(TypeKind::Int))];
     let err = read_all(&io, &p, &v1_fields(), &added).await.unwrap_err();
     assert!(
-        matches!(&err, crate::Error::SchemaMismatch { column, .. } if column == "must"),
+        matches!(err.detail(), ErrorDetail::SchemaMismatch { column, .. } if column == "must"),
         "{err}"
     );
     // Column made NOT NULL although the file holds NULLs.

@@ -10,9 +10,9 @@ use bytes::Bytes;
 use futures::TryStreamExt;
 
 use super::*;
+use crate::error::ErrorDetail;
 use crate::format::data_file_reader::{read_data_file, DataFileFormat};
 use crate::format::parquet_reader::{ParquetReadOptions, PushedRowFilter};
-use crate::Error;
 
 async fn read_file(
     io: &FileIO,
@@ -142,8 +142,8 @@ async fn a_corrupt_orc_file_is_an_error_naming_it() {
     let err = read_file(&io, &p, &data, &data, ParquetReadOptions::default())
         .await
         .unwrap_err();
-    match &err {
-        Error::DataFile { format, path, .. } => {
+    match err.detail() {
+        ErrorDetail::DataFile { format, path, .. } => {
             assert_eq!(*format, "ORC");
             assert!(path.contains("data-bad-0.orc"), "{err}");
         }
@@ -237,8 +237,8 @@ async fn a_corrupt_avro_file_is_an_error_naming_it() {
     let err = read_file(&io, &p, &data, &data, ParquetReadOptions::default())
         .await
         .unwrap_err();
-    match &err {
-        Error::DataFile { format, path, .. } => {
+    match err.detail() {
+        ErrorDetail::DataFile { format, path, .. } => {
             assert_eq!(*format, "Avro");
             assert!(path.contains("data-bad-0.avro"), "{err}");
         }

@@ -4,6 +4,7 @@ use parquet::basic::Compression;
 use parquet::schema::printer::print_schema;
 
 use super::*;
+use crate::error::ErrorDetail;
 use crate::format::stats::StatsCollector;
 use strata_spec::stats::{ColumnStats, StatsMode};
 
@@ -207,11 +208,11 @@ fn table_options_parse() {
     );
     assert!(matches!(
         opts(&[("file.compression", "lzo")]),
-        Err(crate::Error::InvalidOption { .. })
+        Err(e) if matches!(e.detail(), ErrorDetail::InvalidOption { .. })
     ));
     assert!(matches!(
         opts(&[("file.block-size", "lots")]),
-        Err(crate::Error::InvalidOption { .. })
+        Err(e) if matches!(e.detail(), ErrorDetail::InvalidOption { .. })
     ));
 }
 
@@ -249,7 +250,7 @@ async fn abort_leaves_nothing_and_sizes_grow() {
     .unwrap();
     let err = writer.write(&wrong).await.unwrap_err();
     assert!(
-        matches!(&err, crate::Error::SchemaMismatch { column, .. } if column == "s"),
+        matches!(err.detail(), ErrorDetail::SchemaMismatch { column, .. } if column == "s"),
         "{err}"
     );
     writer.abort().await.unwrap();

@@ -26,6 +26,7 @@ use super::rewriter::{LookupRewriter, MergeTreeCompactRewriter};
 use super::strategy::compaction_file_size;
 use super::task::{CompactRewriter, LookupUpgrade, Sections, TaskOptions};
 use super::{CompactResult, CompactUnit};
+use crate::error::ErrorDetail;
 use crate::format::deletion_vector::DeletionVector;
 use crate::lsm::kv_file_writer::KvWriterConfig;
 use crate::lsm::merge::{create_merge_function, MergeFunction};
@@ -80,10 +81,11 @@ pub(crate) fn compaction_changelog(schema: &TableSchema) -> Result<Arc<LookupCha
             .unwrap_or_default();
         for name in &ignore {
             if !schema.fields.iter().any(|f| &f.name == name) {
-                return Err(Error::InvalidOption {
+                return Err(ErrorDetail::InvalidOption {
                     key: "changelog-producer.row-deduplicate-ignore-fields".into(),
                     message: format!("field {name} does not exist in the table's schema"),
-                });
+                }
+                .into());
             }
         }
         Some(
@@ -213,9 +215,9 @@ impl BucketLookup {
                 .or_insert_with(|| DeletionVector::new_empty(bitmap64));
             for p in positions {
                 dv.delete(*p).map_err(|e| {
-                    Error::Unsupported(format!(
+                    Error::from(ErrorDetail::Unsupported(format!(
                         "deletion vector of data file {file} in bucket {bucket}: {e}"
-                    ))
+                    )))
                 })?;
             }
             self.dirty = true;

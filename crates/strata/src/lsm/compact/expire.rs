@@ -15,6 +15,7 @@ use strata_spec::schema::TableSchema;
 use strata_spec::types::TypeKind;
 use strata_spec::{DataField, Datum};
 
+use crate::error::ErrorDetail;
 use crate::format::datum::datum_at;
 use crate::meta::SchemaManager;
 use crate::{Error, Result};
@@ -36,16 +37,18 @@ impl RecordLevelExpire {
             return Ok(None);
         };
         let Some(name) = opts.get("record-level.time-field") else {
-            return Err(Error::InvalidOption {
+            return Err(ErrorDetail::InvalidOption {
                 key: "record-level.time-field".into(),
                 message: "record-level.expire-time is set but no time field is given".into(),
-            });
+            }
+            .into());
         };
         let Some(index) = schema.fields.iter().position(|f| f.name == name) else {
-            return Err(Error::InvalidOption {
+            return Err(ErrorDetail::InvalidOption {
                 key: "record-level.time-field".into(),
                 message: format!("column {name} does not exist"),
-            });
+            }
+            .into());
         };
         let field = schema.fields[index].clone();
         match field.data_type.kind {
@@ -54,14 +57,15 @@ impl RecordLevelExpire {
             | TypeKind::Timestamp(_)
             | TypeKind::LocalZonedTimestamp(_) => {}
             _ => {
-                return Err(Error::InvalidOption {
+                return Err(ErrorDetail::InvalidOption {
                     key: "record-level.time-field".into(),
                     message: format!(
                         "column {name} has type {}; the record-level time field must be INT, \
                          BIGINT or TIMESTAMP",
                         field.data_type
                     ),
-                })
+                }
+                .into())
             }
         }
         Ok(Some(RecordLevelExpire {

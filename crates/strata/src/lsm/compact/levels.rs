@@ -6,7 +6,7 @@
 //!   file name ascending.
 //! * Every level ≥ 1 is exactly one sorted run: its files are kept in min-key order and no two of
 //!   them may share a key (`next.min_key > prev.max_key`). A violation is reported as
-//!   [`Error::Invariant`] naming both files; the tree is left unchanged.
+//!   `ErrorDetail::Invariant` naming both files; the tree is left unchanged.
 //!
 //! [`Levels::level_sorted_runs`] is the input of compaction picking: the level-0 files one by
 //! one (newest first), then each non-empty level in ascending order.
@@ -22,8 +22,9 @@ use strata_spec::manifest::DataFileMeta;
 use strata_spec::{DataType, Datum};
 
 use super::LevelSortedRun;
+use crate::error::ErrorDetail;
 use crate::lsm::interval_partition::compare_keys;
-use crate::{Error, Result};
+use crate::Result;
 
 /// A decoded key (one datum per trimmed primary-key field).
 type Key = Vec<Option<Datum>>;
@@ -67,11 +68,12 @@ fn sort_and_validate(level: i32, files: &mut [RunFile]) -> Result<()> {
     files.sort_by(|a, b| compare_keys(&a.min_key, &b.min_key));
     for pair in files.windows(2) {
         if compare_keys(&pair[1].min_key, &pair[0].max_key) != Ordering::Greater {
-            return Err(Error::Invariant(format!(
+            return Err(ErrorDetail::Invariant(format!(
                 "level {level} is not a sorted run: file {} overlaps file {}",
                 describe(&pair[0]),
                 describe(&pair[1])
-            )));
+            ))
+            .into());
         }
     }
     Ok(())
@@ -98,18 +100,20 @@ impl Levels {
         files: Vec<DataFileMeta>,
     ) -> Result<Self> {
         if let Some(f) = files.iter().find(|f| f.level < 0) {
-            return Err(Error::Invariant(format!(
+            return Err(ErrorDetail::Invariant(format!(
                 "file {} has negative level {}",
                 f.file_name, f.level
-            )));
+            ))
+            .into());
         }
         let restored = files.iter().map(|f| f.level).max().unwrap_or(-1);
         let number_of_levels = num_levels.max(restored.saturating_add(1));
         if number_of_levels < 2 {
-            return Err(Error::InvalidOption {
+            return Err(ErrorDetail::InvalidOption {
                 key: strata_spec::options::NUM_LEVELS.to_string(),
                 message: format!("number of levels must be at least 2, got {number_of_levels}"),
-            });
+            }
+            .into());
         }
         let mut levels = Levels {
             key_types,
@@ -128,10 +132,11 @@ impl Levels {
     /// Adds a freshly flushed level-0 file (Java `addLevel0File`).
     pub(crate) fn add_level0_file(&mut self, file: DataFileMeta) -> Result<()> {
         if file.level != 0 {
-            return Err(Error::Invariant(format!(
+            return Err(ErrorDetail::Invariant(format!(
                 "add_level0_file: file {} is at level {}, not 0",
                 file.file_name, file.level
-            )));
+            ))
+            .into());
         }
         self.update(&[], std::slice::from_ref(&file))
     }
@@ -139,10 +144,11 @@ impl Levels {
     /// The files of level `level` ≥ 1, in key order.
     pub(crate) fn run_of_level(&self, level: i32) -> Result<Vec<DataFileMeta>> {
         if level < 1 || level > self.max_level() {
-            return Err(Error::InvalidArgument(format!(
+            return Err(ErrorDetail::InvalidArgument(format!(
                 "run_of_level: level {level} is not in 1..={} (level 0 has no single sorted run)",
                 self.max_level()
-            )));
+            ))
+            .into());
         }
         Ok(self.runs[(level - 1) as usize]
             .iter()
@@ -229,10 +235,11 @@ impl Levels {
     pub(crate) fn update(&mut self, before: &[DataFileMeta], after: &[DataFileMeta]) -> Result<()> {
         let max_level = self.max_level();
         if let Some(f) = after.iter().find(|f| f.level < 0 || f.level > max_level) {
-            return Err(Error::Invariant(format!(
+            return Err(ErrorDetail::Invariant(format!(
                 "file {} is at level {}, outside 0..={max_level}",
                 f.file_name, f.level
-            )));
+            ))
+            .into());
         }
         let before_by_level = group_by_level(before);
         let after_by_level = group_by_level(after);
@@ -242,10 +249,10 @@ impl Levels {
         for (&level, files) in &before_by_level {
             for f in files {
                 if !self.contains(level, &f.file_name) || !removed.insert((level, &f.file_name)) {
-                    return Err(Error::Invariant(format!(
+                    return Err(ErrorDetail::Invariant(format!(
                         "cannot remove file {} from level {level}: it is not there (or is listed twice)",
                         f.file_name
-                    )));
+                    )).into());
                 }
             }
         }
@@ -256,10 +263,11 @@ impl Levels {
             .collect();
         for f in after {
             if !names.insert(&f.file_name) {
-                return Err(Error::Invariant(format!(
+                return Err(ErrorDetail::Invariant(format!(
                     "file {} would be in the tree twice (adding it at level {})",
                     f.file_name, f.level
-                )));
+                ))
+                .into());
             }
         }
 
@@ -413,7 +421,7 @@ mod tests {
             .update(&[], &[file("d", 2, 5, (30, 31), (0, 0))])
             .unwrap_err();
         let msg = err.to_string();
-        assert!(matches!(err, Error::Invariant(_)), "{msg}");
+        assert!(matches!(err.detail(), ErrorDetail::Invariant(_)), "{msg}");
         assert!(
             msg.contains("level 2") && msg.contains("c ") && msg.contains("d "),
             "{msg}"

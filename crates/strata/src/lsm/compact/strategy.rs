@@ -18,7 +18,8 @@ use strata_spec::options::{CoreOptions, OptionEnum};
 
 use super::universal::{OffPeakHours, PickTime, UniversalCompaction};
 use super::{CompactUnit, LevelSortedRun};
-use crate::{Error, Result};
+use crate::error::ErrorDetail;
+use crate::Result;
 
 /// `compaction.optimization-interval`
 pub(crate) const COMPACTION_OPTIMIZATION_INTERVAL: &str = "compaction.optimization-interval";
@@ -57,10 +58,13 @@ pub fn compaction_file_size(opts: &CoreOptions, has_primary_key: bool) -> Result
     let target = opts.target_file_size(has_primary_key)?;
     let ratio = match opts.get(COMPACTION_SMALL_FILE_RATIO) {
         None => 0.7,
-        Some(v) => v.trim().parse::<f64>().map_err(|_| Error::InvalidOption {
-            key: COMPACTION_SMALL_FILE_RATIO.to_string(),
-            message: format!("`{v}` is not a double"),
-        })?,
+        Some(v) => v
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| ErrorDetail::InvalidOption {
+                key: COMPACTION_SMALL_FILE_RATIO.to_string(),
+                message: format!("`{v}` is not a double"),
+            })?,
     };
     Ok((target as f64 * ratio) as i64)
 }

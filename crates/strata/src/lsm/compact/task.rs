@@ -25,8 +25,9 @@ use strata_spec::manifest::DataFileMeta;
 use strata_spec::DataType;
 
 use super::{CompactResult, CompactUnit};
+use crate::error::ErrorDetail;
 use crate::lsm::interval_partition::{interval_partition, keyed, KeyedFile, RunFiles};
-use crate::{Error, Result};
+use crate::Result;
 
 /// Sections of sorted runs handed to a rewrite, in key order.
 pub(crate) type Sections = Vec<Vec<RunFiles>>;
@@ -233,10 +234,11 @@ impl<R: CompactRewriter> Task<'_, R> {
             return Ok(());
         }
         if file.file.level > self.output_level {
-            return Err(Error::Invariant(format!(
+            return Err(ErrorDetail::Invariant(format!(
                 "compaction would move data file {} down from level {} to level {}",
                 file.file.file_name, file.file.level, self.output_level
-            )));
+            ))
+            .into());
         }
         let mut after = file.file.clone();
         after.level = self.output_level;

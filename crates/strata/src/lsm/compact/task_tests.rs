@@ -8,6 +8,7 @@ use strata_spec::types::TypeKind;
 use strata_spec::DataType;
 
 use super::*;
+use crate::error::ErrorDetail;
 
 fn key() -> Vec<DataType> {
     vec![DataType::not_null(TypeKind::Int)]
@@ -54,7 +55,7 @@ impl CompactRewriter for Recorder {
             .collect();
         let mut calls = self.calls.lock().unwrap();
         if self.fail_on_call == Some(calls.len()) {
-            return Err(Error::InvalidArgument("injected failure".into()));
+            return Err(ErrorDetail::InvalidArgument("injected failure".into()).into());
         }
         calls.push(before.iter().map(|f| f.file_name.clone()).collect());
         let n = calls.len();

@@ -27,7 +27,8 @@ use strata_spec::options::CoreOptions;
 
 use super::strategy::EarlyFullCompaction;
 use super::{CompactUnit, LevelSortedRun};
-use crate::{Error, Result};
+use crate::error::ErrorDetail;
+use crate::Result;
 
 /// `compaction.offpeak.start.hour`
 pub(crate) const COMPACTION_OFFPEAK_START_HOUR: &str = "compaction.offpeak.start.hour";
@@ -140,10 +141,11 @@ impl UniversalCompaction {
         off_peak: Option<OffPeakHours>,
     ) -> Result<Self> {
         if num_run_compaction_trigger < 1 {
-            return Err(Error::InvalidOption {
+            return Err(ErrorDetail::InvalidOption {
                 key: strata_spec::options::NUM_SORTED_RUNS_COMPACTION_TRIGGER.to_string(),
                 message: format!("must be at least 1, got {num_run_compaction_trigger}"),
-            });
+            }
+            .into());
         }
         Ok(UniversalCompaction {
             max_size_amp,

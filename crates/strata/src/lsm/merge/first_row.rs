@@ -3,7 +3,8 @@
 //! retracts disappears). Only system fields are needed.
 
 use super::{KvMeta, MergeFunction, MergeResult};
-use crate::{Error, Result};
+use crate::error::ErrorDetail;
+use crate::Result;
 
 #[derive(Debug, Clone)]
 pub(crate) struct FirstRowMergeFunction {
@@ -39,7 +40,7 @@ impl MergeFunction for FirstRowMergeFunction {
                 if self.ignore_delete {
                     continue;
                 }
-                return Err(Error::InvalidArgument(FIRST_ROW_RETRACT_ERROR.into()));
+                return Err(ErrorDetail::InvalidArgument(FIRST_ROW_RETRACT_ERROR.into()).into());
             }
             first.get_or_insert(i);
         }

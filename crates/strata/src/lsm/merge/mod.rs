@@ -20,6 +20,7 @@ use strata_spec::options::{keys, ChangelogProducer, CoreOptions, MergeEngine};
 use strata_spec::schema::TableSchema;
 use strata_spec::Datum;
 
+use crate::error::ErrorDetail;
 use crate::Result;
 
 pub(crate) use aggregation::AggregateMergeFunction;
@@ -125,10 +126,11 @@ pub fn create_merge_function(schema: &TableSchema) -> Result<Arc<dyn MergeFuncti
 }
 
 fn invalid(key: &str, message: String) -> crate::Error {
-    crate::Error::InvalidOption {
+    ErrorDetail::InvalidOption {
         key: key.to_string(),
         message,
     }
+    .into()
 }
 
 /// Whether the table's merges use Java's `LookupMergeFunction` (`PrimaryKeyFileStoreTable`

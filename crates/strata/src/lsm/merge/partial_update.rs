@@ -31,6 +31,7 @@ use super::util::{
     opt_bool,
 };
 use super::{KvMeta, MergeFunction, MergeResult, Value};
+use crate::error::ErrorDetail;
 use crate::{Error, Result};
 
 const REMOVE_ON_DELETE: &str = "partial-update.remove-record-on-delete";
@@ -56,10 +57,11 @@ pub(crate) struct PartialUpdateMergeFunction {
 }
 
 fn invalid(key: &str, message: String) -> Error {
-    Error::InvalidOption {
+    ErrorDetail::InvalidOption {
         key: key.to_string(),
         message,
     }
+    .into()
 }
 
 impl PartialUpdateMergeFunction {
@@ -360,7 +362,9 @@ impl MergeFunction for PartialUpdateMergeFunction {
                     }
                     continue;
                 }
-                return Err(Error::InvalidArgument(PARTIAL_UPDATE_RETRACT_ERROR.into()));
+                return Err(
+                    ErrorDetail::InvalidArgument(PARTIAL_UPDATE_RETRACT_ERROR.into()).into(),
+                );
             }
             if groups {
                 self.update_with_groups(&mut row, input, &mut initialized)?;

@@ -8,6 +8,7 @@ use strata_spec::options::CoreOptions;
 use strata_spec::types::DataField;
 
 use super::Value;
+use crate::error::ErrorDetail;
 use crate::{Error, Result};
 
 /// `fields.<column>.<suffix>`.
@@ -15,14 +16,17 @@ pub(crate) fn field_key(column: &str, suffix: &str) -> String {
     format!("fields.{column}.{suffix}")
 }
 
-/// A boolean option, `default` when unset; a bad value is an [`Error::InvalidOption`].
+/// A boolean option, `default` when unset; a bad value is an `ErrorDetail::InvalidOption`.
 pub(crate) fn opt_bool(options: &CoreOptions, key: &str, default: bool) -> Result<bool> {
     options
         .get_bool(key)
         .map(|v| v.unwrap_or(default))
-        .map_err(|e| Error::InvalidOption {
-            key: key.to_string(),
-            message: e.to_string(),
+        .map_err(|e| {
+            ErrorDetail::InvalidOption {
+                key: key.to_string(),
+                message: e.to_string(),
+            }
+            .into()
         })
 }
 
@@ -99,10 +103,11 @@ pub(crate) fn init_row(fields: &[DataField], input: &[Value]) -> Result<Vec<Valu
 }
 
 pub(crate) fn null_in_not_null(index: usize, field: &DataField) -> Error {
-    Error::SchemaMismatch {
+    ErrorDetail::SchemaMismatch {
         column: field.name.clone(),
         message: format!("Field {index} can not be null"),
     }
+    .into()
 }
 
 /// The rows of a group, checked to be present and to have one value per column.
@@ -112,12 +117,15 @@ pub(crate) fn group_values(
     columns: usize,
 ) -> Result<&[Vec<Value>]> {
     let values = values.ok_or_else(|| {
-        Error::InvalidArgument("this merge engine needs the value columns of a group".into())
+        Error::from(ErrorDetail::InvalidArgument(
+            "this merge engine needs the value columns of a group".into(),
+        ))
     })?;
     if values.len() != metas || values.iter().any(|r| r.len() != columns) {
-        return Err(Error::InvalidArgument(format!(
+        return Err(ErrorDetail::InvalidArgument(format!(
             "a group of {metas} records needs {metas} rows of {columns} values"
-        )));
+        ))
+        .into());
     }
     Ok(values)
 }

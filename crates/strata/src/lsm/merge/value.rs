@@ -18,6 +18,7 @@ use strata_spec::types::{DataType, TypeKind};
 use strata_spec::Datum;
 
 use super::Value;
+use crate::error::ErrorDetail;
 use crate::format::arrow_types::to_arrow_type;
 use crate::format::datum::{datum_at, datums_to_array};
 use crate::{Error, Result};
@@ -25,10 +26,11 @@ use crate::{Error, Result};
 /// The value at `row` of `array` (any Paimon column layout), NULL as [`Value::Null`].
 pub fn value_at(array: &dyn Array, row: usize) -> Result<Value> {
     if row >= array.len() {
-        return Err(Error::InvalidArgument(format!(
+        return Err(ErrorDetail::InvalidArgument(format!(
             "row {row} is out of bounds for an array of {} rows",
             array.len()
-        )));
+        ))
+        .into());
     }
     match array.data_type() {
         ArrowType::List(_) => {
@@ -95,14 +97,17 @@ pub(crate) fn values_to_array(values: &[Value], data_type: &DataType) -> Result<
 /// field-id metadata that their parent's Arrow type expects, so children are built with the
 /// types their parent declares.
 fn build(values: &[Value], data_type: &DataType, target: &ArrowType) -> Result<ArrayRef> {
-    let wrong =
-        |v: &Value| Error::InvalidArgument(format!("value {v:?} does not match type {data_type}"));
+    let wrong = |v: &Value| {
+        Error::from(ErrorDetail::InvalidArgument(format!(
+            "value {v:?} does not match type {data_type}"
+        )))
+    };
     match &data_type.kind {
         TypeKind::Array(element) => {
             let ArrowType::List(field) = target.clone() else {
-                return Err(Error::Unsupported(format!(
-                    "{data_type} is not an Arrow list"
-                )));
+                return Err(
+                    ErrorDetail::Unsupported(format!("{data_type} is not an Arrow list")).into(),
+                );
             };
             let mut children = Vec::new();
             let mut offsets = Vec::with_capacity(values.len() + 1);
@@ -136,14 +141,16 @@ fn build(values: &[Value], data_type: &DataType, target: &ArrowType) -> Result<A
         }
         TypeKind::Row(fields) => {
             let ArrowType::Struct(arrow_fields) = target.clone() else {
-                return Err(Error::Unsupported(format!(
+                return Err(ErrorDetail::Unsupported(format!(
                     "{data_type} is not an Arrow struct"
-                )));
+                ))
+                .into());
             };
             if arrow_fields.len() != fields.len() {
-                return Err(Error::Unsupported(format!(
+                return Err(ErrorDetail::Unsupported(format!(
                     "{data_type} does not match {target}"
-                )));
+                ))
+                .into());
             }
             let valid = row_validity(values, fields.len(), &wrong)?;
             let mut columns = Vec::with_capacity(fields.len());
@@ -163,9 +170,10 @@ fn build(values: &[Value], data_type: &DataType, target: &ArrowType) -> Result<A
         }
         TypeKind::Variant => {
             let ArrowType::Struct(arrow_fields) = target.clone() else {
-                return Err(Error::Unsupported(format!(
+                return Err(ErrorDetail::Unsupported(format!(
                     "{data_type} is not an Arrow struct"
-                )));
+                ))
+                .into());
             };
             let valid = row_validity(values, 2, &wrong)?;
             let bytes = DataType::not_null(TypeKind::VarBinary(strata_spec::types::MAX_LENGTH));
@@ -210,14 +218,12 @@ fn map_array(
     value: &DataType,
 ) -> Result<ArrayRef> {
     let ArrowType::Map(entries_field, sorted) = target.clone() else {
-        return Err(Error::Unsupported(format!(
-            "{data_type} is not an Arrow map"
-        )));
+        return Err(ErrorDetail::Unsupported(format!("{data_type} is not an Arrow map")).into());
     };
     let ArrowType::Struct(entry_fields) = entries_field.data_type().clone() else {
-        return Err(Error::Unsupported(format!(
-            "{data_type}: map entries are not a struct"
-        )));
+        return Err(
+            ErrorDetail::Unsupported(format!("{data_type}: map entries are not a struct")).into(),
+        );
     };
     let mut keys = Vec::new();
     let mut vals = Vec::new();
@@ -231,26 +237,28 @@ fn map_array(
                 valid.push(true);
                 for (k, x) in entries {
                     if *k == Value::Null {
-                        return Err(Error::InvalidArgument(format!(
+                        return Err(ErrorDetail::InvalidArgument(format!(
                             "a key of a {data_type} value is NULL (map keys are NOT NULL)"
-                        )));
+                        ))
+                        .into());
                     }
                     keys.push(k.clone());
                     vals.push(x.clone());
                 }
             }
             other => {
-                return Err(Error::InvalidArgument(format!(
+                return Err(ErrorDetail::InvalidArgument(format!(
                     "value {other:?} does not match type {data_type}"
-                )))
+                ))
+                .into())
             }
         }
         offsets.push(offset(keys.len())?);
     }
     if entry_fields.len() != 2 {
-        return Err(Error::Unsupported(format!(
-            "{data_type} does not match {target}"
-        )));
+        return Err(
+            ErrorDetail::Unsupported(format!("{data_type} does not match {target}")).into(),
+        );
     }
     let key_array = build(
         &keys,
@@ -297,9 +305,10 @@ fn nulls(valid: &[bool]) -> Option<NullBuffer> {
 
 fn offset(len: usize) -> Result<i32> {
     i32::try_from(len).map_err(|_| {
-        Error::InvalidArgument(format!(
+        ErrorDetail::InvalidArgument(format!(
             "{len} nested values do not fit in an Arrow list (i32 offsets)"
         ))
+        .into()
     })
 }
 

@@ -13,6 +13,7 @@ use strata_spec::Datum;
 
 use super::nested::{self, NestedSpec};
 use super::numeric::{self, Op};
+use crate::error::ErrorDetail;
 use crate::lsm::merge::util::{compare_values, field_key, opt_bool};
 use crate::lsm::merge::Value;
 use crate::{Error, Result};
@@ -110,9 +111,11 @@ impl FieldAggregator {
         options: &CoreOptions,
     ) -> Result<Self> {
         let agg_key = field_key(column, "aggregate-function");
-        let bad = |message: String| Error::InvalidOption {
-            key: agg_key.clone(),
-            message,
+        let bad = |message: String| {
+            Error::from(ErrorDetail::InvalidOption {
+                key: agg_key.clone(),
+                message,
+            })
         };
         if !FUNCTION_NAMES.contains(&function) {
             return Err(bad(format!(
@@ -125,13 +128,14 @@ impl FieldAggregator {
         let ignore_key = field_key(column, "ignore-retract");
         let ignore_retract = opt_bool(options, &ignore_key, false)?;
         if remove_on_delete && ignore_retract {
-            return Err(Error::InvalidOption {
+            return Err(ErrorDetail::InvalidOption {
                 key: ignore_key.clone(),
                 message: format!(
                     "aggregation.remove-record-on-delete and {ignore_key} have conflicting \
                      behavior so should not be enabled at the same time."
                 ),
-            });
+            }
+            .into());
         }
         let check = |ok: bool, message: String| if ok { Ok(()) } else { Err(bad(message)) };
         let kind = match function {
@@ -239,10 +243,10 @@ impl FieldAggregator {
                         "Data type for {what} column must be 'VarBinaryType' but was '{data_type}'."
                     ),
                 )?;
-                return Err(Error::Unsupported(format!(
+                return Err(ErrorDetail::Unsupported(format!(
                     "aggregate function '{function}' (column {column}): its serialized sketch/bitmap \
                      format is not implemented"
-                )));
+                )).into());
             }
             other => return Err(bad(format!("Use unsupported aggregation: {other}"))),
         };
@@ -255,10 +259,11 @@ impl FieldAggregator {
     }
 
     fn arith_error(&self, message: String) -> Error {
-        Error::InvalidArgument(format!(
+        ErrorDetail::InvalidArgument(format!(
             "aggregate function '{}' on column {}: {message}",
             self.function, self.column
         ))
+        .into()
     }
 
     /// `acc ⊕ input` for an add record. `initialized` is the per-key flag of the first_*
@@ -396,12 +401,13 @@ impl FieldAggregator {
             MergeMap => nested::merge_map_retract(acc, input),
             NestedUpdate(spec) => spec.retract(acc, input).map_err(|m| self.arith_error(m))?,
             _ => {
-                return Err(Error::Unsupported(format!(
+                return Err(ErrorDetail::Unsupported(format!(
                     "Aggregate function '{}' does not support retraction, If you allow this \
                      function to ignore retraction messages, you can configure \
                      'fields.{}.ignore-retract'='true'.",
                     self.function, self.column
-                )))
+                ))
+                .into())
             }
         })
     }

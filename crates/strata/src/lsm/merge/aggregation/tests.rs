@@ -8,6 +8,7 @@ use strata_spec::types::{DataField, DataType, TypeKind, MAX_LENGTH};
 use strata_spec::Datum;
 
 use super::*;
+use crate::error::ErrorDetail;
 
 fn int(v: i32) -> Value {
     Value::Scalar(Datum::Int(v))
@@ -392,7 +393,7 @@ fn unknown_sketch_and_conflicting_options() {
         "{err}"
     );
     let err = agg(DataType::bytes(), "rbm32", &[]).unwrap_err();
-    assert!(matches!(err, crate::Error::Unsupported(_)), "{err}");
+    assert!(matches!(err.detail(), ErrorDetail::Unsupported(_)), "{err}");
     assert!(err.to_string().contains("rbm32"));
     let err = agg(ty(TypeKind::Int), "hll_sketch", &[]).unwrap_err();
     assert!(err.to_string().contains("VarBinaryType"), "{err}");
