@@ -59,5 +59,5 @@ mod lsm;
 /// Table directory layout, schema and snapshot managers, manifest I/O.
 mod meta;
 
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Error, ErrorContext, ErrorKind, ReportedError, Result};
 pub use strata_spec as spec;

@@ -38,6 +38,7 @@ use strata_spec::snapshot::CommitKind;
 
 pub use overwrite::OverwriteScope;
 
+use crate::error::{ReportedError, ResultExt};
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -274,7 +275,19 @@ impl TableCommit {
             .await
     }
 
+    /// Every commit path goes through here: an error names the table in its context.
     async fn commit_messages_as(
+        &self,
+        identifier: i64,
+        messages: Vec<CommitMessage>,
+        overwrite: Option<OverwriteScope>,
+    ) -> Result<Committed> {
+        self.commit_messages_impl(identifier, messages, overwrite)
+            .await
+            .with_table(self.table.identifier())
+    }
+
+    async fn commit_messages_impl(
         &self,
         identifier: i64,
         messages: Vec<CommitMessage>,
@@ -352,8 +365,9 @@ impl TableCommit {
                         // only a missed optimisation (the next write compacts again), and an
                         // error here would invite the caller to delete committed files.
                         Some(_) => {
-                            out.compact_error = Some(format!(
-                                "{e}; the compaction was abandoned and its files removed"
+                            out.compact_error = Some(ReportedError::new(
+                                &e,
+                                "; the compaction was abandoned and its files removed",
                             ))
                         }
                         None => {
@@ -382,7 +396,9 @@ impl TableCommit {
             // Snapshot expiry after every successful commit, as Java does (not for
             // `write-only`); the commit has landed, so a failure is reported, not returned.
             if let Err(e) = crate::maintenance::expire_after_commit(&self.table).await {
-                out.expire_error = Some(format!("snapshot expiry after the commit failed: {e}"));
+                out.expire_error = Some(
+                    ReportedError::new(&e, "").after("snapshot expiry after the commit failed: "),
+                );
             }
         }
         Ok(out)
@@ -460,10 +476,11 @@ impl TableCommit {
             }
             .into()),
             Err(e) => {
-                out.compact_error = Some(format!(
-                    "{}; compacting the new level-0 files again failed too: {e}",
-                    out.compact_error.take().unwrap_or_default()
-                ));
+                let earlier = out.compact_error.take().map(|r| r.to_string());
+                out.compact_error = Some(ReportedError::new(&e, "").after(&format!(
+                    "{}; compacting the new level-0 files again failed too: ",
+                    earlier.unwrap_or_default()
+                )));
                 Ok(())
             }
         }
@@ -532,14 +549,14 @@ pub struct Committed {
     /// The COMPACT snapshot of the compaction result.
     pub compact: Option<i64>,
     /// Why the compaction did not land after the data was committed (a concurrent commit
-    /// removed one of its input files, ...).
-    pub compact_error: Option<String>,
+    /// removed one of its input files, ...): the error's kind, message and context.
+    pub compact_error: Option<ReportedError>,
     /// [`TableCommit::commit_identified`] found this identifier committed already; nothing
     /// was committed again.
     pub already_committed: bool,
     /// Why the snapshot expiry that runs after a successful commit failed (the commit itself
-    /// landed; see `crate::maintenance::expire`).
-    pub expire_error: Option<String>,
+    /// landed; see `crate::maintenance::expire`): the error's kind, message and context.
+    pub expire_error: Option<ReportedError>,
     /// How many times the compaction of this commit's level-0 files was planned again on a
     /// newer snapshot after the writer's compaction did not land (lookup tables; see
     /// `TableCommit::commit_messages`).

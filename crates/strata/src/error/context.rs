@@ -1,9 +1,10 @@
 //! [`ErrorContext`]: the structured part of an error — which table, partition, bucket, file,
 //! option and snapshot it concerns — so a caller reads them as fields instead of parsing the
 //! message. A detail's own fields fill it when the error is made; the boundaries that know more
-//! (a table's scan, read, write and commit; the format readers; option validation; snapshot
-//! loading) add the rest with [`ResultExt`]. The first value set for a field wins: the
-//! innermost boundary is the most specific.
+//! (a table's scan, read, write and commit; the format readers; snapshot loading) add the
+//! rest with [`ResultExt`]; a bucket's writer adds partition and bucket, the refusal of an
+//! unsupported option its key. The first value set for a field wins: the innermost boundary
+//! is the most specific.
 
 use std::fmt::{self, Display};
 
@@ -118,14 +119,8 @@ impl Display for ErrorContext {
 pub(crate) trait ResultExt<T> {
     /// The table the failed operation ran on.
     fn with_table(self, table: impl Display) -> Result<T, Error>;
-    /// The partition the failed operation concerned.
-    fn with_partition(self, partition: impl Display) -> Result<T, Error>;
-    /// The bucket the failed operation concerned.
-    fn with_bucket(self, bucket: i32) -> Result<T, Error>;
     /// The file the failed operation read or wrote.
     fn with_file(self, file: impl Display) -> Result<T, Error>;
-    /// The option whose value was being validated.
-    fn with_option(self, key: impl Display) -> Result<T, Error>;
     /// The snapshot being loaded or read.
     fn with_snapshot(self, snapshot: i64) -> Result<T, Error>;
 }
@@ -134,17 +129,8 @@ impl<T, E: Into<Error>> ResultExt<T> for Result<T, E> {
     fn with_table(self, table: impl Display) -> Result<T, Error> {
         self.map_err(|e| e.into().with_table(table))
     }
-    fn with_partition(self, partition: impl Display) -> Result<T, Error> {
-        self.map_err(|e| e.into().with_partition(partition))
-    }
-    fn with_bucket(self, bucket: i32) -> Result<T, Error> {
-        self.map_err(|e| e.into().with_bucket(bucket))
-    }
     fn with_file(self, file: impl Display) -> Result<T, Error> {
         self.map_err(|e| e.into().with_file(file))
-    }
-    fn with_option(self, key: impl Display) -> Result<T, Error> {
-        self.map_err(|e| e.into().with_option(key))
     }
     fn with_snapshot(self, snapshot: i64) -> Result<T, Error> {
         self.map_err(|e| e.into().with_snapshot(snapshot))

@@ -260,8 +260,8 @@ impl ErrorDetail {
                 c.snapshot = Some(*snapshot);
             }
             D::InvalidOption { key, .. } => c.option = Some(key.clone()),
-            D::Spec(_)
-            | D::Arrow { .. }
+            D::Spec(e) => c.option = spec_option(e),
+            D::Arrow { .. }
             | D::DatabaseNotFound(_)
             | D::DatabaseAlreadyExists(_)
             | D::DatabaseNotEmpty(_)
@@ -288,6 +288,22 @@ fn spec_kind(e: &SpecError) -> ErrorKind {
         | SpecError::Json { .. }
         | SpecError::Avro { .. }
         | SpecError::Unsupported(_) => ErrorKind::InvalidInput,
+    }
+}
+
+/// The option a format-layer error is about: its convention for a bad option value is the
+/// context ``table option `<key>` `` (`strata_spec::options::validate`).
+fn spec_option(e: &SpecError) -> Option<String> {
+    match e {
+        SpecError::Invalid { context, .. } => context
+            .strip_prefix("table option `")
+            .and_then(|rest| rest.strip_suffix('`'))
+            .map(str::to_string),
+        SpecError::Json { .. }
+        | SpecError::Avro { .. }
+        | SpecError::Unsupported(_)
+        | SpecError::ColumnNotFound { .. }
+        | SpecError::ColumnAlreadyExists { .. } => None,
     }
 }
 

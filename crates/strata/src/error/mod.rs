@@ -237,7 +237,8 @@ impl Error {
         self
     }
 
-    /// The detail, for strata's own decisions on what went wrong.
+    /// The detail (strata's own tests check which one an error is).
+    #[cfg(test)]
     pub(crate) fn detail(&self) -> &ErrorDetail {
         &self.inner.detail
     }

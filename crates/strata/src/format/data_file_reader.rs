@@ -31,7 +31,7 @@ use super::parquet_reader::{
     ParquetReadOptions,
 };
 use super::read_hints::{ReadHints, ReadMetrics};
-use crate::error::ErrorDetail;
+use crate::error::{ErrorDetail, ResultExt};
 use crate::io::FileIO;
 use crate::{Error, Result};
 
@@ -71,8 +71,23 @@ impl DataFileFormat {
 }
 
 /// Reads a data file of any format as batches of `read_fields`, where `data_fields` is the
-/// schema the file was written with (see the module docs).
+/// schema the file was written with (see the module docs). Every error, opening or decoding,
+/// names the file in its context ([`crate::Error::file`]).
 pub(crate) async fn read_data_file(
+    io: &FileIO,
+    path: &Path,
+    data_fields: &[DataField],
+    read_fields: &[DataField],
+    options: ParquetReadOptions,
+) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+    let display = io.display(path);
+    let batches = open_data_file(io, path, data_fields, read_fields, options)
+        .await
+        .with_file(&display)?;
+    Ok(batches.map(move |b| b.with_file(&display)).boxed())
+}
+
+async fn open_data_file(
     io: &FileIO,
     path: &Path,
     data_fields: &[DataField],

@@ -11,7 +11,6 @@ use crate::catalog::{FileSystemCatalog, Identifier};
 use crate::commit::{attach_index_changes, TableCommit};
 use crate::error::ErrorDetail;
 use crate::table::Table;
-use crate::Error;
 
 async fn table(options: &str, partitioned: bool) -> Table {
     let catalog = FileSystemCatalog::open("memory://index-tests").unwrap();

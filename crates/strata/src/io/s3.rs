@@ -118,10 +118,13 @@ pub(crate) fn build(
 ) -> Result<(Arc<dyn ObjectStore>, S3Target)> {
     for key in options.keys() {
         if key.starts_with("s3.") && !OPTION_KEYS.contains(&key.as_str()) {
-            return Err(ErrorDetail::InvalidArgument(format!(
-                "unknown catalog option {key} (S3 options: {})",
-                OPTION_KEYS.join(", ")
-            ))
+            return Err(ErrorDetail::InvalidOption {
+                key: key.clone(),
+                message: format!(
+                    "unknown catalog option {key} (S3 options: {})",
+                    OPTION_KEYS.join(", ")
+                ),
+            }
             .into());
         }
     }
@@ -157,9 +160,10 @@ pub(crate) fn build(
     }
     if let Some(v) = opt("s3.max-retries") {
         retry.max_retries = v.parse().map_err(|_| {
-            Error::from(ErrorDetail::InvalidArgument(format!(
-                "catalog option s3.max-retries={v}: expected a whole number"
-            )))
+            Error::from(ErrorDetail::InvalidOption {
+                key: "s3.max-retries".into(),
+                message: format!("catalog option s3.max-retries={v}: expected a whole number"),
+            })
         })?;
     }
     builder = builder.with_retry(retry);
@@ -213,9 +217,10 @@ fn parse_bool(key: &str, v: &str) -> Result<bool> {
     match v.to_ascii_lowercase().as_str() {
         "true" => Ok(true),
         "false" => Ok(false),
-        _ => Err(ErrorDetail::InvalidArgument(format!(
-            "catalog option {key}={v}: expected true or false"
-        ))
+        _ => Err(ErrorDetail::InvalidOption {
+            key: key.to_string(),
+            message: format!("catalog option {key}={v}: expected true or false"),
+        }
         .into()),
     }
 }

@@ -6,7 +6,7 @@
 
 use strata_spec::snapshot::{format_hint, parse_hint, Snapshot};
 
-use crate::error::ErrorDetail;
+use crate::error::{ErrorDetail, ResultExt};
 use crate::io::FileIO;
 use crate::meta::TablePaths;
 use crate::{Error, Result};
@@ -78,8 +78,13 @@ impl SnapshotManager {
         Ok(self.list_ids().await?.first().copied())
     }
 
-    /// Snapshot `id`, or `ErrorDetail::SnapshotNotFound`.
+    /// Snapshot `id`, or `ErrorDetail::SnapshotNotFound`; any error names the snapshot in its
+    /// context ([`crate::Error::snapshot`]).
     pub async fn snapshot(&self, id: i64) -> Result<Snapshot> {
+        self.load_snapshot(id).await.with_snapshot(id)
+    }
+
+    async fn load_snapshot(&self, id: i64) -> Result<Snapshot> {
         let path = self.paths.snapshot_file(id);
         let Some(bytes) = self.io.get_opt(&path).await? else {
             return Err(ErrorDetail::SnapshotNotFound {

@@ -44,7 +44,7 @@ use futures::StreamExt;
 use strata_spec::manifest::DataFileMeta;
 use strata_spec::DataField;
 
-use crate::error::ErrorDetail;
+use crate::error::{ErrorDetail, ResultExt};
 use crate::expr::{BoundPredicate, Predicate};
 use crate::format::page_pruning::StatsPruning;
 use crate::format::parquet_reader::{ParquetReadOptions, PushedRowFilter};
@@ -210,8 +210,18 @@ impl TableRead {
         })
     }
 
-    /// Streams the rows of `splits` as Arrow batches.
+    /// Streams the rows of `splits` as Arrow batches. Every error, opening or reading, names
+    /// the table in its context.
     pub fn to_stream(
+        &self,
+        splits: Vec<DataSplit>,
+    ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+        let table = self.table.identifier().to_string();
+        let batches = self.open_stream(splits).with_table(&table)?;
+        Ok(batches.map(move |b| b.with_table(&table)).boxed())
+    }
+
+    fn open_stream(
         &self,
         splits: Vec<DataSplit>,
     ) -> Result<BoxStream<'static, Result<RecordBatch>>> {

@@ -62,7 +62,7 @@ use entries::{read_live_entries, CacheUse, EntrySelection};
 pub(crate) use start::latest_compacted;
 
 use crate::cache::Cache;
-use crate::error::ErrorDetail;
+use crate::error::{ErrorDetail, ResultExt};
 use crate::expr::{BoundPredicate, Predicate};
 use crate::table::Table;
 use crate::{Error, Result};
@@ -274,9 +274,13 @@ impl TableScan {
         self
     }
 
+    /// Plans the scan: the splits to read. An error names the table in its context.
     pub async fn plan(&self) -> Result<Plan> {
         let started = Instant::now();
-        let mut plan = self.plan_inner().await?;
+        let mut plan = self
+            .plan_inner()
+            .await
+            .with_table(self.table.identifier())?;
         plan.metrics.planning_micros = started.elapsed().as_micros() as u64;
         Ok(plan)
     }

@@ -90,9 +90,15 @@ impl Table {
                 ErrorDetail::Unsupported(format!("altering table {id}: {m}")).into()
             }
             SpecError::Invalid { context, message } if context.starts_with("table option") => {
+                // The key alone (the spec layer's context is ``table option `<key>` ``), so
+                // the message reads "invalid option `bucket`: ..." and `Error::option` is the key.
+                let key = context
+                    .strip_prefix("table option ")
+                    .unwrap_or(&context)
+                    .to_string();
                 ErrorDetail::InvalidOption {
-                    key: context,
-                    message: format!("altering table {id}: {message}"),
+                    key: key.trim_matches('`').to_string(),
+                    message: format!("altering table {id}: {key}: {message}"),
                 }
                 .into()
             }

@@ -250,6 +250,16 @@ impl Table {
         Ok(self.inner.partition_computer.partition_path(&values))
     }
 
+    /// `e` with the partition (as `k=v,...` text; left out for an unpartitioned table) and the
+    /// bucket it happened in, as its context.
+    pub(crate) fn error_in_bucket(&self, e: Error, partition: &BinaryRow, bucket: i32) -> Error {
+        let e = e.with_bucket(bucket);
+        match self.partition_text(partition) {
+            Ok(text) if !text.is_empty() => e.with_partition(text),
+            _ => e,
+        }
+    }
+
     /// `k=v,k2=v2` text of a partition row, for messages.
     pub fn partition_text(&self, partition: &BinaryRow) -> Result<String> {
         let values = partition.to_datums(&self.schema().partition_type().types())?;
@@ -285,13 +295,16 @@ pub fn refuse_unsupported_options(
             )
         })
         .collect();
-    Err(ErrorDetail::Unsupported(format!(
+    let err = Error::from(ErrorDetail::Unsupported(format!(
         "{what}: strata does not implement {} {}, so it refuses rather than ignores {}",
         if list.len() == 1 { "option" } else { "options" },
         list.join("; "),
         if list.len() == 1 { "it" } else { "them" }
-    ))
-    .into())
+    )));
+    Err(match refused.as_slice() {
+        [(key, _)] => err.with_option(key),
+        _ => err,
+    })
 }
 
 /// Checks a new table's options: unknown keys and bad values are rejected with the key named,

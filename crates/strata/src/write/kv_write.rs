@@ -538,10 +538,12 @@ impl KvWrite {
                 .writers
                 .get_mut(&key)
                 .expect("key was taken from the map");
+            let table = &self.table;
+            let in_bucket = |e| table.error_in_bucket(e, &key.0, key.1);
             if full {
-                w.compact(true).await?;
+                w.compact(true).await.map_err(in_bucket)?;
             }
-            let mut inc = w.prepare_commit(true).await?;
+            let mut inc = w.prepare_commit(true).await.map_err(in_bucket)?;
             metrics.extend(inc.metrics);
             let compact_index_changes = match inc.deletion_vectors.take() {
                 Some(vectors) => {

@@ -29,7 +29,7 @@ use strata_spec::binary_row::BinaryRow;
 use strata_spec::kv::RowKind;
 
 use crate::commit::CommitMessage;
-use crate::error::ErrorDetail;
+use crate::error::{ErrorDetail, ResultExt};
 use crate::format::arrow_types::to_arrow_schema;
 use crate::format::convert::{cast_batch_with_defaults, ColumnDefaults};
 use crate::table::Table;
@@ -204,14 +204,18 @@ impl TableWrite {
     /// `-D` rows, `ignore-update-before` `-U` rows; an append table refuses a `-U` or `-D` row
     /// left after that (it stores rows, not changes), as Java's `AppendOnlyFileStoreTable`.
     pub async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        self.write_impl(batch, None).await
+        self.write_impl(batch, None)
+            .await
+            .with_table(self.table.identifier())
     }
 
     /// Writes one batch with an explicit row kind per row (`+I`, `-U`, `+U`, `-D`); the kinds
     /// override the `rowkind.field` column and go through the same filter and refusal as
     /// [`Self::write`]'s (an append table takes `+I` and `+U` rows only).
     pub async fn write_with_kinds(&mut self, batch: &RecordBatch, kinds: &[RowKind]) -> Result<()> {
-        self.write_impl(batch, Some(kinds)).await
+        self.write_impl(batch, Some(kinds))
+            .await
+            .with_table(self.table.identifier())
     }
 
     async fn write_impl(&mut self, batch: &RecordBatch, kinds: Option<&[RowKind]>) -> Result<()> {
@@ -296,6 +300,12 @@ impl TableWrite {
 
     /// Closes all open files and returns the new files per (partition, bucket).
     pub async fn prepare_commit(&mut self) -> Result<Vec<CommitMessage>> {
+        self.prepare_commit_impl()
+            .await
+            .with_table(self.table.identifier())
+    }
+
+    async fn prepare_commit_impl(&mut self) -> Result<Vec<CommitMessage>> {
         if let Some(kv) = &mut self.kv {
             return kv.prepare_commit(&mut self.compaction_metrics).await;
         }
@@ -308,7 +318,10 @@ impl TableWrite {
                 .writers
                 .get_mut(&key)
                 .expect("key was taken from the map");
-            let files = w.prepare_commit().await?;
+            let files = w
+                .prepare_commit()
+                .await
+                .map_err(|e| self.table.error_in_bucket(e, &key.0, key.1))?;
             if !files.is_empty() {
                 out.push(CommitMessage {
                     new_files: files,
@@ -324,6 +337,16 @@ impl TableWrite {
     /// table's normal picking). The result is part of the next [`Self::prepare_commit`], whose
     /// commit then writes a COMPACT snapshot. Returns the number of buckets visited.
     pub async fn compact(
+        &mut self,
+        select: &(dyn Fn(&BinaryRow, i32) -> bool + Sync),
+        full: bool,
+    ) -> Result<usize> {
+        self.compact_impl(select, full)
+            .await
+            .with_table(self.table.identifier())
+    }
+
+    async fn compact_impl(
         &mut self,
         select: &(dyn Fn(&BinaryRow, i32) -> bool + Sync),
         full: bool,

@@ -11,7 +11,7 @@ use arrow_array::{Int64Array, RecordBatch};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
 use strata::commit::OverwriteScope;
 use strata::table::Table;
-use strata::{Error, ErrorKind};
+use strata::ErrorKind;
 use strata_spec::snapshot::CommitKind;
 
 fn ids(ids: &[i64]) -> RecordBatch {

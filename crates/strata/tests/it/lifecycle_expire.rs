@@ -557,6 +557,6 @@ async fn a_failing_expiry_after_a_commit_is_reported_not_returned() {
         .expect("the commit itself succeeds");
     assert_eq!(c.append, Some(2));
     let e = c.expire_error.expect("the expiry failure is reported");
-    assert!(e.contains("consumer-broken"), "{e}");
+    assert!(e.message().contains("consumer-broken"), "{e}");
     assert_eq!(rows(&t, None).await.len(), 20);
 }
