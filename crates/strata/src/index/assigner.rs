@@ -70,6 +70,10 @@ pub struct DynamicBucketOptions {
 }
 
 impl DynamicBucketOptions {
+    /// Reads and validates the table's `dynamic-bucket.target-row-num` (positive),
+    /// `dynamic-bucket.max-buckets` (-1, or 1 to 32,767) and
+    /// `dynamic-bucket.initial-buckets` (1 to 32,767); a value out of range is
+    /// [`Error::InvalidOption`].
     pub fn from_table(table: &Table) -> Result<Self> {
         let opts = table.options();
         let target_row_num = opts.dynamic_bucket_target_row_num()?;
@@ -190,6 +194,7 @@ impl DynamicBucketAssigner {
         })
     }
 
+    /// The dynamic-bucket settings this assigner was created with.
     #[cfg_attr(not(feature = "unstable"), allow(dead_code))] // strata::unstable only
     pub fn options(&self) -> DynamicBucketOptions {
         self.options

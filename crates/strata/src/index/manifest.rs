@@ -43,6 +43,8 @@ pub struct IndexManifestStore {
 }
 
 impl IndexManifestStore {
+    /// The index manifest store of `table`, writing with its `manifest.compression` (and
+    /// `file.compression.zstd-level`); an invalid codec is [`Error::InvalidOption`].
     pub fn new(table: &Table) -> Result<Self> {
         let opts = table.options();
         let compression = ManifestCompression::from_options(
