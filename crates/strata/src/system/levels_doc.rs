@@ -18,7 +18,9 @@ use crate::{Error, Result};
 pub struct LevelsDoc {
     /// `db.table`.
     pub table: String,
+    /// The snapshot drawn (Java's `Snapshot.id`).
     pub snapshot_id: i64,
+    /// One panel per selected (partition, bucket), in partition then bucket order.
     pub panels: Vec<BucketPanel>,
 }
 
@@ -27,7 +29,10 @@ pub struct LevelsDoc {
 pub struct BucketPanel {
     /// `k=v,k2=v2`; empty for an unpartitioned table.
     pub partition: String,
+    /// The bucket (`bucket-N` directory).
     pub bucket: i32,
+    /// The bucket's live data files (empty for a selected fixed bucket without files), in the
+    /// order of [`crate::system::live_files`]: level, min key, file name.
     pub files: Vec<FileBox>,
 }
 
@@ -45,15 +50,26 @@ pub enum Source {
 /// One data file.
 #[derive(Clone, Debug)]
 pub struct FileBox {
+    /// The data file's name (Java `DataFileMeta.fileName`).
     pub file_name: String,
+    /// The LSM level the file is at (Java `DataFileMeta.level`; level-0 files may overlap).
     pub level: i32,
+    /// The file's size in bytes (Java `DataFileMeta.fileSize`).
     pub file_size: i64,
+    /// Records in the file, deletes included (Java `DataFileMeta.rowCount`).
     pub row_count: i64,
+    /// The file's smallest primary key (Java `DataFileMeta.minKey`).
     pub min_key: Key,
+    /// The file's largest primary key (Java `DataFileMeta.maxKey`).
     pub max_key: Key,
+    /// The smallest `_SEQUENCE_NUMBER` in the file (Java `DataFileMeta.minSequenceNumber`).
     pub min_sequence_number: i64,
+    /// The largest `_SEQUENCE_NUMBER` in the file (Java `DataFileMeta.maxSequenceNumber`).
     pub max_sequence_number: i64,
+    /// Retract records (`-U`, `-D`) in the file (Java `DataFileMeta.deleteRowCount`); `None`
+    /// when the writer did not record it.
     pub delete_row_count: Option<i64>,
+    /// Whether a flush or a compaction wrote the file (Java `DataFileMeta.fileSource`).
     pub source: Source,
 }
 
@@ -62,6 +78,8 @@ pub struct FileBox {
 pub struct Key {
     /// One cell per key column; empty for files without keys (append tables).
     pub cells: Vec<KeyCell>,
+    /// The key as text: the value for one column, `(a, b)` for several, `()` without key
+    /// columns, `?` when undecodable (see [`key_text`]).
     pub label: String,
 }
 
@@ -69,11 +87,18 @@ pub struct Key {
 /// DECIMAL (unscaled) values, which order and space like their numbers.
 #[derive(Clone, Debug)]
 pub enum KeyCell {
+    /// SQL NULL.
     Null,
+    /// A BOOLEAN.
     Bool(bool),
+    /// An integer, DATE (days), TIME (ms of the day), TIMESTAMP (ns since the epoch) or DECIMAL
+    /// (unscaled) value.
     Int(i128),
+    /// A FLOAT or DOUBLE.
     Float(f64),
+    /// A CHAR or VARCHAR.
     Text(String),
+    /// A BINARY or VARBINARY.
     Bytes(Vec<u8>),
 }
 
