@@ -19,16 +19,16 @@
 //! * Assigning a primary-key or partition column is refused (the row would move); so are
 //!   `UPDATE` on merge engines that cannot apply one and `DELETE` on engines that do not remove
 //!   rows on `-D` or tables that drop them (`ignore-delete`), with the same checks as
-//!   `UPDATE` / `DELETE` (see [`crate::sink`]). `first-row` and `aggregation` tables take no
+//!   `UPDATE` / `DELETE` (see [`super::rules`]). `first-row` and `aggregation` tables take no
 //!   MERGE at all (Spark's `RowLevelOp.MergeInto`): an `INSERT` of a key the table holds would be
 //!   dropped or aggregated into the stored row.
 //! * Every `UPDATE` and `DELETE` change is checked against the target row it changes under the
-//!   table's merge engine ([`crate::row_effect`]): a change that would not take effect
+//!   table's merge engine ([`super::row_effect`]): a change that would not take effect
 //!   (`partial-update` and NULL, aggregate functions, sequence groups, `sequence.field`) fails
 //!   the statement before its commit.
 //!
 //! Append tables are refused: their MERGE needs a copy-on-write rewrite of the matched files
-//! joined with the source, which strata does only for `UPDATE` / `DELETE` (see [`crate::cow`]).
+//! joined with the source, which strata does only for `UPDATE` / `DELETE` (see [`super::cow`]).
 
 use std::sync::Arc;
 
@@ -44,10 +44,11 @@ use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::ExecutionPlan;
 use strata::spec::kv::RowKind;
 
+use super::row_effect::{RowEffectCheck, OLD_PREFIX};
+use super::rules;
+use super::sink::{self, SinkMode, ROW_KIND_COLUMN};
+use super::target::DmlTarget;
 use crate::error::plan_error;
-use crate::row_effect::{RowEffectCheck, OLD_PREFIX};
-use crate::sink::{self, SinkMode, ROW_KIND_COLUMN};
-use crate::table::StrataTable;
 
 const TARGET_MARK: &str = "__strata_merge_target";
 const SOURCE_MARK: &str = "__strata_merge_source";
@@ -55,14 +56,14 @@ const SOURCE_SCAN: &str = "__strata_merge_using";
 
 /// The plan of one `MERGE INTO` statement (see the module doc).
 pub(crate) async fn merge_into(
-    provider: &StrataTable,
+    target: &dyn DmlTarget,
     state: &dyn Session,
     source: Arc<dyn ExecutionPlan>,
     merge_schema: DFSchemaRef,
     on: Expr,
     clauses: Vec<MergeIntoClause>,
 ) -> Result<Arc<dyn ExecutionPlan>> {
-    let table = provider.table();
+    let table = target.table();
     if !table.is_primary_key_table() {
         return Err(plan_error(format!(
             "MERGE INTO {}: the table has no primary key; strata writes MERGE as row kinds of \
@@ -71,10 +72,10 @@ pub(crate) async fn merge_into(
             table.identifier()
         )));
     }
-    sink::check_mergeable(table)?;
-    check_clauses(provider, &clauses)?;
+    rules::check_mergeable(table)?;
+    check_clauses(target, &clauses)?;
 
-    let target_schema = provider.schema();
+    let target_schema = target.schema();
     let n_target = target_schema.fields().len();
     let target_ref: TableReference = merge_schema
         .qualified_field(0)
@@ -83,7 +84,7 @@ pub(crate) async fn merge_into(
         .ok_or_else(|| plan_error("MERGE INTO: the target columns have no qualifier"))?;
 
     // The target: every column under the statement's name for the table, and a marker.
-    let target_source = provider_as_source(Arc::new(provider.clone()));
+    let target_source = target.rows();
     let mut target_cols: Vec<Expr> = target_schema
         .fields()
         .iter()
@@ -239,16 +240,16 @@ fn insert_value(columns: &[String], values: &[Expr], name: &str, index: usize) -
 }
 
 /// The checks of `UPDATE` and `DELETE` (merge engine, key and partition columns), per clause.
-fn check_clauses(provider: &StrataTable, clauses: &[MergeIntoClause]) -> Result<()> {
-    let table = provider.table();
+fn check_clauses(target: &dyn DmlTarget, clauses: &[MergeIntoClause]) -> Result<()> {
+    let table = target.table();
     let schema = table.schema();
     for clause in clauses {
         match &clause.action {
-            MergeIntoAction::Delete => sink::check_deletable(table, "MERGE INTO")?,
+            MergeIntoAction::Delete => rules::check_deletable(table, "MERGE INTO")?,
             MergeIntoAction::Update(assignments) => {
-                sink::check_updatable(table, "MERGE INTO")?;
+                rules::check_updatable(table, "MERGE INTO")?;
                 let names: Vec<&str> = assignments.iter().map(|(n, _)| n.as_str()).collect();
-                sink::check_assignments(table, "MERGE INTO", &names)?;
+                rules::check_assignments(table, "MERGE INTO", &names)?;
             }
             MergeIntoAction::Insert { columns, values } => {
                 if !columns.is_empty() && columns.len() != values.len() {

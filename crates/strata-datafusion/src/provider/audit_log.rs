@@ -9,7 +9,7 @@
 //! delete).
 //!
 //! With `incremental-between*` options (`"t$audit_log" /*+ OPTIONS('incremental-between' =
-//! '3,7') */`) the view reads the changes of that range instead ([`crate::incremental`]).
+//! '3,7') */`) the view reads the changes of that range instead ([`super::incremental`]).
 
 use std::sync::Arc;
 
@@ -26,8 +26,8 @@ use datafusion::physical_plan::ExecutionPlan;
 use strata::read::row_kinds::with_kind_column;
 use strata::table::Table;
 
+use super::scan::{ReadRequest, StrataScanExec};
 use crate::error::to_df;
-use crate::scan::{ReadRequest, StrataScanExec};
 
 /// The `t$audit_log` provider of one table (its newest snapshot at planning time).
 #[derive(Debug)]

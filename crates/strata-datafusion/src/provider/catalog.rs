@@ -15,10 +15,13 @@ use datafusion::common::{DataFusionError, Result};
 use datafusion::datasource::TableProvider;
 use strata::catalog::{FileSystemCatalog, Identifier};
 
+use super::options::TableOptions;
+use super::system_tables;
+use super::table::StrataTable;
 use crate::error::{plan_error, to_df};
-use crate::options::TableOptions;
-use crate::system_tables;
-use crate::table::StrataTable;
+
+/// The database unqualified names refer to until `USE db`, listed even before it exists.
+pub const DEFAULT_DATABASE: &str = "default";
 
 /// Runs `f` to completion from synchronous code: on the current tokio runtime when there is
 /// one (from a scoped thread, so a runtime worker is never blocked inside itself), else on a
@@ -51,7 +54,7 @@ where
 #[derive(Debug, Clone)]
 pub struct StrataCatalog {
     catalog: Arc<FileSystemCatalog>,
-    /// Per-statement tables of a [`crate::SqlSession`] (time travel, option hints): schema
+    /// Per-statement tables of a the SQL session (`SqlSession`) (time travel, option hints): schema
     /// [`REFS_SCHEMA`], never listed.
     refs: Option<Arc<MemorySchemaProvider>>,
 }
@@ -97,7 +100,7 @@ impl CatalogProvider for StrataCatalog {
             .ok()?
             .ok()?;
         // `default` always resolves (Paimon catalogs create it on first use).
-        (exists || name == crate::session::DEFAULT_DATABASE).then(|| {
+        (exists || name == DEFAULT_DATABASE).then(|| {
             Arc::new(StrataSchema::new(self.catalog.clone(), name)) as Arc<dyn SchemaProvider>
         })
     }
@@ -161,7 +164,7 @@ impl SchemaProvider for StrataSchema {
     }
 
     /// `t` is the table, `t$snapshots` etc. its system tables; `t$options...` never reaches
-    /// here: time travel and dynamic options are resolved by [`crate::SqlSession`].
+    /// here: time travel and dynamic options are resolved by the SQL session (`SqlSession`).
     async fn table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
         let (base, system) = match name.split_once('$') {
             Some((b, s)) => (b, Some(s)),
@@ -193,7 +196,7 @@ impl SchemaProvider for StrataSchema {
     }
 
     /// Tables are created with strata's DDL (`CREATE TABLE ... PRIMARY KEY ... PARTITIONED BY
-    /// ... WITH (...)` through [`crate::SqlSession`]), which knows keys and options.
+    /// ... WITH (...)` through the SQL session (`SqlSession`)), which knows keys and options.
     fn register_table(
         &self,
         name: String,

@@ -22,11 +22,10 @@ use datafusion::sql::sqlparser::ast::{
     SqlOption, Value, ValueWithSpan,
 };
 use strata::spec::schema::{ColumnMove, SchemaChange};
-use strata::spec::types::json::sql::parse_type_text;
 
-use crate::ddl::{name_parts, option_text};
+use super::ast::{column_type, name_parts, option_text, type_text};
+use super::context::SqlContext;
 use crate::error::{plan_error, to_df};
-use crate::session::SqlSession;
 
 fn options(list: &[SqlOption], changes: &mut Vec<SchemaChange>) -> Result<()> {
     for o in list {
@@ -55,11 +54,7 @@ fn options(list: &[SqlOption], changes: &mut Vec<SchemaChange>) -> Result<()> {
     Ok(())
 }
 
-fn sql_type(name: &str, text: &str) -> Result<strata::spec::DataType> {
-    parse_type_text(text).map_err(|e| plan_error(format!("column {name}: type {text}: {e}")))
-}
-
-pub(crate) async fn alter_table(session: &SqlSession, alter: &AlterTable) -> Result<DataFrame> {
+pub(crate) async fn alter_table(session: &SqlContext, alter: &AlterTable) -> Result<DataFrame> {
     let id = session.identifier(&name_parts(&alter.name))?;
     let mut changes = Vec::new();
     for op in &alter.operations {
@@ -70,7 +65,7 @@ pub(crate) async fn alter_table(session: &SqlSession, alter: &AlterTable) -> Res
                 ..
             } => {
                 let name = column_def.name.value.clone();
-                let mut t = sql_type(&name, &crate::ddl::type_text(&column_def.data_type))?;
+                let mut t = column_type(&name, &type_text(&column_def.data_type))?;
                 let mut comment = None;
                 for o in &column_def.options {
                     match &o.option {
@@ -118,10 +113,7 @@ pub(crate) async fn alter_table(session: &SqlSession, alter: &AlterTable) -> Res
                     AlterColumnOperation::SetDataType { data_type, .. } => {
                         changes.push(SchemaChange::UpdateColumnType {
                             field_names,
-                            new_data_type: sql_type(
-                                &column_name.value,
-                                &crate::ddl::type_text(data_type),
-                            )?,
+                            new_data_type: column_type(&column_name.value, &type_text(data_type))?,
                             keep_nullability: true,
                         })
                     }

@@ -1,6 +1,6 @@
 //! Per-query table options: time travel (`VERSION AS OF`, `TIMESTAMP AS OF`, Paimon's
 //! `scan.snapshot-id`, `scan.tag-name`, `scan.timestamp`, `scan.timestamp-millis`), incremental
-//! reads (`incremental-between`, … : [`crate::incremental`]) and other dynamic options (Java's `Table.copy(dynamicOptions)`, validated like table options: an
+//! reads (`incremental-between`, … : [`super::incremental`]) and other dynamic options (Java's `Table.copy(dynamicOptions)`, validated like table options: an
 //! option strata does not implement is refused, never ignored).
 
 use std::collections::BTreeMap;
@@ -11,9 +11,9 @@ use datafusion::datasource::TableProvider;
 use strata::maintenance::time_travel::TravelTarget;
 use strata::table::Table;
 
+use super::incremental::incremental_key;
+use super::table::StrataTable;
 use crate::error::{plan_error, to_df};
-use crate::incremental::incremental_key;
-use crate::table::StrataTable;
 
 /// Options that select the snapshot a query reads.
 pub const TRAVEL_KEYS: [&str; 4] = [
@@ -110,7 +110,7 @@ impl TableOptions {
     }
 
     /// `table` with these options: a time-travel provider if they name a snapshot, an
-    /// incremental read if they name a range ([`crate::incremental`]), with the other options
+    /// incremental read if they name a range ([`super::incremental`]), with the other options
     /// applied as dynamic options.
     pub async fn apply(&self, table: &Table) -> Result<Arc<dyn TableProvider>> {
         self.check_travel_or_incremental()?;
@@ -125,7 +125,7 @@ impl TableOptions {
         } else {
             table.with_dynamic_options(rest).map_err(to_df)?
         };
-        if let Some(incremental) = crate::incremental::provider(&table, false)? {
+        if let Some(incremental) = super::incremental::provider(&table, false)? {
             return Ok(Arc::new(incremental));
         }
         let provider = match self.travel_target()? {
@@ -155,9 +155,9 @@ impl TableOptions {
                 .with_dynamic_options(self.options.clone())
                 .map_err(to_df)?
         };
-        match crate::incremental::provider(&table, true)? {
+        match super::incremental::provider(&table, true)? {
             Some(incremental) => Ok(Arc::new(incremental)),
-            None => Ok(Arc::new(crate::audit_log::AuditLogTable::new(table)?)),
+            None => Ok(Arc::new(super::audit_log::AuditLogTable::new(table)?)),
         }
     }
 }

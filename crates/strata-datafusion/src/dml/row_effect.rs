@@ -28,7 +28,7 @@
 //! its commit with an error naming the row's key, the column, the option and why. Merge
 //! engines whose row-level statements can never lose (`deduplicate` without `sequence.field`)
 //! skip the check. The refusals that need no rows — `ignore-delete`, merge engines that take no
-//! UPDATE, DELETE or MERGE at all — are in [`crate::sink`] and [`crate::merge`].
+//! UPDATE, DELETE or MERGE at all — are in [`super::rules`] and [`super::merge`].
 
 use std::cmp::Ordering;
 use std::sync::Arc;

@@ -38,9 +38,9 @@ use strata::maintenance::{rollback, tag_ops};
 use strata::table::Table;
 use strata::write::CompactRequest;
 
-use crate::ddl::{name_parts, option_text};
+use super::ast::{name_parts, option_text};
+use super::context::SqlContext;
 use crate::error::{plan_error, to_df};
-use crate::session::SqlSession;
 
 /// The arguments of one call: named ones by name, positional ones by the procedure's order.
 struct Args {
@@ -229,14 +229,14 @@ fn batch(columns: Vec<(&str, ArrayRef)>) -> Result<RecordBatch> {
     )?)
 }
 
-async fn table_arg(session: &SqlSession, args: &Args) -> Result<Table> {
+async fn table_arg(session: &SqlContext, args: &Args) -> Result<Table> {
     let name = args.required("table")?;
     let parts: Vec<String> = name.split('.').map(|p| p.trim().to_string()).collect();
     let id = session.identifier(&parts)?;
     session.catalog().get_table(&id).await.map_err(to_df)
 }
 
-pub(crate) async fn call(session: &SqlSession, f: &Function) -> Result<DataFrame> {
+pub(crate) async fn call(session: &SqlContext, f: &Function) -> Result<DataFrame> {
     let parts = name_parts(&f.name);
     let name = match parts.as_slice() {
         [sys, p] if sys.eq_ignore_ascii_case("sys") => p.to_ascii_lowercase(),
@@ -264,7 +264,7 @@ pub(crate) async fn call(session: &SqlSession, f: &Function) -> Result<DataFrame
     session.result(result)
 }
 
-async fn compact(session: &SqlSession, f: &Function) -> Result<RecordBatch> {
+async fn compact(session: &SqlContext, f: &Function) -> Result<RecordBatch> {
     let args = Args::parse("sys.compact", f, &COMPACT)?;
     let table = table_arg(session, &args).await?;
     // Paimon's Spark `CompactProcedure`: without a strategy a batch compaction is a full one
@@ -339,7 +339,7 @@ async fn compact(session: &SqlSession, f: &Function) -> Result<RecordBatch> {
     ])
 }
 
-async fn expire_snapshots(session: &SqlSession, f: &Function) -> Result<RecordBatch> {
+async fn expire_snapshots(session: &SqlContext, f: &Function) -> Result<RecordBatch> {
     let args = Args::parse("sys.expire_snapshots", f, &EXPIRE_SNAPSHOTS)?;
     let table = table_arg(session, &args).await?;
     let mut config = ExpireConfig::from_table(&table).map_err(to_df)?;
@@ -371,7 +371,7 @@ async fn expire_snapshots(session: &SqlSession, f: &Function) -> Result<RecordBa
     )])
 }
 
-async fn create_tag(session: &SqlSession, f: &Function) -> Result<RecordBatch> {
+async fn create_tag(session: &SqlContext, f: &Function) -> Result<RecordBatch> {
     let args = Args::parse("sys.create_tag", f, &CREATE_TAG)?;
     let table = table_arg(session, &args).await?;
     let tag = args.required("tag")?;
@@ -391,7 +391,7 @@ async fn create_tag(session: &SqlSession, f: &Function) -> Result<RecordBatch> {
     )])
 }
 
-async fn delete_tag(session: &SqlSession, f: &Function) -> Result<RecordBatch> {
+async fn delete_tag(session: &SqlContext, f: &Function) -> Result<RecordBatch> {
     let args = Args::parse("sys.delete_tag", f, &DELETE_TAG)?;
     let table = table_arg(session, &args).await?;
     for tag in args.required("tag")?.split(',') {
@@ -405,7 +405,7 @@ async fn delete_tag(session: &SqlSession, f: &Function) -> Result<RecordBatch> {
     )])
 }
 
-async fn rollback_to(session: &SqlSession, f: &Function) -> Result<RecordBatch> {
+async fn rollback_to(session: &SqlContext, f: &Function) -> Result<RecordBatch> {
     let args = Args::parse("sys.rollback", f, &ROLLBACK)?;
     let table = table_arg(session, &args).await?;
     let previous = table.snapshot_manager().latest_id().await.map_err(to_df)?;
@@ -435,7 +435,7 @@ async fn rollback_to(session: &SqlSession, f: &Function) -> Result<RecordBatch> 
     ])
 }
 
-async fn remove_orphan_files(session: &SqlSession, f: &Function) -> Result<RecordBatch> {
+async fn remove_orphan_files(session: &SqlContext, f: &Function) -> Result<RecordBatch> {
     let args = Args::parse("sys.remove_orphan_files", f, &REMOVE_ORPHAN_FILES)?;
     let table = table_arg(session, &args).await?;
     let older_than = match args.get("older_than") {

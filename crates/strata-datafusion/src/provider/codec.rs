@@ -27,11 +27,11 @@ use strata::maintenance::time_travel::TravelTarget;
 use strata::scan::DataSplit;
 use strata::table::Table;
 
-use crate::catalog::block_on;
-use crate::codec_predicate::PredicateWire;
+use super::catalog::block_on;
+use super::codec_predicate::PredicateWire;
+use super::scan::{ReadRequest, StrataScanExec};
+use super::table::StrataTable;
 use crate::error::{plan_error, to_df};
-use crate::scan::{ReadRequest, StrataScanExec};
-use crate::table::StrataTable;
 
 /// Version of the serialized nodes written by this build.
 pub const CODEC_VERSION: u32 = 1;

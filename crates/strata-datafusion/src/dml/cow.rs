@@ -30,19 +30,15 @@ use arrow::compute::kernels::zip::zip;
 use arrow::compute::{cast, filter_record_batch, not, prep_null_mask_filter};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use datafusion::catalog::Session;
-use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DFSchema, Result};
-use datafusion::datasource::TableProvider;
 use datafusion::execution::TaskContext;
 use datafusion::logical_expr::expr_rewriter::unnormalize_col;
 use datafusion::logical_expr::utils::conjunction;
 use datafusion::logical_expr::Expr;
-use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
-use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
-use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_expr::PhysicalExpr;
+use datafusion::physical_plan::execution_plan::EmissionType;
 use datafusion::physical_plan::{
-    DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
-    ReplaceChildrenOptions, SendableRecordBatchStream,
+    DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties, SendableRecordBatchStream,
 };
 use futures::StreamExt;
 use strata::commit::CommitMessage;
@@ -50,8 +46,9 @@ use strata::expr::Predicate;
 use strata::scan::DataSplit;
 use strata::table::Table;
 
+use super::target::DmlTarget;
 use crate::error::{plan_error, to_df};
-use crate::table::StrataTable;
+use crate::leaf_exec::{self, leaf_plan_methods};
 
 /// What a rewrite does to the rows its condition selects.
 #[derive(Debug, Clone)]
@@ -63,31 +60,31 @@ enum Change {
 
 /// DELETE FROM an append table.
 pub(crate) async fn delete(
-    provider: &StrataTable,
+    target: &dyn DmlTarget,
     state: &dyn Session,
     filters: Vec<Expr>,
 ) -> Result<Arc<dyn ExecutionPlan>> {
-    plan(provider, state, filters, Vec::new(), "DELETE").await
+    plan(target, state, filters, Vec::new(), "DELETE").await
 }
 
 /// UPDATE of an append table.
 pub(crate) async fn update(
-    provider: &StrataTable,
+    target: &dyn DmlTarget,
     state: &dyn Session,
     assignments: Vec<(String, Expr)>,
     filters: Vec<Expr>,
 ) -> Result<Arc<dyn ExecutionPlan>> {
-    plan(provider, state, filters, assignments, "UPDATE").await
+    plan(target, state, filters, assignments, "UPDATE").await
 }
 
 async fn plan(
-    provider: &StrataTable,
+    target: &dyn DmlTarget,
     state: &dyn Session,
     filters: Vec<Expr>,
     assignments: Vec<(String, Expr)>,
     what: &'static str,
 ) -> Result<Arc<dyn ExecutionPlan>> {
-    let table = provider.table();
+    let table = target.table();
     let dv = table
         .schema()
         .options
@@ -101,10 +98,10 @@ async fn plan(
             table.identifier()
         )));
     }
-    let schema = provider.schema();
+    let schema = target.schema();
     let df_schema = DFSchema::try_from(schema.as_ref().clone())?;
     let filters: Vec<Expr> = filters.into_iter().map(unnormalize_col).collect();
-    let predicate = provider.predicate(&filters);
+    let predicate = target.predicate(&filters);
     let condition = match conjunction(filters) {
         Some(c) => Some(state.create_physical_expr(c, &df_schema)?),
         None => None,
@@ -160,19 +157,14 @@ impl CopyOnWriteExec {
             DataType::UInt64,
             false,
         )]));
-        let properties = PlanProperties::new(
-            EquivalenceProperties::new(out),
-            Partitioning::UnknownPartitioning(1),
-            EmissionType::Final,
-            Boundedness::Bounded,
-        );
+        let properties = leaf_exec::properties(out, 1, EmissionType::Final);
         CopyOnWriteExec {
             table,
             table_schema,
             predicate,
             condition,
             change,
-            properties: Arc::new(properties),
+            properties,
         }
     }
 }
@@ -183,11 +175,8 @@ impl DisplayAs for CopyOnWriteExec {
             Change::Delete => "delete",
             Change::Update(_) => "update",
         };
-        write!(
-            f,
-            "CopyOnWriteExec: table={}, {what}",
-            self.table.identifier()
-        )?;
+        leaf_exec::display_head(f, "CopyOnWriteExec", &self.table)?;
+        write!(f, ", {what}")?;
         if let Some(c) = &self.condition {
             write!(f, ", condition={c}")?;
         }
@@ -196,39 +185,7 @@ impl DisplayAs for CopyOnWriteExec {
 }
 
 impl ExecutionPlan for CopyOnWriteExec {
-    fn name(&self) -> &str {
-        "CopyOnWriteExec"
-    }
-
-    fn properties(&self) -> &Arc<PlanProperties> {
-        &self.properties
-    }
-
-    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
-        vec![]
-    }
-
-    fn apply_expressions(
-        &self,
-        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
-    ) -> Result<TreeNodeRecursion> {
-        Ok(TreeNodeRecursion::Continue)
-    }
-
-    fn replace_children(
-        self: Arc<Self>,
-        _children: Vec<Arc<dyn ExecutionPlan>>,
-        _options: ReplaceChildrenOptions,
-    ) -> Result<Arc<dyn ExecutionPlan>> {
-        Ok(self)
-    }
-
-    fn with_new_children(
-        self: Arc<Self>,
-        _children: Vec<Arc<dyn ExecutionPlan>>,
-    ) -> Result<Arc<dyn ExecutionPlan>> {
-        Ok(self)
-    }
+    leaf_plan_methods!("CopyOnWriteExec");
 
     fn execute(
         &self,
@@ -251,7 +208,7 @@ impl ExecutionPlan for CopyOnWriteExec {
                 vec![Arc::new(UInt64Array::from(vec![changed]))],
             )?)
         });
-        Ok(Box::pin(RecordBatchStreamAdapter::new(schema, stream)))
+        Ok(leaf_exec::record_stream(schema, stream))
     }
 }
 

@@ -18,24 +18,21 @@ use std::sync::Arc;
 use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::SchemaRef;
 use datafusion::common::stats::Precision;
-use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{Result, Statistics};
 use datafusion::execution::TaskContext;
-use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
-use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::execution_plan::EmissionType;
 use datafusion::physical_plan::statistics::StatisticsArgs;
-use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
-    DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
-    ReplaceChildrenOptions, SendableRecordBatchStream,
+    DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties, SendableRecordBatchStream,
 };
 use futures::StreamExt;
 use strata::expr::Predicate;
 use strata::scan::DataSplit;
 use strata::table::Table;
 
+use super::statistics::{scan_statistics, RowEstimate, ScanStatistics};
 use crate::error::to_df;
-use crate::statistics::{scan_statistics, RowEstimate, ScanStatistics};
+use crate::leaf_exec::{self, leaf_plan_methods};
 
 /// What each partition reads of its splits.
 #[derive(Debug, Clone, Default)]
@@ -86,7 +83,7 @@ impl StrataScanExec {
         } else {
             parallel_units(splits, n)
         };
-        let groups = deal(units, n);
+        let groups = leaf_exec::deal(units, n, DataSplit::row_count);
         Self::from_groups(table, snapshot_id, read, groups, target_partitions, schema)
     }
 
@@ -105,12 +102,8 @@ impl StrataScanExec {
             limit,
             row_kinds,
         } = read;
-        let properties = PlanProperties::new(
-            EquivalenceProperties::new(schema.clone()),
-            Partitioning::UnknownPartitioning(groups.len().max(1)),
-            EmissionType::Incremental,
-            Boundedness::Bounded,
-        );
+        let properties =
+            leaf_exec::properties(schema.clone(), groups.len(), EmissionType::Incremental);
         StrataScanExec {
             table,
             snapshot_id,
@@ -121,13 +114,13 @@ impl StrataScanExec {
             row_kinds,
             groups,
             schema,
-            properties: Arc::new(properties),
+            properties,
             statistics: None,
         }
     }
 
     /// Gathers the scan's statistics from the files' manifest statistics
-    /// ([`crate::statistics`]).
+    /// ([`super::statistics`]).
     /// `filter_selectivity`: the percentage of rows a pushed filter is assumed to keep.
     pub(crate) async fn with_statistics(mut self, filter_selectivity: u8) -> strata::Result<Self> {
         let estimate = if self.filter.is_some() {
@@ -215,27 +208,11 @@ pub(crate) fn parallel_units(splits: Vec<DataSplit>, n: usize) -> Vec<DataSplit>
         .collect()
 }
 
-/// Deals splits into at most `n` groups, largest first onto the group with the fewest rows.
-fn deal(mut splits: Vec<DataSplit>, n: usize) -> Vec<Vec<DataSplit>> {
-    splits.sort_by_key(|s| std::cmp::Reverse(s.row_count()));
-    let n = n.min(splits.len()).max(1);
-    let mut groups: Vec<(i64, Vec<DataSplit>)> = (0..n).map(|_| (0, Vec::new())).collect();
-    for s in splits {
-        let g = groups
-            .iter_mut()
-            .min_by_key(|(rows, _)| *rows)
-            .expect("at least one group");
-        g.0 += s.row_count();
-        g.1.push(s);
-    }
-    groups.into_iter().map(|(_, g)| g).collect()
-}
-
 impl DisplayAs for StrataScanExec {
     fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
         let splits: usize = self.groups.iter().map(Vec::len).sum();
         let files: usize = self.groups.iter().flatten().map(|s| s.files.len()).sum();
-        write!(f, "StrataScanExec: table={}", self.table.identifier())?;
+        leaf_exec::display_head(f, "StrataScanExec", &self.table)?;
         if let Some(id) = self.snapshot_id {
             write!(f, ", snapshot={id}")?;
         }
@@ -257,39 +234,7 @@ impl DisplayAs for StrataScanExec {
 }
 
 impl ExecutionPlan for StrataScanExec {
-    fn name(&self) -> &str {
-        "StrataScanExec"
-    }
-
-    fn properties(&self) -> &Arc<PlanProperties> {
-        &self.properties
-    }
-
-    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
-        vec![]
-    }
-
-    fn apply_expressions(
-        &self,
-        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
-    ) -> Result<TreeNodeRecursion> {
-        Ok(TreeNodeRecursion::Continue)
-    }
-
-    fn replace_children(
-        self: Arc<Self>,
-        _children: Vec<Arc<dyn ExecutionPlan>>,
-        _options: ReplaceChildrenOptions,
-    ) -> Result<Arc<dyn ExecutionPlan>> {
-        Ok(self)
-    }
-
-    fn with_new_children(
-        self: Arc<Self>,
-        _children: Vec<Arc<dyn ExecutionPlan>>,
-    ) -> Result<Arc<dyn ExecutionPlan>> {
-        Ok(self)
-    }
+    leaf_plan_methods!("StrataScanExec");
 
     fn execute(
         &self,
@@ -334,7 +279,7 @@ impl ExecutionPlan for StrataScanExec {
                 &options,
             )?)
         });
-        Ok(Box::pin(RecordBatchStreamAdapter::new(schema, stream)))
+        Ok(leaf_exec::record_stream(schema, stream))
     }
 
     fn statistics_from_inputs(

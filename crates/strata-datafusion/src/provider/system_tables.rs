@@ -2,7 +2,7 @@
 //! `t$partitions`, `t$buckets`, `t$tags`, `t$consumers`) and strata's `t$levels`, as DataFusion
 //! tables. The rows are computed by `strata::system` (Java Paimon's columns and texts) when the
 //! query is planned, and served from memory. `t$audit_log` (the rows with their row kinds) is
-//! a scan of the table itself ([`crate::audit_log`]).
+//! a scan of the table itself ([`super::audit_log`]).
 
 use std::sync::Arc;
 
@@ -15,7 +15,7 @@ use crate::error::to_df;
 /// The provider of system table `name` of `table`.
 pub(crate) async fn provider(table: &Table, name: &str) -> Result<Arc<dyn TableProvider>> {
     if name.eq_ignore_ascii_case("audit_log") {
-        return Ok(Arc::new(crate::audit_log::AuditLogTable::new(
+        return Ok(Arc::new(super::audit_log::AuditLogTable::new(
             table.clone(),
         )?));
     }

@@ -27,18 +27,14 @@ use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::{Schema, SchemaRef};
 use async_trait::async_trait;
 use datafusion::catalog::Session;
-use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DataFusionError, Result};
 use datafusion::datasource::{TableProvider, TableType};
 use datafusion::execution::TaskContext;
 use datafusion::logical_expr::dml::InsertOp;
 use datafusion::logical_expr::Expr;
-use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
-use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
-use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::execution_plan::EmissionType;
 use datafusion::physical_plan::{
-    DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
-    ReplaceChildrenOptions, SendableRecordBatchStream,
+    DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties, SendableRecordBatchStream,
 };
 use futures::StreamExt;
 use strata::scan::{
@@ -49,6 +45,7 @@ use strata::scan::{
 use strata::table::Table;
 
 use crate::error::{plan_error, to_df};
+use crate::leaf_exec::{self, leaf_plan_methods};
 
 /// The options of an incremental read.
 pub const INCREMENTAL_KEYS: [&str; 4] = [
@@ -262,30 +259,14 @@ impl StrataIncrementalExec {
         table: Table,
         mode: IncrementalMode,
         range: (Option<i64>, Option<i64>),
-        mut splits: Vec<IncrementalSplit>,
+        splits: Vec<IncrementalSplit>,
         request: IncrementalRequest,
         target_partitions: usize,
         schema: SchemaRef,
     ) -> Self {
-        // Largest first onto the group with the fewest rows.
-        splits.sort_by_key(|s| std::cmp::Reverse(split_rows(s)));
-        let n = target_partitions.max(1).min(splits.len()).max(1);
-        let mut groups: Vec<(i64, Vec<IncrementalSplit>)> = (0..n).map(|_| (0, vec![])).collect();
-        for s in splits {
-            let g = groups
-                .iter_mut()
-                .min_by_key(|(rows, _)| *rows)
-                .expect("at least one group");
-            g.0 += split_rows(&s);
-            g.1.push(s);
-        }
-        let groups: Vec<Vec<IncrementalSplit>> = groups.into_iter().map(|(_, g)| g).collect();
-        let properties = PlanProperties::new(
-            EquivalenceProperties::new(schema.clone()),
-            Partitioning::UnknownPartitioning(groups.len()),
-            EmissionType::Incremental,
-            Boundedness::Bounded,
-        );
+        let groups = leaf_exec::deal(splits, target_partitions, split_rows);
+        let properties =
+            leaf_exec::properties(schema.clone(), groups.len(), EmissionType::Incremental);
         StrataIncrementalExec {
             table,
             mode,
@@ -293,7 +274,7 @@ impl StrataIncrementalExec {
             groups,
             request,
             schema,
-            properties: Arc::new(properties),
+            properties,
         }
     }
 
@@ -306,12 +287,8 @@ impl StrataIncrementalExec {
 impl DisplayAs for StrataIncrementalExec {
     fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
         let splits: usize = self.groups.iter().map(Vec::len).sum();
-        write!(
-            f,
-            "StrataIncrementalExec: table={}, mode={}",
-            self.table.identifier(),
-            self.mode.as_str()
-        )?;
+        leaf_exec::display_head(f, "StrataIncrementalExec", &self.table)?;
+        write!(f, ", mode={}", self.mode.as_str())?;
         match self.range {
             (Some(s), Some(e)) => write!(f, ", range=({s}, {e}]")?,
             _ => write!(f, ", range=empty")?,
@@ -334,39 +311,7 @@ impl DisplayAs for StrataIncrementalExec {
 }
 
 impl ExecutionPlan for StrataIncrementalExec {
-    fn name(&self) -> &str {
-        "StrataIncrementalExec"
-    }
-
-    fn properties(&self) -> &Arc<PlanProperties> {
-        &self.properties
-    }
-
-    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
-        vec![]
-    }
-
-    fn apply_expressions(
-        &self,
-        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
-    ) -> Result<TreeNodeRecursion> {
-        Ok(TreeNodeRecursion::Continue)
-    }
-
-    fn replace_children(
-        self: Arc<Self>,
-        _children: Vec<Arc<dyn ExecutionPlan>>,
-        _options: ReplaceChildrenOptions,
-    ) -> Result<Arc<dyn ExecutionPlan>> {
-        Ok(self)
-    }
-
-    fn with_new_children(
-        self: Arc<Self>,
-        _children: Vec<Arc<dyn ExecutionPlan>>,
-    ) -> Result<Arc<dyn ExecutionPlan>> {
-        Ok(self)
-    }
+    leaf_plan_methods!("StrataIncrementalExec");
 
     fn execute(
         &self,
@@ -418,6 +363,6 @@ impl ExecutionPlan for StrataIncrementalExec {
                 })
                 .boxed(),
         };
-        Ok(Box::pin(RecordBatchStreamAdapter::new(schema, stream)))
+        Ok(leaf_exec::record_stream(schema, stream))
     }
 }

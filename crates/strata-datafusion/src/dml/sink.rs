@@ -1,4 +1,5 @@
-//! Writes from SQL: INSERT INTO / INSERT OVERWRITE, and DELETE / UPDATE on primary-key tables.
+//! [`StrataSink`]: rows into a strata table, one write and one commit per statement — INSERT
+//! INTO / INSERT OVERWRITE, and the row kinds of DELETE / UPDATE / MERGE on primary-key tables.
 //!
 //! Every statement is one strata write and one commit, run by DataFusion's `DataSinkExec` over
 //! a [`StrataSink`]: the input rows go through `TableWrite` (the table's bucketing, sorting,
@@ -13,9 +14,11 @@
 //! (Java's `PrimaryKeyTableUtils.validatePKUpsertDeletable`) and no `ignore-delete`; UPDATE
 //! needs `deduplicate` or `partial-update` (Java's `RowLevelOp.Update`) and may not assign
 //! primary-key or partition columns. Each record is then checked to take effect under the
-//! table's merge engine before it is written ([`crate::row_effect`]): a statement that would
-//! report success while its rows stay as they were fails before its commit. On append tables DELETE and UPDATE rewrite the touched files instead
-//! ([`crate::cow`]); `MERGE INTO` ([`crate::merge`]) writes each row with its own kind
+//! table's merge engine before it is written ([`super::row_effect`]): a statement that would
+//! report success while its rows stay as they were fails before its commit. The plans that
+//! select those rows are in [`super::primary_key`], the refusals that need no rows in
+//! [`super::rules`]. On append tables DELETE and UPDATE rewrite the touched files instead
+//! ([`super::cow`]); `MERGE INTO` ([`super::merge`]) writes each row with its own kind
 //! ([`SinkMode::KindColumn`]).
 
 use std::collections::HashSet;
@@ -27,17 +30,10 @@ use arrow::row::{RowConverter, SortField};
 
 use arrow_schema::SchemaRef;
 use async_trait::async_trait;
-use datafusion::catalog::Session;
-use datafusion::common::Column;
 use datafusion::common::Result;
-use datafusion::datasource::provider_as_source;
 use datafusion::datasource::sink::{DataSink, DataSinkExec};
-use datafusion::datasource::TableProvider;
 use datafusion::execution::TaskContext;
 use datafusion::logical_expr::dml::InsertOp;
-use datafusion::logical_expr::expr_rewriter::unnormalize_col;
-use datafusion::logical_expr::utils::conjunction;
-use datafusion::logical_expr::{Expr, LogicalPlanBuilder};
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, SendableRecordBatchStream,
 };
@@ -46,9 +42,8 @@ use strata::commit::OverwriteScope;
 use strata::spec::kv::RowKind;
 use strata::table::Table;
 
+use super::row_effect::RowEffectCheck;
 use crate::error::{plan_error, to_df};
-use crate::row_effect::{RowEffectCheck, OLD_PREFIX};
-use crate::table::StrataTable;
 
 /// How a [`StrataSink`] commits its rows.
 #[derive(Debug, Clone)]
@@ -75,7 +70,7 @@ pub struct StrataSink {
     mode: SinkMode,
     schema: SchemaRef,
     /// Row-level statements on primary-key tables: each record must take effect
-    /// ([`crate::row_effect`]); its stored row may follow the table's columns in the input.
+    /// ([`super::row_effect`]); its stored row may follow the table's columns in the input.
     check: Option<Arc<RowEffectCheck>>,
 }
 
@@ -214,7 +209,7 @@ pub(crate) fn insert(
 /// on top): `true` (the default) replaces the partitions the new rows fall in, `false` the
 /// whole table — Java's `FileStoreCommitImpl.overwrite`, which Flink's INSERT OVERWRITE
 /// follows. (`INSERT OVERWRITE t PARTITION (k = v)` replaces the partitions the spec
-/// matches, as Spark's static overwrite: `crate::ddl::insert_static_partition`.)
+/// matches, as Spark's static overwrite, in the SQL layer's DDL.)
 pub(crate) fn overwrite_scope(table: &Table) -> Result<OverwriteScope> {
     let dynamic = table
         .options()
@@ -247,126 +242,6 @@ pub(crate) fn insert_checked(
     // The schema the sink reports is the input's; the kind and old columns are dropped in
     // `write_all`.
     Ok(Arc::new(DataSinkExec::new(input, Arc::new(sink), None)))
-}
-
-fn option_true(table: &Table, key: &str) -> bool {
-    table
-        .schema()
-        .options
-        .get(key)
-        .is_some_and(|v| v.eq_ignore_ascii_case("true"))
-}
-
-fn merge_engine(table: &Table) -> String {
-    table
-        .schema()
-        .options
-        .get("merge-engine")
-        .map_or_else(|| "deduplicate".to_string(), |v| v.to_ascii_lowercase())
-}
-
-/// Java's `PrimaryKeyTableUtils.validatePKUpsertDeletable`, and `ignore-delete` (its fallback
-/// keys `deduplicate.` / `partial-update.` / `first-row.ignore-delete` included): the writer
-/// drops every `-D` of such a table (Java's `RowKindFilter`), so a DELETE would delete nothing
-/// (Spark's `DeleteFromPaimonTableCommand` reports success all the same).
-pub(crate) fn check_deletable(table: &Table, what: &str) -> Result<()> {
-    for key in IGNORE_DELETE_KEYS {
-        if let Some(v) = table.schema().options.get(key) {
-            if v.eq_ignore_ascii_case("true") {
-                return Err(plan_error(format!(
-                    "{what} on {}: the table has '{key}' = 'true', so its writers drop delete \
-                     records and no row would be deleted",
-                    table.identifier()
-                )));
-            }
-            // The first key set decides (CoreOptions.IGNORE_DELETE and its fallback keys).
-            break;
-        }
-    }
-    let engine = merge_engine(table);
-    let ok = match engine.as_str() {
-        "deduplicate" => true,
-        "partial-update" => {
-            option_true(table, "partial-update.remove-record-on-delete")
-                || table
-                    .schema()
-                    .options
-                    .contains_key("partial-update.remove-record-on-sequence-group")
-        }
-        "aggregation" => option_true(table, "aggregation.remove-record-on-delete"),
-        _ => false,
-    };
-    if ok {
-        return Ok(());
-    }
-    Err(plan_error(format!(
-        "{what} on {}: merge engine {engine} does not remove a row on a delete record; set \
-         'partial-update.remove-record-on-delete' (partial-update) or \
-         'aggregation.remove-record-on-delete' (aggregation) to 'true', as Paimon requires",
-        table.identifier()
-    )))
-}
-
-/// `ignore-delete` and its fallback keys, in Java's order (`CoreOptions.IGNORE_DELETE`).
-const IGNORE_DELETE_KEYS: [&str; 4] = [
-    "ignore-delete",
-    "first-row.ignore-delete",
-    "deduplicate.ignore-delete",
-    "partial-update.ignore-delete",
-];
-
-/// Spark's `RowLevelOp.MergeInto`: MERGE INTO only on `deduplicate` and `partial-update`
-/// tables (a `first-row` table would drop, an `aggregation` table aggregate, an inserted row
-/// whose key it holds).
-pub(crate) fn check_mergeable(table: &Table) -> Result<()> {
-    let engine = merge_engine(table);
-    if engine == "deduplicate" || engine == "partial-update" {
-        return Ok(());
-    }
-    Err(plan_error(format!(
-        "MERGE INTO {}: merge engine {engine} does not support MERGE INTO (Paimon's MERGE INTO \
-         takes deduplicate and partial-update tables: an inserted row whose key the table holds \
-         would be {}); use INSERT INTO for new rows",
-        table.identifier(),
-        if engine == "first-row" {
-            "dropped"
-        } else {
-            "aggregated into the stored row"
-        }
-    )))
-}
-
-/// Java's `RowLevelOp.Update`: only `deduplicate` and `partial-update` apply an update.
-pub(crate) fn check_updatable(table: &Table, what: &str) -> Result<()> {
-    let engine = merge_engine(table);
-    if engine == "deduplicate" || engine == "partial-update" {
-        return Ok(());
-    }
-    Err(plan_error(format!(
-        "{what} on {}: merge engine {engine} cannot apply updates; Paimon supports UPDATE for \
-         deduplicate and partial-update tables",
-        table.identifier()
-    )))
-}
-
-/// An update may not assign a primary-key or partition column (the row would move).
-pub(crate) fn check_assignments(table: &Table, what: &str, names: &[&str]) -> Result<()> {
-    let schema = table.schema();
-    for name in names {
-        if schema.primary_keys.iter().any(|k| k == name) {
-            return Err(plan_error(format!(
-                "{what} on {}: cannot assign primary-key column {name}",
-                table.identifier()
-            )));
-        }
-        if schema.partition_keys.iter().any(|k| k == name) {
-            return Err(plan_error(format!(
-                "{what} on {}: cannot assign partition column {name}",
-                table.identifier()
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// Splits a [`SinkMode::KindColumn`] batch into its table columns and its row kinds.
@@ -453,90 +328,4 @@ impl MatchedKeys {
         }
         Ok(())
     }
-}
-
-fn column(name: &str) -> Expr {
-    Expr::Column(Column::new_unqualified(name))
-}
-
-/// The rows of `provider` that `filters` select, as a physical plan of `columns`.
-async fn selected_rows(
-    provider: &StrataTable,
-    state: &dyn Session,
-    filters: Vec<Expr>,
-    columns: Vec<Expr>,
-) -> Result<Arc<dyn ExecutionPlan>> {
-    let source = provider_as_source(Arc::new(provider.clone()));
-    let mut builder = LogicalPlanBuilder::scan("target", source, None)?;
-    // The statement's qualifiers (`t.c`, `db.t.c`) are dropped: the scan has its own name.
-    let filters = filters.into_iter().map(unnormalize_col).collect::<Vec<_>>();
-    if let Some(condition) = conjunction(filters) {
-        builder = builder.filter(condition)?;
-    }
-    let plan = builder.project(columns)?.build()?;
-    state.create_physical_plan(&plan).await
-}
-
-/// DELETE FROM a primary-key table: the selected rows written as `-D`. Append tables are
-/// rewritten copy-on-write ([`crate::cow`]).
-pub(crate) async fn delete(
-    provider: &StrataTable,
-    state: &dyn Session,
-    filters: Vec<Expr>,
-) -> Result<Arc<dyn ExecutionPlan>> {
-    let table = provider.table();
-    if !table.is_primary_key_table() {
-        return crate::cow::delete(provider, state, filters).await;
-    }
-    check_deletable(table, "DELETE")?;
-    let columns = provider
-        .schema()
-        .fields()
-        .iter()
-        .map(|f| column(f.name()))
-        .collect();
-    let input = selected_rows(provider, state, filters, columns).await?;
-    let check = RowEffectCheck::new(table, "DELETE", false)?;
-    insert_checked(table, input, SinkMode::RowKind(RowKind::Delete), check)
-}
-
-/// UPDATE of a primary-key table: the selected rows with the assignments applied, as `+U`.
-/// Append tables are rewritten copy-on-write ([`crate::cow`]).
-pub(crate) async fn update(
-    provider: &StrataTable,
-    state: &dyn Session,
-    assignments: Vec<(String, Expr)>,
-    filters: Vec<Expr>,
-) -> Result<Arc<dyn ExecutionPlan>> {
-    let table = provider.table();
-    let names: Vec<&str> = assignments.iter().map(|(n, _)| n.as_str()).collect();
-    check_assignments(table, "UPDATE", &names)?;
-    if !table.is_primary_key_table() {
-        return crate::cow::update(provider, state, assignments, filters).await;
-    }
-    check_updatable(table, "UPDATE")?;
-    let schema = provider.schema();
-    let mut columns: Vec<Expr> = schema
-        .fields()
-        .iter()
-        .map(|f| {
-            let name = f.name();
-            match assignments.iter().find(|(c, _)| c == name) {
-                Some((_, e)) => unnormalize_col(e.clone()).alias(name),
-                None => column(name),
-            }
-        })
-        .collect();
-    let check = RowEffectCheck::new(table, "UPDATE", true)?;
-    if check.is_some() {
-        // The stored row beside the updated one, for the check.
-        columns.extend(
-            schema
-                .fields()
-                .iter()
-                .map(|f| column(f.name()).alias(format!("{OLD_PREFIX}{}", f.name()))),
-        );
-    }
-    let input = selected_rows(provider, state, filters, columns).await?;
-    insert_checked(table, input, SinkMode::RowKind(RowKind::UpdateAfter), check)
 }

@@ -5,12 +5,16 @@
 //! * `supports_filters_pushdown`: `Exact` for filters that convert to strata predicates (the
 //!   read returns exactly the rows they select), `Inexact` for filters that imply one (strata
 //!   prunes and filters by it, DataFusion filters again), `Unsupported` otherwise
-//!   ([`crate::filter`]).
+//!   ([`super::filter`]).
 //! * `statistics`: the row count of the snapshot read — exact for append tables without
 //!   deletion vectors, an upper bound otherwise (rows not yet merged away); the scan plan
-//!   adds column bounds and null counts from the manifests ([`crate::statistics`]).
-//! * `insert_into` (INSERT INTO / INSERT OVERWRITE), `delete_from` and `update` write through
-//!   strata's writer and commit once per statement (see [`crate::sink`]).
+//!   adds column bounds and null counts from the manifests ([`super::statistics`]).
+//! * `insert_into` (INSERT INTO / INSERT OVERWRITE), `delete_from`, `update` and `merge_into`
+//!   are thin hooks: after refusing what a provider of this table cannot write (a time-travel
+//!   view; `scan.*` options for the row-level statements), they call down into
+//!   [`crate::dml`], passing the provider as the narrow [`DmlTarget`] handle (the table, its
+//!   columns, the predicate of a condition, its own rows as a source). The write layer never
+//!   imports this file.
 //!
 //! A provider reads the newest snapshot at the time each query is planned, unless it was made
 //! for a time-travel target ([`StrataTable::at`]): then it reads that snapshot with the schema
@@ -23,9 +27,9 @@ use async_trait::async_trait;
 use datafusion::catalog::Session;
 use datafusion::common::stats::Precision;
 use datafusion::common::{DFSchemaRef, Result, Statistics};
-use datafusion::datasource::{TableProvider, TableType};
+use datafusion::datasource::{provider_as_source, TableProvider, TableType};
 use datafusion::logical_expr::dml::{InsertOp, MergeIntoClause};
-use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
+use datafusion::logical_expr::{Expr, TableProviderFilterPushDown, TableSource};
 use datafusion::physical_plan::ExecutionPlan;
 use strata::expr::Predicate;
 use strata::maintenance::time_travel::{table_at, TravelTarget};
@@ -33,10 +37,10 @@ use strata::spec::snapshot::Snapshot;
 use strata::spec::types::RowType;
 use strata::table::Table;
 
-use crate::error::to_df;
-use crate::filter::{to_bound_predicate, to_implied_predicate};
-use crate::scan::{ReadRequest, StrataScanExec};
-use crate::sink;
+use super::filter::{to_bound_predicate, to_implied_predicate};
+use super::scan::{ReadRequest, StrataScanExec};
+use crate::dml::{self, target::DmlTarget};
+use crate::error::{plan_error, to_df};
 
 /// A strata table for DataFusion.
 #[derive(Debug, Clone)]
@@ -239,7 +243,7 @@ impl TableProvider for StrataTable {
         insert_op: InsertOp,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         self.refuse_time_travel("INSERT into")?;
-        sink::insert(&self.table, input, insert_op)
+        dml::insert(&self.table, input, insert_op)
     }
 
     async fn delete_from(
@@ -249,7 +253,7 @@ impl TableProvider for StrataTable {
     ) -> Result<Arc<dyn ExecutionPlan>> {
         self.refuse_time_travel("DELETE from")?;
         self.refuse_stale_reads("DELETE from")?;
-        sink::delete(self, state, filters).await
+        dml::delete(self, state, filters).await
     }
 
     async fn update(
@@ -260,7 +264,7 @@ impl TableProvider for StrataTable {
     ) -> Result<Arc<dyn ExecutionPlan>> {
         self.refuse_time_travel("UPDATE of")?;
         self.refuse_stale_reads("UPDATE of")?;
-        sink::update(self, state, assignments, filters).await
+        dml::update(self, state, assignments, filters).await
     }
 
     async fn merge_into(
@@ -273,7 +277,7 @@ impl TableProvider for StrataTable {
     ) -> Result<Arc<dyn ExecutionPlan>> {
         self.refuse_time_travel("MERGE into")?;
         self.refuse_stale_reads("MERGE into")?;
-        crate::merge::merge_into(self, state, source, merge_schema, on, clauses).await
+        dml::merge_into(self, state, source, merge_schema, on, clauses).await
     }
 }
 
@@ -282,11 +286,7 @@ impl StrataTable {
     /// options (stored, or an `OPTIONS` hint) would have it read another snapshot, some files
     /// or one bucket instead of the latest rows.
     fn refuse_stale_reads(&self, what: &str) -> Result<()> {
-        if self
-            .table
-            .reads_latest_snapshot()
-            .map_err(crate::error::to_df)?
-        {
+        if self.table.reads_latest_snapshot().map_err(to_df)? {
             return Ok(());
         }
         let set: Vec<String> = self
@@ -301,7 +301,7 @@ impl StrataTable {
             })
             .map(|(k, v)| format!("{k} = {v}"))
             .collect();
-        Err(crate::error::plan_error(format!(
+        Err(plan_error(format!(
             "{what} {}: the table's options make its reads start elsewhere than the latest \
              snapshot ({}), but the statement must read the rows as they are now; remove \
              those options first",
@@ -313,12 +313,34 @@ impl StrataTable {
     /// `what`: the statement and its preposition (`"DELETE from"`, `"UPDATE of"`, ...).
     fn refuse_time_travel(&self, what: &str) -> Result<()> {
         match &self.snapshot {
-            Some(s) => Err(crate::error::plan_error(format!(
+            Some(s) => Err(plan_error(format!(
                 "{what} {} as of snapshot {}: a time-travel view is read-only",
                 self.table.identifier(),
                 s.id
             ))),
             None => Ok(()),
         }
+    }
+}
+
+/// The provider as the handle the write layer works over: the table, the provider's columns,
+/// the predicate [`TableProvider::scan`] would push, and the provider itself as the source of
+/// the rows a statement changes (a row-level statement runs only on a provider of the newest
+/// snapshot: [`StrataTable::refuse_time_travel`]).
+impl DmlTarget for StrataTable {
+    fn table(&self) -> &Table {
+        &self.table
+    }
+
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn predicate(&self, filters: &[Expr]) -> Option<Predicate> {
+        StrataTable::predicate(self, filters)
+    }
+
+    fn rows(&self) -> Arc<dyn TableSource> {
+        provider_as_source(Arc::new(self.clone()))
     }
 }

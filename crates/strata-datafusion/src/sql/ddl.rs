@@ -23,51 +23,23 @@ use datafusion::common::Result;
 use datafusion::dataframe::{DataFrame, DataFrameWriteOptions};
 use datafusion::logical_expr::dml::InsertOp;
 use datafusion::sql::sqlparser::ast::{
-    AlterTable, ColumnOption, CreateTable, CreateTableOptions, Expr, HiveDistributionStyle, Insert,
-    ObjectName, ObjectNamePart, SqlOption, TableConstraint, TableObject, Value, ValueWithSpan,
+    ColumnOption, CreateTable, CreateTableOptions, Expr, HiveDistributionStyle, Insert, ObjectName,
+    SqlOption, TableConstraint, TableObject,
 };
 use strata::commit::OverwriteScope;
 use strata::spec::schema::Schema;
-use strata::spec::types::json::sql::parse_type_text;
 use strata::spec::types::DataField;
 use strata::spec::Datum;
 
+use super::ast::{column_type, name_parts, option_text, type_text};
+use super::context::{SqlContext, CATALOG};
+use super::rewrite::Parsed;
+use crate::dml::sink::{insert_with, SinkMode};
 use crate::error::{plan_error, to_df};
-use crate::options::TableOptions;
-use crate::rewrite::Parsed;
-use crate::session::SqlSession;
-use crate::sink::{insert_with, SinkMode};
+use crate::provider::options::TableOptions;
 
 /// Field id meaning "assigned at creation".
 const UNASSIGNED: i32 = -1;
-
-pub(crate) fn name_parts(name: &ObjectName) -> Vec<String> {
-    name.0
-        .iter()
-        .filter_map(|p| match p {
-            ObjectNamePart::Identifier(i) => Some(i.value.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-/// An option value as text: `'x'`, `4`, `true`.
-pub(crate) fn option_text(e: &Expr) -> Result<String> {
-    match e {
-        Expr::Value(ValueWithSpan { value, .. }) => match value {
-            Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => Ok(s.clone()),
-            Value::Number(n, _) => Ok(n.clone()),
-            Value::Boolean(b) => Ok(b.to_string()),
-            other => Err(plan_error(format!(
-                "option value {other}: expected a literal"
-            ))),
-        },
-        Expr::Identifier(i) => Ok(i.value.clone()),
-        other => Err(plan_error(format!(
-            "option value {other}: expected a literal"
-        ))),
-    }
-}
 
 /// `WITH ('k' = 'v', …)` / `TBLPROPERTIES (…)` as options.
 fn table_options(o: &CreateTableOptions) -> Result<BTreeMap<String, String>> {
@@ -94,26 +66,8 @@ fn table_options(o: &CreateTableOptions) -> Result<BTreeMap<String, String>> {
     Ok(out)
 }
 
-/// The Paimon type text of a parsed SQL type: sqlparser prints `MAP<K, V>` as ClickHouse's
-/// `Map(K, V)`, which Paimon's type grammar does not take, so maps (also inside arrays and
-/// maps) are printed back in Paimon's spelling.
-pub(crate) fn type_text(t: &datafusion::sql::sqlparser::ast::DataType) -> String {
-    use datafusion::sql::sqlparser::ast::{ArrayElemTypeDef, DataType as SqlType};
-    match t {
-        SqlType::Map(k, v) => format!("MAP<{}, {}>", type_text(k), type_text(v)),
-        SqlType::Array(ArrayElemTypeDef::AngleBracket(e)) => format!("ARRAY<{}>", type_text(e)),
-        other => other.to_string(),
-    }
-}
-
-/// A column's Paimon type from its SQL type text.
-fn column_type(name: &str, sql_type: &str) -> Result<strata::spec::DataType> {
-    parse_type_text(sql_type)
-        .map_err(|e| plan_error(format!("column {name}: type {sql_type}: {e}")))
-}
-
 pub(crate) async fn create_table(
-    session: &SqlSession,
+    session: &SqlContext,
     parsed: &Parsed,
     ct: &CreateTable,
 ) -> Result<DataFrame> {
@@ -196,8 +150,7 @@ pub(crate) async fn create_table(
             let mut stmt = datafusion::sql::sqlparser::ast::Statement::Query(q.clone());
             let df = session.datafusion_statement(parsed, &mut stmt).await?;
             let arrow = df.schema().as_arrow().clone();
-            let row =
-                strata::arrow::from_arrow_schema(&arrow).map_err(to_df)?;
+            let row = strata::arrow::from_arrow_schema(&arrow).map_err(to_df)?;
             fields = row
                 .fields
                 .into_iter()
@@ -223,12 +176,7 @@ pub(crate) async fn create_table(
         .await
         .map_err(to_df)?;
     if let (Some(df), true) = (query, created) {
-        let target = format!(
-            "{}.\"{}\".\"{}\"",
-            crate::session::CATALOG,
-            id.database,
-            id.table
-        );
+        let target = format!("{}.\"{}\".\"{}\"", CATALOG, id.database, id.table);
         let written = df
             .write_table(
                 &target,
@@ -250,7 +198,7 @@ pub(crate) async fn create_table(
 }
 
 pub(crate) async fn drop_tables(
-    session: &SqlSession,
+    session: &SqlContext,
     names: &[ObjectName],
     if_exists: bool,
 ) -> Result<DataFrame> {
@@ -265,15 +213,11 @@ pub(crate) async fn drop_tables(
     Ok(session.empty())
 }
 
-pub(crate) async fn alter_table(session: &SqlSession, alter: &AlterTable) -> Result<DataFrame> {
-    crate::alter::alter_table(session, alter).await
-}
-
 /// `INSERT INTO|OVERWRITE t PARTITION (k = v, …) SELECT …`: the query gives the other
 /// columns in table order; the partition values are added to every row. OVERWRITE replaces
 /// exactly the partitions the spec selects (Paimon's static partition overwrite).
 pub(crate) async fn insert_static_partition(
-    session: &SqlSession,
+    session: &SqlContext,
     parsed: &Parsed,
     insert: &Insert,
 ) -> Result<DataFrame> {
