@@ -129,7 +129,8 @@ impl FileSystemCatalog {
         Ok(names)
     }
 
-    /// Whether `db` is a database of the warehouse (a `<db>.db` directory; see [`Self::list_databases`]).
+    /// Whether `db` is a database of the warehouse (a `<db>.db` directory; see
+    /// [`Self::list_databases`]).
     pub async fn database_exists(&self, db: &str) -> Result<bool> {
         Ok(self.list_databases().await?.iter().any(|d| d == db))
     }
