@@ -8,7 +8,7 @@
 //!    are decoded or merged (lazy decoding, `entries`); the bucket comes from
 //!    [`TableScan::with_bucket`] or from equalities on the bucket key (`bucket_select`);
 //! 3. a scan of one bucket can be served by the snapshot live manifest entry cache
-//!    (`live_cache`, [`crate::cache`]) without reading any manifest; a snapshot the cache does
+//!    (`entries::cached`, [`crate::cache`]) without reading any manifest; a snapshot the cache does
 //!    not hold yet is built from an older snapshot's cached entries plus the newer snapshots'
 //!    delta manifests when the chain allows it (`entries`), so a table that commits
 //!    continuously reads only each commit's delta;
@@ -34,7 +34,6 @@ mod bucket_select;
 mod entries;
 mod incremental;
 mod incremental_between;
-mod live_cache;
 mod pk_splits;
 pub(crate) mod read_audit;
 mod start;

@@ -52,10 +52,13 @@ use bytes::Bytes;
 use strata_spec::manifest::{EntrySchema, IdentityExtras, RawEntry};
 use strata_spec::snapshot::Snapshot;
 
-use super::entries::FastMap;
+use super::fast_hash::FastMap;
 
-const INDEX_MAGIC: &[u8; 4] = b"SLI1";
 const SLOT_MAGIC: &[u8; 4] = b"SLS1";
+
+/// Room reserved in a new slot beyond its entries, for the partition dictionary and schema
+/// texts that follow them (a few KB), so that finishing the slot does not reallocate it.
+pub(super) const SLOT_SLACK: usize = 32 << 10;
 
 /// Identity of a snapshot's content, beyond its id.
 pub(crate) fn fingerprint(snapshot: &Snapshot) -> String {
@@ -92,49 +95,6 @@ pub(crate) fn encode_extras(extras: Option<&IdentityExtras>) -> Vec<u8> {
         }
     }
     out
-}
-
-/// The slots stored for one bucket: (snapshot id, fingerprint), ascending by id.
-pub(crate) type SlotIndex = Vec<(i64, String)>;
-
-/// Parses an index value; `None` when the bytes are not one.
-pub(crate) fn parse_index(bytes: &[u8]) -> Option<SlotIndex> {
-    let mut r = Reader { buf: bytes, pos: 0 };
-    if r.take(4)? != INDEX_MAGIC {
-        return None;
-    }
-    let n = r.u32()?;
-    let mut out = Vec::with_capacity((n as usize).min(bytes.len()));
-    for _ in 0..n {
-        let id = r.i64()?;
-        let fp = std::str::from_utf8(r.bytes32()?).ok()?.to_string();
-        out.push((id, fp));
-    }
-    (r.pos == bytes.len()).then_some(out)
-}
-
-pub(crate) fn encode_index(index: &SlotIndex) -> Bytes {
-    let mut out = Vec::with_capacity(8 + index.iter().map(|(_, f)| 12 + f.len()).sum::<usize>());
-    out.extend_from_slice(INDEX_MAGIC);
-    out.extend_from_slice(&(index.len() as u32).to_le_bytes());
-    for (id, fp) in index {
-        out.extend_from_slice(&id.to_le_bytes());
-        put_bytes32(&mut out, fp.as_bytes());
-    }
-    Bytes::from(out)
-}
-
-/// The newest slot of `index` older than `snapshot_id` and at most `max_distance` snapshots
-/// behind it: the base of an incremental build.
-pub(crate) fn base_for(
-    index: &SlotIndex,
-    snapshot_id: i64,
-    max_distance: i64,
-) -> Option<&(i64, String)> {
-    index
-        .iter()
-        .filter(|(id, _)| *id < snapshot_id && snapshot_id - *id <= max_distance)
-        .max_by_key(|(id, _)| *id)
 }
 
 /// A live entry read back from a slot.
@@ -231,34 +191,34 @@ pub(crate) struct SlotValue<'a> {
     pub schemas: Vec<EntrySchema>,
 }
 
-struct Reader<'a> {
-    buf: &'a [u8],
-    pos: usize,
+pub(super) struct Reader<'a> {
+    pub(super) buf: &'a [u8],
+    pub(super) pos: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+    pub(super) fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         let end = self.pos.checked_add(n)?;
         let out = self.buf.get(self.pos..end)?;
         self.pos = end;
         Some(out)
     }
-    fn u16(&mut self) -> Option<u16> {
+    pub(super) fn u16(&mut self) -> Option<u16> {
         Some(u16::from_le_bytes(self.take(2)?.try_into().ok()?))
     }
-    fn u32(&mut self) -> Option<u32> {
+    pub(super) fn u32(&mut self) -> Option<u32> {
         Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
     }
-    fn i32(&mut self) -> Option<i32> {
+    pub(super) fn i32(&mut self) -> Option<i32> {
         Some(i32::from_le_bytes(self.take(4)?.try_into().ok()?))
     }
-    fn u64(&mut self) -> Option<u64> {
+    pub(super) fn u64(&mut self) -> Option<u64> {
         Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
     }
-    fn i64(&mut self) -> Option<i64> {
+    pub(super) fn i64(&mut self) -> Option<i64> {
         Some(i64::from_le_bytes(self.take(8)?.try_into().ok()?))
     }
-    fn bytes32(&mut self) -> Option<&'a [u8]> {
+    pub(super) fn bytes32(&mut self) -> Option<&'a [u8]> {
         let n = self.u32()? as usize;
         self.take(n)
     }
@@ -323,7 +283,7 @@ impl<'a> SlotValue<'a> {
     }
 }
 
-fn put_bytes32(out: &mut Vec<u8>, b: &[u8]) {
+pub(super) fn put_bytes32(out: &mut Vec<u8>, b: &[u8]) {
     // Partitions, datums, schema texts and fingerprints are far below 4 GiB (manifest files
     // are a few MB); a longer one would be a bug upstream.
     out.extend_from_slice(&(b.len() as u32).to_le_bytes());
@@ -477,6 +437,7 @@ impl<'s> SlotWriter<'s> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scan::entries::slot_index::{encode_index, parse_index};
     use strata_spec::binary_row::BinaryRow;
     use strata_spec::manifest::{
         encode_manifest_entries, DataFileMeta, FileKind, ManifestCompression, ManifestEntry,
@@ -581,19 +542,6 @@ mod tests {
         assert!(!p1.is(2, &fingerprint(&snapshot(1, "x"))));
     }
 
-    #[test]
-    fn the_index_round_trips_and_picks_the_newest_base_in_reach() {
-        let index: SlotIndex = vec![(2, "a|b".into()), (5, "c|d".into()), (9, "e|f".into())];
-        assert_eq!(parse_index(&encode_index(&index)).unwrap(), index);
-        assert_eq!(parse_index(&encode_index(&Vec::new())).unwrap(), vec![]);
-        assert_eq!(base_for(&index, 10, 64).unwrap().0, 9);
-        assert_eq!(base_for(&index, 9, 64).unwrap().0, 5);
-        assert_eq!(base_for(&index, 8, 3).unwrap().0, 5);
-        assert!(base_for(&index, 8, 2).is_none(), "too far behind");
-        assert!(base_for(&index, 2, 64).is_none(), "nothing older");
-    }
-
-    /// A slot copied entry by entry from a cached one (as an incremental build does), minus
     /// one entry and plus a new one, reads back with the same identities and datums.
     #[test]
     fn cached_entries_copy_into_a_new_slot_with_their_identity() {
