@@ -1,6 +1,7 @@
 //! The data model `strata levels` draws ([`LevelsDoc`]: one panel per selected (partition,
 //! bucket), a box per live file) and [`levels_doc`], which builds it from a snapshot's live
-//! files ([`crate::system::live_files`]). Public through [`crate::system::levels_svg`].
+//! files ([`crate::system::live_files`]). Public at [`crate::system`]; the SVG drawing of it is
+//! the `strata-levels-svg` crate, beside the front ends.
 
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
@@ -152,43 +153,6 @@ impl PartialEq for Key {
 }
 
 impl Eq for Key {}
-
-/// `812 B`, `4.1 KiB`, `12.0 MiB`.
-pub fn human_size(bytes: i64) -> String {
-    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
-    if bytes.unsigned_abs() < 1024 {
-        return format!("{bytes} B");
-    }
-    let mut v = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while v.abs() >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    format!("{v:.1} {}", UNITS[unit])
-}
-
-/// `data-1b2c3d4e-…-7.parquet` → `1b2c3d4e-7`: the first 8 characters of the UUID and the
-/// counter suffix. Names of another shape are returned without their extension.
-pub fn short_file_name(name: &str) -> String {
-    let stem = match name.rsplit_once('.') {
-        Some((stem, ext)) if !stem.is_empty() && !ext.contains('-') => stem,
-        _ => name,
-    };
-    let parts: Vec<&str> = stem.split('-').collect();
-    let n = parts.len();
-    if n >= 7 {
-        let uuid = &parts[n - 6..n - 1];
-        let shape_ok = uuid
-            .iter()
-            .zip([8, 4, 4, 4, 12])
-            .all(|(p, len)| p.len() == len && p.chars().all(|c| c.is_ascii_hexdigit()));
-        if shape_ok {
-            return format!("{}-{}", uuid[0], parts[n - 1]);
-        }
-    }
-    stem.to_string()
-}
 
 /// The LSM trees of snapshot `snapshot` of `table` (default: the latest), the picture of
 /// `strata levels`: one panel per (partition, bucket) with files, in partition then bucket

@@ -20,6 +20,7 @@ mod lookup_settings;
 mod merge_tree_writer;
 mod routing;
 mod row_kinds;
+mod writer_channels;
 
 use std::collections::HashMap;
 
@@ -40,6 +41,7 @@ pub use compact_manager::CompactionMetrics;
 pub use compact_table::{CompactReport, CompactRequest};
 use routing::Router;
 use row_kinds::AppendRowKinds;
+pub use writer_channels::WriterChannels;
 
 impl Table {
     /// A writer of new data files for this table (commit its messages with

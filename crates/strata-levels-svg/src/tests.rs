@@ -1,6 +1,11 @@
-//! Tests of the `strata levels --svg` renderer ([`super::render_svg`]).
+//! Tests of the renderer ([`super::render_svg`]).
+
+use strata::system::{BucketPanel, FileBox, Key, KeyCell};
 
 use super::*;
+use crate::layout::{MIN_BOX_W, PLOT_X0, PLOT_X1};
+use crate::style::hsl_hex;
+use crate::text::truncate;
 
 fn int_key(v: i64) -> Key {
     Key {
