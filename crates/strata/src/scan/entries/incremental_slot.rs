@@ -11,13 +11,13 @@ use strata_spec::manifest::{ManifestEntry, RawEntry, RawManifest};
 use strata_spec::snapshot::Snapshot;
 
 use super::decode::{check_partition_arity, name_outside_datum};
-use super::fast_hash::FastMap;
 use super::live::EntryCounters;
 use super::merge::{describe_raw, entry_size, merge_fast, raw_items};
 use super::selection::EntrySelection;
 use super::slot::{self, SlotValue, SlotWriter, SLOT_SLACK};
 use super::slot_select::{Pick, SlotSelect};
 use crate::{Error, Result};
+use foldhash::HashMap as FastMap;
 
 /// What an incremental build applies to its base slot.
 pub(super) struct Delta {

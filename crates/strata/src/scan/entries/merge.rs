@@ -1,17 +1,17 @@
 //! Merging encoded entries into the live set fast: [`merge_fast`] is
-//! [`strata_spec::manifest::merge_entries`] with the fast hasher and a presized index, and
+//! [`strata_spec::manifest::merge_entries`] with foldhash and a presized index, and
 //! [`merge_bucket`] finds the live ADDs of a whole bucket (a cache rebuild) hashing each
 //! identity once. Pure.
 
 use strata_spec::manifest::{FileKind, MergeItem, Merged, RawEntry, RawManifest};
 
-use super::fast_hash::{FastMap, FxHasher};
 use super::slot;
 use crate::Result;
+use foldhash::HashMap as FastMap;
 
 /// Merges entries — each given with its identity and kind — into live ADDs and orphan
-/// DELETEs by exactly the rules of [`merge_entries`] (Java `FileEntry.mergeEntries`, see
-/// `strata_spec::manifest::merge`), with the fast hasher and the index sized up front: a cache
+/// DELETEs by exactly the rules of [`merge_entries`](strata_spec::manifest::merge_entries) (Java `FileEntry.mergeEntries`, see
+/// `strata_spec::manifest::merge`), with foldhash and the index sized up front: a cache
 /// miss merges every entry of a bucket (tens of thousands), where SipHash, rehashing and
 /// moving whole entries around cost about a tenth of the miss. `describe` gives (file name,
 /// bucket, level) for the error of a file added twice.
@@ -71,10 +71,11 @@ pub(super) fn merge_fast<I: std::hash::Hash + Eq, T>(
 /// repeated hash reveals. On any repeat, or an error, the exact merge of everything decides
 /// (and names the file in its error).
 pub(super) fn merge_bucket<'a>(raws: &'a [RawManifest]) -> Result<(Vec<RawPos<'a>>, usize)> {
-    use std::hash::{Hash, Hasher};
+    use std::hash::BuildHasher;
     const UNTOUCHED: u8 = 0;
     const DEAD: u8 = 1;
     const LIVE: u8 = 2;
+    let hasher = foldhash::fast::RandomState::default();
     let n: usize = raws.iter().map(RawManifest::len).sum();
     let mut pos: Vec<RawPos<'a>> = Vec::with_capacity(n);
     let mut hashes: Vec<u64> = Vec::with_capacity(n);
@@ -82,9 +83,7 @@ pub(super) fn merge_bucket<'a>(raws: &'a [RawManifest]) -> Result<(Vec<RawPos<'a
     let mut deletes: FastMap<u64, ()> = FastMap::default();
     for (m, r) in raws.iter().enumerate() {
         for (i, e) in r.entries().enumerate() {
-            let mut h = FxHasher::default();
-            e.merge_id().hash(&mut h);
-            let h = h.finish();
+            let h = hasher.hash_one(e.merge_id());
             if e.head.kind == FileKind::Delete {
                 deletes.insert(h, ());
             }

@@ -32,11 +32,10 @@
 //! | `merge` | merging encoded entries into the live set, fast |
 //! | `selection` | [`EntrySelection`] and the filter on encoded heads |
 //! | `slot_index`, `slot` | the cache's value formats: the bucket's slot index and keys, a slot |
-//! | `decode`, `live`, `fast_hash` | decoding and its checks; the result type; the hasher |
+//! | `decode`, `live` | decoding and its checks; the result type |
 
 mod cached;
 mod decode;
-mod fast_hash;
 mod incremental_slot;
 mod live;
 mod manifests;

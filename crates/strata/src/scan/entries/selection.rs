@@ -10,11 +10,11 @@ use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::{EntryFilter, EntryHead};
 use strata_spec::DataType;
 
-use super::fast_hash::FastMap;
 use super::live::EntryCounters;
 use crate::expr::BoundPredicate;
 use crate::scan::bucket_select::HashedBuckets;
 use crate::Result;
+use foldhash::HashMap as FastMap;
 
 /// Which entries a scan keeps, evaluated before decoding.
 #[derive(Clone, Debug, Default)]

@@ -52,7 +52,7 @@ use bytes::Bytes;
 use strata_spec::manifest::{EntrySchema, IdentityExtras, RawEntry};
 use strata_spec::snapshot::Snapshot;
 
-use super::fast_hash::FastMap;
+use foldhash::HashMap as FastMap;
 
 const SLOT_MAGIC: &[u8; 4] = b"SLS1";
 
