@@ -20,7 +20,7 @@
 //!   row only when that group's ordering value is set, otherwise it only retracts columns.
 //!
 //! Spark and Flink report success on all of these. strata checks each written record instead:
-//! the table's merge function ([`create_merge_function`], the one its readers and compactions
+//! the table's merge function ([`RecordMerge`], the one its readers and compactions
 //! use) merges the stored row (as read by the statement, `+I`) with the new record as the
 //! writer writes it (column defaults in place of NULLs, Java's `DefaultValueRow`), ordered as
 //! Paimon orders them (`sequence.field` values, then the newer record last), and the result
@@ -43,11 +43,8 @@ use strata::arrow::{
 use strata::spec::kv::RowKind;
 use strata::spec::options::{CoreOptions, MergeEngine};
 use strata::spec::types::DataField;
-use strata::spec::Datum;
 use strata::table::Table;
-use strata::unstable::lsm::merge::{
-    create_merge_function, value_at, KvMeta, MergeFunction, MergeResult, Value,
-};
+use strata::write::{MergeRow, RecordMerge};
 
 use crate::error::{plan_error, to_df};
 
@@ -61,7 +58,7 @@ pub(crate) struct RowEffectCheck {
     table: Table,
     /// The statement, for messages (`UPDATE`, `DELETE`, `MERGE INTO`).
     what: &'static str,
-    merge: Arc<dyn MergeFunction>,
+    merge: RecordMerge,
     engine: MergeEngine,
     fields: Vec<DataField>,
     /// The table's Arrow schema as its writer casts input to it.
@@ -138,7 +135,7 @@ impl RowEffectCheck {
         Ok(Some(RowEffectCheck {
             table: table.clone(),
             what,
-            merge: create_merge_function(schema).map_err(to_df)?,
+            merge: RecordMerge::new(schema).map_err(to_df)?,
             engine,
             fields: schema.fields.clone(),
             arrow,
@@ -175,15 +172,11 @@ impl RowEffectCheck {
             if *kind == RowKind::Insert || *kind == RowKind::UpdateBefore {
                 continue;
             }
-            let stored = self.values(&old, row)?;
-            if self
-                .key_columns
-                .iter()
-                .any(|&k| matches!(stored[k], Value::Null))
-            {
+            let stored = MergeRow::from_batch(&old, row).map_err(to_df)?;
+            if self.key_columns.iter().any(|&k| stored.is_null(k)) {
                 continue;
             }
-            let written = self.values(&data, row)?;
+            let written = MergeRow::from_batch(&data, row).map_err(to_df)?;
             self.check_row(&data, row, &stored, &written, *kind)?;
         }
         Ok(())
@@ -217,47 +210,29 @@ impl RowEffectCheck {
         .map_err(to_df)
     }
 
-    fn values(&self, batch: &RecordBatch, row: usize) -> Result<Vec<Value>> {
-        (0..self.fields.len())
-            .map(|c| value_at(batch.column(c).as_ref(), row).map_err(to_df))
-            .collect()
-    }
-
     /// Merges `stored` (`+I`) with `written` (`kind`) as the table's readers would, and
     /// compares the outcome with what the statement says.
     fn check_row(
         &self,
         data: &RecordBatch,
         row: usize,
-        stored: &[Value],
-        written: &[Value],
+        stored: &MergeRow,
+        written: &MergeRow,
         kind: RowKind,
     ) -> Result<()> {
         let written_first = self.sequence_order(stored, written) == Ordering::Greater;
-        let old = (
-            KvMeta {
-                sequence: 0,
-                kind: RowKind::Insert,
-            },
-            stored.to_vec(),
-        );
-        let new = (KvMeta { sequence: 1, kind }, written.to_vec());
-        let records = if written_first {
-            [new, old]
+        let old = (stored, RowKind::Insert);
+        let new = (written, kind);
+        let (older, newer) = if written_first {
+            (new, old)
         } else {
-            [old, new]
+            (old, new)
         };
-        let metas: Vec<KvMeta> = records.iter().map(|r| r.0).collect();
-        let values: Vec<Vec<Value>> = records.iter().map(|r| r.1.clone()).collect();
-        let outcome = match self.merge.merge(&metas, Some(&values)).map_err(to_df)? {
-            MergeResult::Pick(i) => metas[i].kind.is_add().then(|| values[i].clone()),
-            MergeResult::Row { kind, values } => kind.is_add().then_some(values),
-            MergeResult::Drop => None,
-        };
+        let outcome = self.merge.merge(older, newer).map_err(to_df)?;
         let key = self.key_text(data, row);
         match (kind.is_add(), outcome) {
             (true, Some(merged)) => {
-                let Some(c) = (0..written.len()).find(|&c| !same(&merged[c], &written[c])) else {
+                let Some(c) = (0..written.len()).find(|&c| !merged.same(written, c)) else {
                     return Ok(());
                 };
                 let reason = if written_first {
@@ -271,8 +246,8 @@ impl RowEffectCheck {
                     self.what,
                     self.table.identifier(),
                     self.fields[c].name,
-                    show(&merged[c]),
-                    show(&written[c]),
+                    merged.display(c),
+                    written.display(c),
                 )))
             }
             (true, None) => Err(plan_error(format!(
@@ -295,9 +270,9 @@ impl RowEffectCheck {
 
     /// How Paimon orders the stored row before the written one: by `sequence.field` (NULL
     /// first, reversed when descending); `Greater` when the written record sorts first.
-    fn sequence_order(&self, stored: &[Value], written: &[Value]) -> Ordering {
+    fn sequence_order(&self, stored: &MergeRow, written: &MergeRow) -> Ordering {
         for &f in &self.sequence_fields {
-            let o = compare_values(&stored[f], &written[f]);
+            let o = stored.compare(written, f);
             let o = if self.sequence_descending {
                 o.reverse()
             } else {
@@ -310,16 +285,16 @@ impl RowEffectCheck {
         Ordering::Equal
     }
 
-    fn sequence_reason(&self, stored: &[Value], written: &[Value]) -> String {
+    fn sequence_reason(&self, stored: &MergeRow, written: &MergeRow) -> String {
         let names: Vec<&str> = self
             .sequence_fields
             .iter()
             .map(|&f| self.fields[f].name.as_str())
             .collect();
-        let show_all = |row: &[Value]| {
+        let show_all = |row: &MergeRow| {
             self.sequence_fields
                 .iter()
-                .map(|&f| show(&row[f]))
+                .map(|&f| row.display(f))
                 .collect::<Vec<_>>()
                 .join(", ")
         };
@@ -347,7 +322,7 @@ impl RowEffectCheck {
     }
 
     /// Why column `c` of a `+U` does not take the written value.
-    fn column_reason(&self, c: usize, stored: &[Value], written: &[Value]) -> String {
+    fn column_reason(&self, c: usize, stored: &MergeRow, written: &MergeRow) -> String {
         let options = self.table.options();
         let name = &self.fields[c].name;
         if self.engine == MergeEngine::PartialUpdate {
@@ -356,7 +331,7 @@ impl RowEffectCheck {
                     .iter()
                     .map(|&o| self.fields[o].name.as_str())
                     .collect();
-                if ordering.iter().all(|&o| matches!(written[o], Value::Null)) {
+                if ordering.iter().all(|&o| written.is_null(o)) {
                     return format!(
                         "column {name} is in the sequence group '{key}', whose ordering \
                          column{} {} NULL in the written row, and partial-update skips such a \
@@ -367,7 +342,7 @@ impl RowEffectCheck {
                 }
                 let o = ordering
                     .iter()
-                    .map(|&o| compare_values(&written[o], &stored[o]))
+                    .map(|&o| written.compare(stored, o))
                     .find(|o| *o != Ordering::Equal)
                     .unwrap_or(Ordering::Equal);
                 if o == Ordering::Less {
@@ -385,7 +360,7 @@ impl RowEffectCheck {
                      UPDATE writes the whole row, so every such column is combined)"
                 );
             }
-            if matches!(written[c], Value::Null) {
+            if written.is_null(c) {
                 return "merge engine partial-update never overwrites a value with NULL (a \
                         NULL in a written row means \"unchanged\")"
                     .to_string();
@@ -397,7 +372,7 @@ impl RowEffectCheck {
         )
     }
 
-    fn delete_reason(&self, stored: &[Value], merged: &[Value]) -> String {
+    fn delete_reason(&self, stored: &MergeRow, merged: &MergeRow) -> String {
         let options = self.table.options();
         if self.engine == MergeEngine::PartialUpdate {
             if let Some(list) = options.get("partial-update.remove-record-on-sequence-group") {
@@ -408,7 +383,7 @@ impl RowEffectCheck {
                         self.fields
                             .iter()
                             .position(|f| f.name == *n)
-                            .is_some_and(|i| matches!(stored[i], Value::Null))
+                            .is_some_and(|i| stored.is_null(i))
                     })
                     .collect();
                 let why = if nulls.is_empty() {
@@ -425,7 +400,7 @@ impl RowEffectCheck {
             }
         }
         let changed: Vec<&str> = (0..merged.len())
-            .filter(|&c| !same(&merged[c], &stored[c]))
+            .filter(|&c| !merged.same(stored, c))
             .map(|c| self.fields[c].name.as_str())
             .collect();
         format!(
@@ -487,42 +462,4 @@ fn aggregate_function(options: &CoreOptions, name: &str) -> Option<(String, Stri
             f.to_string(),
         )
     })
-}
-
-/// NULL first, then the values' order (Java's user-defined sequence comparator).
-fn compare_values(a: &Value, b: &Value) -> Ordering {
-    match (a, b) {
-        (Value::Null, Value::Null) => Ordering::Equal,
-        (Value::Null, _) => Ordering::Less,
-        (_, Value::Null) => Ordering::Greater,
-        (Value::Scalar(x), Value::Scalar(y)) => x.compare(y).unwrap_or(Ordering::Equal),
-        _ => Ordering::Equal,
-    }
-}
-
-/// Value equality with floats by total order (a NaN written reads back as the same NaN).
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Scalar(x), Value::Scalar(y)) => x.compare(y) == Some(Ordering::Equal),
-        (Value::Array(x), Value::Array(y)) | (Value::Row(x), Value::Row(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
-        }
-        (Value::Map(x), Value::Map(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|((k1, v1), (k2, v2))| same(k1, k2) && same(v1, v2))
-        }
-        _ => a == b,
-    }
-}
-
-/// A value for a message.
-fn show(v: &Value) -> String {
-    match v {
-        Value::Null => "NULL".to_string(),
-        Value::Scalar(Datum::String(s)) => format!("'{s}'"),
-        Value::Scalar(d) => d.to_string(),
-        other => format!("{other:?}"),
-    }
 }

@@ -54,7 +54,7 @@ where
 #[derive(Debug, Clone)]
 pub struct StrataCatalog {
     catalog: Arc<FileSystemCatalog>,
-    /// Per-statement tables of a the SQL session (`SqlSession`) (time travel, option hints): schema
+    /// Per-statement tables of a SQL session (`SqlSession`: time travel, option hints): schema
     /// [`REFS_SCHEMA`], never listed.
     refs: Option<Arc<MemorySchemaProvider>>,
 }

@@ -13,9 +13,10 @@
 //! layer's: a [`table::StrataTable`] in a logical plan and a [`scan::StrataScanExec`] in a
 //! physical plan (Ballista ships both; writes run where they are planned).
 //!
-//! Inside, imports run downward in this order: `codec` → `catalog` → `options` →
-//! `system_tables` / `incremental` → `table` → `audit_log` → `scan` → `statistics`, with
-//! `filter` and `codec_predicate` as leaves.
+//! Inside, imports run downward: `codec` → `catalog` → `options` / `system_tables` →
+//! `table` / `audit_log` → `scan` → `statistics`; `filter`, `incremental` and
+//! `codec_predicate` are leaves (of this folder: they use only `crate::error`,
+//! `crate::leaf_exec` and strata).
 
 pub(crate) mod audit_log;
 pub mod catalog;
