@@ -105,7 +105,7 @@ impl TableLifecycle for Table {
         rollback::rollback_to_tag(self, name).await
     }
     async fn travel_to(&self, target: &TravelTarget) -> Result<(Table, TableScan)> {
-        time_travel::travel(self, target).await
+        crate::scan::travel(self, target).await
     }
     async fn remove_orphan_files(
         &self,

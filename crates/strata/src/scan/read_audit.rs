@@ -23,7 +23,7 @@
 //!
 //! [`ReadSupport`]: strata_spec::options::support::ReadSupport
 
-use strata_spec::manifest::DataFileMeta;
+use strata_spec::manifest::{DataFileMeta, ManifestEntry};
 use strata_spec::options::support::refused_read_options;
 
 use crate::format::data_file_reader::DataFileFormat;
@@ -120,4 +120,23 @@ pub(crate) async fn check_index_files(
         }
     }
     Ok(())
+}
+
+/// "partition dt=1, bucket 2" of an entry, for messages.
+pub(crate) fn describe_entry(table: &Table, e: &ManifestEntry) -> String {
+    match table.partition_text(&e.partition) {
+        Ok(p) if !p.is_empty() => format!("partition {p}, bucket {}", e.bucket),
+        _ => format!("bucket {}", e.bucket),
+    }
+}
+
+/// A spec error about an option as [`Error::InvalidOption`] naming the option.
+pub(crate) fn option_error(e: strata_spec::SpecError) -> Error {
+    match e {
+        strata_spec::SpecError::Invalid { context, message } => Error::InvalidOption {
+            key: context,
+            message,
+        },
+        other => Error::Spec(other),
+    }
 }

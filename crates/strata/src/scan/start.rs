@@ -21,14 +21,14 @@
 //!
 //! The columns a scan's rows get are the table handle's schema (as Java's core `ReadBuilder`
 //! reads a table whose stored options time-travel); front ends that time-travel explicitly use
-//! [`super::time_travel::travel`], which also takes the snapshot's schema.
+//! [`super::travel`], which also takes the snapshot's schema.
 
 use chrono::TimeZone;
 use strata_spec::options::StartupMode;
 use strata_spec::snapshot::{CommitKind, Snapshot};
 
+use super::incremental_between::{INCREMENTAL_BETWEEN, INCREMENTAL_BETWEEN_TIMESTAMP};
 use super::time_travel::TravelTarget;
-use super::{INCREMENTAL_BETWEEN, INCREMENTAL_BETWEEN_TIMESTAMP};
 use crate::table::Table;
 use crate::{Error, Result};
 

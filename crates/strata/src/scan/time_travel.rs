@@ -2,7 +2,7 @@
 //! sees (Java `TimeTravelUtil`, `scan.snapshot-id` / `scan.tag-name` / `scan.watermark` /
 //! `scan.timestamp` / `scan.timestamp-millis`, and `scan.version`, which names one of them).
 //! [`super::start`] applies the table's own `scan.*` options to every scan; front ends use
-//! [`travel`] for an explicit target (`--snapshot`, `--tag`, `VERSION AS OF`, ...).
+//! [`super::travel`] for an explicit target (`--snapshot`, `--tag`, `VERSION AS OF`, ...).
 //!
 //! A timestamp selects the latest snapshot whose `timeMillis` is at or before it (Java
 //! `SnapshotManager.earlierOrEqualTimeMills`, a binary search between the earliest and the
@@ -14,7 +14,6 @@
 use chrono::{NaiveDate, NaiveDateTime, TimeZone};
 use strata_spec::snapshot::Snapshot;
 
-use crate::scan::TableScan;
 use crate::table::tags::TagManager;
 use crate::table::Table;
 use crate::{Error, Result};
@@ -216,14 +215,6 @@ pub async fn table_at(table: &Table, snapshot: &Snapshot) -> Result<Table> {
     }
     let schema = table.schema_manager().schema(snapshot.schema_id).await?;
     table.with_schema(schema)
-}
-
-/// The table at `target` and a scan of that snapshot: `(table, scan)` to plan and read with.
-pub async fn travel(table: &Table, target: &TravelTarget) -> Result<(Table, TableScan)> {
-    let snapshot = target.resolve(table).await?;
-    let t = table_at(table, &snapshot).await?;
-    let scan = t.new_scan().with_snapshot_meta(snapshot);
-    Ok((t, scan))
 }
 
 /// Parses `yyyy-MM-dd`, `yyyy-MM-dd HH:mm`, `yyyy-MM-dd HH:mm:ss[.f…]` (space or `T`) as a
