@@ -1,5 +1,6 @@
 //! Decoding the kept entries (on several threads when there are many) and the checks that
-//! run before: a live entry's partition arity, errors naming the manifest an entry came from.
+//! run before: a live entry's partition arity, errors naming the manifest an entry came from;
+//! [`blocking`] runs planning's CPU work (merging, selecting, decoding) off the async runtime.
 
 use strata_spec::manifest::{ManifestEntry, RawEntry};
 use strata_spec::DataType;
@@ -103,4 +104,11 @@ pub(super) fn name_outside_datum() -> Error {
 
 pub(super) fn stale_value() -> Error {
     Error::Invariant("a cached slot of live manifest entries changed while being read".into())
+}
+
+/// Runs `f` (merging, selecting, decoding: CPU work) on the blocking pool.
+pub(super) async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
+    crate::io::blocking("scan planning", f).await
 }

@@ -14,8 +14,9 @@ use super::decode::{check_partition_arity, name_outside_datum};
 use super::live::EntryCounters;
 use super::merge::{describe_raw, entry_size, merge_fast, raw_items};
 use super::selection::EntrySelection;
-use super::slot::{self, SlotValue, SlotWriter, SLOT_SLACK};
+use super::slot::{self, SlotValue, SLOT_SLACK};
 use super::slot_select::{Pick, SlotSelect};
+use super::slot_writer::SlotWriter;
 use crate::{Error, Result};
 use foldhash::HashMap as FastMap;
 

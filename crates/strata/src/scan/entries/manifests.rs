@@ -8,7 +8,9 @@ use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::{merge_entries, ManifestEntry, ManifestFileMeta, RawManifest};
 use strata_spec::snapshot::Snapshot;
 
-use super::decode::{check_decoded_partition_arity, check_partition_arity, decode_all, decode_raw};
+use super::decode::{
+    blocking, check_decoded_partition_arity, check_partition_arity, decode_all, decode_raw,
+};
 use super::live::{EntryCounters, LiveEntries};
 use super::selection::{EntrySelection, Selector};
 use crate::table::Table;
@@ -153,10 +155,4 @@ pub(crate) async fn all_live_entries(
         decode_all(&adds, decode_raw)
     })
     .await
-}
-
-pub(super) async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T> + Send + 'static,
-) -> Result<T> {
-    crate::io::blocking("scan planning", f).await
 }

@@ -57,7 +57,7 @@ pub(crate) fn base_for(
         .max_by_key(|(id, _)| *id)
 }
 
-/// Key of a bucket's slot index (see `live_cache`).
+/// Key of a bucket's slot index (see the module docs).
 pub(super) fn index_key(table: &Table, bucket: i32) -> CacheKey {
     CacheKey::new(
         CacheKind::SnapshotLiveManifest,
