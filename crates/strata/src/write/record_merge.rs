@@ -177,7 +177,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use arrow_array::{ArrayRef, Int64Array, StringArray};
-    use strata_spec::types::{DataField, DataType, TypeKind};
+    use strata_spec::types::{DataField, DataType, TypeKind, MAX_LENGTH};
 
     use super::*;
 
@@ -187,7 +187,7 @@ mod tests {
             id: 0,
             fields: vec![
                 DataField::new(0, "k", DataType::not_null(TypeKind::BigInt)),
-                DataField::new(1, "v", DataType::nullable(TypeKind::String)),
+                DataField::new(1, "v", DataType::nullable(TypeKind::VarChar(MAX_LENGTH))),
             ],
             highest_field_id: 1,
             partition_keys: vec![],
