@@ -18,7 +18,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use strata::commit::OverwriteScope;
 use strata::table::Table;
 
-use crate::commands::{msg, Result};
+use crate::error::{msg, Result};
 
 /// Rows per decoded input batch.
 const BATCH_ROWS: usize = 65_536;
@@ -118,7 +118,7 @@ pub async fn write_files(
     bar.finish_and_clear();
     if result
         .as_ref()
-        .is_err_and(|e: &crate::commands::CliError| !e.may_have_committed())
+        .is_err_and(|e: &crate::error::CliError| !e.may_have_committed())
     {
         write.abort().await;
     }

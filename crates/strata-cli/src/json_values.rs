@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::{DataType, Datum};
 
-use crate::commands::Result;
+use crate::error::Result;
 
 pub fn datum_to_json(d: &Datum) -> Value {
     match d {
@@ -133,7 +133,7 @@ pub fn cell_to_json(array: &dyn Array, row: usize) -> Result<Value> {
             let secs = v.div_euclid(per_sec);
             let nanos = (v.rem_euclid(per_sec) * (1_000_000_000 / per_sec)) as u32;
             let t = chrono::DateTime::from_timestamp(secs, nanos)
-                .ok_or_else(|| crate::commands::msg(format!("timestamp {v} is out of range")))?;
+                .ok_or_else(|| crate::error::msg(format!("timestamp {v} is out of range")))?;
             let fmt = if *unit == TimeUnit::Nanosecond {
                 "%Y-%m-%dT%H:%M:%S%.9f"
             } else {
@@ -167,11 +167,11 @@ pub fn cell_to_json(array: &dyn Array, row: usize) -> Result<Value> {
         }
         A::Dictionary(_, _) => {
             let values = arrow::compute::cast(&array.slice(row, 1), &A::Utf8)
-                .map_err(|e| crate::commands::msg(e.to_string()))?;
+                .map_err(|e| crate::error::msg(e.to_string()))?;
             cell_to_json(values.as_ref(), 0)?
         }
         other => {
-            return Err(crate::commands::msg(format!(
+            return Err(crate::error::msg(format!(
                 "cannot render Arrow type {other} as JSON"
             )))
         }

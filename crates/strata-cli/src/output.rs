@@ -1,5 +1,6 @@
 //! Output formats of `strata read`: a text table, JSON lines, CSV or Parquet, to stdout or
 //! a file. JSON lines and CSV stream batch by batch; the text table is rendered at the end.
+//! Also [`println_json`], the one-JSON-object-per-line output of the metadata commands.
 
 use std::fs::File;
 use std::io::{IsTerminal, Write};
@@ -13,7 +14,7 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 
-use crate::commands::{msg, Result};
+use crate::error::{msg, write_error as werr, Result};
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -32,8 +33,9 @@ fn sink(output: Option<&Path>) -> Result<Box<dyn Write + Send>> {
     }
 }
 
-fn werr(e: impl std::fmt::Display) -> crate::commands::CliError {
-    msg(format!("cannot write output: {e}"))
+/// Writes `v` as one JSON line (the metadata commands' output).
+pub fn println_json(out: &mut impl Write, v: &serde_json::Value) -> Result<()> {
+    writeln!(out, "{v}").map_err(werr)
 }
 
 /// Drains `stream` into `output` (stdout when `None`) in `format`.

@@ -27,7 +27,7 @@ pub fn plan_error(message: impl Into<String>) -> DataFusionError {
 }
 
 /// Where in the SQL text an error points, when DataFusion's planner knows (its `Diagnostic`
-/// span; a [`crate::SqlSession`] collects spans): `(line, column, end column)`, 1-based, the
+/// span; a `SqlSession` collects spans): `(line, column, end column)`, 1-based, the
 /// end on the same line (or the column itself when the span runs over several lines).
 pub fn error_position(e: &DataFusionError) -> Option<(usize, usize, usize)> {
     let span = e.diagnostic()?.span?;

@@ -4,21 +4,18 @@
 //! DataFusion-based engine, and a [`SqlSession`] that adds Paimon's DDL, procedures and time
 //! travel on top:
 //!
-//! | module | what |
-//! |---|---|
-//! | [`catalog`] | [`StrataCatalog`] / [`StrataSchema`]: the warehouse as `CatalogProvider` / `SchemaProvider` |
-//! | [`table`] | [`StrataTable`]: a table as `TableProvider` (pushdown, statistics, INSERT, UPDATE, DELETE, MERGE) |
-//! | [`scan`] | [`StrataScanExec`]: the scan `ExecutionPlan`, strata splits (and slices of large files) dealt into partitions |
-//! | `statistics` | row counts and column bounds from the manifests, for the planner |
-//! | [`filter`] | DataFusion filters → strata predicates (what is pushed down exactly) |
-//! | [`sink`] | writes: one strata write and one commit per statement |
-//! | `merge` | `MERGE INTO` on primary-key tables, as row kinds |
-//! | `cow` | `UPDATE` / `DELETE` on append tables, copy-on-write |
-//! | `row_effect` | row-level statements on primary-key tables checked to take effect under the merge engine |
-//! | [`session`] | [`SqlSession`]: DDL, `CALL sys.*`, `USE`, time travel, option hints |
-//! | [`options`] | per-query options (time travel, dynamic options) |
-//! | [`incremental`] | [`StrataIncrementalExec`]: `incremental-between` reads of a table (adds only) or of `t$audit_log` (every change) |
-//! | [`codec`] | logical and physical extension codecs: strata plans shipped between processes (Ballista) |
+//! The crate is three layers, each a folder, imports only running down:
+//!
+//! | layer | what | may use |
+//! |---|---|---|
+//! | [`sql`] | [`SqlSession`]: statements, DDL, `ALTER TABLE`, `CALL sys.*`, time travel and option hints | `provider`, `dml`, leaves |
+//! | [`provider`] | [`StrataCatalog`], [`StrataTable`] (scan, pushdown, statistics; thin DML hooks), [`StrataScanExec`], [`StrataIncrementalExec`], system tables, per-query options, the Ballista codecs | `dml`, leaves |
+//! | [`dml`] | writes: the INSERT sink, UPDATE/DELETE as row kinds or copy-on-write, MERGE, the row-effect check — over a narrow table handle, never the provider | leaves |
+//! | leaves | [`error`] (errors across the DataFusion boundary), `leaf_exec` (what the leaf `ExecutionPlan`s share) | strata, DataFusion |
+//!
+//! The modules of the former flat layout stay reachable under their names ([`catalog`],
+//! [`table`], [`scan`], [`filter`], [`options`], [`incremental`], [`codec`], [`sink`],
+//! [`session`]).
 //!
 //! ```no_run
 //! # #![recursion_limit = "256"]
@@ -31,27 +28,15 @@
 //! # Ok(()) }
 //! ```
 
-mod alter;
-mod audit_log;
-pub mod catalog;
-pub mod codec;
-mod codec_predicate;
-mod cow;
-mod ddl;
+pub mod dml;
 pub mod error;
-pub mod filter;
-pub mod incremental;
-mod merge;
-pub mod options;
-mod procedures;
-mod rewrite;
-mod row_effect;
-pub mod scan;
-pub mod session;
-pub mod sink;
-mod statistics;
-mod system_tables;
-pub mod table;
+mod leaf_exec;
+pub mod provider;
+pub mod sql;
+
+pub use dml::sink;
+pub use provider::{catalog, codec, filter, incremental, options, scan, table};
+pub use sql::session;
 
 pub use catalog::{StrataCatalog, StrataSchema};
 pub use codec::{StrataLogicalCodec, StrataPhysicalCodec};

@@ -18,7 +18,7 @@ use strata_spec::{DataField, DataType, TypeKind};
 use crate::catalog_options;
 use crate::errors::{invalid, to_py, IntoPy};
 use crate::runtime::block_on;
-use crate::table::Table;
+use crate::table_handle::Table;
 
 /// A Paimon filesystem catalog: a warehouse directory of `DB.db/TABLE/` folders.
 ///
@@ -56,10 +56,55 @@ impl Catalog {
             dynamic_options: HashMap::new(),
         }
     }
+
+    /// The SQL session of this catalog (made on first use; `USE db` carries over).
+    fn sql_session(&self) -> Arc<strata_datafusion::SqlSession> {
+        self.sql_session
+            .get_or_init(|| Arc::new(strata_datafusion::SqlSession::new((*self.inner).clone())))
+            .clone()
+    }
 }
 
-pub(crate) fn identifier(text: &str) -> PyResult<Identifier> {
+fn parse_identifier(text: &str) -> PyResult<Identifier> {
     text.parse::<Identifier>().map_err(to_py)
+}
+
+/// Runs SQL statements over `catalog` (a :class:`strata.Catalog` or a warehouse path) and
+/// returns the last statement's rows as a ``pyarrow.Table``.
+#[pyfunction]
+pub(crate) fn sql<'py>(
+    py: Python<'py>,
+    query: &str,
+    catalog: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    if let Ok(c) = catalog.cast::<Catalog>() {
+        return crate::sql::run(py, c.get().sql_session(), query);
+    }
+    let c = Catalog::open(catalog.extract::<String>()?, Default::default())?;
+    crate::sql::run(py, c.sql_session(), query)
+}
+
+/// Re-opens a table (what unpickling a :class:`Table` does).
+#[pyfunction]
+#[pyo3(signature = (warehouse, options, identifier, dynamic_options = None))]
+pub(crate) fn open_table(
+    py: Python<'_>,
+    warehouse: String,
+    options: HashMap<String, String>,
+    identifier: &str,
+    dynamic_options: Option<HashMap<String, String>>,
+) -> PyResult<Table> {
+    let catalog = py.detach(|| Catalog::open(warehouse, options))?;
+    let id = parse_identifier(identifier)?;
+    let inner = catalog.inner.clone();
+    let mut table = block_on(py, async move { inner.get_table(&id).await })?.py_err()?;
+    let dynamic = dynamic_options.unwrap_or_default();
+    if !dynamic.is_empty() {
+        table = table.with_dynamic_options(dynamic.clone()).py_err()?;
+    }
+    let mut t = catalog.table_object(table);
+    t.dynamic_options = dynamic;
+    Ok(t)
 }
 
 #[pymethods]
@@ -159,7 +204,7 @@ impl Catalog {
         comment: Option<String>,
         ignore_if_exists: bool,
     ) -> PyResult<Table> {
-        let id = crate::catalog::identifier(identifier)?;
+        let id = parse_identifier(identifier)?;
         let mut spec = to_schema(schema)?;
         if let Some(k) = partition_keys {
             spec.partition_keys = k;
@@ -185,7 +230,7 @@ impl Catalog {
 
     /// The table `identifier` (``"db.table"``).
     fn get_table(&self, py: Python<'_>, identifier: &str) -> PyResult<Table> {
-        let id = crate::catalog::identifier(identifier)?;
+        let id = parse_identifier(identifier)?;
         let table = block_on(py, self.inner.get_table(&id))?.py_err()?;
         Ok(self.table_object(table))
     }
@@ -198,13 +243,13 @@ impl Catalog {
         identifier: &str,
         ignore_if_not_exists: bool,
     ) -> PyResult<()> {
-        let id = crate::catalog::identifier(identifier)?;
+        let id = parse_identifier(identifier)?;
         block_on(py, self.inner.drop_table(&id, ignore_if_not_exists))?.py_err()
     }
 
     /// Runs SQL statements over this warehouse (see :func:`strata.sql`).
     fn sql<'py>(&self, py: Python<'py>, query: &str) -> PyResult<Bound<'py, PyAny>> {
-        crate::sql::run(py, self, query)
+        crate::sql::run(py, self.sql_session(), query)
     }
 
     fn __repr__(&self) -> String {
@@ -269,8 +314,7 @@ fn to_schema(schema: &Bound<'_, PyAny>) -> PyResult<Schema> {
     }
     if schema.hasattr("__arrow_c_schema__")? {
         let arrow: pyo3_arrow::PySchema = schema.extract()?;
-        let row =
-            strata::arrow::from_arrow_schema(arrow.into_inner().as_ref()).py_err()?;
+        let row = strata::arrow::from_arrow_schema(arrow.into_inner().as_ref()).py_err()?;
         let fields = row
             .fields
             .into_iter()

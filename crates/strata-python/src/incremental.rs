@@ -141,20 +141,7 @@ impl Shape {
         };
         match limit {
             None => shaped,
-            Some(limit) => shaped
-                .scan(limit, |left, batch| {
-                    let out = match batch {
-                        Ok(_) if *left == 0 => None,
-                        Ok(b) => {
-                            let b = b.slice(0, b.num_rows().min(*left));
-                            *left -= b.num_rows();
-                            Some(Ok(b))
-                        }
-                        Err(e) => Some(Err(e)),
-                    };
-                    futures::future::ready(out)
-                })
-                .boxed(),
+            Some(limit) => strata::read::limit_rows(shaped, limit),
         }
     }
 }

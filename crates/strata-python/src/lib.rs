@@ -15,16 +15,22 @@
 //! | `runtime` | the shared tokio runtime; every blocking call releases the GIL |
 //! | `errors` | strata errors as Python exceptions, one class per [`strata::ErrorKind`] |
 //! | `arrow_io` | Arrow in and out through the Arrow PyCapsule interface (no pyarrow needed) |
-//! | `catalog` | `Catalog`: databases and tables of a warehouse (local or `s3://`) |
+//! | `catalog` | `Catalog`: databases and tables of a warehouse (local or `s3://`); `strata.sql`, and re-opening a pickled table |
 //! | `catalog_options` | every catalog option honoured (`warehouse`, `metastore`, `s3.*` and its aliases, `table-default.*`) or refused by name |
-//! | `table` | `Table`: metadata, shortcuts, maintenance, system tables |
+//! | `table` | `Table`'s methods: metadata, shortcuts, maintenance, system tables |
+//! | `table_handle` | the `Table` handle itself (library table + what re-opens it), below catalog, writers and routing |
 //! | `read` | `ReadBuilder`, `TableScan`, `Plan`, `Split`, `TableRead` (incremental reads too) |
 //! | `incremental` | `incremental-between` reads: filter/projection/limit on their output, split wire form |
 //! | `stream` | `StreamReadBuilder`, `ChangeStream`, `ChangeBatch`: streaming reads |
 //! | `write` | `BatchWriteBuilder`, `BatchTableWrite`, `BatchTableCommit`, `CommitMessage` |
 //! | `routing` | the writer of each row of a primary-key write spread over several writers (`strata.ray`): one writer per bucket |
-//! | `sql` | `strata.sql(...)` and `__datafusion_table_provider__` (DataFusion's FFI) |
+//! | `sql` | running SQL in a catalog's session, and `__datafusion_table_provider__` (DataFusion's FFI) |
 //! | `progress` | the progress bar long reads and writes show in a terminal |
+//!
+//! Imports go one way: `catalog` (it makes `Table`s, runs `strata.sql`, re-opens pickled
+//! tables) and `table` (`Table`'s methods) on top, neither importing the other; then `read`,
+//! `write`, `stream`, `routing`, `sql`; `table_handle`, `errors`, `runtime`, `arrow_io` at the
+//! bottom.
 
 // strata-datafusion's statement futures nest deeper than rustc's default layout query depth.
 #![recursion_limit = "256"]
@@ -43,6 +49,7 @@ mod runtime;
 mod sql;
 mod stream;
 mod table;
+mod table_handle;
 mod write;
 
 /// The native module `strata._native`.
@@ -51,7 +58,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
     m.add_class::<catalog::Catalog>()?;
-    m.add_class::<table::Table>()?;
+    m.add_class::<table_handle::Table>()?;
     m.add_class::<read::ReadBuilder>()?;
     m.add_class::<read::TableScan>()?;
     m.add_class::<read::Plan>()?;
@@ -64,10 +71,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<write::BatchTableWrite>()?;
     m.add_class::<write::BatchTableCommit>()?;
     m.add_class::<write::CommitMessage>()?;
-    m.add_function(wrap_pyfunction!(sql::sql, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog::sql, m)?)?;
     m.add_function(wrap_pyfunction!(read::split_from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(write::commit_message_from_bytes, m)?)?;
-    m.add_function(wrap_pyfunction!(table::open_table, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog::open_table, m)?)?;
     m.add_function(wrap_pyfunction!(routing::write_routes, m)?)?;
     Ok(())
 }

@@ -1,9 +1,9 @@
 //! SQL from Python, and strata tables inside DataFusion's Python package.
 //!
-//! * `strata.sql(query, catalog)` / `Catalog.sql(query)` run statements through
-//!   strata-datafusion's `SqlSession` (DDL, DML, `CALL sys.*`, time travel, system tables) and
-//!   return the last statement's result as a pyarrow table. A catalog keeps one session, so
-//!   `USE db` carries over between calls.
+//! * `strata.sql(query, catalog)` / `Catalog.sql(query)` (in [`crate::catalog`]) run
+//!   statements through strata-datafusion's `SqlSession` (DDL, DML, `CALL sys.*`, time
+//!   travel, system tables) with [`run`], which returns the last statement's result as a
+//!   pyarrow table. A catalog keeps one session, so `USE db` carries over between calls.
 //! * `Table.__datafusion_table_provider__(session)` hands the table to DataFusion's Python
 //!   package through its FFI (`datafusion-ffi`): `SessionContext().register_table_provider("t",
 //!   table)`, as delta-rs and lance do. The FFI is versioned by DataFusion's major version, so
@@ -33,37 +33,19 @@ use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyCapsuleMethods};
 use strata_datafusion::{SqlSession, StrataTable};
 
-use crate::catalog::Catalog;
 use crate::errors::{invalid, to_py, IntoPy};
 use crate::runtime::{block_on, runtime};
 
 const PROVIDER_CAPSULE: &CStr = c"datafusion_table_provider";
 const CODEC_CAPSULE: &CStr = c"datafusion_logical_extension_codec";
 
-/// Runs SQL statements over `catalog` (a :class:`strata.Catalog` or a warehouse path) and
-/// returns the last statement's rows as a ``pyarrow.Table``.
-#[pyfunction]
-pub(crate) fn sql<'py>(
-    py: Python<'py>,
-    query: &str,
-    catalog: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyAny>> {
-    if let Ok(c) = catalog.cast::<Catalog>() {
-        return run(py, c.get(), query);
-    }
-    let c = Catalog::open(catalog.extract::<String>()?, Default::default())?;
-    run(py, &c, query)
-}
-
+/// Runs the statements of `query` in `session` and returns the last one's rows as a
+/// ``pyarrow.Table`` (`strata.sql`, `Catalog.sql`).
 pub(crate) fn run<'py>(
     py: Python<'py>,
-    catalog: &Catalog,
+    session: Arc<SqlSession>,
     query: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let session = catalog
-        .sql_session
-        .get_or_init(|| Arc::new(SqlSession::new((*catalog.inner).clone())))
-        .clone();
     let query = query.to_string();
     let (batches, schema) = block_on(py, async move {
         let script = session.parse_script(&query)?;

@@ -8,36 +8,19 @@ use std::time::Duration;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use strata::maintenance::orphans::OrphanFilesClean;
-use strata::maintenance::time_travel::parse_local_timestamp;
-use strata::maintenance::{ExpireConfig, ExpireSnapshots, TableLifecycle};
+use strata::maintenance::{
+    older_than, retained_until, ExpireConfig, ExpireOverrides, ExpireSnapshots, TableLifecycle,
+};
 use strata::write::CompactRequest;
 
 use crate::errors::{invalid, IntoPy};
 use crate::progress::Progress;
 use crate::read::{ReadBuilder, ReadOptions, ReadSpec};
 use crate::runtime::block_on;
+use crate::table_handle::Table;
 use crate::write::BatchWriteBuilder;
 
-/// A Paimon table (append or primary-key) of a :class:`strata.Catalog`.
-#[pyclass(module = "strata", frozen)]
-pub struct Table {
-    pub(crate) inner: strata::table::Table,
-    pub(crate) warehouse: String,
-    pub(crate) catalog_options: HashMap<String, String>,
-    /// Dynamic options given with `copy` (kept to pickle the table).
-    pub(crate) dynamic_options: HashMap<String, String>,
-}
-
 impl Table {
-    pub(crate) fn with_inner(&self, inner: strata::table::Table) -> Table {
-        Table {
-            inner,
-            warehouse: self.warehouse.clone(),
-            catalog_options: self.catalog_options.clone(),
-            dynamic_options: self.dynamic_options.clone(),
-        }
-    }
-
     fn system<'py>(
         &self,
         py: Python<'py>,
@@ -53,29 +36,6 @@ impl Table {
         let schema = batch.schema();
         crate::arrow_io::to_pyarrow_table(py, vec![batch], schema)
     }
-}
-
-/// Re-opens a table (what unpickling a :class:`Table` does).
-#[pyfunction]
-#[pyo3(signature = (warehouse, options, identifier, dynamic_options = None))]
-pub(crate) fn open_table(
-    py: Python<'_>,
-    warehouse: String,
-    options: HashMap<String, String>,
-    identifier: &str,
-    dynamic_options: Option<HashMap<String, String>>,
-) -> PyResult<Table> {
-    let catalog = py.detach(|| crate::catalog::Catalog::open(warehouse, options))?;
-    let id = crate::catalog::identifier(identifier)?;
-    let inner = catalog.inner.clone();
-    let mut table = block_on(py, async move { inner.get_table(&id).await })?.py_err()?;
-    let dynamic = dynamic_options.unwrap_or_default();
-    if !dynamic.is_empty() {
-        table = table.with_dynamic_options(dynamic.clone()).py_err()?;
-    }
-    let mut t = catalog.table_object(table);
-    t.dynamic_options = dynamic;
-    Ok(t)
 }
 
 /// `older_than`: a duration text (`"2h"`, `"1d"`), a `datetime.timedelta`, or a local
@@ -100,21 +60,9 @@ fn retention(value: &Bound<'_, PyAny>, what: &str, now: i64) -> PyResult<Duratio
                 "{what}: expected a duration text, a timedelta or a datetime"
             ))
         })?;
-        if let Ok(d) = strata_spec::options::units::parse_duration(&text) {
-            return Ok(d);
-        }
-        parse_local_timestamp(&text).map_err(|_| {
-            invalid(format!(
-                "{what} {text:?}: expected a duration (1d, 2h, 30min, 10s) or a timestamp (yyyy-MM-dd HH:mm:ss)"
-            ))
-        })?
+        return older_than(what, &text, now).py_err();
     };
-    if at > now {
-        return Err(invalid(format!(
-            "{what} is in the future; files of commits in progress would be lost"
-        )));
-    }
-    Ok(Duration::from_millis((now - at) as u64))
+    retained_until(what, at, now).py_err()
 }
 
 fn dict<'py>(py: Python<'py>, items: Vec<(&str, Py<PyAny>)>) -> PyResult<Bound<'py, PyDict>> {
@@ -159,8 +107,7 @@ impl Table {
     /// The table's Arrow schema (a ``pyarrow.Schema`` when pyarrow is installed).
     #[getter]
     fn schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let schema =
-            strata::arrow::to_arrow_schema(&self.inner.schema().row_type()).py_err()?;
+        let schema = strata::arrow::to_arrow_schema(&self.inner.schema().row_type()).py_err()?;
         crate::arrow_io::schema_object(py, schema)
     }
 
@@ -378,18 +325,17 @@ impl Table {
         dry_run: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
         let t = self.inner.clone();
-        let base = ExpireConfig::from_table(&t).py_err()?;
         let now = chrono::Utc::now().timestamp_millis();
-        let time_retained = match &older_than {
-            Some(v) => retention(v, "older_than", now)?,
-            None => base.time_retained,
+        let overrides = ExpireOverrides {
+            retain_max,
+            retain_min,
+            time_retained: match &older_than {
+                Some(v) => Some(retention(v, "older_than", now)?),
+                None => None,
+            },
+            max_deletes,
         };
-        let config = ExpireConfig {
-            retain_max: retain_max.unwrap_or(base.retain_max),
-            retain_min: retain_min.unwrap_or(base.retain_min),
-            time_retained,
-            max_deletes: max_deletes.unwrap_or(base.max_deletes),
-        };
+        let config = ExpireConfig::from_table_with(&t, &overrides).py_err()?;
         let (expired, earliest, deleted, files) = block_on(py, async move {
             let expire = ExpireSnapshots::new(&t)?
                 .with_config(config)
@@ -546,10 +492,10 @@ impl Table {
         }
         let t = self.inner.clone();
         let doc = block_on(py, async move {
-            strata::system::levels_svg::levels_doc(&t, snapshot_id, &spec, bucket).await
+            strata::system::levels_doc(&t, snapshot_id, &spec, bucket).await
         })?
         .py_err()?;
-        Ok(strata::system::levels_svg::render_svg(&doc))
+        Ok(strata_levels_svg::render_svg(&doc))
     }
 
     /// Any of Paimon's system tables by name (``"snapshots"``, ``"schemas"``, ``"options"``,

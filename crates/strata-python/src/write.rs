@@ -14,7 +14,7 @@ use strata_spec::kv::RowKind;
 use crate::errors::{internal, invalid, to_py, IntoPy};
 use crate::progress::Progress;
 use crate::runtime::block_on;
-use crate::table::Table;
+use crate::table_handle::Table;
 
 /// What an overwrite replaces: `None` = plain append.
 #[derive(Clone, Debug)]

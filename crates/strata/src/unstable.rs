@@ -22,9 +22,6 @@ pub mod format {
 /// Index files: the dynamic-bucket HASH index and the index manifest.
 pub mod index {
     pub use crate::index::assigner::DynamicBucketAssigner;
-    /// Temporary (issue 30, being moved behind a stable function): the dynamic-bucket
-    /// routing `strata-python` still does itself.
-    pub use crate::index::assigner::{compute_assigner, DynamicBucketOptions};
     pub use crate::index::hash_file::HashIndexFiles;
     pub use crate::index::key_hash::KeyHasher;
     pub use crate::index::manifest::{IndexManifestStore, DELETION_VECTORS_INDEX};
@@ -38,12 +35,4 @@ pub mod meta {
 /// The LSM tree's compaction strategy.
 pub mod lsm {
     pub use crate::lsm::compact::strategy::compaction_file_size;
-    /// Temporary (issue 30, being moved behind a stable function): the merge functions
-    /// `strata-datafusion`'s MERGE/UPDATE row-effect prediction still calls directly.
-    pub mod merge {
-        pub use crate::lsm::merge::value::value_at;
-        pub use crate::lsm::merge::{
-            create_merge_function, KvMeta, MergeFunction, MergeResult, Value,
-        };
-    }
 }

@@ -4,7 +4,7 @@
 use super::encode::{
     fits_precision, MAX_COMPACT_DECIMAL_PRECISION, MAX_COMPACT_TIMESTAMP_PRECISION,
 };
-use super::{BinaryRow, MAX_INLINE_LEN};
+use super::row::{BinaryRow, MAX_INLINE_LEN};
 use crate::error::{Result, SpecError};
 use crate::{DataType, Datum, TypeKind};
 

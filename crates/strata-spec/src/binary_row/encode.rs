@@ -1,7 +1,7 @@
 //! Encoding datums into a [`BinaryRow`], following Java's `BinaryRowWriter`,
 //! `AbstractBinaryWriter` and `RowHelper.copyInto`.
 
-use super::{fixed_part_size_in_bytes, null_bits_size_in_bytes, BinaryRow, MAX_INLINE_LEN};
+use super::row::{fixed_part_size_in_bytes, null_bits_size_in_bytes, BinaryRow, MAX_INLINE_LEN};
 use crate::error::{Result, SpecError};
 use crate::{DataType, Datum, TypeKind};
 

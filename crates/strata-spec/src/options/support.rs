@@ -39,64 +39,9 @@
 
 use std::collections::BTreeMap;
 
-use super::keys::{BUCKET, FIELDS_PREFIX};
-
-/// What strata does with one table option.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OptionSupport {
-    /// strata reads the option and acts on it.
-    Implemented,
-    /// strata can store the option and ignore it without any reader or writer being wrong;
-    /// the text says why.
-    NoEffectOnData(&'static str),
-    /// The option changes data, merging, file layout, commits or what readers must see, and
-    /// strata does not implement it; the text says what Java does. Only values other than the
-    /// key's harmless values ([`harmless_values`]) matter.
-    Unsupported(&'static str),
-}
-
-/// What strata's reads do with one table option: the read side of the audit. A read of a
-/// table (batch, incremental or streaming; CLI, SQL, Python) checks the table's options with
-/// [`refused_read_options`] before it returns a row, so an option that changes which rows a
-/// reader must return is either honoured or refused by name — never ignored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReadSupport {
-    /// A read path of strata honours the option (the integration test
-    /// `crates/strata/tests/it/option_support.rs` fails when no read path reads a key
-    /// classified so).
-    Honoured,
-    /// The option cannot change which rows a read returns or their values; the text says why.
-    NoEffect(&'static str),
-    /// The option changes what a read must return and strata does not honour it: a read of a
-    /// table that sets it to anything but its harmless values ([`read_harmless_values`]) is
-    /// refused. `streaming_only`: it matters only to streaming reads (batch reads ignore it
-    /// rightly), so only streaming reads are refused.
-    Refused {
-        why: &'static str,
-        streaming_only: bool,
-    },
-}
-
-impl ReadSupport {
-    /// The one-line reason (`None` for [`ReadSupport::Honoured`]).
-    pub fn reason(&self) -> Option<&'static str> {
-        match self {
-            ReadSupport::Honoured => None,
-            ReadSupport::NoEffect(r) => Some(r),
-            ReadSupport::Refused { why, .. } => Some(why),
-        }
-    }
-}
-
-impl OptionSupport {
-    /// The one-line reason (`None` for [`OptionSupport::Implemented`]).
-    pub fn reason(&self) -> Option<&'static str> {
-        match self {
-            OptionSupport::Implemented => None,
-            OptionSupport::NoEffectOnData(r) | OptionSupport::Unsupported(r) => Some(r),
-        }
-    }
-}
+use super::keys::FIELDS_PREFIX;
+use entry::Entry;
+pub use entry::{OptionSupport, ReadSupport};
 
 /// The class of `key`: an exact option key, a family name of `KNOWN_PREFIXES` itself
 /// (`"parquet."`), a key of such a family, or a per-column option `fields.<column>.<suffix>`.
@@ -180,132 +125,6 @@ pub fn field_option_suffixes() -> impl Iterator<Item = (&'static str, OptionSupp
 
 const UNKNOWN_FIELD_OPTION: &str = "a per-column option Java Paimon does not know";
 
-/// Values of implemented keys that strata does not implement: (key, values, reason).
-const UNSUPPORTED_VALUES: &[(&str, &[&str], &str)] = &[(
-    BUCKET,
-    &["-2"],
-    "postpone bucket mode: Java writes rows to `bucket-postpone` and only a postpone \
-     compaction moves them into real buckets; strata's writers and compactions do not \
-     (its reads see the real buckets only, as Java's batch reads do)",
-)];
-
-/// One classified key, family or per-column suffix.
-#[derive(Debug)]
-struct Entry {
-    key: &'static str,
-    support: OptionSupport,
-    /// Harmless values of an unsupported key (empty for the other classes).
-    harmless: &'static [&'static str],
-    /// What reads do with it.
-    read: ReadSupport,
-    /// Harmless values of a read-refused key.
-    read_harmless: &'static [&'static str],
-}
-
-impl Entry {
-    /// Why `value` is refused, if it is.
-    fn refusal(&self, value: &str) -> Option<&'static str> {
-        match self.support {
-            OptionSupport::Unsupported(reason) => {
-                let harmless = self.harmless.iter().any(|h| h.eq_ignore_ascii_case(value));
-                (!harmless).then_some(reason)
-            }
-            OptionSupport::Implemented => UNSUPPORTED_VALUES
-                .iter()
-                .find(|(key, values, _)| *key == self.key && values.contains(&value))
-                .map(|(_, _, reason)| *reason),
-            OptionSupport::NoEffectOnData(_) => None,
-        }
-    }
-}
-
-/// An implemented key. Reads: no effect (a setting of writes, compaction, commits or
-/// expiry) unless marked [`Entry::read_honoured`] or [`Entry::read_refused`].
-const fn implemented(key: &'static str) -> Entry {
-    Entry {
-        key,
-        support: OptionSupport::Implemented,
-        harmless: &[],
-        read: ReadSupport::NoEffect(WRITE_SIDE),
-        read_harmless: &[],
-    }
-}
-
-/// A key without effect on data. Reads: no effect for the same reason unless marked.
-const fn no_effect(key: &'static str, why: &'static str) -> Entry {
-    Entry {
-        key,
-        support: OptionSupport::NoEffectOnData(why),
-        harmless: &[],
-        read: ReadSupport::NoEffect(why),
-        read_harmless: &[],
-    }
-}
-
-/// An unsupported key. Reads: refused with the same reason and harmless values unless marked
-/// [`Entry::read_no_effect`] — the conservative default, so a key nobody reviewed for reads
-/// is refused rather than ignored.
-const fn unsupported(
-    key: &'static str,
-    why: &'static str,
-    harmless: &'static [&'static str],
-) -> Entry {
-    Entry {
-        key,
-        support: OptionSupport::Unsupported(why),
-        harmless,
-        read: ReadSupport::Refused {
-            why,
-            streaming_only: false,
-        },
-        read_harmless: harmless,
-    }
-}
-
-impl Entry {
-    /// Reads honour it.
-    const fn read_honoured(self) -> Entry {
-        Entry {
-            read: ReadSupport::Honoured,
-            read_harmless: &[],
-            ..self
-        }
-    }
-
-    /// It does not change what a read returns.
-    const fn read_no_effect(self, why: &'static str) -> Entry {
-        Entry {
-            read: ReadSupport::NoEffect(why),
-            read_harmless: &[],
-            ..self
-        }
-    }
-
-    /// Reads refuse values other than `harmless`.
-    const fn read_refused(self, why: &'static str, harmless: &'static [&'static str]) -> Entry {
-        Entry {
-            read: ReadSupport::Refused {
-                why,
-                streaming_only: false,
-            },
-            read_harmless: harmless,
-            ..self
-        }
-    }
-
-    /// Streaming reads refuse values other than `harmless`; batch reads are right without it.
-    const fn stream_refused(self, why: &'static str, harmless: &'static [&'static str]) -> Entry {
-        Entry {
-            read: ReadSupport::Refused {
-                why,
-                streaming_only: true,
-            },
-            read_harmless: harmless,
-            ..self
-        }
-    }
-}
-
 fn find(table: &'static [Entry], key: &str) -> Option<&'static Entry> {
     table
         .binary_search_by(|e| e.key.cmp(key))
@@ -351,12 +170,9 @@ fn field_entry(rest: &str) -> Option<&'static Entry> {
         .max_by_key(|e| e.key.len())
 }
 
+mod entry;
 mod table;
 #[cfg(test)]
 mod tests;
-
-/// The read class of implemented keys by default.
-const WRITE_SIDE: &str =
-    "a setting of how files are written, compacted, committed or expired; reads return the same rows whatever its value";
 
 use table::{DEFAULT_AGGREGATE_FUNCTION, FAMILY_KEYS, FIELD_SUFFIXES, KEYS, PREFIXES};

@@ -2,6 +2,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::*;
+use crate::error::Result;
+use crate::stats::StatsMode;
 
 fn opts(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     pairs

@@ -2,8 +2,10 @@
 
 use std::collections::BTreeMap;
 
+use super::core_options::{bad_value, CoreOptions};
+use super::keys::*;
 use super::known::{KNOWN_KEYS, KNOWN_PREFIXES};
-use super::*;
+use crate::error::{Result, SpecError};
 
 /// Checks that every key is an option Java Paimon knows and that the options strata
 /// interprets have valid values, plus the option-only rules of Java's `SchemaValidation`

@@ -48,7 +48,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::create::{reassign_nested_ids, validate_table};
-use super::{TableSchema, CURRENT_VERSION};
+use super::table_schema::{TableSchema, CURRENT_VERSION};
 use crate::error::{Result, SpecError};
 use crate::options::{self, BUCKET_KEY, SEQUENCE_FIELD};
 use crate::types::casts::{has_cast_rule, supports_cast};

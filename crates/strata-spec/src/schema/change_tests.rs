@@ -6,7 +6,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::types::json::parse_type_text;
-use crate::types::{DataType, TypeKind};
+use crate::types::{DataField, DataType, TypeKind};
 
 const JAVA_0: &str = include_str!("golden/java-alter-schema-0.json");
 const JAVA_1: &str = include_str!("golden/java-alter-schema-1.json");

@@ -15,7 +15,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use super::{highest_user_field_id, Schema, TableSchema, CURRENT_VERSION};
+use super::table_schema::{highest_user_field_id, Schema, TableSchema, CURRENT_VERSION};
 use crate::error::{Result, SpecError};
 use crate::options::{self, CoreOptions, DYNAMIC_BUCKET, FIELDS_PREFIX, POSTPONE_BUCKET};
 use crate::types::json::UNASSIGNED_FIELD_ID;

@@ -1,5 +1,5 @@
 use super::*;
-use crate::types::{DataType, TypeKind, MAX_LENGTH};
+use crate::types::{DataField, DataType, TypeKind, MAX_LENGTH};
 
 /// A schema file as Java's `SchemaManager` writes it.
 const EXAMPLE: &str = r#"{

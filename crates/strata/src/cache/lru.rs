@@ -11,15 +11,21 @@ use super::{Cache, CacheKey};
 /// Counters of an [`LruCache`] since it was created.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CacheStats {
+    /// Lookups that found their key.
     pub hits: u64,
+    /// Lookups that found nothing (never cached, evicted or invalidated).
     pub misses: u64,
+    /// Values stored (a replaced key counts again; rejected values do not count).
     pub puts: u64,
+    /// Entries dropped, least recently used first, to make room for a new value.
     pub evictions: u64,
     /// Values refused because they alone exceed the capacity.
     pub rejected: u64,
+    /// Entries held now.
     pub entries: usize,
     /// Current total weight (value bytes plus key overhead).
     pub weight: usize,
+    /// The bound on [`CacheStats::weight`] the cache was created with, in bytes.
     pub capacity: usize,
 }
 
@@ -75,10 +81,12 @@ impl LruCache {
         }
     }
 
+    /// The most bytes of keys and values the cache holds (its `capacity_bytes`).
     pub fn capacity(&self) -> usize {
         self.capacity
     }
 
+    /// The counters so far, with the current entry count, weight and capacity.
     pub fn stats(&self) -> CacheStats {
         let inner = self.lock();
         CacheStats {

@@ -37,11 +37,14 @@ pub enum CacheKind {
 /// table location, branch and bucket, plus snapshot id and manifest lists for a slot).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CacheKey {
+    /// What the value is; the same `key` under two kinds names two entries.
     pub kind: CacheKind,
+    /// The kind-specific part of the key (see [`CacheKey`]).
     pub key: String,
 }
 
 impl CacheKey {
+    /// The key of a value of `kind` named `key`.
     pub fn new(kind: CacheKind, key: impl Into<String>) -> Self {
         CacheKey {
             kind,

@@ -55,6 +55,8 @@ impl FileSystemCatalog {
         Ok(Self::new(io, warehouse))
     }
 
+    /// A catalog over the warehouse directory `warehouse` of the store `io` (no I/O yet; the
+    /// directory need not exist), with no shared cache, the system clock and no table defaults.
     pub fn new(io: FileIO, warehouse: Path) -> Self {
         FileSystemCatalog {
             io,
@@ -96,6 +98,7 @@ impl FileSystemCatalog {
         self
     }
 
+    /// The file I/O of the warehouse's store, which every table loaded from this catalog uses.
     pub fn file_io(&self) -> &FileIO {
         &self.io
     }
@@ -127,6 +130,8 @@ impl FileSystemCatalog {
         Ok(names)
     }
 
+    /// Whether `db` is a database of the warehouse (a `<db>.db` directory; see
+    /// [`Self::list_databases`]).
     pub async fn database_exists(&self, db: &str) -> Result<bool> {
         Ok(self.list_databases().await?.iter().any(|d| d == db))
     }
@@ -190,6 +195,7 @@ impl FileSystemCatalog {
         Ok(names)
     }
 
+    /// Whether `id` is a table: its directory holds at least one `schema/schema-N` file.
     pub async fn table_exists(&self, id: &Identifier) -> Result<bool> {
         let sm = SchemaManager::new(self.io.clone(), TablePaths::new(self.table_path(id)));
         Ok(!sm.list_ids().await?.is_empty())

@@ -93,9 +93,13 @@ pub struct MergeOutcome {
 /// Where one merge writes: the table's manifest store, the committer's file namer, the
 /// partition type (for the summaries and the partition filter) and the latest schema id.
 pub struct MergeContext<'a> {
+    /// The table's manifest store, which writes the merged manifest files.
     pub store: &'a ManifestStore,
+    /// The committer's namer of the new `manifest-<uuid>-<n>` files.
     pub namer: &'a FileNamer,
+    /// The table's partition row type: decodes partition summaries and DELETE partitions.
     pub partition_type: &'a RowType,
+    /// The latest schema id, written as the `schemaId` of each new manifest file's meta.
     pub schema_id: i64,
 }
 
@@ -320,7 +324,9 @@ pub enum DeletePartitions {
     All,
     /// Per partition column, the DELETE partitions' bounds.
     Ranges {
+        /// The partition columns' types, in partition order.
         types: Vec<DataType>,
+        /// Per partition column, the DELETE partitions' value range.
         columns: Vec<DeleteColumnRange>,
     },
 }

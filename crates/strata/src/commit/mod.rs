@@ -48,9 +48,18 @@ pub const BATCH_COMMIT_IDENTIFIER: i64 = i64::MAX;
 /// New files of one (partition, bucket), produced by a writer.
 #[derive(Clone, Debug)]
 pub struct CommitMessage {
+    /// The partition the files belong to, as Paimon's `BinaryRow` of the partition columns
+    /// (Java's `CommitMessage.partition`; empty for an unpartitioned table).
     pub partition: BinaryRow,
+    /// The bucket the files belong to (Java's `CommitMessage.bucket`; `0` for the files of
+    /// `bucket = -1` append tables).
     pub bucket: i32,
+    /// The partition's number of buckets when the files were written (Java's
+    /// `CommitMessage.totalBuckets`), written into each entry's `totalBuckets`; after a bucket
+    /// rescale, a commit refuses a count that differs from the partition's live files.
     pub total_buckets: i32,
+    /// Data files the writer added (Java `DataIncrement.newFiles`): ADD entries of the APPEND
+    /// snapshot.
     pub new_files: Vec<DataFileMeta>,
     /// Files of the table this commit removes alongside `new_files`, in the same APPEND
     /// snapshot (Java `DataIncrement.deletedFiles`): a copy-on-write UPDATE or DELETE replaces
@@ -192,6 +201,9 @@ pub struct TableCommit {
 }
 
 impl TableCommit {
+    /// A committer of `table` under a random `commitUser`, with its retry bounds taken from
+    /// `commit.max-retries`, `commit.min-retry-wait`, `commit.max-retry-wait` and `commit.timeout`.
+    /// Fails when one of those options does not parse.
     pub fn new(table: Table) -> Result<Self> {
         let opts = table.options();
         Ok(TableCommit {
@@ -215,6 +227,7 @@ impl TableCommit {
         self
     }
 
+    /// The `commitUser` written into this committer's snapshots.
     pub fn commit_user(&self) -> &str {
         &self.commit_user
     }

@@ -26,8 +26,11 @@ use crate::error::{Error, Result};
 /// A predicate whose leaves refer to fields of a row type by index. Contains no `Not`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum BoundPredicate {
+    /// Matches every row (what an empty `And` or `x NOT IN ()` binds to).
     AlwaysTrue,
+    /// Matches no row (what an empty `Or` or `x IN ()` binds to).
     AlwaysFalse,
+    /// A test on one field of the bound row type.
     Leaf(BoundLeafPredicate),
     /// Non-empty after binding (an empty `And` binds to `AlwaysTrue`).
     And(Vec<BoundPredicate>),
@@ -39,9 +42,14 @@ pub enum BoundPredicate {
 /// operation with literals already converted to the field's internal values.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BoundLeafPredicate {
+    /// Position of the field in the bound row type (for a MAP key access, a virtual field after
+    /// the row type's own fields).
     pub index: usize,
+    /// The field's name (a key access's canonical `m['k']` text), for messages and display.
     pub name: String,
+    /// The field's type; the literals in `op` are values of this type.
     pub data_type: DataType,
+    /// The test, its literals converted to the field's internal values.
     pub op: LeafOp,
 }
 

@@ -24,11 +24,14 @@ pub(crate) const MAP_KEY_FIELD_ID: i32 = -1;
 /// The syntax of a key access: column `column`, key `key` (both unescaped).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct MapKeyRef {
+    /// The MAP column's name.
     pub column: String,
+    /// The key whose value is accessed.
     pub key: String,
 }
 
 impl MapKeyRef {
+    /// The access `column['key']` (both unescaped; nothing is checked until it is resolved).
     pub fn new(column: impl Into<String>, key: impl Into<String>) -> Self {
         MapKeyRef {
             column: column.into(),
@@ -96,6 +99,7 @@ fn quoted(s: &str, q: char) -> Option<(String, &str)> {
 pub struct MapKeyColumn {
     /// The MAP column.
     pub map_field: DataField,
+    /// The key whose value the derived column holds.
     pub key: String,
     /// The derived column: canonical name, the value type made nullable, id
     /// [`MAP_KEY_FIELD_ID`].

@@ -21,11 +21,13 @@ pub enum Predicate {
     AlwaysTrue,
     /// Matches no row.
     AlwaysFalse,
+    /// A test on one column (Paimon's `LeafPredicate`).
     Leaf(LeafPredicate),
     /// All children hold (an empty list holds).
     And(Vec<Predicate>),
     /// At least one child holds (an empty list does not hold).
     Or(Vec<Predicate>),
+    /// The child does not hold; removed on binding by negating the leaves below it.
     Not(Box<Predicate>),
 }
 
@@ -34,6 +36,7 @@ pub enum Predicate {
 pub struct LeafPredicate {
     /// Column name (matched exactly first, then case-insensitively when unambiguous).
     pub column: String,
+    /// The test applied to the column's values.
     pub op: LeafOp,
 }
 
@@ -44,13 +47,21 @@ pub struct LeafPredicate {
 /// selected), except `IsNull`/`IsNotNull` which are always true or false.
 #[derive(Clone, Debug, PartialEq)]
 pub enum LeafOp {
+    /// `column = literal` (Paimon's `Equal`).
     Equal(Datum),
+    /// `column <> literal` (Paimon's `NotEqual`).
     NotEqual(Datum),
+    /// `column < literal` (Paimon's `LessThan`).
     LessThan(Datum),
+    /// `column <= literal` (Paimon's `LessOrEqual`).
     LessOrEqual(Datum),
+    /// `column > literal` (Paimon's `GreaterThan`).
     GreaterThan(Datum),
+    /// `column >= literal` (Paimon's `GreaterOrEqual`).
     GreaterOrEqual(Datum),
+    /// `column IS NULL` (Paimon's `IsNull`): true exactly for NULL values.
     IsNull,
+    /// `column IS NOT NULL` (Paimon's `IsNotNull`): true exactly for non-NULL values.
     IsNotNull,
     /// Equal to one of the literals; an empty list matches nothing.
     In(Vec<Datum>),
@@ -110,33 +121,43 @@ fn leaf(column: impl Into<String>, op: LeafOp) -> Predicate {
 
 /// Builder functions (pypaimon's `PredicateBuilder` names).
 impl Predicate {
+    /// `column = literal`.
     pub fn equal(column: impl Into<String>, literal: Datum) -> Predicate {
         leaf(column, LeafOp::Equal(literal))
     }
+    /// `column <> literal`.
     pub fn not_equal(column: impl Into<String>, literal: Datum) -> Predicate {
         leaf(column, LeafOp::NotEqual(literal))
     }
+    /// `column < literal`.
     pub fn less_than(column: impl Into<String>, literal: Datum) -> Predicate {
         leaf(column, LeafOp::LessThan(literal))
     }
+    /// `column <= literal`.
     pub fn less_or_equal(column: impl Into<String>, literal: Datum) -> Predicate {
         leaf(column, LeafOp::LessOrEqual(literal))
     }
+    /// `column > literal`.
     pub fn greater_than(column: impl Into<String>, literal: Datum) -> Predicate {
         leaf(column, LeafOp::GreaterThan(literal))
     }
+    /// `column >= literal`.
     pub fn greater_or_equal(column: impl Into<String>, literal: Datum) -> Predicate {
         leaf(column, LeafOp::GreaterOrEqual(literal))
     }
+    /// `column IS NULL`.
     pub fn is_null(column: impl Into<String>) -> Predicate {
         leaf(column, LeafOp::IsNull)
     }
+    /// `column IS NOT NULL`.
     pub fn is_not_null(column: impl Into<String>) -> Predicate {
         leaf(column, LeafOp::IsNotNull)
     }
+    /// `column IN (literals…)`; an empty list matches nothing.
     pub fn is_in(column: impl Into<String>, literals: Vec<Datum>) -> Predicate {
         leaf(column, LeafOp::In(literals))
     }
+    /// `column NOT IN (literals…)`; an empty list matches every row.
     pub fn is_not_in(column: impl Into<String>, literals: Vec<Datum>) -> Predicate {
         leaf(column, LeafOp::NotIn(literals))
     }
@@ -156,6 +177,7 @@ impl Predicate {
             Predicate::greater_than(column, high),
         ])
     }
+    /// `column LIKE 'prefix%'`: string values starting with `prefix` (pypaimon's `startswith`).
     pub fn starts_with(column: impl Into<String>, prefix: impl Into<String>) -> Predicate {
         leaf(column, LeafOp::StartsWith(prefix.into()))
     }

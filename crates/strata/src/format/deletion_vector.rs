@@ -70,6 +70,8 @@ impl DeletionVector {
         }
     }
 
+    /// Whether the row at `position` (0-based within its data file) is deleted. A position the
+    /// 32-bit form cannot hold is never deleted.
     #[inline]
     pub fn is_deleted(&self, position: u64) -> bool {
         match self {
@@ -106,6 +108,7 @@ impl DeletionVector {
         }
     }
 
+    /// How many rows are deleted.
     pub fn cardinality(&self) -> u64 {
         match self {
             DeletionVector::Bitmap32(b) => b.len(),
@@ -113,6 +116,7 @@ impl DeletionVector {
         }
     }
 
+    /// Whether no row is deleted.
     pub fn is_empty(&self) -> bool {
         self.cardinality() == 0
     }

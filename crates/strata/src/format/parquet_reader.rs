@@ -75,7 +75,9 @@ pub(crate) type RowPredicate = Arc<dyn Fn(&RecordBatch) -> Result<BooleanArray> 
 /// exact or conservative (never reject a row the caller wants).
 #[derive(Clone)]
 pub struct PushedRowFilter {
+    /// The fields the predicate needs, decoded first; the batch it sees has them in this order.
     pub fields: Vec<DataField>,
+    /// The filter on those fields: `true` keeps a row.
     pub predicate: RowPredicate,
 }
 

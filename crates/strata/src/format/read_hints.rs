@@ -48,12 +48,19 @@ pub enum MapKeyPredicate {
 /// Counters of one read (shared by every file the read touches; cheap atomics).
 #[derive(Debug, Default)]
 pub struct ReadMetrics {
+    /// Data files of which at least one row group was decoded (ORC and Avro files count once read).
     pub files_read: AtomicU64,
+    /// Parquet files opened whose every row group was ruled out (see
+    /// [`Self::row_groups_skipped`]), so no column was decoded.
     pub files_skipped: AtomicU64,
+    /// Parquet row groups decoded.
     pub row_groups_read: AtomicU64,
+    /// Parquet row groups ruled out (by the row range, a row-group filter, statistics or the
+    /// MAP-key predicate).
     pub row_groups_skipped: AtomicU64,
     /// Rows of the row groups read that the page index let the reader skip.
     pub page_rows_skipped: AtomicU64,
+    /// Bytes fetched from storage (footers, column chunks, whole ORC/Avro files).
     pub bytes_read: AtomicU64,
 }
 
@@ -61,19 +68,27 @@ pub struct ReadMetrics {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReadMetricsSnapshot {
+    /// See [`ReadMetrics::files_read`].
     pub files_read: u64,
+    /// See [`ReadMetrics::files_skipped`].
     pub files_skipped: u64,
+    /// See [`ReadMetrics::row_groups_read`].
     pub row_groups_read: u64,
+    /// See [`ReadMetrics::row_groups_skipped`].
     pub row_groups_skipped: u64,
+    /// See [`ReadMetrics::page_rows_skipped`].
     pub page_rows_skipped: u64,
+    /// See [`ReadMetrics::bytes_read`].
     pub bytes_read: u64,
 }
 
 impl ReadMetrics {
+    /// Adds `n` to one of the counters (relaxed: counters are only summed, never ordered).
     pub fn add(counter: &AtomicU64, n: u64) {
         counter.fetch_add(n, Ordering::Relaxed);
     }
 
+    /// The counters' current values.
     pub fn snapshot(&self) -> ReadMetricsSnapshot {
         ReadMetricsSnapshot {
             files_read: self.files_read.load(Ordering::Relaxed),

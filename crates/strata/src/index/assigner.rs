@@ -32,6 +32,7 @@
 //! `prepare_commit` builds each new file from the bucket's files live at that time, not from
 //! the ones loaded at start.
 
+use crate::error::ErrorDetail;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use futures::{stream, StreamExt, TryStreamExt};
@@ -39,7 +40,6 @@ use object_store::path::Path;
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::{FileKind, IndexManifestEntry};
 
-use crate::error::ErrorDetail;
 use crate::index::hash_file::{HashIndexFiles, HASH_INDEX};
 use crate::index::manifest::IndexManifestStore;
 use crate::table::Table;
@@ -71,6 +71,10 @@ pub struct DynamicBucketOptions {
 }
 
 impl DynamicBucketOptions {
+    /// Reads and validates the table's `dynamic-bucket.target-row-num` (positive),
+    /// `dynamic-bucket.max-buckets` (-1, or 1 to 32,767) and
+    /// `dynamic-bucket.initial-buckets` (1 to 32,767); a value out of range is
+    /// `ErrorDetail::InvalidOption`.
     pub fn from_table(table: &Table) -> Result<Self> {
         let opts = table.options();
         let target_row_num = opts.dynamic_bucket_target_row_num()?;
@@ -193,6 +197,7 @@ impl DynamicBucketAssigner {
         })
     }
 
+    /// The dynamic-bucket settings this assigner was created with.
     #[cfg_attr(not(feature = "unstable"), allow(dead_code))] // strata::unstable only
     pub fn options(&self) -> DynamicBucketOptions {
         self.options

@@ -65,6 +65,9 @@ pub struct HashIndexFiles {
 }
 
 impl HashIndexFiles {
+    /// The HASH index files of `table`, placed in the bucket directories when
+    /// `index-file-in-data-file-dir` is set, else in the table's `index/` directory. Fails if that
+    /// option does not parse as a boolean.
     pub fn new(table: &Table) -> Result<Self> {
         let in_data_dir = table
             .options()

@@ -19,6 +19,7 @@
 //! and new ones follow in commit order (Java's order is that of a `HashMap`; readers do not
 //! depend on it).
 
+use crate::error::ErrorDetail;
 use std::collections::HashMap;
 
 use strata_spec::binary_row::BinaryRow;
@@ -27,7 +28,6 @@ use strata_spec::manifest::{
 };
 use strata_spec::snapshot::Snapshot;
 
-use crate::error::ErrorDetail;
 use crate::index::hash_file::HASH_INDEX;
 use crate::table::Table;
 use crate::{Error, Result};
@@ -44,6 +44,8 @@ pub struct IndexManifestStore {
 }
 
 impl IndexManifestStore {
+    /// The index manifest store of `table`, writing with its `manifest.compression` (and
+    /// `file.compression.zstd-level`); an invalid codec is `ErrorDetail::InvalidOption`.
     pub fn new(table: &Table) -> Result<Self> {
         let opts = table.options();
         let compression = ManifestCompression::from_options(

@@ -47,7 +47,9 @@ use crate::{Error, Result};
 /// Which backend a [`FileIO`] talks to (decides how paths are shown to users).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StoreKind {
+    /// The local filesystem; paths are absolute paths without their leading `/`.
     Local,
+    /// An in-memory store (`memory://`), for tests and examples; lost with the process.
     Memory,
     /// S3 or an S3-compatible object store; paths are keys in one bucket.
     S3,
@@ -164,6 +166,7 @@ impl FileIO {
         Ok((FileIO::local(), path))
     }
 
+    /// The backend this handle talks to.
     pub fn kind(&self) -> StoreKind {
         self.kind
     }

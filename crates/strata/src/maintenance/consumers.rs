@@ -24,6 +24,7 @@ pub struct ConsumerManager {
 }
 
 impl ConsumerManager {
+    /// The consumers of `table`: the `consumer/consumer-<id>` files in its directory.
     pub fn new(table: &Table) -> Self {
         ConsumerManager {
             table: table.clone(),

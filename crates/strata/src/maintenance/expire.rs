@@ -182,6 +182,7 @@ impl ExpireSnapshots {
         self
     }
 
+    /// The retention settings this run applies (the table's options unless [`Self::with_config`]).
     pub fn config(&self) -> &ExpireConfig {
         &self.config
     }

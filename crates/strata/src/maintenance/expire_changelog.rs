@@ -120,6 +120,7 @@ impl ExpireChangelogs {
         self
     }
 
+    /// The retention settings this run applies (the table's options unless [`Self::with_config`]).
     pub fn config(&self) -> &ChangelogExpireConfig {
         &self.config
     }

@@ -75,14 +75,23 @@ impl FileCategory {
 /// Counts of deleted (or, in a dry run, deletable) files per category.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DeletionCounts {
+    /// See [`FileCategory::Data`].
     pub data_files: usize,
+    /// See [`FileCategory::Changelog`].
     pub changelog_files: usize,
+    /// See [`FileCategory::Manifest`].
     pub manifests: usize,
+    /// See [`FileCategory::ManifestList`].
     pub manifest_lists: usize,
+    /// See [`FileCategory::Index`].
     pub index_files: usize,
+    /// See [`FileCategory::IndexManifest`].
     pub index_manifests: usize,
+    /// See [`FileCategory::Statistics`] (a snapshot's `statistics` file).
     pub statistics: usize,
+    /// See [`FileCategory::Snapshot`].
     pub snapshots: usize,
+    /// See [`FileCategory::Tag`].
     pub tags: usize,
     /// `changelog/changelog-N` files.
     pub long_lived_changelogs: usize,
@@ -122,7 +131,9 @@ impl DeletionCounts {
 /// One file to delete, in the order a crash-safe run deletes them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Deletion {
+    /// What the file counts toward.
     pub category: FileCategory,
+    /// The file's path in the table's store.
     pub path: Path,
 }
 
@@ -134,6 +145,8 @@ pub struct TableFiles {
 }
 
 impl TableFiles {
+    /// The files of `table`; index files are looked for in the bucket directories when the
+    /// table sets `index-file-in-data-file-dir`. Fails if that option is not a boolean.
     pub fn new(table: &Table) -> Result<Self> {
         let index_in_data_dir = table
             .options()
@@ -145,6 +158,7 @@ impl TableFiles {
         })
     }
 
+    /// The table whose files these are.
     pub fn table(&self) -> &Table {
         &self.table
     }

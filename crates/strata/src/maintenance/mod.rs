@@ -6,6 +6,7 @@
 //! | [`files`] | where referenced files live, what a snapshot uses, idempotent deletion | `FileDeletionBase` |
 //! | [`expire`] | snapshot expiry after every commit and on demand | `ExpireSnapshotsImpl`, `SnapshotDeletion` |
 //! | [`expire_changelog`] | expiry of `changelog/changelog-N` (decoupled changelog lifecycle) | `ExpireChangelogImpl`, `ChangelogDeletion` |
+//! | `expire_settings` | expiry asked for by hand: table options with a caller's overrides ([`ExpireOverrides`]), "older than" arguments ([`older_than`]) | `ExpireSnapshotsProcedure` |
 //! | [`tags`] | `tag/tag-<name>` files (in [`crate::table::tags`]: scans read them too) | `TagManager`, `Tag` |
 //! | [`tag_ops`] | create / delete tags, tag retention | `TagManager.deleteTag`, `TagDeletion`, `TagTimeExpire` |
 //! | [`rollback`] | roll back to a snapshot or tag | `RollbackHelper` |
@@ -20,6 +21,7 @@
 pub mod consumers;
 pub mod expire;
 pub mod expire_changelog;
+mod expire_settings;
 pub mod files;
 pub mod orphans;
 pub mod rollback;
@@ -36,6 +38,7 @@ pub use expire::{
 pub use expire_changelog::{
     ChangelogExpireConfig, ChangelogExpirePlan, ChangelogExpireReport, ExpireChangelogs,
 };
+pub use expire_settings::{older_than, retained_until, ExpireOverrides};
 pub use files::{Deletion, DeletionCounts, FileCategory};
 pub use orphans::{OrphanFilesClean, OrphanReport};
 pub use rollback::RollbackReport;
@@ -102,7 +105,7 @@ impl TableLifecycle for Table {
         rollback::rollback_to_tag(self, name).await
     }
     async fn travel_to(&self, target: &TravelTarget) -> Result<(Table, TableScan)> {
-        time_travel::travel(self, target).await
+        crate::scan::travel(self, target).await
     }
     async fn remove_orphan_files(
         &self,

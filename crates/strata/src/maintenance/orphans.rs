@@ -17,6 +17,7 @@
 //! readable (a missing one is an error and nothing is deleted); for older snapshots a missing
 //! manifest is taken as empty, as Java does, since an interrupted expiry deletes those last.
 
+use crate::error::ErrorDetail;
 use std::collections::HashSet;
 
 use object_store::path::Path;
@@ -27,7 +28,6 @@ use crate::table::Table;
 use crate::{Error, Result};
 
 use super::files::TableFiles;
-use crate::error::ErrorDetail;
 use crate::table::tags::{TagManager, TAG_PREFIX};
 
 /// One file found orphaned.
@@ -35,20 +35,25 @@ use crate::table::tags::{TagManager, TAG_PREFIX};
 pub struct OrphanFile {
     /// The path as shown to users.
     pub path: String,
+    /// The file's size in bytes.
     pub size: u64,
 }
 
 /// What a cleanup found (and, unless a dry run, deleted).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OrphanReport {
+    /// The orphan files found, sorted by path (deleted unless [`Self::dry_run`]).
     pub files: Vec<OrphanFile>,
+    /// Whether this was a dry run: the files were only listed, not deleted.
     pub dry_run: bool,
 }
 
 impl OrphanReport {
+    /// How many orphan files were found.
     pub fn count(&self) -> usize {
         self.files.len()
     }
+    /// Their total size in bytes.
     pub fn bytes(&self) -> u64 {
         self.files.iter().map(|f| f.size).sum()
     }
@@ -102,6 +107,10 @@ impl OrphanFilesClean {
         self
     }
 
+    /// Finds the orphan files (see the module doc) modified before the threshold and, unless a
+    /// dry run, deletes them; returns what it found sorted by path. Refuses a table with branches
+    /// (`ErrorDetail::Unsupported`); a missing manifest of the latest snapshot or of a tag is an
+    /// error and nothing is deleted.
     pub async fn clean(&self) -> Result<OrphanReport> {
         let paths = self.table.paths();
         let root = paths.root().clone();

@@ -105,6 +105,7 @@ impl Default for FileNamer {
 }
 
 impl FileNamer {
+    /// A namer with a fresh random UUID and its counter at 0.
     pub fn new() -> Self {
         FileNamer {
             uuid: uuid::Uuid::new_v4().to_string(),

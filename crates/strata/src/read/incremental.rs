@@ -65,6 +65,7 @@ impl IncrementalRead {
         self
     }
 
+    /// Rows per output batch at most (default [`crate::read::DEFAULT_BATCH_SIZE`]; 0 counts as 1).
     pub fn with_batch_size(mut self, n: usize) -> Self {
         self.batch_size = n.max(1);
         self

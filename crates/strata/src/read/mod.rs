@@ -31,6 +31,7 @@ pub mod deletion_vectors;
 mod incremental;
 mod incremental_diff;
 mod kv_read;
+mod limit;
 mod map_keys;
 mod plan;
 pub mod row_kinds;
@@ -55,6 +56,7 @@ use crate::Result;
 
 pub use crate::format::read_hints::{ReadMetrics, ReadMetricsSnapshot};
 pub use incremental::IncrementalRead;
+pub use limit::limit_rows;
 
 /// Files decoded ahead of the consumer.
 const READ_AHEAD_FILES: usize = 2;
@@ -126,6 +128,7 @@ impl TableRead {
         self.limit = Some(n);
         self
     }
+    /// Rows per output batch at most (default [`DEFAULT_BATCH_SIZE`]; 0 counts as 1).
     pub fn with_batch_size(mut self, n: usize) -> Self {
         self.batch_size = n.max(1);
         self
@@ -324,7 +327,7 @@ impl TableRead {
             .buffered(READ_AHEAD_FILES)
             .flatten();
         let stream: BoxStream<'static, Result<RecordBatch>> = match self.limit {
-            Some(limit) => limit_stream(stream.boxed(), limit),
+            Some(limit) => limit_rows(stream.boxed(), limit),
             None => stream.boxed(),
         };
         Ok(stream)
@@ -515,28 +518,4 @@ fn receiver_stream(
     mut rx: tokio::sync::mpsc::Receiver<Result<RecordBatch>>,
 ) -> BoxStream<'static, Result<RecordBatch>> {
     stream::poll_fn(move |cx| rx.poll_recv(cx)).boxed()
-}
-
-fn limit_stream(
-    inner: BoxStream<'static, Result<RecordBatch>>,
-    limit: usize,
-) -> BoxStream<'static, Result<RecordBatch>> {
-    stream::unfold((inner, limit), |(mut inner, left)| async move {
-        if left == 0 {
-            return None;
-        }
-        match inner.next().await? {
-            Ok(b) => {
-                let b = if b.num_rows() > left {
-                    b.slice(0, left)
-                } else {
-                    b
-                };
-                let left = left - b.num_rows();
-                Some((Ok(b), (inner, left)))
-            }
-            Err(e) => Some((Err(e), (inner, 0))),
-        }
-    })
-    .boxed()
 }

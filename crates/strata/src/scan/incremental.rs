@@ -33,18 +33,20 @@
 //! strata's own refusal: `changelog` on a table whose `changelog-producer` is `none` is an
 //! error (Java returns no rows), since no snapshot of such a table holds changelog files.
 
+use crate::error::ErrorDetail;
 use std::collections::BTreeMap;
 
 use strata_spec::manifest::{FileKind, ManifestEntry};
 use strata_spec::options::ChangelogProducer;
 use strata_spec::snapshot::{CommitKind, Snapshot};
 
+use super::entries::all_live_entries;
 use super::incremental_between::{
     IncrementalBetween, IncrementalMode, INCREMENTAL_BETWEEN, INCREMENTAL_BETWEEN_SCAN_MODE,
     INCREMENTAL_BETWEEN_TAG_TO_SNAPSHOT, INCREMENTAL_BETWEEN_TIMESTAMP,
 };
-use super::{live_entries, option_error, DataSplit};
-use crate::error::ErrorDetail;
+use super::plan::{add_to_split, DataSplit};
+use super::read_audit::{describe_entry, option_error};
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -216,8 +218,7 @@ impl IncrementalScan {
                      or diff mode",
                     self.table.identifier()
                 ),
-            }
-            .into());
+            }.into());
         }
         Ok(mode)
     }
@@ -261,8 +262,7 @@ impl IncrementalScan {
         ErrorDetail::InvalidOption {
             key: key.into(),
             message: format!("table {}: {message}", self.table.identifier()),
-        }
-        .into()
+        }.into()
     }
 
     async fn resolve_snapshots(&self, start: &str, end: &str) -> Result<Resolved> {
@@ -506,14 +506,13 @@ impl IncrementalScan {
                         self.table.identifier(),
                         e.file.file_name,
                         mode.as_str()
-                    ))
-                    .into());
+                    )).into());
                 }
                 if !self.reads_bucket(e.bucket)? {
                     continue;
                 }
                 super::read_audit::check_file(&self.table, &e.file, || {
-                    super::describe_entry(&self.table, &e)
+                    describe_entry(&self.table, &e)
                 })?;
                 push(groups, end, e);
             }
@@ -545,8 +544,9 @@ impl IncrementalScan {
             }
         }
         let store = self.table.manifest_store();
-        let before = live_entries(&self.table, start, &store.data_manifests(start).await?).await?;
-        let after = live_entries(&self.table, end, &store.data_manifests(end).await?).await?;
+        let before =
+            all_live_entries(&self.table, &store.data_manifests(start).await?, None).await?;
+        let after = all_live_entries(&self.table, &store.data_manifests(end).await?, None).await?;
         let mut befores: BTreeMap<(Vec<u8>, i32), DataSplit> = BTreeMap::new();
         let mut afters: BTreeMap<(Vec<u8>, i32), DataSplit> = BTreeMap::new();
         for (entries, id, side) in [
@@ -558,7 +558,7 @@ impl IncrementalScan {
                     continue;
                 }
                 super::read_audit::check_file(&self.table, &e.file, || {
-                    super::describe_entry(&self.table, &e)
+                    describe_entry(&self.table, &e)
                 })?;
                 push(side, id, e);
             }
@@ -605,5 +605,5 @@ impl IncrementalScan {
 
 /// Adds `e`'s file to the split of its (partition, bucket).
 fn push(groups: &mut BTreeMap<(Vec<u8>, i32), DataSplit>, snapshot_id: i64, e: ManifestEntry) {
-    super::add_to_split(groups, snapshot_id, e, false);
+    add_to_split(groups, snapshot_id, e, false);
 }

@@ -8,7 +8,7 @@
 //!    are decoded or merged (lazy decoding, `entries`); the bucket comes from
 //!    [`TableScan::with_bucket`] or from equalities on the bucket key (`bucket_select`);
 //! 3. a scan of one bucket can be served by the snapshot live manifest entry cache
-//!    (`live_cache`, [`crate::cache`]) without reading any manifest; a snapshot the cache does
+//!    (`entries::cached`, [`crate::cache`]) without reading any manifest; a snapshot the cache does
 //!    not hold yet is built from an older snapshot's cached entries plus the newer snapshots'
 //!    delta manifests when the chain allows it (`entries`), so a table that commits
 //!    continuously reads only each commit's delta;
@@ -34,8 +34,8 @@ mod bucket_select;
 mod entries;
 mod incremental;
 mod incremental_between;
-mod live_cache;
 mod pk_splits;
+mod plan;
 pub(crate) mod read_audit;
 mod start;
 mod stats_pruning;
@@ -46,156 +46,28 @@ pub use incremental_between::{
     IncrementalBetween, IncrementalMode, INCREMENTAL_BETWEEN, INCREMENTAL_BETWEEN_SCAN_MODE,
     INCREMENTAL_BETWEEN_TAG_TO_SNAPSHOT, INCREMENTAL_BETWEEN_TIMESTAMP,
 };
+pub use plan::{DataSplit, Plan, ScanMetrics};
 pub use stats_pruning::file_column_stats;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde::Serialize;
 use strata_spec::binary_row::BinaryRow;
-use strata_spec::manifest::{DataFileMeta, ManifestEntry, ManifestFileMeta};
+use strata_spec::manifest::{ManifestEntry, ManifestFileMeta};
 use strata_spec::snapshot::Snapshot;
 
 pub(crate) use bucket_select::select_buckets;
 use entries::{read_live_entries, CacheUse, EntrySelection};
+use plan::add_to_split;
+use read_audit::{describe_entry, option_error};
 pub(crate) use start::latest_compacted;
 
+use crate::error::ResultExt;
 use crate::cache::Cache;
-use crate::error::{ErrorDetail, ResultExt};
 use crate::expr::{BoundPredicate, Predicate};
 use crate::table::Table;
-use crate::{Error, Result};
-
-/// Files of one (partition, bucket) to be read together.
-#[derive(Clone, Debug)]
-pub struct DataSplit {
-    pub snapshot_id: i64,
-    pub partition: BinaryRow,
-    pub bucket: i32,
-    pub total_buckets: i32,
-    pub files: Vec<DataFileMeta>,
-    /// Primary-key tables: the files can be read without merging (no overlapping keys, no
-    /// deletes). Always true for append tables.
-    pub raw_convertible: bool,
-    /// Only rows `[start, end)` of the split's one file are read: a slice of a large file made
-    /// by [`DataSplit::slices`] so that several readers share it. `None` (every split a scan
-    /// plans) reads every file whole.
-    pub row_range: Option<std::ops::Range<u64>>,
-}
-
-impl DataSplit {
-    /// Rows of the split's files (of its row range, if any) before merging, deletion vectors
-    /// and filters.
-    pub fn row_count(&self) -> i64 {
-        match &self.row_range {
-            Some(r) => (r.end - r.start) as i64,
-            None => self.files.iter().map(|f| f.row_count).sum(),
-        }
-    }
-
-    /// A raw-convertible split as one split per file (each read on its own anyway, see
-    /// [`crate::read::TableRead`]); any other split unchanged.
-    pub fn per_file(self) -> Vec<DataSplit> {
-        if !self.raw_convertible || self.files.len() <= 1 || self.row_range.is_some() {
-            return vec![self];
-        }
-        let DataSplit {
-            snapshot_id,
-            partition,
-            bucket,
-            total_buckets,
-            files,
-            raw_convertible,
-            row_range: _,
-        } = self;
-        files
-            .into_iter()
-            .map(|f| DataSplit {
-                snapshot_id,
-                partition: partition.clone(),
-                bucket,
-                total_buckets,
-                files: vec![f],
-                raw_convertible,
-                row_range: None,
-            })
-            .collect()
-    }
-
-    /// The split cut into `n` slices of about equal rows, each reading a row range of the
-    /// file, when it can be: a raw-convertible split of one whole Parquet file with at least
-    /// `n` rows. Otherwise the split unchanged.
-    pub fn slices(self, n: usize) -> Vec<DataSplit> {
-        let sliceable = self.raw_convertible
-            && self.row_range.is_none()
-            && self.files.len() == 1
-            && self.files[0].file_name.ends_with(".parquet");
-        let rows = self.files.first().map_or(0, |f| f.row_count.max(0) as u64);
-        if !sliceable || n <= 1 || rows < n as u64 {
-            return vec![self];
-        }
-        let n = n as u64;
-        (0..n)
-            .map(|i| DataSplit {
-                row_range: Some(rows * i / n..rows * (i + 1) / n),
-                ..self.clone()
-            })
-            .collect()
-    }
-}
-
-/// Counters of what planning read, decoded and pruned. Serialized (camelCase) by
-/// `strata scan --metrics`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ScanMetrics {
-    /// The snapshot planned (`None` for a table without snapshots).
-    pub snapshot_id: Option<i64>,
-    /// `Some(true)` when the snapshot live manifest entry cache served the scan,
-    /// `Some(false)` when it was eligible but missed, `None` when not eligible (cache off or
-    /// not configured, or the scan does not resolve to one bucket).
-    pub cache_hit: Option<bool>,
-    /// On a cache miss: the snapshots whose delta manifests were applied to the cached slot
-    /// of an older snapshot to build this snapshot's slot (an incremental build); 0 when the
-    /// slot was rebuilt from all the snapshot's manifests, on a hit, and without the cache.
-    pub cache_deltas_applied: usize,
-    /// Data manifests of the snapshot (0 when none was listed: a cache hit or an
-    /// incremental build).
-    pub manifests_total: usize,
-    /// Manifest files read by this scan (0 on a cache hit, the delta manifests on an
-    /// incremental build; Java's `lastScannedManifests`).
-    pub last_scanned_manifests: usize,
-    pub manifests_skipped_by_partition: usize,
-    pub manifests_skipped_by_bucket: usize,
-    /// Encoded manifest entries looked at (from manifests, or from the cached snapshot).
-    pub entries_inspected: usize,
-    /// Entries fully decoded into `ManifestEntry`/`DataFileMeta` (statistics and all).
-    pub entries_decoded: usize,
-    pub entries_skipped_by_partition: usize,
-    pub entries_skipped_by_bucket: usize,
-    /// Live files after bucket and partition selection.
-    pub live_files: usize,
-    pub files_skipped_by_stats: usize,
-    /// Level-0 files not read (first-row and deletion-vector tables).
-    pub files_skipped_by_level: usize,
-    /// Data files of the snapshot not in the plan (Java's `skippedTableFiles`: all data files
-    /// of the snapshot minus the planned ones).
-    pub skipped_files: u64,
-    pub splits: usize,
-    pub files: usize,
-    /// Wall time of planning, microseconds.
-    pub planning_micros: u64,
-}
-
-/// The result of planning.
-#[derive(Clone, Debug, Default)]
-pub struct Plan {
-    /// The snapshot planned, `None` for a table without snapshots.
-    pub snapshot: Option<Snapshot>,
-    pub splits: Vec<DataSplit>,
-    pub metrics: ScanMetrics,
-}
+use crate::Result;
 
 impl Table {
     /// A scan planner of this table's snapshots into [`DataSplit`]s.
@@ -427,23 +299,16 @@ impl TableScan {
     }
 }
 
-/// "partition dt=1, bucket 2" of an entry, for messages.
-pub(crate) fn describe_entry(table: &Table, e: &ManifestEntry) -> String {
-    match table.partition_text(&e.partition) {
-        Ok(p) if !p.is_empty() => format!("partition {p}, bucket {}", e.bucket),
-        _ => format!("bucket {}", e.bucket),
-    }
-}
-
-fn option_error(e: strata_spec::SpecError) -> Error {
-    match e {
-        strata_spec::SpecError::Invalid { context, message } => ErrorDetail::InvalidOption {
-            key: context,
-            message,
-        }
-        .into(),
-        other => ErrorDetail::Spec(other).into(),
-    }
+/// The table at `target` and a scan of that snapshot: `(table, scan)` to plan and read with
+/// ([`time_travel`] resolves the target and picks the snapshot's schema).
+pub async fn travel(
+    table: &Table,
+    target: &time_travel::TravelTarget,
+) -> Result<(Table, TableScan)> {
+    let snapshot = target.resolve(table).await?;
+    let t = time_travel::table_at(table, &snapshot).await?;
+    let scan = t.new_scan().with_snapshot_meta(snapshot);
+    Ok((t, scan))
 }
 
 /// The part of a row filter that only references partition columns, re-indexed onto the
@@ -480,30 +345,4 @@ pub(crate) async fn live_entries_of_partitions(
     partitions: &[BinaryRow],
 ) -> Result<Vec<ManifestEntry>> {
     entries::all_live_entries(table, metas, Some(partitions)).await
-}
-
-/// Splits by (partition bytes, bucket), in that order.
-pub(crate) type SplitGroups = BTreeMap<(Vec<u8>, i32), DataSplit>;
-
-/// Adds `e`'s file to the split of its (partition, bucket), creating the split (with
-/// `raw_convertible`) at its first file.
-pub(crate) fn add_to_split(
-    groups: &mut SplitGroups,
-    snapshot_id: i64,
-    e: ManifestEntry,
-    raw_convertible: bool,
-) {
-    groups
-        .entry((e.partition.as_bytes().to_vec(), e.bucket))
-        .or_insert_with(|| DataSplit {
-            snapshot_id,
-            partition: e.partition.clone(),
-            bucket: e.bucket,
-            total_buckets: e.total_buckets,
-            files: Vec::new(),
-            raw_convertible,
-            row_range: None,
-        })
-        .files
-        .push(e.file);
 }

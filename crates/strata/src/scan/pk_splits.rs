@@ -19,7 +19,8 @@ use strata_spec::manifest::{DataFileMeta, ManifestEntry};
 use strata_spec::options::MergeEngine;
 use strata_spec::stats::ColumnStats;
 
-use super::{stats_pruning, DataSplit, ScanMetrics};
+use super::plan::{add_to_split, DataSplit, ScanMetrics};
+use super::stats_pruning;
 use crate::expr::BoundPredicate;
 use crate::table::Table;
 use crate::Result;
@@ -65,7 +66,7 @@ pub(super) async fn plan_splits(
                 continue;
             }
         }
-        super::add_to_split(&mut groups, snapshot_id, e, false);
+        add_to_split(&mut groups, snapshot_id, e, false);
     }
     let mut out = Vec::with_capacity(groups.len());
     for (_, mut split) in groups {

@@ -23,13 +23,13 @@
 //!
 //! [`ReadSupport`]: strata_spec::options::support::ReadSupport
 
-use strata_spec::manifest::DataFileMeta;
+use crate::error::ErrorDetail;
+use strata_spec::manifest::{DataFileMeta, ManifestEntry};
 use strata_spec::options::support::refused_read_options;
 
-use crate::error::ErrorDetail;
 use crate::format::data_file_reader::DataFileFormat;
 use crate::table::Table;
-use crate::Result;
+use crate::{Error, Result};
 
 /// Refuses a read of `table` when it sets an option reads do not honour (streaming-only
 /// options only when `streaming`).
@@ -124,4 +124,23 @@ pub(crate) async fn check_index_files(
         }
     }
     Ok(())
+}
+
+/// "partition dt=1, bucket 2" of an entry, for messages.
+pub(crate) fn describe_entry(table: &Table, e: &ManifestEntry) -> String {
+    match table.partition_text(&e.partition) {
+        Ok(p) if !p.is_empty() => format!("partition {p}, bucket {}", e.bucket),
+        _ => format!("bucket {}", e.bucket),
+    }
+}
+
+/// A spec error about an option as `ErrorDetail::InvalidOption` naming the option.
+pub(crate) fn option_error(e: strata_spec::SpecError) -> Error {
+    match e {
+        strata_spec::SpecError::Invalid { context, message } => ErrorDetail::InvalidOption {
+            key: context,
+            message,
+        }.into(),
+        other => ErrorDetail::Spec(other).into(),
+    }
 }

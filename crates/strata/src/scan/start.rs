@@ -21,15 +21,15 @@
 //!
 //! The columns a scan's rows get are the table handle's schema (as Java's core `ReadBuilder`
 //! reads a table whose stored options time-travel); front ends that time-travel explicitly use
-//! [`super::time_travel::travel`], which also takes the snapshot's schema.
+//! [`super::travel`], which also takes the snapshot's schema.
 
+use crate::error::ErrorDetail;
 use chrono::TimeZone;
 use strata_spec::options::StartupMode;
 use strata_spec::snapshot::{CommitKind, Snapshot};
 
+use super::incremental_between::{INCREMENTAL_BETWEEN, INCREMENTAL_BETWEEN_TIMESTAMP};
 use super::time_travel::TravelTarget;
-use super::{INCREMENTAL_BETWEEN, INCREMENTAL_BETWEEN_TIMESTAMP};
-use crate::error::ErrorDetail;
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -150,8 +150,7 @@ pub(crate) async fn batch_start(table: &Table) -> Result<BatchStart> {
                      (IncrementalScan::from_options) and read it with IncrementalRead",
                     table.identifier()
                 ),
-            }
-            .into())
+            }.into())
         }
     }
 }
@@ -255,6 +254,5 @@ fn needs(what: String, keys: &str) -> Error {
     ErrorDetail::InvalidOption {
         key: "scan.mode".into(),
         message: format!("{what} needs {keys}"),
-    }
-    .into()
+    }.into()
 }

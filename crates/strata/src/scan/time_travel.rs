@@ -2,7 +2,7 @@
 //! sees (Java `TimeTravelUtil`, `scan.snapshot-id` / `scan.tag-name` / `scan.watermark` /
 //! `scan.timestamp` / `scan.timestamp-millis`, and `scan.version`, which names one of them).
 //! [`super::start`] applies the table's own `scan.*` options to every scan; front ends use
-//! [`travel`] for an explicit target (`--snapshot`, `--tag`, `VERSION AS OF`, ...).
+//! [`super::travel`] for an explicit target (`--snapshot`, `--tag`, `VERSION AS OF`, ...).
 //!
 //! A timestamp selects the latest snapshot whose `timeMillis` is at or before it (Java
 //! `SnapshotManager.earlierOrEqualTimeMills`, a binary search between the earliest and the
@@ -11,11 +11,10 @@
 //! read through the tag's own copy of the snapshot, so a tag still reads after its snapshot
 //! expired.
 
+use crate::error::ErrorDetail;
 use chrono::{NaiveDate, NaiveDateTime, TimeZone};
 use strata_spec::snapshot::Snapshot;
 
-use crate::error::ErrorDetail;
-use crate::scan::TableScan;
 use crate::table::tags::TagManager;
 use crate::table::Table;
 use crate::{Error, Result};
@@ -75,8 +74,7 @@ impl TravelTarget {
                 message: "only one of scan.snapshot-id, scan.tag-name, scan.watermark, \
                           scan.timestamp, scan.timestamp-millis and scan.version may be set"
                     .into(),
-            }
-            .into()),
+            }.into()),
         }
     }
 
@@ -87,22 +85,22 @@ impl TravelTarget {
             return Ok(TravelTarget::Tag(version.to_string()));
         }
         if let Some(w) = version.strip_prefix("watermark-") {
-            return w.parse().map(TravelTarget::Watermark).map_err(|_| {
-                ErrorDetail::InvalidOption {
+            return w
+                .parse()
+                .map(TravelTarget::Watermark)
+                .map_err(|_| ErrorDetail::InvalidOption {
                     key: "scan.version".into(),
                     message: format!("{version:?}: watermark-<n> needs a number"),
-                }
-                .into()
-            });
+                }.into());
         }
         if !version.is_empty() && version.chars().all(|c| c.is_ascii_digit()) {
-            return version.parse().map(TravelTarget::Snapshot).map_err(|_| {
-                ErrorDetail::InvalidOption {
+            return version
+                .parse()
+                .map(TravelTarget::Snapshot)
+                .map_err(|_| ErrorDetail::InvalidOption {
                     key: "scan.version".into(),
                     message: format!("snapshot id {version:?} is out of range"),
-                }
-                .into()
-            });
+                }.into());
         }
         Err(ErrorDetail::InvalidOption {
             key: "scan.version".into(),
@@ -111,8 +109,7 @@ impl TravelTarget {
                  that name, not watermark-<n>, not a snapshot id",
                 table.identifier()
             ),
-        }
-        .into())
+        }.into())
     }
 
     /// The snapshot this target names.
@@ -219,14 +216,6 @@ pub async fn table_at(table: &Table, snapshot: &Snapshot) -> Result<Table> {
     }
     let schema = table.schema_manager().schema(snapshot.schema_id).await?;
     table.with_schema(schema)
-}
-
-/// The table at `target` and a scan of that snapshot: `(table, scan)` to plan and read with.
-pub async fn travel(table: &Table, target: &TravelTarget) -> Result<(Table, TableScan)> {
-    let snapshot = target.resolve(table).await?;
-    let t = table_at(table, &snapshot).await?;
-    let scan = t.new_scan().with_snapshot_meta(snapshot);
-    Ok((t, scan))
 }
 
 /// Parses `yyyy-MM-dd`, `yyyy-MM-dd HH:mm`, `yyyy-MM-dd HH:mm:ss[.f…]` (space or `T`) as a

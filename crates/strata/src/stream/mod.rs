@@ -82,7 +82,9 @@ pub enum StartingPosition {
 /// column.
 #[derive(Clone, Debug)]
 pub struct ChangeBatch {
+    /// The snapshot whose changes (or, for the first read, whose whole contents) these rows are.
     pub snapshot_id: i64,
+    /// The rows, with a first `rowkind` column (`+I`, `-U`, `+U`, `-D`).
     pub batch: RecordBatch,
 }
 

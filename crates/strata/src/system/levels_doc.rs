@@ -1,6 +1,7 @@
 //! The data model `strata levels` draws ([`LevelsDoc`]: one panel per selected (partition,
 //! bucket), a box per live file) and [`levels_doc`], which builds it from a snapshot's live
-//! files ([`crate::system::live_files`]). Public through [`crate::system::levels_svg`].
+//! files ([`crate::system::live_files`]). Public at [`crate::system`]; the SVG drawing of it is
+//! the `strata-levels-svg` crate, beside the front ends.
 
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
@@ -19,7 +20,9 @@ use crate::{Error, Result};
 pub struct LevelsDoc {
     /// `db.table`.
     pub table: String,
+    /// The snapshot drawn (Java's `Snapshot.id`).
     pub snapshot_id: i64,
+    /// One panel per selected (partition, bucket), in partition then bucket order.
     pub panels: Vec<BucketPanel>,
 }
 
@@ -28,7 +31,10 @@ pub struct LevelsDoc {
 pub struct BucketPanel {
     /// `k=v,k2=v2`; empty for an unpartitioned table.
     pub partition: String,
+    /// The bucket (`bucket-N` directory).
     pub bucket: i32,
+    /// The bucket's live data files (empty for a selected fixed bucket without files), in the
+    /// order of [`crate::system::live_files`]: level, min key, file name.
     pub files: Vec<FileBox>,
 }
 
@@ -46,15 +52,26 @@ pub enum Source {
 /// One data file.
 #[derive(Clone, Debug)]
 pub struct FileBox {
+    /// The data file's name (Java `DataFileMeta.fileName`).
     pub file_name: String,
+    /// The LSM level the file is at (Java `DataFileMeta.level`; level-0 files may overlap).
     pub level: i32,
+    /// The file's size in bytes (Java `DataFileMeta.fileSize`).
     pub file_size: i64,
+    /// Records in the file, deletes included (Java `DataFileMeta.rowCount`).
     pub row_count: i64,
+    /// The file's smallest primary key (Java `DataFileMeta.minKey`).
     pub min_key: Key,
+    /// The file's largest primary key (Java `DataFileMeta.maxKey`).
     pub max_key: Key,
+    /// The smallest `_SEQUENCE_NUMBER` in the file (Java `DataFileMeta.minSequenceNumber`).
     pub min_sequence_number: i64,
+    /// The largest `_SEQUENCE_NUMBER` in the file (Java `DataFileMeta.maxSequenceNumber`).
     pub max_sequence_number: i64,
+    /// Retract records (`-U`, `-D`) in the file (Java `DataFileMeta.deleteRowCount`); `None`
+    /// when the writer did not record it.
     pub delete_row_count: Option<i64>,
+    /// Whether a flush or a compaction wrote the file (Java `DataFileMeta.fileSource`).
     pub source: Source,
 }
 
@@ -63,6 +80,8 @@ pub struct FileBox {
 pub struct Key {
     /// One cell per key column; empty for files without keys (append tables).
     pub cells: Vec<KeyCell>,
+    /// The key as text: the value for one column, `(a, b)` for several, `()` without key
+    /// columns, `?` when undecodable (see [`key_text`]).
     pub label: String,
 }
 
@@ -70,11 +89,18 @@ pub struct Key {
 /// DECIMAL (unscaled) values, which order and space like their numbers.
 #[derive(Clone, Debug)]
 pub enum KeyCell {
+    /// SQL NULL.
     Null,
+    /// A BOOLEAN.
     Bool(bool),
+    /// An integer, DATE (days), TIME (ms of the day), TIMESTAMP (ns since the epoch) or DECIMAL
+    /// (unscaled) value.
     Int(i128),
+    /// A FLOAT or DOUBLE.
     Float(f64),
+    /// A CHAR or VARCHAR.
     Text(String),
+    /// A BINARY or VARBINARY.
     Bytes(Vec<u8>),
 }
 
@@ -128,43 +154,6 @@ impl PartialEq for Key {
 }
 
 impl Eq for Key {}
-
-/// `812 B`, `4.1 KiB`, `12.0 MiB`.
-pub fn human_size(bytes: i64) -> String {
-    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
-    if bytes.unsigned_abs() < 1024 {
-        return format!("{bytes} B");
-    }
-    let mut v = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while v.abs() >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    format!("{v:.1} {}", UNITS[unit])
-}
-
-/// `data-1b2c3d4e-…-7.parquet` → `1b2c3d4e-7`: the first 8 characters of the UUID and the
-/// counter suffix. Names of another shape are returned without their extension.
-pub fn short_file_name(name: &str) -> String {
-    let stem = match name.rsplit_once('.') {
-        Some((stem, ext)) if !stem.is_empty() && !ext.contains('-') => stem,
-        _ => name,
-    };
-    let parts: Vec<&str> = stem.split('-').collect();
-    let n = parts.len();
-    if n >= 7 {
-        let uuid = &parts[n - 6..n - 1];
-        let shape_ok = uuid
-            .iter()
-            .zip([8, 4, 4, 4, 12])
-            .all(|(p, len)| p.len() == len && p.chars().all(|c| c.is_ascii_hexdigit()));
-        if shape_ok {
-            return format!("{}-{}", uuid[0], parts[n - 1]);
-        }
-    }
-    stem.to_string()
-}
 
 /// The LSM trees of snapshot `snapshot` of `table` (default: the latest), the picture of
 /// `strata levels`: one panel per (partition, bucket) with files, in partition then bucket

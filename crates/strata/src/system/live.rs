@@ -27,11 +27,15 @@ pub struct LiveFile {
     pub partition: Vec<Option<Datum>>,
     /// `k=v,k2=v2` (empty for an unpartitioned table), for messages and the CLI.
     pub partition_text: String,
+    /// The bucket the file lives in (`bucket-N` directory).
     pub bucket: i32,
     /// The bucket count the file was written with (`_TOTAL_BUCKETS`).
     pub total_buckets: i32,
+    /// The file's smallest primary key (Java `DataFileMeta.minKey`), decoded.
     pub min_key: KeyValues,
+    /// The file's largest primary key (Java `DataFileMeta.maxKey`), decoded.
     pub max_key: KeyValues,
+    /// The file's metadata as its live ADD entry holds it.
     pub file: DataFileMeta,
 }
 
@@ -39,7 +43,9 @@ pub struct LiveFile {
 /// snapshots).
 #[derive(Clone, Debug, Default)]
 pub struct LiveFiles {
+    /// The snapshot read; `None` when the table has no snapshot.
     pub snapshot: Option<Snapshot>,
+    /// The live data files of that snapshot (see [`live_files`] for their order).
     pub files: Vec<LiveFile>,
 }
 

@@ -30,15 +30,15 @@
 //! partition, bucket, level, min key and name (Java's order follows its scan splits).
 //!
 //! The module also holds [`live_files`], the live-file listing (partition values and keys
-//! decoded) that `strata files` and `strata levels` print, and [`levels_svg`], the LSM-tree
-//! picture of `strata levels` (its data model built from that listing, and the SVG drawing).
+//! decoded) that `strata files` and `strata levels` print, and [`levels_doc`], the data model
+//! of the LSM-tree picture of `strata levels` built from that listing ([`LevelsDoc`]; the SVG
+//! drawing of it is the `strata-levels-svg` crate).
 
 mod aggregates;
 mod batch;
 mod files;
 mod java_text;
 mod levels_doc;
-pub mod levels_svg;
 mod live;
 mod metadata;
 mod stats_text;
@@ -49,6 +49,9 @@ use strata_spec::DataField;
 
 pub use aggregates::{buckets, buckets_at, manifests, manifests_at, partitions, partitions_at};
 pub use files::{files, files_at, levels, levels_at};
+pub use levels_doc::{
+    key_text, levels_doc, BucketPanel, FileBox, Key, KeyCell, LevelsDoc, Source,
+};
 pub use live::{compare_keys, compare_values, live_files, KeyValues, LiveFile, LiveFiles};
 pub use metadata::{consumers, options, schemas, snapshots, tags};
 

@@ -1,19 +1,23 @@
 //! `database.table` identifiers.
 
+use crate::error::ErrorDetail;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::error::ErrorDetail;
 use crate::{Error, Result};
 
 /// A table's full name: database and table.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Identifier {
+    /// The database name (the warehouse directory `<database>.db`).
     pub database: String,
+    /// The table name (its directory inside the database's).
     pub table: String,
 }
 
 impl Identifier {
+    /// The identifier `database.table`; names that cannot be directory names (see
+    /// [`Self::validate_name`]) or the reserved database `sys` are `ErrorDetail::InvalidArgument`.
     pub fn new(database: impl Into<String>, table: impl Into<String>) -> Result<Self> {
         let id = Identifier {
             database: database.into(),

@@ -178,12 +178,15 @@ impl Table {
         self.cache.as_ref()
     }
 
+    /// The table's `database.table` name.
     pub fn identifier(&self) -> &Identifier {
         &self.inner.identifier
     }
+    /// The file I/O of the store the table lives in.
     pub fn file_io(&self) -> &FileIO {
         &self.inner.io
     }
+    /// The table directory's layout: where its schema, snapshot, manifest and data files go.
     pub fn paths(&self) -> &TablePaths {
         &self.inner.paths
     }
@@ -195,12 +198,15 @@ impl Table {
     pub fn schema(&self) -> &Arc<TableSchema> {
         &self.inner.schema
     }
+    /// The table's options (Java's `CoreOptions`) from this handle's schema.
     pub fn options(&self) -> &CoreOptions {
         &self.inner.options
     }
+    /// The schema versions (`schema/schema-N`) of the table (Java `SchemaManager`).
     pub fn schema_manager(&self) -> &SchemaManager {
         &self.inner.schema_manager
     }
+    /// The snapshots (`snapshot/snapshot-N` and the hints) of the table (Java `SnapshotManager`).
     pub fn snapshot_manager(&self) -> &SnapshotManager {
         &self.inner.snapshot_manager
     }
@@ -208,12 +214,15 @@ impl Table {
     pub fn changelog_manager(&self) -> crate::meta::ChangelogManager {
         crate::meta::ChangelogManager::new(self.inner.io.clone(), self.inner.paths.clone())
     }
+    /// Reads and writes the table's manifest lists and manifest files.
     pub fn manifest_store(&self) -> &ManifestStore {
         &self.inner.manifest_store
     }
+    /// Turns the table's partition values into partition text and directory names (`k=v/…`).
     pub fn partition_computer(&self) -> &PartitionComputer {
         &self.inner.partition_computer
     }
+    /// Whether the table has a primary key (a merge-tree table, Java's `PrimaryKeyFileStoreTable`).
     pub fn is_primary_key_table(&self) -> bool {
         !self.inner.schema.primary_keys.is_empty()
     }

@@ -33,7 +33,9 @@ pub const TAG_PREFIX: &str = "tag-";
 /// One tag: the tagged snapshot plus Java's optional tag fields.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tag {
+    /// The tag's name (its file is `tag/tag-<name>`).
     pub name: String,
+    /// The tagged snapshot, as the tag file stores it (Java's `Tag` extends `Snapshot`).
     pub snapshot: Snapshot,
     /// `tagCreateTime`: local wall-clock time of creation (present with a retention time).
     pub create_time: Option<NaiveDateTime>,
@@ -213,6 +215,7 @@ pub struct TagManager {
 }
 
 impl TagManager {
+    /// The tags of `table`, in its `tag/` directory.
     pub fn new(table: &Table) -> Self {
         TagManager {
             io: table.file_io().clone(),

@@ -45,8 +45,11 @@ type TaskOutput = Result<(CompactResult, TaskMetrics)>;
 /// One finished compaction task of a bucket, for users and benchmarks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompactionMetrics {
+    /// The partition of the compacted bucket, as Paimon's `BinaryRow`.
     pub partition: BinaryRow,
+    /// The compacted bucket.
     pub bucket: i32,
+    /// What the task read, upgraded and wrote, and how long it took.
     pub task: TaskMetrics,
 }
 

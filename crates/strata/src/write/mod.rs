@@ -18,8 +18,10 @@ mod deletion_vectors;
 mod kv_write;
 mod lookup_settings;
 mod merge_tree_writer;
+mod record_merge;
 mod routing;
 mod row_kinds;
+mod writer_channels;
 
 use std::collections::HashMap;
 
@@ -39,8 +41,10 @@ pub use crate::lsm::compact::task::TaskMetrics;
 use bucket_writer::{BucketWriter, WriterConfig};
 pub use compact_manager::CompactionMetrics;
 pub use compact_table::{CompactReport, CompactRequest};
+pub use record_merge::{MergeRow, RecordMerge};
 use routing::Router;
 use row_kinds::AppendRowKinds;
+pub use writer_channels::WriterChannels;
 
 impl Table {
     /// A writer of new data files for this table (commit its messages with

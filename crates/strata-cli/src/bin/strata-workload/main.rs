@@ -17,6 +17,7 @@
 //! writes the expected rows as JSON lines for other engines to compare with.
 
 mod model;
+mod table_args;
 mod verify;
 
 use std::io::Write;
@@ -24,10 +25,11 @@ use std::sync::Arc;
 
 use arrow::array::{Int32Array, Int64Array, RecordBatch, StringArray};
 use clap::{Parser, Subcommand};
-use strata::catalog::{FileSystemCatalog, Identifier};
 use strata::Error;
 use strata_spec::kv::RowKind;
 use strata_spec::schema::Schema;
+
+use crate::table_args::{open, Res, TableArgs};
 
 #[derive(Parser)]
 #[command(
@@ -37,14 +39,6 @@ use strata_spec::schema::Schema;
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
-}
-
-#[derive(clap::Args, Clone)]
-struct TableArgs {
-    #[arg(long)]
-    warehouse: String,
-    #[arg(long)]
-    table: String,
 }
 
 #[derive(Subcommand)]
@@ -90,8 +84,6 @@ enum Cmd {
     },
 }
 
-type Res<T> = std::result::Result<T, String>;
-
 fn main() {
     let cli = Cli::parse();
     if std::env::var_os("STRATA_FAILPOINTS").is_some() && !strata::fault::ENABLED {
@@ -133,12 +125,6 @@ fn main() {
         eprintln!("strata-workload: {e}");
         std::process::exit(1);
     }
-}
-
-async fn open(t: &TableArgs) -> Res<(FileSystemCatalog, Identifier)> {
-    let catalog = FileSystemCatalog::open(&t.warehouse).map_err(|e| e.to_string())?;
-    let id: Identifier = t.table.parse().map_err(|e: Error| e.to_string())?;
-    Ok((catalog, id))
 }
 
 async fn init(t: &TableArgs, buckets: i32, options: &[String]) -> Res<()> {

@@ -16,7 +16,8 @@ use arrow::array::{Array, AsArray};
 use arrow::datatypes::{Int32Type, Int64Type};
 use strata_spec::snapshot::CommitKind;
 
-use super::{model, open, Res, TableArgs};
+use crate::model;
+use crate::table_args::{open, Res, TableArgs};
 
 pub async fn verify(
     t: &TableArgs,

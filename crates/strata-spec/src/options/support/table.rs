@@ -3,7 +3,7 @@
 //! [`super`]). One line per key, sorted; harmless values are Java's textual defaults (`""`
 //! for an empty list or map).
 
-use super::*;
+use super::entry::{implemented, no_effect, unsupported, Entry, WRITE_SIDE};
 
 /// `fields.default-aggregate-function` (Java `CoreOptions.FIELDS_DEFAULT_AGG_FUNC`): the
 /// aggregate function of columns without their own.

@@ -1,4 +1,5 @@
 use super::super::known::{KNOWN_KEYS, KNOWN_PREFIXES};
+use super::entry::UNSUPPORTED_VALUES;
 use super::*;
 
 fn opts(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {

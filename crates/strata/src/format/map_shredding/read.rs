@@ -111,6 +111,8 @@ fn id_slots(meta: &MapShreddingFileMeta) -> usize {
 /// How one shredded column of one file is read.
 #[derive(Debug)]
 pub struct ShreddedRead {
+    /// The column's `paimon.map.*` metadata from the file's `ARROW:schema` footer entry: its
+    /// key dictionary and which `__col_i` (or `__overflow`) each key was written to.
     pub meta: Arc<MapShreddingFileMeta>,
     /// Physical children to decode, by name. Empty when none of the selected keys is in the
     /// file: nothing is decoded and every row reads as an empty map.

@@ -88,20 +88,32 @@ pub(crate) enum LookupUpgrade {
 /// What one task did. Upgraded files are counted apart: they are never written.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TaskMetrics {
+    /// The LSM level the task wrote to (Java `CompactUnit.outputLevel`).
     pub output_level: i32,
+    /// Data files the task was given (upgraded, rewritten or already at the output level).
     pub input_files: usize,
+    /// Total size of the input files, in bytes (Java `DataFileMeta.fileSize`).
     pub input_bytes: i64,
+    /// Input files moved to the output level without being rewritten (Java's upgrade).
     pub upgraded_files: usize,
+    /// Total size of the upgraded files, in bytes.
     pub upgraded_bytes: i64,
+    /// Input files read by a rewrite (merged into new files).
     pub rewritten_input_files: usize,
+    /// Total size of the rewritten input files, in bytes.
     pub rewritten_input_bytes: i64,
     /// Rewrite calls (each one merge read + one rolling writer).
     pub rewrites: usize,
     /// Files written (upgrades excluded).
     pub output_files: usize,
+    /// Total size of the files written, in bytes.
     pub output_bytes: i64,
+    /// Rows of the input files (Java `DataFileMeta.rowCount`, deletes included).
     pub input_rows: i64,
+    /// Rows at the output level after the task: those of the files written plus those of the
+    /// upgraded files.
     pub output_rows: i64,
+    /// Wall time the whole task took (merge reads, writes and upgrades).
     pub duration: Duration,
 }
 

@@ -32,18 +32,25 @@ pub(crate) use value::value_at;
 /// One value of any Paimon type, as merge functions see it (NULL included).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
+    /// SQL NULL, of any type.
     Null,
+    /// A non-NULL value of an atomic type, as Paimon's internal [`Datum`].
     Scalar(Datum),
+    /// An ARRAY's elements, in order.
     Array(Vec<Value>),
     /// Entries in order.
     Map(Vec<(Value, Value)>),
+    /// A ROW's fields in declaration order (a VARIANT is the row of its `value` and `metadata`
+    /// bytes).
     Row(Vec<Value>),
 }
 
 /// System fields of one record of a group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KvMeta {
+    /// The record's `_SEQUENCE_NUMBER`.
     pub sequence: i64,
+    /// The record's `_VALUE_KIND` (`+I`, `-U`, `+U`, `-D`).
     pub kind: RowKind,
 }
 
@@ -52,8 +59,13 @@ pub struct KvMeta {
 pub enum MergeResult {
     /// Record `i` of the group, as stored (its kind, sequence number and values).
     Pick(usize),
-    /// A new record: full table row in schema order; its sequence number is the group's last.
-    Row { kind: RowKind, values: Vec<Value> },
+    /// A new record; its sequence number is the group's last.
+    Row {
+        /// The new record's row kind.
+        kind: RowKind,
+        /// The new record's full table row, in schema order.
+        values: Vec<Value>,
+    },
     /// Nothing: the key disappears from the output.
     Drop,
 }

@@ -1,0 +1,145 @@
+//! The command line: [`Cli`] (the global `--warehouse`) and its [`Command`]s, parsed by clap.
+//! The arguments of the larger commands are defined beside them in `commands/`.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "strata",
+    version,
+    about = "A Rust engine for Apache Paimon tables"
+)]
+pub struct Cli {
+    /// Warehouse: a directory, s3://bucket/path (configured by the AWS_* environment), or
+    /// memory://name. Default: $STRATA_WAREHOUSE, else ./warehouse
+    #[arg(
+        long,
+        global = true,
+        env = "STRATA_WAREHOUSE",
+        default_value = "./warehouse"
+    )]
+    pub warehouse: String,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Create a table from a schema JSON file (Paimon's schema-N shape). Creates DB if missing.
+    CreateTable {
+        /// DB.TABLE
+        table: String,
+        /// JSON file: fields (name, type), partitionKeys, primaryKeys, options, comment
+        #[arg(long)]
+        schema: PathBuf,
+        /// Do nothing if the table exists
+        #[arg(long)]
+        if_not_exists: bool,
+    },
+    /// Drop a table and all its files.
+    DropTable {
+        table: String,
+        #[arg(long)]
+        if_exists: bool,
+    },
+    /// Append (or overwrite with) rows from .parquet, .jsonl or .csv files: one commit.
+    Write {
+        /// DB.TABLE
+        table: String,
+        /// Input files; columns are matched to the table by name
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// INSERT OVERWRITE: replace the partitions present in the input (whole table if
+        /// unpartitioned), or the partition given by --partition
+        #[arg(long)]
+        overwrite: bool,
+        /// With --overwrite: the partition to replace, k=v (repeat for several keys)
+        #[arg(long, value_name = "K=V", requires = "overwrite")]
+        partition: Vec<String>,
+        /// Print the compaction metrics of this write as JSON lines on stdout (one per
+        /// compaction task) instead of readable lines on stderr
+        #[arg(long)]
+        metrics: bool,
+    },
+    /// Compact a primary-key table, per partition and bucket, and commit a COMPACT snapshot.
+    Compact {
+        /// DB.TABLE
+        table: String,
+        /// Only this partition: k=v[,k2=v2] (a subset of the partition columns is allowed)
+        #[arg(long, value_name = "K=V[,K=V]")]
+        partition: Vec<String>,
+        /// Only this bucket
+        #[arg(long)]
+        bucket: Option<i32>,
+        /// Compact everything into the max level (default: the table's normal picking)
+        #[arg(long)]
+        full: bool,
+        /// Print one JSON line per compaction task on stdout instead of readable lines on
+        /// stderr
+        #[arg(long)]
+        metrics: bool,
+    },
+    /// Read rows. --columns and --where accept MAP keys as m['key']; --metrics prints one
+    /// JSON line of read counters to stderr after the rows.
+    Read(crate::commands::read::ReadArgs),
+    /// SQL over the warehouse: a shell, or -e "..." / -f FILE (CREATE TABLE, INSERT, UPDATE,
+    /// DELETE, SELECT with time travel, CALL sys.compact(...), system tables t$files, ...)
+    Sql(crate::commands::sql::SqlArgs),
+    /// Plan a scan (no data is read): one JSON object per split, or per scan with --metrics.
+    /// All --repeat scans run in this process and share one in-memory cache, so with
+    /// `-o scan.manifest-entry-cache.max-snapshots=N` the first scan fills the snapshot live
+    /// manifest entry cache and the later ones are served from it.
+    Scan(crate::commands::scan::ScanArgs),
+    /// Follow a table like `tail -f`: every change as a JSON line with its row kind
+    /// (the changelog when the table has a changelog-producer, else the rows each commit
+    /// added); --consumer-id records progress so expiry keeps what the tail still needs
+    Tail(crate::commands::tail::TailArgs),
+    /// Snapshots of a table, one JSON object per line.
+    Snapshots { table: String },
+    /// Live data files of a snapshot (default latest), ordered by partition, bucket, level and
+    /// min key: one JSON object per line, or an aligned table with --format text.
+    Files {
+        table: String,
+        #[arg(long)]
+        snapshot: Option<i64>,
+        /// jsonl: one JSON object per file (the default); text: an aligned table
+        #[arg(long, value_enum, default_value_t = crate::commands::levels::FilesFormat::Jsonl)]
+        format: crate::commands::levels::FilesFormat,
+        /// Same as --format jsonl
+        #[arg(long, conflicts_with = "format")]
+        json: bool,
+    },
+    /// The LSM tree of each (partition, bucket): one line per level with its files in key
+    /// order, or an SVG drawing with --svg.
+    Levels {
+        /// DB.TABLE
+        table: String,
+        /// Only this partition: k=v[,k2=v2] (a subset of the partition columns is allowed)
+        #[arg(long, value_name = "K=V[,K=V]", value_delimiter = ',')]
+        partition: Vec<String>,
+        /// Only this bucket
+        #[arg(long)]
+        bucket: Option<i32>,
+        /// Snapshot id (default latest)
+        #[arg(long)]
+        snapshot: Option<i64>,
+        /// Write an SVG drawing of the selected buckets' LSM trees to this file
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
+    },
+    /// The table's current schema as JSON.
+    Schema { table: String },
+    /// Databases, or the tables of DB, one JSON object per line.
+    List { database: Option<String> },
+    /// Snapshot expiry, tags, rollback and orphan file cleanup.
+    #[command(flatten)]
+    Maintenance(crate::commands::maintenance::MaintenanceCommand),
+    /// Build a demo table over several commits in the warehouse and read it back.
+    Demo {
+        /// Rows per commit
+        #[arg(long, default_value_t = 100_000)]
+        rows: usize,
+    },
+}

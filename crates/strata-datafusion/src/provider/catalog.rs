@@ -1,0 +1,228 @@
+//! strata's filesystem catalog as DataFusion's [`CatalogProvider`] (databases are schemas) and
+//! [`SchemaProvider`] (tables, and their system tables `t$snapshots`, `t$files`, …).
+//!
+//! DataFusion asks for schema and table names synchronously while strata's catalog is async
+//! (it lists directories, perhaps on S3); those calls run the listing to completion on the
+//! current tokio runtime from a scoped thread ([`block_on`]), so they work from inside and
+//! outside async code. Table lookups (`SchemaProvider::table`) are async and need no bridge.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use datafusion::catalog::{CatalogProvider, MemorySchemaProvider, SchemaProvider};
+use datafusion::common::{DataFusionError, Result};
+use datafusion::datasource::TableProvider;
+use strata::catalog::{FileSystemCatalog, Identifier};
+
+use super::options::TableOptions;
+use super::system_tables;
+use super::table::StrataTable;
+use crate::error::{plan_error, to_df};
+
+/// The database unqualified names refer to until `USE db`, listed even before it exists.
+pub const DEFAULT_DATABASE: &str = "default";
+
+/// Runs `f` to completion from synchronous code: on the current tokio runtime when there is
+/// one (from a scoped thread, so a runtime worker is never blocked inside itself), else on a
+/// small runtime of its own.
+pub(crate) fn block_on<F>(f: F) -> Result<F::Output>
+where
+    F: Future + Send,
+    F::Output: Send,
+{
+    let handle = tokio::runtime::Handle::try_current();
+    std::thread::scope(|s| {
+        s.spawn(move || match handle {
+            Ok(h) => Ok(h.block_on(f)),
+            Err(_) => tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map(|rt| rt.block_on(f))
+                .map_err(|e| DataFusionError::Execution(format!("cannot start a runtime: {e}"))),
+        })
+        .join()
+        .unwrap_or_else(|_| {
+            Err(DataFusionError::Execution(
+                "a catalog listing panicked".to_string(),
+            ))
+        })
+    })
+}
+
+/// A strata warehouse as a DataFusion catalog: one schema per database.
+#[derive(Debug, Clone)]
+pub struct StrataCatalog {
+    catalog: Arc<FileSystemCatalog>,
+    /// Per-statement tables of a SQL session (`SqlSession`: time travel, option hints): schema
+    /// [`REFS_SCHEMA`], never listed.
+    refs: Option<Arc<MemorySchemaProvider>>,
+}
+
+/// The hidden schema of per-statement tables.
+pub(crate) const REFS_SCHEMA: &str = "__strata_refs";
+
+impl StrataCatalog {
+    pub fn new(catalog: Arc<FileSystemCatalog>) -> Self {
+        StrataCatalog {
+            catalog,
+            refs: None,
+        }
+    }
+
+    pub(crate) fn with_refs(mut self, refs: Arc<MemorySchemaProvider>) -> Self {
+        self.refs = Some(refs);
+        self
+    }
+
+    /// The strata catalog.
+    pub fn inner(&self) -> &Arc<FileSystemCatalog> {
+        &self.catalog
+    }
+}
+
+impl CatalogProvider for StrataCatalog {
+    fn schema_names(&self) -> Vec<String> {
+        let catalog = self.catalog.clone();
+        block_on(async move { catalog.list_databases().await })
+            .ok()
+            .and_then(|r| r.ok())
+            .unwrap_or_default()
+    }
+
+    fn schema(&self, name: &str) -> Option<Arc<dyn SchemaProvider>> {
+        if name == REFS_SCHEMA {
+            return self.refs.clone().map(|r| r as Arc<dyn SchemaProvider>);
+        }
+        let catalog = self.catalog.clone();
+        let db = name.to_string();
+        let exists = block_on(async move { catalog.database_exists(&db).await })
+            .ok()?
+            .ok()?;
+        // `default` always resolves (Paimon catalogs create it on first use).
+        (exists || name == DEFAULT_DATABASE).then(|| {
+            Arc::new(StrataSchema::new(self.catalog.clone(), name)) as Arc<dyn SchemaProvider>
+        })
+    }
+
+    /// `CREATE SCHEMA`: creates the database (the provider given is not used).
+    fn register_schema(
+        &self,
+        name: &str,
+        _schema: Arc<dyn SchemaProvider>,
+    ) -> Result<Option<Arc<dyn SchemaProvider>>> {
+        let catalog = self.catalog.clone();
+        let db = name.to_string();
+        block_on(async move { catalog.create_database(&db, false).await })?.map_err(to_df)?;
+        Ok(None)
+    }
+
+    /// `DROP SCHEMA [CASCADE]`.
+    fn deregister_schema(
+        &self,
+        name: &str,
+        cascade: bool,
+    ) -> Result<Option<Arc<dyn SchemaProvider>>> {
+        let previous = self.schema(name);
+        let catalog = self.catalog.clone();
+        let db = name.to_string();
+        block_on(async move { catalog.drop_database(&db, false, cascade).await })?
+            .map_err(to_df)?;
+        Ok(previous)
+    }
+}
+
+/// One database of a strata warehouse as a DataFusion schema.
+#[derive(Debug, Clone)]
+pub struct StrataSchema {
+    catalog: Arc<FileSystemCatalog>,
+    database: String,
+}
+
+impl StrataSchema {
+    pub fn new(catalog: Arc<FileSystemCatalog>, database: &str) -> Self {
+        StrataSchema {
+            catalog,
+            database: database.to_string(),
+        }
+    }
+
+    fn identifier(&self, table: &str) -> Result<Identifier> {
+        Identifier::new(self.database.clone(), table.to_string()).map_err(to_df)
+    }
+}
+
+#[async_trait]
+impl SchemaProvider for StrataSchema {
+    fn table_names(&self) -> Vec<String> {
+        let catalog = self.catalog.clone();
+        let db = self.database.clone();
+        block_on(async move { catalog.list_tables(&db).await })
+            .ok()
+            .and_then(|r| r.ok())
+            .unwrap_or_default()
+    }
+
+    /// `t` is the table, `t$snapshots` etc. its system tables; `t$options...` never reaches
+    /// here: time travel and dynamic options are resolved by the SQL session (`SqlSession`).
+    async fn table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        let (base, system) = match name.split_once('$') {
+            Some((b, s)) => (b, Some(s)),
+            None => (name, None),
+        };
+        let id = self.identifier(base)?;
+        if !self.catalog.table_exists(&id).await.map_err(to_df)? {
+            return Ok(None);
+        }
+        let table = self.catalog.get_table(&id).await.map_err(to_df)?;
+        match system {
+            Some(s) => Ok(Some(system_tables::provider(&table, s).await?)),
+            None => Ok(Some(Arc::new(
+                StrataTable::new(table).await.map_err(to_df)?,
+            ))),
+        }
+    }
+
+    fn table_exist(&self, name: &str) -> bool {
+        let base = name.split_once('$').map_or(name, |(b, _)| b);
+        let catalog = self.catalog.clone();
+        let Ok(id) = self.identifier(base) else {
+            return false;
+        };
+        block_on(async move { catalog.table_exists(&id).await })
+            .ok()
+            .and_then(|r| r.ok())
+            .unwrap_or(false)
+    }
+
+    /// Tables are created with strata's DDL (`CREATE TABLE ... PRIMARY KEY ... PARTITIONED BY
+    /// ... WITH (...)` through the SQL session (`SqlSession`)), which knows keys and options.
+    fn register_table(
+        &self,
+        name: String,
+        _table: Arc<dyn TableProvider>,
+    ) -> Result<Option<Arc<dyn TableProvider>>> {
+        Err(plan_error(format!(
+            "cannot register a DataFusion table as {}.{name}: create strata tables with \
+             strata's SQL (strata_datafusion::SqlSession) or strata's catalog API",
+            self.database
+        )))
+    }
+
+    fn deregister_table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        let catalog = self.catalog.clone();
+        let id = self.identifier(name)?;
+        block_on(async move { catalog.drop_table(&id, false).await })?.map_err(to_df)?;
+        Ok(None)
+    }
+}
+
+/// Opens `db.t` with per-query options (time travel, dynamic options) as a provider.
+pub(crate) async fn open_table(
+    catalog: &FileSystemCatalog,
+    id: &Identifier,
+    options: &TableOptions,
+) -> Result<Arc<dyn TableProvider>> {
+    let table = catalog.get_table(id).await.map_err(to_df)?;
+    options.apply(&table).await
+}
