@@ -218,7 +218,8 @@ impl IncrementalScan {
                      or diff mode",
                     self.table.identifier()
                 ),
-            }.into());
+            }
+            .into());
         }
         Ok(mode)
     }
@@ -262,7 +263,8 @@ impl IncrementalScan {
         ErrorDetail::InvalidOption {
             key: key.into(),
             message: format!("table {}: {message}", self.table.identifier()),
-        }.into()
+        }
+        .into()
     }
 
     async fn resolve_snapshots(&self, start: &str, end: &str) -> Result<Resolved> {
@@ -506,7 +508,8 @@ impl IncrementalScan {
                         self.table.identifier(),
                         e.file.file_name,
                         mode.as_str()
-                    )).into());
+                    ))
+                    .into());
                 }
                 if !self.reads_bucket(e.bucket)? {
                     continue;

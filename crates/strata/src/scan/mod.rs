@@ -63,8 +63,8 @@ use plan::add_to_split;
 use read_audit::{describe_entry, option_error};
 pub(crate) use start::latest_compacted;
 
-use crate::error::ResultExt;
 use crate::cache::Cache;
+use crate::error::ResultExt;
 use crate::expr::{BoundPredicate, Predicate};
 use crate::table::Table;
 use crate::Result;

@@ -140,7 +140,8 @@ pub(crate) fn option_error(e: strata_spec::SpecError) -> Error {
         strata_spec::SpecError::Invalid { context, message } => ErrorDetail::InvalidOption {
             key: context,
             message,
-        }.into(),
+        }
+        .into(),
         other => ErrorDetail::Spec(other).into(),
     }
 }

@@ -150,7 +150,8 @@ pub(crate) async fn batch_start(table: &Table) -> Result<BatchStart> {
                      (IncrementalScan::from_options) and read it with IncrementalRead",
                     table.identifier()
                 ),
-            }.into())
+            }
+            .into())
         }
     }
 }
@@ -254,5 +255,6 @@ fn needs(what: String, keys: &str) -> Error {
     ErrorDetail::InvalidOption {
         key: "scan.mode".into(),
         message: format!("{what} needs {keys}"),
-    }.into()
+    }
+    .into()
 }

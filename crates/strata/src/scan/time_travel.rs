@@ -74,7 +74,8 @@ impl TravelTarget {
                 message: "only one of scan.snapshot-id, scan.tag-name, scan.watermark, \
                           scan.timestamp, scan.timestamp-millis and scan.version may be set"
                     .into(),
-            }.into()),
+            }
+            .into()),
         }
     }
 
@@ -85,22 +86,22 @@ impl TravelTarget {
             return Ok(TravelTarget::Tag(version.to_string()));
         }
         if let Some(w) = version.strip_prefix("watermark-") {
-            return w
-                .parse()
-                .map(TravelTarget::Watermark)
-                .map_err(|_| ErrorDetail::InvalidOption {
+            return w.parse().map(TravelTarget::Watermark).map_err(|_| {
+                ErrorDetail::InvalidOption {
                     key: "scan.version".into(),
                     message: format!("{version:?}: watermark-<n> needs a number"),
-                }.into());
+                }
+                .into()
+            });
         }
         if !version.is_empty() && version.chars().all(|c| c.is_ascii_digit()) {
-            return version
-                .parse()
-                .map(TravelTarget::Snapshot)
-                .map_err(|_| ErrorDetail::InvalidOption {
+            return version.parse().map(TravelTarget::Snapshot).map_err(|_| {
+                ErrorDetail::InvalidOption {
                     key: "scan.version".into(),
                     message: format!("snapshot id {version:?} is out of range"),
-                }.into());
+                }
+                .into()
+            });
         }
         Err(ErrorDetail::InvalidOption {
             key: "scan.version".into(),
@@ -109,7 +110,8 @@ impl TravelTarget {
                  that name, not watermark-<n>, not a snapshot id",
                 table.identifier()
             ),
-        }.into())
+        }
+        .into())
     }
 
     /// The snapshot this target names.

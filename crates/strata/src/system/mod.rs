@@ -49,9 +49,7 @@ use strata_spec::DataField;
 
 pub use aggregates::{buckets, buckets_at, manifests, manifests_at, partitions, partitions_at};
 pub use files::{files, files_at, levels, levels_at};
-pub use levels_doc::{
-    key_text, levels_doc, BucketPanel, FileBox, Key, KeyCell, LevelsDoc, Source,
-};
+pub use levels_doc::{key_text, levels_doc, BucketPanel, FileBox, Key, KeyCell, LevelsDoc, Source};
 pub use live::{compare_keys, compare_values, live_files, KeyValues, LiveFile, LiveFiles};
 pub use metadata::{consumers, options, schemas, snapshots, tags};
 

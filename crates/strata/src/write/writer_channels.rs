@@ -63,7 +63,8 @@ fn column(t: &Table, name: &str) -> Result<usize> {
         ErrorDetail::InvalidArgument(format!(
             "table {} names column {name} as a key but has no such column",
             t.identifier()
-        )).into()
+        ))
+        .into()
     })
 }
 
@@ -71,9 +72,9 @@ impl WriterChannels {
     /// The routing of a write of `table` spread over `writers` writers (at least 1).
     pub fn new(table: &Table, writers: u32) -> Result<WriterChannels> {
         if writers == 0 {
-            return Err(ErrorDetail::InvalidArgument(
-                "writers must be at least 1".to_string(),
-            ).into());
+            return Err(
+                ErrorDetail::InvalidArgument("writers must be at least 1".to_string()).into(),
+            );
         }
         let schema = table.schema();
         let partition_idx = schema

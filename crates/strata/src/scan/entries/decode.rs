@@ -100,11 +100,13 @@ pub(super) fn decode_all<T: Sync>(
 }
 
 pub(super) fn name_outside_datum() -> Error {
-    ErrorDetail::Invariant("a manifest entry's file name is not part of its encoded datum".into()).into()
+    ErrorDetail::Invariant("a manifest entry's file name is not part of its encoded datum".into())
+        .into()
 }
 
 pub(super) fn stale_value() -> Error {
-    ErrorDetail::Invariant("a cached slot of live manifest entries changed while being read".into()).into()
+    ErrorDetail::Invariant("a cached slot of live manifest entries changed while being read".into())
+        .into()
 }
 
 /// Runs `f` (merging, selecting, decoding: CPU work) on the blocking pool.
