@@ -32,9 +32,9 @@ pub struct WriteReport {
     /// Compaction tasks run by the write.
     pub compaction: Vec<strata::write::CompactionMetrics>,
     /// Why the compaction of this write did not land (the data did).
-    pub compact_error: Option<String>,
+    pub compact_error: Option<strata::ReportedError>,
     /// Why the snapshot expiry after the commit failed (the commit landed).
-    pub expire_error: Option<String>,
+    pub expire_error: Option<strata::ReportedError>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,9 +15,9 @@ pub fn from_df(e: DataFusionError) -> strata::Error {
     match e {
         DataFusionError::External(inner) => match inner.downcast::<strata::Error>() {
             Ok(e) => *e,
-            Err(other) => strata::Error::InvalidArgument(other.to_string()),
+            Err(other) => strata::Error::invalid_argument(other.to_string()),
         },
-        other => strata::Error::InvalidArgument(other.to_string()),
+        other => strata::Error::invalid_argument(other.to_string()),
     }
 }
 

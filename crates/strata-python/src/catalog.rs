@@ -156,8 +156,8 @@ impl Catalog {
         properties: Option<HashMap<String, String>>,
     ) -> PyResult<()> {
         if properties.is_some_and(|p| !p.is_empty()) {
-            return Err(to_py(strata::Error::Unsupported(
-                "database properties: a filesystem catalog has nowhere to keep them".into(),
+            return Err(to_py(strata::Error::unsupported(
+                "database properties: a filesystem catalog has nowhere to keep them",
             )));
         }
         block_on(py, self.inner.create_database(name, ignore_if_exists))?.py_err()

@@ -59,7 +59,7 @@ fn s3_setting(name: &str) -> Option<&'static str> {
 }
 
 fn unsupported(key: &str, why: &str) -> strata::Error {
-    strata::Error::Unsupported(format!("catalog option {key}: {why}"))
+    strata::Error::unsupported(format!("catalog option {key}: {why}")).with_option(key)
 }
 
 /// Sorts `options` (given with the warehouse `warehouse`), refusing every key strata does not
@@ -77,12 +77,10 @@ pub(crate) fn parse(
         let value = options[key].as_str();
         if key == "warehouse" {
             if value != warehouse {
-                return Err(strata::Error::InvalidOption {
-                    key: key.clone(),
-                    message: format!(
-                        "the catalog was given two warehouses, {warehouse:?} and {value:?}"
-                    ),
-                });
+                return Err(strata::Error::invalid_option(
+                    key.clone(),
+                    format!("the catalog was given two warehouses, {warehouse:?} and {value:?}"),
+                ));
             }
             continue;
         }
@@ -106,10 +104,10 @@ pub(crate) fn parse(
         }
         if let Some(option) = key.strip_prefix(TABLE_DEFAULT_PREFIX) {
             if option.is_empty() {
-                return Err(strata::Error::InvalidOption {
-                    key: key.clone(),
-                    message: "table-default. must be followed by a table option name".into(),
-                });
+                return Err(strata::Error::invalid_option(
+                    key.clone(),
+                    "table-default. must be followed by a table option name",
+                ));
             }
             out.table_defaults
                 .insert(option.to_string(), value.to_string());
@@ -144,13 +142,13 @@ pub(crate) fn parse(
         if let Some(setting) = setting {
             if let Some((other, v)) = s3.get(setting) {
                 if *v != value {
-                    return Err(strata::Error::InvalidOption {
-                        key: key.clone(),
-                        message: format!(
+                    return Err(strata::Error::invalid_option(
+                        key.clone(),
+                        format!(
                             "{key} = {value:?} and {other} = {v:?} set the same S3 setting \
                              ({setting}) differently"
                         ),
-                    });
+                    ));
                 }
             }
             s3.insert(setting, (key.as_str(), value));

@@ -133,6 +133,32 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 }
 
 fn raise(kind: ErrorKind, message: String) -> PyErr {
+    raise_with(kind, message, false, Vec::new())
+}
+
+/// The exception of `kind` with `message`; every one carries `retryable` and `context`.
+fn raise_with(
+    kind: ErrorKind,
+    message: String,
+    retryable: bool,
+    context: Vec<(&'static str, String)>,
+) -> PyErr {
+    let err = raise_plain(kind, message);
+    Python::attach(|py| {
+        let value = err.value(py);
+        let dict = pyo3::types::PyDict::new(py);
+        for (key, item) in context {
+            let _ = dict.set_item(key, item);
+        }
+        // Setting an attribute on an exception instance fails only on a broken interpreter;
+        // the exception is raised either way.
+        let _ = value.setattr("retryable", retryable);
+        let _ = value.setattr("context", dict);
+    });
+    err
+}
+
+fn raise_plain(kind: ErrorKind, message: String) -> PyErr {
     Python::attach(|py| {
         let Some(c) = CLASSES.get() else {
             return StrataError::new_err(message);
@@ -155,9 +181,16 @@ fn raise(kind: ErrorKind, message: String) -> PyErr {
     })
 }
 
-/// A strata error as the matching Python exception.
+/// A strata error as the matching Python exception, with `retryable` (whether the same call
+/// may succeed again: transient storage I/O) and `context` (a dict of what the error concerns:
+/// `table`, `partition`, `bucket`, `file`, `option`, `snapshot`, those known) set on it.
 pub(crate) fn to_py(e: strata::Error) -> PyErr {
-    raise(e.kind(), e.to_string())
+    raise_with(
+        e.kind(),
+        e.to_string(),
+        e.is_retryable(),
+        e.context().entries(),
+    )
 }
 
 /// Bad input from the caller (`InvalidInputError`, a `ValueError`).

@@ -127,7 +127,7 @@ async fn resolve(table: strata::table::Table, opts: &ReadOptions) -> strata::Res
 /// An incremental read (`incremental-between` options) names its snapshots itself.
 fn check_no_travel(table: &strata::table::Table, opts: &ReadOptions) -> strata::Result<()> {
     if opts.travel.is_some() {
-        return Err(strata::Error::InvalidArgument(format!(
+        return Err(strata::Error::invalid_argument(format!(
             "{} has incremental-between options, which name the snapshots read: time travel \
              (snapshot_id=, tag=, timestamp=, with_travel) cannot be combined with them",
             table.identifier()

@@ -33,7 +33,7 @@ pub(crate) fn write_routes<'py>(
             let mut out = Vec::new();
             for batch in reader {
                 let batch = batch.map_err(|e| {
-                    strata::Error::InvalidArgument(format!(
+                    strata::Error::invalid_argument(format!(
                         "reading the input of the write to {}: {e}",
                         t.identifier()
                     ))

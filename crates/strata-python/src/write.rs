@@ -37,7 +37,7 @@ fn overwrite_scope(table: &strata::table::Table, o: &Overwrite) -> strata::Resul
             let mut out = Vec::new();
             for (k, v) in spec {
                 let idx = ptype.index_of(k).ok_or_else(|| {
-                    strata::Error::InvalidArgument(format!(
+                    strata::Error::invalid_argument(format!(
                         "{k} is not a partition column of {} (partition keys: {})",
                         table.identifier(),
                         ptype.names().join(", ")
@@ -221,7 +221,7 @@ impl BatchTableWrite {
                 let batch = match batch {
                     Ok(b) => b,
                     Err(e) => {
-                        result = Err(strata::Error::InvalidArgument(format!(
+                        result = Err(strata::Error::invalid_argument(format!(
                             "reading the input of the write to {name}: {e}"
                         )));
                         break;
@@ -232,7 +232,7 @@ impl BatchTableWrite {
                     None => w.write(&batch).await,
                     Some(k) => match k.get(offset..offset + n) {
                         Some(slice) => w.write_with_kinds(&batch, slice).await,
-                        None => Err(strata::Error::InvalidArgument(format!(
+                        None => Err(strata::Error::invalid_argument(format!(
                             "row_kinds has {} entries, the data more rows",
                             k.len()
                         ))),
@@ -247,7 +247,7 @@ impl BatchTableWrite {
             }
             if let (Ok(()), Some(k)) = (&result, &kinds) {
                 if k.len() != offset {
-                    result = Err(strata::Error::InvalidArgument(format!(
+                    result = Err(strata::Error::invalid_argument(format!(
                         "row_kinds has {} entries for {offset} rows",
                         k.len()
                     )));
@@ -441,11 +441,10 @@ impl BatchTableCommit {
             .map(|s| *s)
             .map_err(|_| internal("the commit's lock is poisoned"))?;
         if state == CommitState::MayHaveCommitted {
-            return Err(to_py(strata::Error::InvalidArgument(
+            return Err(to_py(strata::Error::invalid_argument(
                 "abort after a commit that landed or may have landed: its files may be \
                  referenced by a snapshot, so nothing is deleted (remove-orphan-files deletes \
-                 what no snapshot references)"
-                    .into(),
+                 what no snapshot references)",
             )));
         }
         let t = self.table.get().inner.clone();

@@ -93,10 +93,10 @@ pub async fn levels(table: &Table, args: LevelsArgs) -> Result<()> {
     let partition = partition_pairs(table, &args.partition)?;
     let doc = strata::system::levels_doc(table, args.snapshot, &partition, args.bucket)
         .await
-        .map_err(|e| match e {
+        .map_err(|e| match e.message().strip_prefix("invalid argument: ") {
             // The library's message without its "invalid argument: " prefix.
-            strata::Error::InvalidArgument(m) => msg(m),
-            e => e.into(),
+            Some(m) => msg(m.to_string()),
+            None => e.into(),
         })?;
     if !table.is_primary_key_table() {
         eprintln!(
@@ -169,7 +169,8 @@ async fn live_files(
 ) -> Result<(Option<Snapshot>, Vec<LiveFile>)> {
     match strata::system::live_files(table, snapshot).await {
         Ok(live) => Ok((live.snapshot, live.files)),
-        Err(strata::Error::SnapshotNotFound { id, .. }) => {
+        Err(e) if e.kind() == strata::ErrorKind::NotFound && e.snapshot().is_some() => {
+            let id = e.snapshot().unwrap_or_default();
             let ids = table.snapshot_manager().list_ids().await?;
             let have = match (ids.first(), ids.last()) {
                 (Some(a), Some(b)) if a == b => format!("it has snapshot {a} only"),

@@ -143,7 +143,7 @@ impl Args {
                 }
             };
             if signature.paimon_only.contains(&name.as_str()) {
-                return Err(to_df(strata::Error::Unsupported(format!(
+                return Err(to_df(strata::Error::unsupported(format!(
                     "CALL {procedure}: argument {name} of Paimon's {procedure} is not supported \
                      by strata (strata's {procedure} takes {})",
                     order.join(", ")

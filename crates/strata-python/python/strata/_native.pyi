@@ -33,7 +33,12 @@ PartitionSpec = Mapping[str, Any]
 # ---------------------------------------------------------------------------------------------
 
 class StrataError(Exception):
-    """Base class of every strata error."""
+    """Base class of every strata error. Every one carries ``retryable`` (whether the same call may succeed again: transient storage I/O; never a
+    commit conflict or a commit of unknown outcome) and ``context`` (what the error concerns:
+    ``table``, ``partition``, ``bucket``, ``file``, ``option``, ``snapshot`` — those known)."""
+
+    retryable: bool
+    context: dict[str, str]
 
 class NotFoundError(StrataError, LookupError):
     """A database, table, column, snapshot or tag that does not exist."""

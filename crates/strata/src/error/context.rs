@@ -2,15 +2,13 @@
 //! option and snapshot it concerns — so a caller reads them as fields instead of parsing the
 //! message. A detail's own fields fill it when the error is made; the boundaries that know more
 //! (a table's scan, read, write and commit; the format readers; snapshot loading) add the
-//! rest with [`ResultExt`]; a bucket's writer adds partition and bucket, the refusal of an
+//! rest with `ResultExt` (in `error/mod.rs`); a bucket's writer adds partition and bucket, the refusal of an
 //! unsupported option its key. The first value set for a field wins: the innermost boundary
 //! is the most specific.
 
 use std::fmt::{self, Display};
 
-use super::Error;
-
-/// What an [`Error`] concerns, each field set when known.
+/// What an error (`crate::Error`) concerns, each field set when known.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ErrorContext {
@@ -111,28 +109,5 @@ impl Display for ErrorContext {
             write!(f, "{name}: {value}")?;
         }
         Ok(())
-    }
-}
-
-/// Attaches context to the error of a `Result` at the boundary that knows it (the value is
-/// formatted only when there is an error).
-pub(crate) trait ResultExt<T> {
-    /// The table the failed operation ran on.
-    fn with_table(self, table: impl Display) -> Result<T, Error>;
-    /// The file the failed operation read or wrote.
-    fn with_file(self, file: impl Display) -> Result<T, Error>;
-    /// The snapshot being loaded or read.
-    fn with_snapshot(self, snapshot: i64) -> Result<T, Error>;
-}
-
-impl<T, E: Into<Error>> ResultExt<T> for Result<T, E> {
-    fn with_table(self, table: impl Display) -> Result<T, Error> {
-        self.map_err(|e| e.into().with_table(table))
-    }
-    fn with_file(self, file: impl Display) -> Result<T, Error> {
-        self.map_err(|e| e.into().with_file(file))
-    }
-    fn with_snapshot(self, snapshot: i64) -> Result<T, Error> {
-        self.map_err(|e| e.into().with_snapshot(snapshot))
     }
 }

@@ -8,7 +8,7 @@
 use strata_spec::SpecError;
 
 use super::context::ErrorContext;
-use super::ErrorKind;
+use super::kind::ErrorKind;
 
 /// What went wrong, in full. `pub(crate)`: the public face is [`crate::Error`]; new details
 /// can be added without breaking a caller, who matches on [`crate::Error::kind`].

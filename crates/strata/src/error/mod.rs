@@ -3,14 +3,16 @@
 //! partition, bucket, file, option, snapshot), [`is_retryable`](Error::is_retryable),
 //! [`may_have_committed`](Error::may_have_committed) and the `source()` chain — built from a
 //! crate-private detail (`detail.rs`) that internal code constructs and that maps exhaustively
-//! onto the kinds. `context.rs` holds the context and the `Result` extension the boundaries use
-//! to attach it. Format errors from `strata_spec` are wrapped with the path of their file.
+//! onto the kinds. `context.rs` holds the context and `kind.rs` the kinds, both leaves; the
+//! crate-private `Result` extension the boundaries attach context with (`ResultExt`) is here.
+//! Format errors from `strata_spec` are wrapped with the path of their file.
 //!
 //! [`ReportedError`] is an error reported beside a successful result (a commit that landed
 //! whose compaction or expiry then failed): the kind, message and context, cloneable.
 
 mod context;
 mod detail;
+mod kind;
 #[cfg(test)]
 mod tests;
 
@@ -19,60 +21,11 @@ use std::fmt::{self, Debug, Display};
 use strata_spec::SpecError;
 
 pub use context::ErrorContext;
-pub(crate) use context::ResultExt;
 pub(crate) use detail::ErrorDetail;
+pub use kind::ErrorKind;
 
 /// Result alias of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
-
-/// The class of an [`Error`]: what a caller can act on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ErrorKind {
-    /// A database, table, column or snapshot that does not exist.
-    NotFound,
-    /// A database, table or column that exists already.
-    AlreadyExists,
-    /// A commit that lost to a concurrent one in a way retrying cannot fix (or ran out of
-    /// retries), or a database that is not empty. Nothing was committed — except when the
-    /// rows were committed but are not yet visible ([`Error::may_have_committed`] says so).
-    Conflict,
-    /// A commit that may or may not have landed ([`Error::may_have_committed`]).
-    OutcomeUnknown,
-    /// A file on storage that does not decode or breaks the format's or the LSM's invariants.
-    Corrupt,
-    /// A feature, option value or table strata does not implement (refused, never ignored).
-    Unsupported,
-    /// Bad input from the caller: an option value, an argument, a schema that does not match.
-    InvalidInput,
-    /// Storage I/O (object store or local disk).
-    Io,
-    /// A bug in strata (a task panicked), an Arrow computation error, or an injected fault.
-    Internal,
-}
-
-impl ErrorKind {
-    /// The kind's name (`"NotFound"`, ...).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorKind::NotFound => "NotFound",
-            ErrorKind::AlreadyExists => "AlreadyExists",
-            ErrorKind::Conflict => "Conflict",
-            ErrorKind::OutcomeUnknown => "OutcomeUnknown",
-            ErrorKind::Corrupt => "Corrupt",
-            ErrorKind::Unsupported => "Unsupported",
-            ErrorKind::InvalidInput => "InvalidInput",
-            ErrorKind::Io => "Io",
-            ErrorKind::Internal => "Internal",
-        }
-    }
-}
-
-impl Display for ErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// An error of strata's library API. `Display` is the message, then the context it does not
 /// mention already (`… (table: db.t, bucket: 3)`); `source()` is the underlying error (object
@@ -374,5 +327,28 @@ impl ReportedError {
 impl Display for ReportedError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
+    }
+}
+
+/// Attaches context to the error of a `Result` at the boundary that knows it (the value is
+/// formatted only when there is an error).
+pub(crate) trait ResultExt<T> {
+    /// The table the failed operation ran on.
+    fn with_table(self, table: impl Display) -> Result<T, Error>;
+    /// The file the failed operation read or wrote.
+    fn with_file(self, file: impl Display) -> Result<T, Error>;
+    /// The snapshot being loaded or read.
+    fn with_snapshot(self, snapshot: i64) -> Result<T, Error>;
+}
+
+impl<T, E: Into<Error>> ResultExt<T> for Result<T, E> {
+    fn with_table(self, table: impl Display) -> Result<T, Error> {
+        self.map_err(|e| e.into().with_table(table))
+    }
+    fn with_file(self, file: impl Display) -> Result<T, Error> {
+        self.map_err(|e| e.into().with_file(file))
+    }
+    fn with_snapshot(self, snapshot: i64) -> Result<T, Error> {
+        self.map_err(|e| e.into().with_snapshot(snapshot))
     }
 }

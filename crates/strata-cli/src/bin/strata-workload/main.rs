@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use arrow::array::{Int32Array, Int64Array, RecordBatch, StringArray};
 use clap::{Parser, Subcommand};
-use strata::Error;
+use strata::ErrorKind;
 use strata_spec::kv::RowKind;
 use strata_spec::schema::Schema;
 
@@ -258,7 +258,11 @@ async fn run_writer(
             }
             // Lost every race (or could not tell): the same identifier again; commit_identified
             // skips it if it landed after all.
-            Err(e @ (Error::CommitConflict { .. } | Error::CommitOutcomeUnknown { .. })) => {
+            // (A conflict whose rows did commit — not yet visible — is not retried.)
+            Err(e)
+                if e.kind() == ErrorKind::OutcomeUnknown
+                    || (e.kind() == ErrorKind::Conflict && !e.may_have_committed()) =>
+            {
                 if !e.may_have_committed() {
                     write.abort().await;
                 }
