@@ -88,6 +88,9 @@ pub(crate) enum ErrorDetail {
     /// A bad argument (identifier, predicate, partition spec...).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// A warehouse or file location that does not parse or names a store strata cannot use.
+    #[error("invalid argument: {message}")]
+    InvalidLocation { location: String, message: String },
     #[error("snapshot {id} does not exist in {table}")]
     SnapshotNotFound { table: String, id: i64 },
     /// Something asked for by name or id that is not there, described in full (for example a
@@ -120,6 +123,10 @@ pub(crate) enum ErrorDetail {
     },
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// A table option whose value strata does not implement (`bucket = -2`, a non-Parquet
+    /// `file.format` on write...): refused, never ignored.
+    #[error("unsupported: {message}")]
+    UnsupportedOption { key: String, message: String },
     /// Table metadata that breaks an LSM invariant (overlapping files in a level ≥ 1, a file
     /// moving down a level...): a bug or a corrupt table, never applied.
     #[error("LSM invariant violated: {0}")]
@@ -157,11 +164,12 @@ impl ErrorDetail {
             D::CorruptFile { .. } | D::Parquet { .. } | D::DataFile { .. } | D::Invariant(_) => {
                 Corrupt
             }
-            D::Unsupported(_) => Unsupported,
+            D::Unsupported(_) | D::UnsupportedOption { .. } => Unsupported,
             D::Spec(e) => spec_kind(e),
-            D::SchemaMismatch { .. } | D::InvalidOption { .. } | D::InvalidArgument(_) => {
-                InvalidInput
-            }
+            D::SchemaMismatch { .. }
+            | D::InvalidOption { .. }
+            | D::InvalidArgument(_)
+            | D::InvalidLocation { .. } => InvalidInput,
             D::Io { .. } | D::LocalIo { .. } => Io,
             D::Arrow { .. } | D::TaskPanicked { .. } | D::InjectedFault(_) => Internal,
         }
@@ -213,11 +221,13 @@ impl ErrorDetail {
             | D::SchemaMismatch { .. }
             | D::InvalidOption { .. }
             | D::InvalidArgument(_)
+            | D::InvalidLocation { .. }
             | D::SnapshotNotFound { .. }
             | D::NotFound(_)
             | D::TagNotFound { .. }
             | D::TagAlreadyExists { .. }
             | D::Unsupported(_)
+            | D::UnsupportedOption { .. }
             | D::Invariant(_) => false,
         }
     }
@@ -240,7 +250,8 @@ impl ErrorDetail {
             | D::Io { path, .. }
             | D::LocalIo { path, .. }
             | D::Parquet { path, .. }
-            | D::DataFile { path, .. } => c.file = Some(path.clone()),
+            | D::DataFile { path, .. }
+            | D::InvalidLocation { location: path, .. } => c.file = Some(path.clone()),
             D::TableNotFound(table)
             | D::TableAlreadyExists(table)
             | D::ColumnNotFound { table, .. }
@@ -259,7 +270,9 @@ impl ErrorDetail {
                 c.table = Some(table.clone());
                 c.snapshot = Some(*snapshot);
             }
-            D::InvalidOption { key, .. } => c.option = Some(key.clone()),
+            D::InvalidOption { key, .. } | D::UnsupportedOption { key, .. } => {
+                c.option = Some(key.clone())
+            }
             D::Spec(e) => c.option = spec_option(e),
             D::Arrow { .. }
             | D::DatabaseNotFound(_)

@@ -155,6 +155,14 @@ fn every_detail() -> Vec<(ErrorDetail, ErrorKind, bool)> {
         ),
         (D::InvalidArgument(s("m")), K::InvalidInput, false),
         (
+            D::InvalidLocation {
+                location: s("ftp://x"),
+                message: s("m"),
+            },
+            K::InvalidInput,
+            false,
+        ),
+        (
             D::SnapshotNotFound {
                 table: s("db.t"),
                 id: 3,
@@ -205,6 +213,14 @@ fn every_detail() -> Vec<(ErrorDetail, ErrorKind, bool)> {
             false,
         ),
         (D::Unsupported(s("m")), K::Unsupported, false),
+        (
+            D::UnsupportedOption {
+                key: s("bucket"),
+                message: s("m"),
+            },
+            K::Unsupported,
+            false,
+        ),
         (D::Invariant(s("m")), K::Corrupt, false),
         (
             D::TaskPanicked {

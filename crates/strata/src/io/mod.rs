@@ -136,32 +136,40 @@ impl FileIO {
         }
         let local = location.strip_prefix("file://").unwrap_or(location);
         if local.is_empty() {
-            return Err(ErrorDetail::InvalidArgument("empty warehouse location".into()).into());
+            return Err(ErrorDetail::InvalidLocation {
+                location: location.to_string(),
+                message: "empty warehouse location".into(),
+            }
+            .into());
         }
         if let Some((scheme, _)) = local.split_once("://") {
             if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric()) {
-                return Err(ErrorDetail::InvalidArgument(format!(
-                    "unsupported warehouse location {location}: scheme {scheme}:// is not \
-                     supported (use a local path, file://, s3://, s3a:// or memory://)"
-                ))
+                return Err(ErrorDetail::InvalidLocation {
+                    location: location.to_string(),
+                    message: format!(
+                        "unsupported warehouse location {location}: scheme {scheme}:// is not \
+                         supported (use a local path, file://, s3://, s3a:// or memory://)"
+                    ),
+                }
                 .into());
             }
         }
         let mut abs = std::path::PathBuf::from(local);
         if abs.is_relative() {
             let cwd = std::env::current_dir().map_err(|e| {
-                Error::from(ErrorDetail::InvalidArgument(format!(
-                    "cannot resolve relative path {local}: {e}"
-                )))
+                Error::from(ErrorDetail::InvalidLocation {
+                    location: local.to_string(),
+                    message: format!("cannot resolve relative path {local}: {e}"),
+                })
             })?;
             abs = cwd.join(abs);
         }
         let abs = normalize(&abs);
         let path = Path::from_absolute_path(&abs).map_err(|e| {
-            Error::from(ErrorDetail::InvalidArgument(format!(
-                "invalid warehouse path {}: {e}",
-                abs.display()
-            )))
+            Error::from(ErrorDetail::InvalidLocation {
+                location: abs.display().to_string(),
+                message: format!("invalid warehouse path {}: {e}", abs.display()),
+            })
         })?;
         Ok((FileIO::local(), path))
     }

@@ -83,7 +83,11 @@ pub(crate) fn parse_location(location: &str) -> Result<(String, Path)> {
 }
 
 fn bad(location: &str, why: &str) -> Error {
-    ErrorDetail::InvalidArgument(format!("invalid S3 location {location}: {why}")).into()
+    ErrorDetail::InvalidLocation {
+        location: location.to_string(),
+        message: format!("invalid S3 location {location}: {why}"),
+    }
+    .into()
 }
 
 /// What a built store talks to, kept for messages.

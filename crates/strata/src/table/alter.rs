@@ -118,12 +118,15 @@ fn check_new_schema(
     let old = history.last().map(|s| s.options()).unwrap_or_default();
     let (old_bucket, new_bucket) = (old.bucket()?, new.options().bucket()?);
     if has_snapshots && old_bucket != new_bucket {
-        return Err(ErrorDetail::Unsupported(format!(
-            "altering table {id}: changing `bucket` from {old_bucket} to {new_bucket} on a table \
-             that holds data needs a rescale (Java allows it, then refuses writes to existing \
-             partitions until an INSERT OVERWRITE rewrites them); strata does not rescale \
-             buckets, so it refuses the change"
-        ))
+        return Err(ErrorDetail::UnsupportedOption {
+            key: "bucket".into(),
+            message: format!(
+                "altering table {id}: changing `bucket` from {old_bucket} to {new_bucket} on a \
+                 table that holds data needs a rescale (Java allows it, then refuses writes to \
+                 existing partitions until an INSERT OVERWRITE rewrites them); strata does not \
+                 rescale buckets, so it refuses the change"
+            ),
+        }
         .into());
     }
     let format = new.options().file_format();

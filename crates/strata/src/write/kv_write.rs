@@ -153,11 +153,14 @@ impl KvWrite {
             },
             n if n > 0 => Buckets::Fixed,
             other => {
-                return Err(ErrorDetail::Unsupported(format!(
-                    "bucket = {other} is not supported for primary-key table {} \
-                     (use bucket = -1 for dynamic buckets or a positive bucket count)",
-                    table.identifier()
-                ))
+                return Err(ErrorDetail::UnsupportedOption {
+                    key: "bucket".into(),
+                    message: format!(
+                        "bucket = {other} is not supported for primary-key table {} \
+                         (use bucket = -1 for dynamic buckets or a positive bucket count)",
+                        table.identifier()
+                    ),
+                }
                 .into())
             }
         };

@@ -61,21 +61,27 @@ pub(super) fn changelog_writers(table: &Table, overwrite: bool) -> Result<Change
         .get("changelog-file.format")
         .filter(|f| !f.eq_ignore_ascii_case("parquet"))
     {
-        return Err(ErrorDetail::Unsupported(format!(
-            "writing to {}: changelog-file.format = {format}, and strata writes only Parquet \
-             changelog files; unset the option or set it to parquet",
-            table.identifier()
-        ))
+        return Err(ErrorDetail::UnsupportedOption {
+            key: "changelog-file.format".into(),
+            message: format!(
+                "writing to {}: changelog-file.format = {format}, and strata writes only \
+                 Parquet changelog files; unset the option or set it to parquet",
+                table.identifier()
+            ),
+        }
         .into());
     }
     if producer == ChangelogProducer::FullCompaction && opts.deletion_vectors_enabled()? {
-        return Err(ErrorDetail::Unsupported(format!(
-            "writing to {}: changelog-producer = full-compaction with \
-             deletion-vectors.enabled = true is not implemented by strata (its lookup \
-             compaction would write no changelog); use changelog-producer = lookup with \
-             deletion vectors",
-            table.identifier(),
-        ))
+        return Err(ErrorDetail::UnsupportedOption {
+            key: "changelog-producer".into(),
+            message: format!(
+                "writing to {}: changelog-producer = full-compaction with \
+                 deletion-vectors.enabled = true is not implemented by strata (its lookup \
+                 compaction would write no changelog); use changelog-producer = lookup with \
+                 deletion vectors",
+                table.identifier(),
+            ),
+        }
         .into());
     }
     if overwrite {

@@ -114,10 +114,12 @@ impl TableWrite {
         // against the table's option.
         let format = table.options().file_format();
         if format != "parquet" {
-            return Err(ErrorDetail::Unsupported(format!(
+            return Err(ErrorDetail::UnsupportedOption {
+                key: "file.format".into(),
+                message: format!(
                 "writing to {}: file.format = {format}, and strata writes only Parquet data                  files (it reads this table's {format} files); write or compact the table with                  Java Paimon, Spark or Flink, or set file.format = parquet (files already                  written keep their format and stay readable)",
                 table.identifier()
-            )).into());
+            )}.into());
         }
         // Options strata does not implement would make its files or commits wrong for the
         // other engines (a table created by Java may carry any of them). changelog-producer

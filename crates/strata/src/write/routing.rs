@@ -80,10 +80,13 @@ impl Router {
                 }
             }
             other => {
-                return Err(ErrorDetail::Unsupported(format!(
-                    "bucket = {other} is not supported for append table {}",
-                    table.identifier()
-                ))
+                return Err(ErrorDetail::UnsupportedOption {
+                    key: "bucket".into(),
+                    message: format!(
+                        "bucket = {other} is not supported for append table {}",
+                        table.identifier()
+                    ),
+                }
                 .into())
             }
         };

@@ -82,8 +82,20 @@ async fn read_everything(wh: &Warehouse, name: &str) -> Result<Vec<i64>, String>
         Ok::<_, Error>(out)
     });
     match task.await {
-        Ok(result) => result.map_err(|e| format!("{e:?}\n{e}")),
+        Ok(result) => result.map_err(|e| format!("{} {e:?}\n{e}", tag(&e))),
         Err(join) => panic!("the read panicked: {join}"),
+    }
+}
+
+/// What a read error says of the damaged file, as the prefix the checks read: a Parquet data
+/// file (`Parquet {`), a metadata file (`CorruptFile {`), an option value (`InvalidOption {`),
+/// or anything else.
+fn tag(e: &Error) -> &'static str {
+    match (e.kind(), e.file()) {
+        (ErrorKind::Corrupt, Some(f)) if f.ends_with(".parquet") => "Parquet {",
+        (ErrorKind::Corrupt, Some(_)) => "CorruptFile {",
+        (ErrorKind::InvalidInput, _) if e.option().is_some() => "InvalidOption {",
+        _ => "other {",
     }
 }
 
@@ -98,7 +110,7 @@ enum Kind {
 }
 
 impl Kind {
-    /// Whether `e` (Debug then Display, from [`read_everything`]) is the expected variant.
+    /// Whether `e` (tag, Debug then Display, from [`read_everything`]) is the expected error.
     fn accepts(self, e: &str) -> bool {
         match self {
             Kind::DataFile => e.starts_with("Parquet {"),
