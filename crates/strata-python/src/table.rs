@@ -15,7 +15,9 @@ use strata::write::CompactRequest;
 
 use crate::errors::{invalid, IntoPy};
 use crate::progress::Progress;
-use crate::read::{ReadBuilder, ReadOptions, ReadSpec};
+use crate::read::ReadBuilder;
+use crate::read_options::ReadOptions;
+use crate::read_spec::ReadSpec;
 use crate::runtime::block_on;
 use crate::table_handle::Table;
 use crate::write::BatchWriteBuilder;
@@ -206,7 +208,9 @@ impl Table {
         let py = slf.py();
         let mut opts = ReadOptions {
             projection: columns,
-            filter: r#where.map(|w| crate::read::filter_text(&w)).transpose()?,
+            filter: r#where
+                .map(|w| crate::read_options::filter_text(&w))
+                .transpose()?,
             limit,
             travel: None,
         };
