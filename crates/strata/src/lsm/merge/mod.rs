@@ -30,7 +30,7 @@ pub(crate) use value::value_at;
 
 /// One value of any Paimon type, as merge functions see it (NULL included).
 #[derive(Clone, Debug, PartialEq)]
-pub enum Value {
+pub(crate) enum Value {
     /// SQL NULL, of any type.
     Null,
     /// A non-NULL value of an atomic type, as Paimon's internal [`Datum`].
@@ -46,7 +46,7 @@ pub enum Value {
 
 /// System fields of one record of a group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct KvMeta {
+pub(crate) struct KvMeta {
     /// The record's `_SEQUENCE_NUMBER`.
     pub sequence: i64,
     /// The record's `_VALUE_KIND` (`+I`, `-U`, `+U`, `-D`).
@@ -55,7 +55,7 @@ pub struct KvMeta {
 
 /// What a group of records of one key merges into.
 #[derive(Clone, Debug, PartialEq)]
-pub enum MergeResult {
+pub(crate) enum MergeResult {
     /// Record `i` of the group, as stored (its kind, sequence number and values).
     Pick(usize),
     /// A new record; its sequence number is the group's last.
@@ -70,7 +70,7 @@ pub enum MergeResult {
 }
 
 /// A merge engine. Implementations are stateless between groups and shareable across threads.
-pub trait MergeFunction: Send + Sync + std::fmt::Debug {
+pub(crate) trait MergeFunction: Send + Sync + std::fmt::Debug {
     /// `false` when [`MergeFunction::merge`] only needs the system fields (deduplicate,
     /// first-row): the caller then passes `values = None` and never decodes value columns.
     fn needs_values(&self) -> bool;
@@ -83,7 +83,7 @@ pub trait MergeFunction: Send + Sync + std::fmt::Debug {
 /// The merge function of a table per its `merge-engine` and related options. Unsupported
 /// combinations fail with Paimon's error (`SchemaValidation`, `PrimaryKeyTableUtils` and the
 /// engines' factories).
-pub fn create_merge_function(schema: &TableSchema) -> Result<Arc<dyn MergeFunction>> {
+pub(crate) fn create_merge_function(schema: &TableSchema) -> Result<Arc<dyn MergeFunction>> {
     let options = CoreOptions::new(schema.options.clone());
     let engine = options
         .merge_engine()

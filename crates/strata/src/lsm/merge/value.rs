@@ -23,7 +23,7 @@ use crate::format::datum::{datum_at, datums_to_array};
 use crate::{Error, Result};
 
 /// The value at `row` of `array` (any Paimon column layout), NULL as [`Value::Null`].
-pub fn value_at(array: &dyn Array, row: usize) -> Result<Value> {
+pub(crate) fn value_at(array: &dyn Array, row: usize) -> Result<Value> {
     if row >= array.len() {
         return Err(Error::InvalidArgument(format!(
             "row {row} is out of bounds for an array of {} rows",
