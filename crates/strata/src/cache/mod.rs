@@ -11,8 +11,8 @@
 //! Values are immutable byte strings ([`bytes::Bytes`]): cheap to share between threads,
 //! weighed by their length, and storable by any implementation — an in-process LRU, a
 //! memory-mapped arena, or a shared cache service. A value's format is owned by the code
-//! that writes it (for snapshot live entries, `scan::entries::slot` and `slot_index`); a cache never interprets
-//! values, and readers treat an undecodable value as a miss.
+//! that writes it (for snapshot live entries, `scan::entries::slot` and `slot_index`); a
+//! cache never interprets values, and readers treat an undecodable value as a miss.
 
 mod lru;
 
