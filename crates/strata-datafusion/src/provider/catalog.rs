@@ -3,7 +3,7 @@
 //!
 //! DataFusion asks for schema and table names synchronously while strata's catalog is async
 //! (it lists directories, perhaps on S3); those calls run the listing to completion on the
-//! current tokio runtime from a scoped thread ([`block_on`]), so they work from inside and
+//! current tokio runtime from a scoped thread (`block_on`), so they work from inside and
 //! outside async code. Table lookups (`SchemaProvider::table`) are async and need no bridge.
 
 use std::future::Future;

@@ -1,17 +1,17 @@
 //! [`SqlSession`]: SQL over a strata warehouse.
 //!
-//! A DataFusion `SessionContext` whose default catalog is the warehouse ([`StrataCatalog`],
+//! A DataFusion `SessionContext` whose default catalog is the warehouse (`StrataCatalog`,
 //! one schema per database, `default` first), plus the statements DataFusion has no Paimon
 //! meaning for, handled here:
 //!
 //! | statement | handled by |
 //! |---|---|
-//! | `CREATE TABLE … [PRIMARY KEY (…)] [PARTITIONED BY (…)] [WITH ('k' = 'v')]`, `CREATE TABLE … AS SELECT`, `DROP TABLE`, `ALTER TABLE` | [`super::ddl`] |
-//! | `CALL sys.compact(…)`, `sys.expire_snapshots`, `sys.create_tag`, `sys.delete_tag`, `sys.rollback`, `sys.remove_orphan_files` | [`super::procedures`] |
-//! | `INSERT … PARTITION (k = v) …` (static partitions) | [`super::ddl::insert_static_partition`] |
+//! | `CREATE TABLE … [PRIMARY KEY (…)] [PARTITIONED BY (…)] [WITH ('k' = 'v')]`, `CREATE TABLE … AS SELECT`, `DROP TABLE`, `ALTER TABLE` | `super::ddl` |
+//! | `CALL sys.compact(…)`, `sys.expire_snapshots`, `sys.create_tag`, `sys.delete_tag`, `sys.rollback`, `sys.remove_orphan_files` | `super::procedures` |
+//! | `INSERT … PARTITION (k = v) …` (static partitions) | `super::ddl::insert_static_partition` |
 //! | `USE db` | the session's default schema |
-//! | time travel and `/*+ OPTIONS(…) */` on any table reference | [`super::rewrite`] |
-//! | `incremental-between*` options on a table or its `t$audit_log` | [`crate::provider::incremental`] |
+//! | time travel and `/*+ OPTIONS(…) */` on any table reference | `super::rewrite` |
+//! | `incremental-between*` options on a table or its `t$audit_log` | `crate::provider::incremental` |
 //!
 //! Everything else — queries, `INSERT INTO`, `INSERT OVERWRITE`, `UPDATE`, `DELETE`,
 //! `EXPLAIN`, `SHOW TABLES`, `CREATE SCHEMA` — is DataFusion's, over strata's providers.
