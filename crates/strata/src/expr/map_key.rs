@@ -14,7 +14,7 @@
 
 use strata_spec::{DataField, DataType, RowType, TypeKind};
 
-use super::predicate::write_ident;
+use super::ident::write_ident;
 use crate::error::{Error, Result};
 
 /// Field id given to the virtual fields of key accesses (they are not table columns).
