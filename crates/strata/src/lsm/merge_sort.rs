@@ -28,7 +28,7 @@ use super::kv_layout::{kind_column, seq_column, KvLayout};
 use super::merge::{KvMeta, MergeFunction, MergeResult, Value};
 use super::sort_key::{EncodedKeys, KeyEncoder, KeyRef, OwnedKey};
 use crate::{Error, Result};
-use group::{build_merged, row_values};
+use group::{build_merged, row_values, Member};
 
 /// A key-sorted stream of key-value batches.
 pub(crate) type SortedRun = BoxStream<'static, Result<RecordBatch>>;
@@ -266,14 +266,6 @@ struct MergeState {
     sorter: MergeSorter,
     group_key: OwnedKey,
     finished: bool,
-}
-
-/// One record of the group being reduced.
-pub(super) struct Member {
-    source: usize,
-    row: usize,
-    level: i32,
-    meta: KvMeta,
 }
 
 impl MergeState {
