@@ -21,7 +21,7 @@
 //! # #![recursion_limit = "256"]
 //! # async fn demo() -> datafusion::common::Result<()> {
 //! use strata::catalog::FileSystemCatalog;
-//! let session = strata_datafusion::SqlSession::new(FileSystemCatalog::open("/tmp/wh").unwrap());
+//! let session = strata_datafusion::SqlSession::new(std::sync::Arc::new(FileSystemCatalog::open("/tmp/wh").unwrap()));
 //! session.sql("CREATE TABLE t (id BIGINT, v STRING, PRIMARY KEY (id) NOT ENFORCED)").await?;
 //! session.sql("INSERT INTO t VALUES (1, 'a'), (2, 'b')").await?.collect().await?;
 //! let rows = session.sql("SELECT * FROM t VERSION AS OF 1 WHERE id < 2").await?.collect().await?;

@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use serde_json::json;
-use strata::catalog::FileSystemCatalog;
+use strata::catalog::Catalog;
 use strata::maintenance::orphans::OrphanFilesClean;
 use strata::maintenance::{
     self, changelog_decoupled, ChangelogExpireConfig, ChangelogExpireReport, DeletionCounts,
@@ -127,7 +127,7 @@ pub enum MaintenanceCommand {
     },
 }
 
-pub async fn run(catalog: &FileSystemCatalog, cmd: MaintenanceCommand) -> Result<()> {
+pub async fn run(catalog: &dyn Catalog, cmd: MaintenanceCommand) -> Result<()> {
     match cmd {
         MaintenanceCommand::ExpireSnapshots {
             table,

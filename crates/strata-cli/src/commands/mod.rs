@@ -15,38 +15,51 @@ pub mod sql;
 pub mod tail;
 mod write;
 
-use strata::catalog::FileSystemCatalog;
+use std::sync::Arc;
+
+use strata::catalog::{Catalog, FileSystemCatalog};
 
 use crate::cli::{Cli, Command};
 use crate::error::Result;
 
 /// Runs the command of `cli`.
 pub async fn run(cli: Cli) -> Result<()> {
-    let catalog = FileSystemCatalog::open(&cli.warehouse)?;
+    // The front end holds the catalog trait; the warehouse is a filesystem catalog.
+    let catalog: Arc<dyn Catalog> = Arc::new(FileSystemCatalog::open(&cli.warehouse)?);
     match cli.command {
         Command::CreateTable {
             table,
             schema,
             if_not_exists,
-        } => catalog::create_table(&catalog, &table, &schema, if_not_exists).await,
+        } => catalog::create_table(catalog.as_ref(), &table, &schema, if_not_exists).await,
         Command::DropTable { table, if_exists } => {
-            catalog::drop_table(&catalog, &table, if_exists).await
+            catalog::drop_table(catalog.as_ref(), &table, if_exists).await
         }
-        Command::List { database } => catalog::list(&catalog, database.as_deref()).await,
+        Command::List { database } => catalog::list(catalog.as_ref(), database.as_deref()).await,
         Command::Write {
             table,
             files,
             overwrite,
             partition,
             metrics,
-        } => write::run(&catalog, &table, &files, overwrite, &partition, metrics).await,
-        Command::Read(args) => read::run(&catalog, args).await,
+        } => {
+            write::run(
+                catalog.as_ref(),
+                &table,
+                &files,
+                overwrite,
+                &partition,
+                metrics,
+            )
+            .await
+        }
+        Command::Read(args) => read::run(catalog.as_ref(), args).await,
         Command::Sql(args) => sql::run(&catalog, args).await,
-        Command::Maintenance(cmd) => maintenance::run(&catalog, cmd).await,
-        Command::Scan(args) => scan::run(&catalog, args).await,
-        Command::Tail(args) => tail::run(&catalog, args).await,
-        Command::Snapshots { table } => metadata::snapshots(&catalog, &table).await,
-        Command::Schema { table } => metadata::schema(&catalog, &table).await,
+        Command::Maintenance(cmd) => maintenance::run(catalog.as_ref(), cmd).await,
+        Command::Scan(args) => scan::run(catalog.as_ref(), args).await,
+        Command::Tail(args) => tail::run(catalog.as_ref(), args).await,
+        Command::Snapshots { table } => metadata::snapshots(catalog.as_ref(), &table).await,
+        Command::Schema { table } => metadata::schema(catalog.as_ref(), &table).await,
         Command::Files {
             table,
             snapshot,
@@ -67,7 +80,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             bucket,
             full,
             metrics,
-        } => compact::run(&catalog, &table, &partition, bucket, full, metrics).await,
+        } => compact::run(catalog.as_ref(), &table, &partition, bucket, full, metrics).await,
         Command::Levels {
             table,
             partition,
@@ -84,6 +97,6 @@ pub async fn run(cli: Cli) -> Result<()> {
             };
             levels::levels(&t, args).await
         }
-        Command::Demo { rows } => demo::run(&catalog, rows).await,
+        Command::Demo { rows } => demo::run(catalog.as_ref(), rows).await,
     }
 }

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use strata::catalog::FileSystemCatalog;
+use strata::catalog::Catalog;
 use strata::commit::OverwriteScope;
 use strata::table::Table;
 
@@ -14,7 +14,7 @@ use crate::input;
 
 /// Runs `strata write`.
 pub(super) async fn run(
-    catalog: &FileSystemCatalog,
+    catalog: &dyn Catalog,
     table: &str,
     files: &[PathBuf],
     overwrite: bool,

@@ -329,7 +329,10 @@ mod tests {
 
     fn session(dir: &std::path::Path) -> SqlSession {
         let catalog = FileSystemCatalog::open(dir.to_str().unwrap()).unwrap();
-        SqlSession::with_config(catalog, SessionConfig::new().with_target_partitions(2))
+        SqlSession::with_config(
+            std::sync::Arc::new(catalog),
+            SessionConfig::new().with_target_partitions(2),
+        )
     }
 
     fn stats_of(scan: &StrataScanExec, partition: Option<usize>) -> Arc<Statistics> {

@@ -27,7 +27,7 @@ use datafusion::execution::context::SessionContext;
 use datafusion::prelude::SessionConfig;
 use datafusion::sql::sqlparser::ast::{ObjectType, Statement, Use};
 use datafusion::sql::sqlparser::dialect::{Dialect, GenericDialect};
-use strata::catalog::{FileSystemCatalog, Identifier};
+use strata::catalog::{Catalog, Identifier};
 
 use super::context::SqlContext;
 use super::{alter, ddl, procedures, rewrite};
@@ -100,12 +100,12 @@ pub struct SqlSession {
 
 impl SqlSession {
     /// A session on `catalog` with DataFusion's default configuration (information schema on).
-    pub fn new(catalog: FileSystemCatalog) -> Self {
+    pub fn new(catalog: Arc<dyn Catalog>) -> Self {
         Self::with_config(catalog, SessionConfig::new())
     }
 
     /// A session with `config` (its default catalog and schema are set to the warehouse).
-    pub fn with_config(catalog: FileSystemCatalog, config: SessionConfig) -> Self {
+    pub fn with_config(catalog: Arc<dyn Catalog>, config: SessionConfig) -> Self {
         SqlSession {
             inner: SqlContext::new(catalog, config),
         }
@@ -117,7 +117,7 @@ impl SqlSession {
     }
 
     /// The warehouse.
-    pub fn catalog(&self) -> &Arc<FileSystemCatalog> {
+    pub fn catalog(&self) -> &Arc<dyn Catalog> {
         self.inner.catalog()
     }
 
