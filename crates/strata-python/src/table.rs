@@ -329,7 +329,7 @@ impl Table {
         dry_run: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
         let t = self.inner.clone();
-        let now = chrono::Utc::now().timestamp_millis();
+        let now = t.clock().now_millis();
         let overrides = ExpireOverrides {
             retain_max,
             retain_min,
@@ -443,10 +443,10 @@ impl Table {
         older_than: Option<Bound<'_, PyAny>>,
         dry_run: bool,
     ) -> PyResult<Vec<String>> {
-        let now = chrono::Utc::now().timestamp_millis();
+        let now = self.inner.clock().now_millis();
         let threshold = match &older_than {
             Some(v) => now - retention(v, "older_than", now)?.as_millis() as i64,
-            None => OrphanFilesClean::default_older_than_millis(),
+            None => OrphanFilesClean::default_older_than_millis(&self.inner),
         };
         let t = self.inner.clone();
         let report = block_on(py, async move {
