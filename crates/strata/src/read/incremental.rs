@@ -20,7 +20,9 @@ use arrow_schema::SchemaRef;
 use futures::stream::{self, BoxStream};
 use futures::StreamExt;
 
-use super::{incremental_diff, TableRead, DEFAULT_BATCH_SIZE};
+use super::batching::DEFAULT_BATCH_SIZE;
+use super::incremental_diff;
+use super::table_read::TableRead;
 use crate::scan::{DataSplit, IncrementalSplit};
 use crate::table::Table;
 use crate::{Error, Result};
