@@ -26,11 +26,11 @@ use strata_spec::schema::TableSchema;
 use strata_spec::types::DataField;
 
 use super::aggregation::field::FieldAggregator;
+use super::function::{KvMeta, MergeFunction, MergeResult, Value};
 use super::util::{
     compare_fields, configured_agg_func, field_key, group_values, init_row, null_in_not_null,
     opt_bool,
 };
-use super::{KvMeta, MergeFunction, MergeResult, Value};
 use crate::{Error, Result};
 
 const REMOVE_ON_DELETE: &str = "partial-update.remove-record-on-delete";

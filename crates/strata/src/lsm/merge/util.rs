@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 use strata_spec::options::CoreOptions;
 use strata_spec::types::DataField;
 
-use super::Value;
+use super::function::Value;
 use crate::{Error, Result};
 
 /// `fields.<column>.<suffix>`.

@@ -17,7 +17,7 @@ use arrow_schema::DataType as ArrowType;
 use strata_spec::types::{DataType, TypeKind};
 use strata_spec::Datum;
 
-use super::Value;
+use super::function::Value;
 use crate::format::arrow_types::to_arrow_type;
 use crate::format::datum::{datum_at, datums_to_array};
 use crate::{Error, Result};

@@ -13,8 +13,8 @@ use strata_spec::Datum;
 
 use super::nested::{self, NestedSpec};
 use super::numeric::{self, Op};
+use crate::lsm::merge::function::Value;
 use crate::lsm::merge::util::{compare_values, field_key, opt_bool};
-use crate::lsm::merge::Value;
 use crate::{Error, Result};
 
 /// Every function name Paimon registers (`META-INF/services`), for error messages.
