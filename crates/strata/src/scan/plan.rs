@@ -148,7 +148,7 @@ pub struct ScanMetrics {
 pub struct Plan {
     /// The snapshot planned, `None` for a table without snapshots.
     pub snapshot: Option<Snapshot>,
-    /// The files to read, one split per (partition, bucket) (or a slice of a large file).
+    /// The files to read, grouped by (partition, bucket).
     pub splits: Vec<DataSplit>,
     /// What planning looked at and skipped.
     pub metrics: ScanMetrics,
