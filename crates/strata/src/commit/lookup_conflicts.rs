@@ -32,7 +32,7 @@ use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::{FileKind, IndexManifestEntry, ManifestEntry};
 use strata_spec::snapshot::Snapshot;
 
-use super::{trimmed_key_types, TableCommit};
+use super::table_commit::{trimmed_key_types, TableCommit};
 use crate::index::deletion_vectors::DeletionVectorIndexWriter;
 use crate::index::dv_rebase::{rebase_bucket_vectors, BucketDvChange};
 use crate::index::DELETION_VECTORS_INDEX;

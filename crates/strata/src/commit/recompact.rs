@@ -20,7 +20,8 @@ use strata_spec::manifest::{FileKind, IndexManifestEntry, ManifestEntry};
 use strata_spec::options::ChangelogProducer;
 use strata_spec::snapshot::{CommitKind, Snapshot};
 
-use super::{CommitMessage, TableCommit};
+use super::message::CommitMessage;
+use super::table_commit::TableCommit;
 use crate::index::deletion_vectors::{read_index_vectors, DeletionVectorIndexWriter};
 use crate::index::DELETION_VECTORS_INDEX;
 use crate::lsm::compact::bucket::{
@@ -111,7 +112,7 @@ impl TableCommit {
             }
             planned += 1;
             let messages = self.plan_level0(&latest, &live, &buckets).await?;
-            let split = super::split_messages(messages);
+            let split = super::split::split_messages(messages);
             let attempt = self
                 .commit_with_retry(super::attempt::CommitRequest {
                     kind: CommitKind::Compact,
@@ -152,7 +153,7 @@ impl TableCommit {
             .plan_level0_into(snapshot, live, buckets, &mut out)
             .await;
         if let Err(e) = result {
-            let split = super::split_messages(out);
+            let split = super::split::split_messages(out);
             self.discard_compaction_outputs(&split.compact).await;
             self.discard_compaction_outputs(&split.compact_changelog)
                 .await;

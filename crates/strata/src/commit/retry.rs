@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use strata_spec::snapshot::{CommitKind, Snapshot};
 
 use super::attempt::{Attempt, CommitRequest};
-use super::TableCommit;
+use super::table_commit::TableCommit;
 use crate::{Error, Result};
 
 impl TableCommit {
