@@ -13,7 +13,7 @@ use crate::error::{msg, Result};
 use crate::input;
 
 /// Runs `strata write`.
-pub(super) async fn run(
+pub(crate) async fn run(
     catalog: &dyn Catalog,
     table: &str,
     files: &[PathBuf],
