@@ -270,7 +270,8 @@ async fn execute(dir: &Path, engine: Engine, sql: &str) -> Result<Vec<RecordBatc
             let wh = dir.join("wh");
             let catalog =
                 FileSystemCatalog::open(wh.to_str().ok_or("warehouse path is not UTF-8")?)?;
-            let session = strata_datafusion::SqlSession::with_config(catalog, config()?);
+            let session =
+                strata_datafusion::SqlSession::with_config(std::sync::Arc::new(catalog), config()?);
             session.sql(&format!("USE {DB}")).await?.collect().await?;
             session.sql(sql).await?.collect().await?
         }

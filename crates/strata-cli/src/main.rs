@@ -9,6 +9,7 @@ mod cli;
 mod columns;
 mod commands;
 mod compaction_report;
+mod dispatch;
 mod error;
 mod input;
 mod json_values;
@@ -41,7 +42,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(commands::run(cli)) {
+    match runtime.block_on(dispatch::run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

@@ -27,7 +27,7 @@ async fn rows(ctx: &SessionContext, sql: &str) -> String {
 async fn ballista_reads_strata_tables_as_local_datafusion_does() {
     let dir = tempfile::tempdir().unwrap();
     let catalog = FileSystemCatalog::open(dir.path().to_str().unwrap()).unwrap();
-    let local = SqlSession::new(catalog.clone());
+    let local = SqlSession::new(std::sync::Arc::new(catalog.clone()));
     local
         .execute_script(
             "CREATE TABLE db.t (id BIGINT NOT NULL, dt STRING NOT NULL, v DOUBLE, \

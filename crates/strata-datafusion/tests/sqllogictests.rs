@@ -145,7 +145,7 @@ async fn main() {
                 let catalog = FileSystemCatalog::open(&location)
                     .map_err(|e| DataFusionError::External(Box::new(e)))?;
                 Ok(StrataDb {
-                    session: SqlSession::new(catalog),
+                    session: SqlSession::new(std::sync::Arc::new(catalog)),
                 })
             }
         });

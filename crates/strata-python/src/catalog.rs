@@ -26,7 +26,8 @@ use crate::table_handle::Table;
 /// pypaimon's form ``Catalog({"warehouse": "/data/warehouse", ...})``.
 #[pyclass(module = "strata", frozen)]
 pub struct Catalog {
-    pub(crate) inner: Arc<FileSystemCatalog>,
+    /// The catalog the Python object wraps (the trait: a filesystem catalog today).
+    pub(crate) inner: Arc<dyn strata::catalog::Catalog>,
     pub(crate) warehouse: String,
     /// The options as given (to pickle the catalog).
     pub(crate) options: HashMap<String, String>,
@@ -60,7 +61,7 @@ impl Catalog {
     /// The SQL session of this catalog (made on first use; `USE db` carries over).
     fn sql_session(&self) -> Arc<strata_datafusion::SqlSession> {
         self.sql_session
-            .get_or_init(|| Arc::new(strata_datafusion::SqlSession::new((*self.inner).clone())))
+            .get_or_init(|| Arc::new(strata_datafusion::SqlSession::new(self.inner.clone())))
             .clone()
     }
 }

@@ -17,18 +17,8 @@ use std::collections::{BTreeMap, HashMap};
 /// Java's `Catalog.TABLE_DEFAULT_OPTION_PREFIX`.
 pub(crate) const TABLE_DEFAULT_PREFIX: &str = "table-default.";
 
-/// The catalog options strata's `FileIO` takes for `s3://` warehouses (the list of
-/// `strata::io`'s S3 module).
-const S3_KEYS: &[&str] = &[
-    "s3.endpoint",
-    "s3.access-key",
-    "s3.secret-key",
-    "s3.session-token",
-    "s3.region",
-    "s3.path-style-access",
-    "s3.path.style.access",
-    "s3.max-retries",
-];
+/// The catalog options strata's `FileIO` takes for `s3://` warehouses.
+const S3_KEYS: &[&str] = strata::io::S3_OPTION_KEYS;
 
 /// Prefixes other engines accept for the same S3 settings (Java's `S3FileIO.CONFIG_PREFIXES`
 /// beside `s3.`, and pypaimon's `fs.s3.`).

@@ -19,7 +19,7 @@
 //! | `catalog_options` | every catalog option honoured (`warehouse`, `metastore`, `s3.*` and its aliases, `table-default.*`) or refused by name |
 //! | `table` | `Table`'s methods: metadata, shortcuts, maintenance, system tables |
 //! | `table_handle` | the `Table` handle itself (library table + what re-opens it), below catalog, writers and routing |
-//! | `read` | `ReadBuilder`, `TableScan`, `Plan`, `Split`, `TableRead` (incremental reads too) |
+//! | `read` | `ReadBuilder`, `TableScan`, `Plan` (incremental reads too); `table_read` (`TableRead`), `split` (`Split`), `read_spec` (a read opened as one stream), `read_options` below it |
 //! | `incremental` | `incremental-between` reads: filter/projection/limit on their output, split wire form |
 //! | `stream` | `StreamReadBuilder`, `ChangeStream`, `ChangeBatch`: streaming reads |
 //! | `write` | `BatchWriteBuilder`, `BatchTableWrite`, `BatchTableCommit`, `CommitMessage` |
@@ -44,12 +44,16 @@ mod errors;
 mod incremental;
 mod progress;
 mod read;
+mod read_options;
+mod read_spec;
 mod routing;
 mod runtime;
+mod split;
 mod sql;
 mod stream;
 mod table;
 mod table_handle;
+mod table_read;
 mod write;
 
 /// The native module `strata._native`.
@@ -62,8 +66,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<read::ReadBuilder>()?;
     m.add_class::<read::TableScan>()?;
     m.add_class::<read::Plan>()?;
-    m.add_class::<read::Split>()?;
-    m.add_class::<read::TableRead>()?;
+    m.add_class::<split::Split>()?;
+    m.add_class::<table_read::TableRead>()?;
     m.add_class::<stream::StreamReadBuilder>()?;
     m.add_class::<stream::ChangeStream>()?;
     m.add_class::<stream::ChangeBatch>()?;
@@ -72,7 +76,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<write::BatchTableCommit>()?;
     m.add_class::<write::CommitMessage>()?;
     m.add_function(wrap_pyfunction!(catalog::sql, m)?)?;
-    m.add_function(wrap_pyfunction!(read::split_from_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(split::split_from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(write::commit_message_from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(catalog::open_table, m)?)?;
     m.add_function(wrap_pyfunction!(routing::write_routes, m)?)?;

@@ -21,7 +21,7 @@ use strata::stream::StartingPosition;
 
 use crate::errors::{internal, invalid, to_py, IntoPy};
 use crate::incremental::Shape;
-use crate::read::filter_text;
+use crate::read_options::filter_text;
 use crate::runtime::{block_on, panic_text, runtime};
 
 /// How long one wait for the next batch runs with the GIL released before signals are checked.

@@ -15,7 +15,9 @@ use strata::write::CompactRequest;
 
 use crate::errors::{invalid, IntoPy};
 use crate::progress::Progress;
-use crate::read::{ReadBuilder, ReadOptions, ReadSpec};
+use crate::read::ReadBuilder;
+use crate::read_options::ReadOptions;
+use crate::read_spec::ReadSpec;
 use crate::runtime::block_on;
 use crate::table_handle::Table;
 use crate::write::BatchWriteBuilder;
@@ -206,7 +208,9 @@ impl Table {
         let py = slf.py();
         let mut opts = ReadOptions {
             projection: columns,
-            filter: r#where.map(|w| crate::read::filter_text(&w)).transpose()?,
+            filter: r#where
+                .map(|w| crate::read_options::filter_text(&w))
+                .transpose()?,
             limit,
             travel: None,
         };
@@ -325,7 +329,7 @@ impl Table {
         dry_run: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
         let t = self.inner.clone();
-        let now = chrono::Utc::now().timestamp_millis();
+        let now = t.clock().now_millis();
         let overrides = ExpireOverrides {
             retain_max,
             retain_min,
@@ -439,10 +443,10 @@ impl Table {
         older_than: Option<Bound<'_, PyAny>>,
         dry_run: bool,
     ) -> PyResult<Vec<String>> {
-        let now = chrono::Utc::now().timestamp_millis();
+        let now = self.inner.clock().now_millis();
         let threshold = match &older_than {
             Some(v) => now - retention(v, "older_than", now)?.as_millis() as i64,
-            None => OrphanFilesClean::default_older_than_millis(),
+            None => OrphanFilesClean::default_older_than_millis(&self.inner),
         };
         let t = self.inner.clone();
         let report = block_on(py, async move {

@@ -33,6 +33,7 @@ pub mod shredding;
 pub mod snapshot;
 pub mod stats;
 pub mod types;
+mod value_text;
 
 pub use datum::Datum;
 pub use error::{Result, SpecError};

@@ -185,3 +185,11 @@ fn no_import_circle_between_files_or_folders() {
         found.join("\n")
     );
 }
+
+#[test]
+fn tarjan_finds_each_circle_once() {
+    // 0 → 1 → 2 → 0 is a circle, 3 → 4 → 3 another, 5 stands alone, 2 → 3 links them one way.
+    let edges: [&[usize]; 6] = [&[1], &[2], &[0, 3], &[4], &[3], &[5]];
+    let found = circles(6, &|v| edges[v].to_vec());
+    assert_eq!(found, vec![vec![0, 1, 2], vec![3, 4]]);
+}

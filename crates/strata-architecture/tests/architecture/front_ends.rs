@@ -125,3 +125,22 @@ fn front_ends_use_only_the_stable_api() {
         bad.into_iter().collect::<Vec<_>>().join("\n")
     );
 }
+
+#[test]
+fn unstable_paths_are_found_in_every_form() {
+    let text = r#"
+        use strata::{scan::TableScan, unstable::format::ReadHints};
+        use strata as s;
+        use ::strata::unstable;
+        fn f() {
+            let _ = strata::unstable::lsm::compaction_file_size(1);
+            let _ = s::unstable::meta::FileNamer::new();
+            let _ = unstable::index::KeyHasher::default();
+            let _ = format!("{}", strata::unstable::x());
+            let _ = "strata::unstable::in_a_string";
+            // strata::unstable::in_a_comment
+        }
+    "#;
+    let found: Vec<usize> = unstable_paths(text).into_iter().map(|(l, _)| l).collect();
+    assert_eq!(found, vec![2, 4, 6, 7, 8, 9], "{found:?}");
+}

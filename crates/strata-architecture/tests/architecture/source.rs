@@ -20,7 +20,6 @@ pub struct SourceFile {
     pub rel: String,
     /// The module this file is.
     pub module: ModId,
-    pub ast: syn::File,
 }
 
 /// What a name in a module's namespace is bound to.
@@ -73,7 +72,6 @@ pub struct Ref {
 /// An `impl` block (for the public-API listing).
 pub struct Impl {
     pub module: ModId,
-    pub file: FileId,
     pub item: syn::ItemImpl,
 }
 
@@ -158,11 +156,7 @@ fn load_file(c: &mut Crate, path: &Path, module: ModId, child_dir: &Path, worksp
         .to_string_lossy()
         .replace('\\', "/");
     let file = c.files.len();
-    c.files.push(SourceFile {
-        rel,
-        module,
-        ast: ast.clone(),
-    });
+    c.files.push(SourceFile { rel, module });
     c.modules[module].file = file;
     let file_dir = path.parent().unwrap().to_path_buf();
     collect_items(c, &ast.items, module, file, child_dir, &file_dir, workspace);
@@ -396,7 +390,6 @@ fn collect_items(
                 if let syn::Item::Impl(i) = item {
                     c.impls.push(Impl {
                         module,
-                        file,
                         item: i.clone(),
                     });
                 }

@@ -4,15 +4,15 @@
 use std::path::Path;
 
 use serde_json::json;
-use strata::catalog::{FileSystemCatalog, Identifier};
+use strata::catalog::{Catalog, Identifier};
 use strata_spec::schema::Schema;
 
 use crate::error::{msg, Result};
 use crate::output::println_json;
 
 /// `strata create-table DB.TABLE --schema FILE [--if-not-exists]`.
-pub(super) async fn create_table(
-    catalog: &FileSystemCatalog,
+pub(crate) async fn create_table(
+    catalog: &dyn Catalog,
     table: &str,
     schema: &Path,
     if_not_exists: bool,
@@ -33,18 +33,14 @@ pub(super) async fn create_table(
 }
 
 /// `strata drop-table DB.TABLE [--if-exists]`.
-pub(super) async fn drop_table(
-    catalog: &FileSystemCatalog,
-    table: &str,
-    if_exists: bool,
-) -> Result<()> {
+pub(crate) async fn drop_table(catalog: &dyn Catalog, table: &str, if_exists: bool) -> Result<()> {
     let id: Identifier = table.parse()?;
     catalog.drop_table(&id, if_exists).await?;
     Ok(())
 }
 
 /// `strata list [DB]`: the databases, or the tables of `database`.
-pub(super) async fn list(catalog: &FileSystemCatalog, database: Option<&str>) -> Result<()> {
+pub(crate) async fn list(catalog: &dyn Catalog, database: Option<&str>) -> Result<()> {
     let mut out = std::io::stdout().lock();
     match database {
         None => {

@@ -8,7 +8,7 @@
 //! lines on stdout with `--metrics`.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use strata::catalog::FileSystemCatalog;
+use strata::catalog::Catalog;
 use strata::write::CompactRequest;
 
 use crate::compaction_report::print_metrics;
@@ -16,7 +16,7 @@ use crate::error::{msg, Result};
 
 /// Runs the `compact` command.
 pub async fn run(
-    catalog: &FileSystemCatalog,
+    catalog: &dyn Catalog,
     table: &str,
     partition: &[String],
     bucket: Option<i32>,

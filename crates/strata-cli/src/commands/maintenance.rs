@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use serde_json::json;
-use strata::catalog::FileSystemCatalog;
+use strata::catalog::Catalog;
 use strata::maintenance::orphans::OrphanFilesClean;
 use strata::maintenance::{
     self, changelog_decoupled, ChangelogExpireConfig, ChangelogExpireReport, DeletionCounts,
@@ -127,7 +127,7 @@ pub enum MaintenanceCommand {
     },
 }
 
-pub async fn run(catalog: &FileSystemCatalog, cmd: MaintenanceCommand) -> Result<()> {
+pub async fn run(catalog: &dyn Catalog, cmd: MaintenanceCommand) -> Result<()> {
     match cmd {
         MaintenanceCommand::ExpireSnapshots {
             table,
@@ -138,7 +138,7 @@ pub async fn run(catalog: &FileSystemCatalog, cmd: MaintenanceCommand) -> Result
             dry_run,
         } => {
             let t = catalog.get_table(&table.parse()?).await?;
-            let now = chrono::Utc::now().timestamp_millis();
+            let now = t.clock().now_millis();
             let overrides = ExpireOverrides {
                 retain_max,
                 retain_min,
@@ -294,7 +294,7 @@ pub async fn run(catalog: &FileSystemCatalog, cmd: MaintenanceCommand) -> Result
             dry_run,
         } => {
             let t = catalog.get_table(&table.parse()?).await?;
-            let now = chrono::Utc::now().timestamp_millis();
+            let now = t.clock().now_millis();
             let overrides = ExpireOverrides {
                 retain_max,
                 retain_min,
@@ -344,12 +344,12 @@ pub async fn run(catalog: &FileSystemCatalog, cmd: MaintenanceCommand) -> Result
             dry_run,
         } => {
             let t = catalog.get_table(&table.parse()?).await?;
-            let now = chrono::Utc::now().timestamp_millis();
+            let now = t.clock().now_millis();
             let threshold = match &older_than {
                 Some(text) => {
                     now - maintenance::older_than("--older-than", text, now)?.as_millis() as i64
                 }
-                None => OrphanFilesClean::default_older_than_millis(),
+                None => OrphanFilesClean::default_older_than_millis(&t),
             };
             let report = OrphanFilesClean::new(&t, threshold)
                 .dry_run(dry_run)

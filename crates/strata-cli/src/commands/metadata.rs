@@ -2,13 +2,13 @@
 //! current schema, Paimon's schema-N shape).
 
 use serde_json::{json, Value};
-use strata::catalog::FileSystemCatalog;
+use strata::catalog::Catalog;
 
 use crate::error::{msg, Result};
 use crate::output::println_json;
 
 /// `strata snapshots DB.TABLE`.
-pub(super) async fn snapshots(catalog: &FileSystemCatalog, table: &str) -> Result<()> {
+pub(crate) async fn snapshots(catalog: &dyn Catalog, table: &str) -> Result<()> {
     let t = catalog.get_table(&table.parse()?).await?;
     let mut out = std::io::stdout().lock();
     for s in t.snapshot_manager().all().await? {
@@ -28,7 +28,7 @@ pub(super) async fn snapshots(catalog: &FileSystemCatalog, table: &str) -> Resul
 }
 
 /// `strata schema DB.TABLE`.
-pub(super) async fn schema(catalog: &FileSystemCatalog, table: &str) -> Result<()> {
+pub(crate) async fn schema(catalog: &dyn Catalog, table: &str) -> Result<()> {
     let t = catalog.get_table(&table.parse()?).await?;
     let text = t.schema().to_json().map_err(strata::Error::from)?;
     let v: Value = serde_json::from_str(&text).map_err(|e| msg(e.to_string()))?;

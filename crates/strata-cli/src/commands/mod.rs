@@ -1,89 +1,17 @@
-//! The commands: [`run`] opens the catalog at `--warehouse` and hands each [`Command`] to the
+//! The commands, one file (or folder) each; `crate::dispatch` hands each parsed command to the
 //! file that implements it. Nothing here is called back by a command; what commands share
 //! sits below them (`crate::error`, `crate::output`, `crate::json_values`, `crate::input`,
-//! `crate::columns`, `crate::compaction_report`).
+//! `crate::columns`, `crate::compaction_report`). The clap types of `crate::cli` name the
+//! argument types defined here, so this folder never imports `cli`.
 
-mod catalog;
-mod compact;
-mod demo;
+pub(crate) mod catalog;
+pub(crate) mod compact;
+pub(crate) mod demo;
 pub mod levels;
 pub mod maintenance;
-mod metadata;
+pub(crate) mod metadata;
 pub mod read;
 pub mod scan;
 pub mod sql;
 pub mod tail;
-mod write;
-
-use strata::catalog::FileSystemCatalog;
-
-use crate::cli::{Cli, Command};
-use crate::error::Result;
-
-/// Runs the command of `cli`.
-pub async fn run(cli: Cli) -> Result<()> {
-    let catalog = FileSystemCatalog::open(&cli.warehouse)?;
-    match cli.command {
-        Command::CreateTable {
-            table,
-            schema,
-            if_not_exists,
-        } => catalog::create_table(&catalog, &table, &schema, if_not_exists).await,
-        Command::DropTable { table, if_exists } => {
-            catalog::drop_table(&catalog, &table, if_exists).await
-        }
-        Command::List { database } => catalog::list(&catalog, database.as_deref()).await,
-        Command::Write {
-            table,
-            files,
-            overwrite,
-            partition,
-            metrics,
-        } => write::run(&catalog, &table, &files, overwrite, &partition, metrics).await,
-        Command::Read(args) => read::run(&catalog, args).await,
-        Command::Sql(args) => sql::run(&catalog, args).await,
-        Command::Maintenance(cmd) => maintenance::run(&catalog, cmd).await,
-        Command::Scan(args) => scan::run(&catalog, args).await,
-        Command::Tail(args) => tail::run(&catalog, args).await,
-        Command::Snapshots { table } => metadata::snapshots(&catalog, &table).await,
-        Command::Schema { table } => metadata::schema(&catalog, &table).await,
-        Command::Files {
-            table,
-            snapshot,
-            format,
-            json,
-        } => {
-            let t = catalog.get_table(&table.parse()?).await?;
-            let format = if json {
-                levels::FilesFormat::Jsonl
-            } else {
-                format
-            };
-            levels::files(&t, snapshot, format).await
-        }
-        Command::Compact {
-            table,
-            partition,
-            bucket,
-            full,
-            metrics,
-        } => compact::run(&catalog, &table, &partition, bucket, full, metrics).await,
-        Command::Levels {
-            table,
-            partition,
-            bucket,
-            snapshot,
-            svg,
-        } => {
-            let t = catalog.get_table(&table.parse()?).await?;
-            let args = levels::LevelsArgs {
-                partition,
-                bucket,
-                snapshot,
-                svg,
-            };
-            levels::levels(&t, args).await
-        }
-        Command::Demo { rows } => demo::run(&catalog, rows).await,
-    }
-}
+pub(crate) mod write;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 use strata::cache::{Cache, LruCache};
-use strata::catalog::FileSystemCatalog;
+use strata::catalog::Catalog;
 use strata::expr::parse_sql_predicate;
 use strata_spec::options::units::parse_memory_size;
 
@@ -50,7 +50,7 @@ fn parse_option(text: &str) -> Result<(String, String)> {
     }
 }
 
-pub async fn run(catalog: &FileSystemCatalog, args: ScanArgs) -> Result<()> {
+pub async fn run(catalog: &dyn Catalog, args: ScanArgs) -> Result<()> {
     if args.repeat == 0 {
         return Err(msg("--repeat must be at least 1"));
     }

@@ -15,10 +15,11 @@
 
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use futures::StreamExt;
-use strata::catalog::FileSystemCatalog;
+use strata::catalog::Catalog;
 use strata_datafusion::SqlSession;
 
 use crate::error::{msg, Result};
@@ -49,7 +50,7 @@ pub struct SqlArgs {
     pub timing: bool,
 }
 
-pub async fn run(catalog: &FileSystemCatalog, args: SqlArgs) -> Result<()> {
+pub async fn run(catalog: &Arc<dyn Catalog>, args: SqlArgs) -> Result<()> {
     let session = SqlSession::new(catalog.clone());
     let text = match (&args.execute, &args.file) {
         (Some(sql), _) => Some(sql.clone()),

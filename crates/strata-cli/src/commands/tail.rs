@@ -8,7 +8,7 @@ use std::io::Write;
 use std::time::Duration;
 
 use futures::StreamExt;
-use strata::catalog::FileSystemCatalog;
+use strata::catalog::Catalog;
 use strata::stream::StartingPosition;
 
 use crate::error::{msg, Result};
@@ -85,7 +85,7 @@ fn has_start_options(t: &strata::table::Table) -> bool {
     .any(|k| t.options().contains(k))
 }
 
-pub async fn run(catalog: &FileSystemCatalog, args: TailArgs) -> Result<()> {
+pub async fn run(catalog: &dyn Catalog, args: TailArgs) -> Result<()> {
     let t = catalog.get_table(&args.table.parse()?).await?;
     let start = match &args.from {
         Some(from) => start(from)?,

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use strata::catalog::FileSystemCatalog;
+use strata::catalog::Catalog;
 use strata::commit::OverwriteScope;
 use strata::table::Table;
 
@@ -13,8 +13,8 @@ use crate::error::{msg, Result};
 use crate::input;
 
 /// Runs `strata write`.
-pub(super) async fn run(
-    catalog: &FileSystemCatalog,
+pub(crate) async fn run(
+    catalog: &dyn Catalog,
     table: &str,
     files: &[PathBuf],
     overwrite: bool,

@@ -14,11 +14,11 @@
 //! (Java's `PrimaryKeyTableUtils.validatePKUpsertDeletable`) and no `ignore-delete`; UPDATE
 //! needs `deduplicate` or `partial-update` (Java's `RowLevelOp.Update`) and may not assign
 //! primary-key or partition columns. Each record is then checked to take effect under the
-//! table's merge engine before it is written ([`super::row_effect`]): a statement that would
+//! table's merge engine before it is written (`super::row_effect`): a statement that would
 //! report success while its rows stay as they were fails before its commit. The plans that
-//! select those rows are in [`super::primary_key`], the refusals that need no rows in
-//! [`super::rules`]. On append tables DELETE and UPDATE rewrite the touched files instead
-//! ([`super::cow`]); `MERGE INTO` ([`super::merge`]) writes each row with its own kind
+//! select those rows are in `super::primary_key`, the refusals that need no rows in
+//! `super::rules`. On append tables DELETE and UPDATE rewrite the touched files instead
+//! (`super::cow`); `MERGE INTO` (`super::merge`) writes each row with its own kind
 //! ([`SinkMode::KindColumn`]).
 
 use std::collections::HashSet;
@@ -70,7 +70,7 @@ pub struct StrataSink {
     mode: SinkMode,
     schema: SchemaRef,
     /// Row-level statements on primary-key tables: each record must take effect
-    /// ([`super::row_effect`]); its stored row may follow the table's columns in the input.
+    /// (`super::row_effect`); its stored row may follow the table's columns in the input.
     check: Option<Arc<RowEffectCheck>>,
 }
 

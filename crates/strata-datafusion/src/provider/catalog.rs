@@ -3,7 +3,7 @@
 //!
 //! DataFusion asks for schema and table names synchronously while strata's catalog is async
 //! (it lists directories, perhaps on S3); those calls run the listing to completion on the
-//! current tokio runtime from a scoped thread ([`block_on`]), so they work from inside and
+//! current tokio runtime from a scoped thread (`block_on`), so they work from inside and
 //! outside async code. Table lookups (`SchemaProvider::table`) are async and need no bridge.
 
 use std::future::Future;
@@ -13,7 +13,7 @@ use async_trait::async_trait;
 use datafusion::catalog::{CatalogProvider, MemorySchemaProvider, SchemaProvider};
 use datafusion::common::{DataFusionError, Result};
 use datafusion::datasource::TableProvider;
-use strata::catalog::{FileSystemCatalog, Identifier};
+use strata::catalog::{Catalog, Identifier};
 
 use super::options::TableOptions;
 use super::system_tables;
@@ -53,7 +53,7 @@ where
 /// A strata warehouse as a DataFusion catalog: one schema per database.
 #[derive(Debug, Clone)]
 pub struct StrataCatalog {
-    catalog: Arc<FileSystemCatalog>,
+    catalog: Arc<dyn Catalog>,
     /// Per-statement tables of a SQL session (`SqlSession`: time travel, option hints): schema
     /// [`REFS_SCHEMA`], never listed.
     refs: Option<Arc<MemorySchemaProvider>>,
@@ -63,7 +63,8 @@ pub struct StrataCatalog {
 pub(crate) const REFS_SCHEMA: &str = "__strata_refs";
 
 impl StrataCatalog {
-    pub fn new(catalog: Arc<FileSystemCatalog>) -> Self {
+    /// The catalog's databases as DataFusion schemas.
+    pub fn new(catalog: Arc<dyn Catalog>) -> Self {
         StrataCatalog {
             catalog,
             refs: None,
@@ -76,7 +77,7 @@ impl StrataCatalog {
     }
 
     /// The strata catalog.
-    pub fn inner(&self) -> &Arc<FileSystemCatalog> {
+    pub fn inner(&self) -> &Arc<dyn Catalog> {
         &self.catalog
     }
 }
@@ -135,12 +136,12 @@ impl CatalogProvider for StrataCatalog {
 /// One database of a strata warehouse as a DataFusion schema.
 #[derive(Debug, Clone)]
 pub struct StrataSchema {
-    catalog: Arc<FileSystemCatalog>,
+    catalog: Arc<dyn Catalog>,
     database: String,
 }
 
 impl StrataSchema {
-    pub fn new(catalog: Arc<FileSystemCatalog>, database: &str) -> Self {
+    pub fn new(catalog: Arc<dyn Catalog>, database: &str) -> Self {
         StrataSchema {
             catalog,
             database: database.to_string(),
@@ -219,7 +220,7 @@ impl SchemaProvider for StrataSchema {
 
 /// Opens `db.t` with per-query options (time travel, dynamic options) as a provider.
 pub(crate) async fn open_table(
-    catalog: &FileSystemCatalog,
+    catalog: &dyn Catalog,
     id: &Identifier,
     options: &TableOptions,
 ) -> Result<Arc<dyn TableProvider>> {

@@ -2,7 +2,7 @@
 //!
 //! The scan is planned once, when DataFusion builds the physical plan (`TableScan::plan`:
 //! snapshot, manifests, live files, statistics pruning). Its `DataSplit`s — one per
-//! (partition, bucket) — become units of parallel reading ([`parallel_units`]): a split read
+//! (partition, bucket) — become units of parallel reading (`parallel_units`): a split read
 //! without merging is one unit per file, and a Parquet file holding more than one partition's
 //! share of the rows is cut into row ranges (`DataSplit::slices`), as DataFusion's own Parquet
 //! source splits large files; splits that merge stay whole. The units are dealt into
@@ -329,7 +329,10 @@ mod tests {
 
     fn session(dir: &std::path::Path) -> SqlSession {
         let catalog = FileSystemCatalog::open(dir.to_str().unwrap()).unwrap();
-        SqlSession::with_config(catalog, SessionConfig::new().with_target_partitions(2))
+        SqlSession::with_config(
+            std::sync::Arc::new(catalog),
+            SessionConfig::new().with_target_partitions(2),
+        )
     }
 
     fn stats_of(scan: &StrataScanExec, partition: Option<usize>) -> Arc<Statistics> {

@@ -8,11 +8,11 @@
 //!   ([`super::filter`]).
 //! * `statistics`: the row count of the snapshot read — exact for append tables without
 //!   deletion vectors, an upper bound otherwise (rows not yet merged away); the scan plan
-//!   adds column bounds and null counts from the manifests ([`super::statistics`]).
+//!   adds column bounds and null counts from the manifests (`super::statistics`).
 //! * `insert_into` (INSERT INTO / INSERT OVERWRITE), `delete_from`, `update` and `merge_into`
 //!   are thin hooks: after refusing what a provider of this table cannot write (a time-travel
 //!   view; `scan.*` options for the row-level statements), they call down into
-//!   [`crate::dml`], passing the provider as the narrow [`DmlTarget`] handle (the table, its
+//!   `crate::dml`, passing the provider as the narrow `DmlTarget` handle (the table, its
 //!   columns, the predicate of a condition, its own rows as a source). The write layer never
 //!   imports this file.
 //!

@@ -22,7 +22,7 @@ use datafusion::logical_expr::{EmptyRelation, LogicalPlan};
 use datafusion::prelude::SessionConfig;
 use datafusion::sql::parser::Statement as DFStatement;
 use datafusion::sql::sqlparser::ast::Statement;
-use strata::catalog::{FileSystemCatalog, Identifier};
+use strata::catalog::{Catalog, Identifier};
 
 use super::rewrite::Parsed;
 use crate::error::{plan_error, to_df};
@@ -35,7 +35,7 @@ pub const CATALOG: &str = "paimon";
 /// A session's DataFusion context over a strata warehouse (see the module doc).
 pub(crate) struct SqlContext {
     ctx: SessionContext,
-    catalog: Arc<FileSystemCatalog>,
+    catalog: Arc<dyn Catalog>,
     refs: Arc<MemorySchemaProvider>,
     statements: AtomicU64,
 }
@@ -43,7 +43,7 @@ pub(crate) struct SqlContext {
 impl SqlContext {
     /// A context on `catalog` with `config` (its default catalog and schema set to the
     /// warehouse, information schema on, spans collected for error positions).
-    pub(crate) fn new(catalog: FileSystemCatalog, config: SessionConfig) -> Self {
+    pub(crate) fn new(catalog: Arc<dyn Catalog>, config: SessionConfig) -> Self {
         let mut config = config
             .with_default_catalog_and_schema(CATALOG, DEFAULT_DATABASE)
             .with_create_default_catalog_and_schema(false)
@@ -51,7 +51,6 @@ impl SqlContext {
         // Planning errors then carry the position of what they concern (error::error_position).
         config.options_mut().sql_parser.collect_spans = true;
         let ctx = SessionContext::new_with_config(config);
-        let catalog = Arc::new(catalog);
         let refs = Arc::new(MemorySchemaProvider::new());
         ctx.register_catalog(
             CATALOG,
@@ -71,7 +70,7 @@ impl SqlContext {
     }
 
     /// The warehouse.
-    pub(crate) fn catalog(&self) -> &Arc<FileSystemCatalog> {
+    pub(crate) fn catalog(&self) -> &Arc<dyn Catalog> {
         &self.catalog
     }
 
@@ -151,7 +150,7 @@ impl SqlContext {
                     )));
                 } else {
                     let id = self.identifier(&r.name)?;
-                    open_table(&self.catalog, &id, &options).await?
+                    open_table(self.catalog.as_ref(), &id, &options).await?
                 };
                 self.refs.register_table(r.alias.clone(), provider)?;
                 registered.push(r.alias.clone());
@@ -193,6 +192,6 @@ impl SqlContext {
     ) -> Result<Arc<dyn TableProvider>> {
         let parts: Vec<String> = name.split('.').map(str::to_string).collect();
         let id = self.identifier(&parts)?;
-        open_table(&self.catalog, &id, &TableOptions::new(options)).await
+        open_table(self.catalog.as_ref(), &id, &TableOptions::new(options)).await
     }
 }

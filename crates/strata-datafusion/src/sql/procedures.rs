@@ -343,7 +343,7 @@ async fn expire_snapshots(session: &SqlContext, f: &Function) -> Result<RecordBa
     let args = Args::parse("sys.expire_snapshots", f, &EXPIRE_SNAPSHOTS)?;
     let table = table_arg(session, &args).await?;
     let mut config = ExpireConfig::from_table(&table).map_err(to_df)?;
-    let now = chrono::Utc::now().timestamp_millis();
+    let now = table.clock().now_millis();
     if let Some(v) = args.int("retain_max")? {
         config.retain_max = i32::try_from(v).map_err(|_| plan_error("retain_max is too large"))?;
     }
@@ -440,7 +440,7 @@ async fn remove_orphan_files(session: &SqlContext, f: &Function) -> Result<Recor
     let table = table_arg(session, &args).await?;
     let older_than = match args.get("older_than") {
         Some(ts) => strata::maintenance::time_travel::parse_local_timestamp(ts).map_err(to_df)?,
-        None => OrphanFilesClean::default_older_than_millis(),
+        None => OrphanFilesClean::default_older_than_millis(&table),
     };
     let report = OrphanFilesClean::new(&table, older_than)
         .dry_run(args.bool("dry_run")?.unwrap_or(false))

@@ -1,17 +1,17 @@
 //! [`SqlSession`]: SQL over a strata warehouse.
 //!
-//! A DataFusion `SessionContext` whose default catalog is the warehouse ([`StrataCatalog`],
+//! A DataFusion `SessionContext` whose default catalog is the warehouse (`StrataCatalog`,
 //! one schema per database, `default` first), plus the statements DataFusion has no Paimon
 //! meaning for, handled here:
 //!
 //! | statement | handled by |
 //! |---|---|
-//! | `CREATE TABLE … [PRIMARY KEY (…)] [PARTITIONED BY (…)] [WITH ('k' = 'v')]`, `CREATE TABLE … AS SELECT`, `DROP TABLE`, `ALTER TABLE` | [`super::ddl`] |
-//! | `CALL sys.compact(…)`, `sys.expire_snapshots`, `sys.create_tag`, `sys.delete_tag`, `sys.rollback`, `sys.remove_orphan_files` | [`super::procedures`] |
-//! | `INSERT … PARTITION (k = v) …` (static partitions) | [`super::ddl::insert_static_partition`] |
+//! | `CREATE TABLE … [PRIMARY KEY (…)] [PARTITIONED BY (…)] [WITH ('k' = 'v')]`, `CREATE TABLE … AS SELECT`, `DROP TABLE`, `ALTER TABLE` | `super::ddl` |
+//! | `CALL sys.compact(…)`, `sys.expire_snapshots`, `sys.create_tag`, `sys.delete_tag`, `sys.rollback`, `sys.remove_orphan_files` | `super::procedures` |
+//! | `INSERT … PARTITION (k = v) …` (static partitions) | `super::ddl::insert_static_partition` |
 //! | `USE db` | the session's default schema |
-//! | time travel and `/*+ OPTIONS(…) */` on any table reference | [`super::rewrite`] |
-//! | `incremental-between*` options on a table or its `t$audit_log` | [`crate::provider::incremental`] |
+//! | time travel and `/*+ OPTIONS(…) */` on any table reference | `super::rewrite` |
+//! | `incremental-between*` options on a table or its `t$audit_log` | `crate::provider::incremental` |
 //!
 //! Everything else — queries, `INSERT INTO`, `INSERT OVERWRITE`, `UPDATE`, `DELETE`,
 //! `EXPLAIN`, `SHOW TABLES`, `CREATE SCHEMA` — is DataFusion's, over strata's providers.
@@ -27,7 +27,7 @@ use datafusion::execution::context::SessionContext;
 use datafusion::prelude::SessionConfig;
 use datafusion::sql::sqlparser::ast::{ObjectType, Statement, Use};
 use datafusion::sql::sqlparser::dialect::{Dialect, GenericDialect};
-use strata::catalog::{FileSystemCatalog, Identifier};
+use strata::catalog::{Catalog, Identifier};
 
 use super::context::SqlContext;
 use super::{alter, ddl, procedures, rewrite};
@@ -100,12 +100,12 @@ pub struct SqlSession {
 
 impl SqlSession {
     /// A session on `catalog` with DataFusion's default configuration (information schema on).
-    pub fn new(catalog: FileSystemCatalog) -> Self {
+    pub fn new(catalog: Arc<dyn Catalog>) -> Self {
         Self::with_config(catalog, SessionConfig::new())
     }
 
     /// A session with `config` (its default catalog and schema are set to the warehouse).
-    pub fn with_config(catalog: FileSystemCatalog, config: SessionConfig) -> Self {
+    pub fn with_config(catalog: Arc<dyn Catalog>, config: SessionConfig) -> Self {
         SqlSession {
             inner: SqlContext::new(catalog, config),
         }
@@ -117,7 +117,7 @@ impl SqlSession {
     }
 
     /// The warehouse.
-    pub fn catalog(&self) -> &Arc<FileSystemCatalog> {
+    pub fn catalog(&self) -> &Arc<dyn Catalog> {
         self.inner.catalog()
     }
 

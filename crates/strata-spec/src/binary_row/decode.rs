@@ -1,11 +1,10 @@
 //! Decoding fields of a [`BinaryRow`] (Java `BinaryRow.getXxx` + `MemorySegmentUtils.readXxx`),
 //! with every offset and length checked against the row bytes.
 
-use super::encode::{
-    fits_precision, MAX_COMPACT_DECIMAL_PRECISION, MAX_COMPACT_TIMESTAMP_PRECISION,
-};
+use super::encode::{MAX_COMPACT_DECIMAL_PRECISION, MAX_COMPACT_TIMESTAMP_PRECISION};
 use super::row::{BinaryRow, MAX_INLINE_LEN};
 use crate::error::{Result, SpecError};
+use crate::value_text::fits_precision;
 use crate::{DataType, Datum, TypeKind};
 
 /// Bit 63 of a slot: the value is inlined in the slot.

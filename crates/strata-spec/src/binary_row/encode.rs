@@ -3,6 +3,7 @@
 
 use super::row::{fixed_part_size_in_bytes, null_bits_size_in_bytes, BinaryRow, MAX_INLINE_LEN};
 use crate::error::{Result, SpecError};
+use crate::value_text::fits_precision;
 use crate::{DataType, Datum, TypeKind};
 
 /// Largest precision of a DECIMAL stored as a long in its slot.
@@ -186,14 +187,6 @@ fn write_value(w: &mut Writer, i: usize, d: &Datum, ty: &DataType) -> Result<()>
         _ => return Err(mismatch(i, d, ty)),
     }
     Ok(())
-}
-
-/// True when `|unscaled| < 10^precision`.
-pub(crate) fn fits_precision(unscaled: i128, precision: u32) -> bool {
-    match 10u128.checked_pow(precision) {
-        Some(limit) => unscaled.unsigned_abs() < limit,
-        None => true,
-    }
 }
 
 /// Java `BigInteger.toByteArray()`: big-endian two's complement with the fewest bytes that

@@ -35,7 +35,6 @@ mod row;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use encode::fits_precision;
 pub use row::{fixed_part_size_in_bytes, null_bits_size_in_bytes, BinaryRow, RowKind};
 
 use crate::error::{Result, SpecError};

@@ -107,19 +107,3 @@ pub(crate) fn decode_records<T>(
     })?;
     Ok(out)
 }
-
-/// Checks the `_VERSION` format identifier like Java's serializers do.
-pub(crate) fn check_version(what: &str, found: i32, expected: i32) -> Result<()> {
-    if found == expected {
-        Ok(())
-    } else if found == 1 && expected == 2 {
-        Err(SpecError::Unsupported(format!(
-            "{what} format version 1 (an early Paimon release) is not compatible with \
-             version 2; recreate the table"
-        )))
-    } else {
-        Err(SpecError::Unsupported(format!(
-            "{what} format version {found} (expected {expected})"
-        )))
-    }
-}

@@ -7,16 +7,13 @@
 
 use apache_avro::types::Value;
 
-use super::codec::{check_version, decode_records, encode_records, ENTRY_SCHEMA};
+use super::codec::{decode_records, encode_records, ENTRY_SCHEMA};
 use super::compression::ManifestCompression;
-use super::lazy::check_entry_schema;
 use super::model::{DataFileMeta, FileKind, FileSource, ManifestEntry};
-use super::ocf::parse_ocf;
+use super::ocf::{check_entry_schema, parse_ocf};
+use super::version::{check_version, MANIFEST_ENTRY_VERSION};
 use super::wire::{field, null, nullable, row_bytes, stats_value, string_list, Fields, Rec};
 use crate::error::Result;
-
-/// `_VERSION` of manifest entries.
-pub const MANIFEST_ENTRY_VERSION: i32 = 2;
 
 const WHAT: &str = "manifest entry";
 

@@ -4,11 +4,12 @@
 
 use apache_avro::types::Value;
 
-use super::codec::{check_version, decode_records, encode_records, INDEX_SCHEMA};
+use super::codec::{decode_records, encode_records, INDEX_SCHEMA};
 use super::compression::ManifestCompression;
 use super::model::{
     DeletionVectorMeta, FileKind, GlobalIndexMeta, IndexFileMeta, IndexManifestEntry,
 };
+use super::version::check_version;
 use super::wire::{nullable, row_bytes, some, Rec};
 use crate::error::Result;
 

@@ -22,11 +22,13 @@ use std::sync::Arc;
 
 use super::avro_value::{decode_value, Cursor};
 use super::entry_codec::entry_from_value;
+use super::lazy_walk::HeadPos;
 pub use super::lazy_walk::IdentityExtras;
-use super::lazy_walk::{EntryProgram, HeadPos};
 use super::merge::MergeItem;
 use super::model::{FileKind, ManifestEntry};
-use super::ocf::{check_block_consumed, compiled_schema, parse_ocf, record_err, CompiledSchema};
+use super::ocf::{
+    check_block_consumed, compiled_schema, parse_ocf, program, record_err, CompiledSchema,
+};
 use super::wire::in_record;
 use crate::error::{Result, SpecError};
 
@@ -152,21 +154,6 @@ fn shifted_back(mut pos: HeadPos, from: usize, to: usize) -> HeadPos {
     pos.partition = pos.partition.start - from + to..pos.partition.end - from + to;
     pos.file_name = pos.file_name.start - from + to..pos.file_name.end - from + to;
     pos
-}
-
-/// The compiled walker of a manifest-entry schema.
-fn program(schema: &CompiledSchema) -> Result<&EntryProgram> {
-    schema
-        .entry_program
-        .get_or_init(|| EntryProgram::compile(&schema.schema, &schema.named))
-        .as_ref()
-        .map_err(|m| SpecError::invalid("manifest entry schema", m.clone()))
-}
-
-/// Fails when the lazy walker cannot read files of this writer schema (the full decoder
-/// applies the same rule, so both accept the same files).
-pub(crate) fn check_entry_schema(schema: &CompiledSchema) -> Result<()> {
-    program(schema).map(|_| ())
 }
 
 /// A manifest file with its entries still encoded (see the module docs).

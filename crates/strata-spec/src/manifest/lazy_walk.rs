@@ -14,9 +14,8 @@ use std::sync::Arc;
 use apache_avro::schema::{RecordSchema, Schema};
 
 use super::avro_value::{min_encoded_size, Cursor, DecodeError, NamedTypes};
-use super::codec::check_version;
-use super::entry_codec::MANIFEST_ENTRY_VERSION;
 use super::model::FileKind;
+use super::version::{check_version, MANIFEST_ENTRY_VERSION};
 
 /// Deepest nesting compiled (Paimon's manifest schemas nest 4 levels).
 const MAX_DEPTH: usize = 32;

@@ -5,9 +5,10 @@
 
 use apache_avro::types::Value;
 
-use super::codec::{check_version, decode_records, encode_records, LIST_SCHEMA};
+use super::codec::{decode_records, encode_records, LIST_SCHEMA};
 use super::compression::ManifestCompression;
 use super::model::ManifestFileMeta;
+use super::version::check_version;
 use super::wire::{nullable, stats_value, Rec};
 use crate::error::Result;
 

@@ -35,6 +35,7 @@ pub mod merge;
 pub mod model;
 mod ocf;
 pub mod summary;
+mod version;
 mod wire;
 mod zstd_block;
 
@@ -53,7 +54,7 @@ pub use codec::{
     index_manifest_schema_json, manifest_entry_schema_json, manifest_list_schema_json,
 };
 pub use compression::{ManifestCompression, DEFAULT_ZSTD_LEVEL};
-pub use entry_codec::{decode_manifest_entries, encode_manifest_entries, MANIFEST_ENTRY_VERSION};
+pub use entry_codec::{decode_manifest_entries, encode_manifest_entries};
 pub use index_codec::{decode_index_manifest, encode_index_manifest, INDEX_MANIFEST_VERSION};
 pub use lazy::{
     EntryFilter, EntryHead, EntrySchema, IdentityExtras, KeepAll, RawEntry, RawManifest,
@@ -68,3 +69,4 @@ pub use model::{
     IndexManifestEntry, ManifestEntry, ManifestFileMeta,
 };
 pub use summary::{manifest_file_meta, ManifestStatsCollector};
+pub use version::MANIFEST_ENTRY_VERSION;

@@ -537,3 +537,18 @@ pub(crate) fn check_block_consumed(
     }
     Ok(())
 }
+
+/// The compiled walker of a manifest-entry schema.
+pub(crate) fn program(schema: &CompiledSchema) -> Result<&EntryProgram> {
+    schema
+        .entry_program
+        .get_or_init(|| EntryProgram::compile(&schema.schema, &schema.named))
+        .as_ref()
+        .map_err(|m| SpecError::invalid("manifest entry schema", m.clone()))
+}
+
+/// Fails when the lazy walker cannot read files of this writer schema (the full decoder
+/// applies the same rule, so both accept the same files).
+pub(crate) fn check_entry_schema(schema: &CompiledSchema) -> Result<()> {
+    program(schema).map(|_| ())
+}

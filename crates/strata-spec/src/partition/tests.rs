@@ -1,6 +1,7 @@
 use super::text::*;
 use super::*;
 use crate::types::MAX_LENGTH;
+use crate::value_text::days_from_civil;
 use crate::{DataField, DataType, TypeKind};
 
 fn computer(fields: &[(&str, TypeKind)], legacy: bool) -> PartitionComputer {

@@ -19,7 +19,7 @@
 use std::collections::VecDeque;
 
 use super::options::PlacementPolicy;
-use super::plan::{plan_from_sample, FilePlan, KeySample};
+use super::plan::{close_or_p90, plan_from_sample, FilePlan, KeySample};
 
 /// Reports remembered.
 pub const WINDOW: usize = 20;
@@ -123,16 +123,6 @@ impl ShreddingContext {
         }
         self.widths.push_back(report.max_shared_width);
         self.last_plan = Some(report.plan.clone());
-    }
-}
-
-/// Java's closeness rule: the maximum when it is within 4 or 25 % of P90, else P90.
-pub(crate) fn close_or_p90(p90: usize, max: usize) -> usize {
-    let close = max - p90 <= 4 || max <= (p90 as f64 * 1.25).ceil() as usize;
-    if close {
-        max
-    } else {
-        p90
     }
 }
 

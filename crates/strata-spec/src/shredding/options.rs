@@ -6,6 +6,9 @@ use crate::error::{Result, SpecError};
 use crate::options::{CoreOptions, OptionEnum, FIELDS_PREFIX};
 use crate::types::{DataField, DataType, TypeKind};
 
+/// Default `max-dedicated-columns`.
+pub const DEFAULT_MAX_DEDICATED: usize = 32;
+
 /// Suffix of `fields.<col>.map.storage-layout`.
 pub const STORAGE_LAYOUT_SUFFIX: &str = "map.storage-layout";
 /// Suffix of `fields.<col>.map.shared-shredding.max-columns`.
@@ -163,7 +166,7 @@ pub fn shredded_map_columns(
         };
         let dedicated_key = option_key(&field.name, MAX_DEDICATED_SUFFIX);
         let max_dedicated = match options.get(&dedicated_key) {
-            None => super::plan::DEFAULT_MAX_DEDICATED,
+            None => DEFAULT_MAX_DEDICATED,
             Some(v) => match v.trim().parse::<i64>() {
                 Ok(n) if n >= 0 && n as usize <= MAX_MAX_COLUMNS => n as usize,
                 _ => {

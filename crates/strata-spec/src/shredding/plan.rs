@@ -41,7 +41,7 @@ pub const MIN_SAMPLE_ROWS: usize = 256;
 /// Rows of a file's first batch that are sampled.
 pub const MAX_SAMPLE_ROWS: usize = 8192;
 /// Default `max-dedicated-columns`.
-pub const DEFAULT_MAX_DEDICATED: usize = 32;
+pub use super::options::DEFAULT_MAX_DEDICATED;
 /// Largest share of a sample's repeated shared placements that may move a key to another
 /// column before the shared columns are given up for `__overflow`.
 pub const MAX_CHURN: f64 = 0.05;
@@ -130,7 +130,7 @@ impl WidthHistogram {
             }
         }
         let max = self.hist.iter().rposition(|&n| n > 0).unwrap_or(0);
-        super::context::close_or_p90(p90, max)
+        close_or_p90(p90, max)
     }
 }
 
@@ -243,6 +243,16 @@ fn churn(
         0.0
     } else {
         moves as f64 / repeats as f64
+    }
+}
+
+/// Java's closeness rule: the maximum when it is within 4 or 25 % of P90, else P90.
+pub(crate) fn close_or_p90(p90: usize, max: usize) -> usize {
+    let close = max - p90 <= 4 || max <= (p90 as f64 * 1.25).ceil() as usize;
+    if close {
+        max
+    } else {
+        p90
     }
 }
 

@@ -30,7 +30,7 @@
 
 use crate::datum::Datum;
 use crate::error::{Result, SpecError};
-use crate::partition::text::{parse_date, parse_decimal, parse_time, parse_timestamp};
+use crate::value_text::{parse_date, parse_decimal, parse_time, parse_timestamp};
 
 use super::{DataField, DataType, TypeKind};
 

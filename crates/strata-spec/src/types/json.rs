@@ -17,123 +17,20 @@
 //! parser numbers fields 0, 1, 2, … in document order (a field before its nested children);
 //! mixing present and missing ids is an error.
 
+mod field_ids;
 pub mod sql;
 #[cfg(test)]
 mod tests;
 
+pub use field_ids::{FieldIds, UNASSIGNED_FIELD_ID};
 pub use sql::parse_type_text;
+
+pub use super::type_text::atomic_type_text;
 
 use serde_json::{Map, Value};
 
-use super::{DataField, DataType, TypeKind, MAX_LENGTH};
+use super::{DataField, DataType, TypeKind};
 use crate::error::{Result, SpecError};
-
-/// Field id given to fields whose id is not known yet (see [`FieldIds::unassigned`]).
-pub const UNASSIGNED_FIELD_ID: i32 = -1;
-
-/// How fields without an `id` get one while parsing, and the check that ids are either all
-/// present or all missing.
-#[derive(Debug, Clone)]
-pub struct FieldIds {
-    mode: IdMode,
-    last: i32,
-    saw_explicit: bool,
-    saw_missing: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum IdMode {
-    /// Java's parser: 0, 1, 2, … in document order.
-    Sequential,
-    /// Leave [`UNASSIGNED_FIELD_ID`]; a later step (table creation) numbers them.
-    Unassigned,
-}
-
-impl FieldIds {
-    /// Missing ids are numbered 0, 1, 2, … in document order (parent before children).
-    pub fn sequential() -> Self {
-        FieldIds {
-            mode: IdMode::Sequential,
-            last: -1,
-            saw_explicit: false,
-            saw_missing: false,
-        }
-    }
-
-    /// Missing ids become [`UNASSIGNED_FIELD_ID`].
-    pub fn unassigned() -> Self {
-        FieldIds {
-            mode: IdMode::Unassigned,
-            ..Self::sequential()
-        }
-    }
-
-    /// The id of field `name`, given the id found in the input (if any).
-    pub(crate) fn take(&mut self, explicit: Option<i32>, name: &str) -> Result<i32> {
-        match explicit {
-            Some(id) => {
-                if self.saw_missing {
-                    return Err(partial_ids(name));
-                }
-                self.saw_explicit = true;
-                Ok(id)
-            }
-            None => {
-                if self.saw_explicit {
-                    return Err(partial_ids(name));
-                }
-                self.saw_missing = true;
-                Ok(match self.mode {
-                    IdMode::Sequential => {
-                        self.last += 1;
-                        self.last
-                    }
-                    IdMode::Unassigned => UNASSIGNED_FIELD_ID,
-                })
-            }
-        }
-    }
-}
-
-fn partial_ids(name: &str) -> SpecError {
-    SpecError::invalid(
-        format!("field `{name}`"),
-        "field ids must be given for all fields or for none (partial field ids are not allowed)",
-    )
-}
-
-/// SQL text of a type kind without nullability, as Java's `asSQLString` writes it:
-/// `INT`, `DECIMAL(10, 2)`, `STRING`, `VARCHAR(5)`, `BYTES`, `TIMESTAMP(6)`,
-/// `TIMESTAMP(3) WITH LOCAL TIME ZONE`; nested kinds render as `ARRAY<INT>`,
-/// `MAP<STRING, BIGINT>`, `ROW<`a` INT>`.
-pub fn atomic_type_text(kind: &TypeKind) -> String {
-    match kind {
-        TypeKind::Boolean => "BOOLEAN".into(),
-        TypeKind::TinyInt => "TINYINT".into(),
-        TypeKind::SmallInt => "SMALLINT".into(),
-        TypeKind::Int => "INT".into(),
-        TypeKind::BigInt => "BIGINT".into(),
-        TypeKind::Float => "FLOAT".into(),
-        TypeKind::Double => "DOUBLE".into(),
-        TypeKind::Decimal { precision, scale } => format!("DECIMAL({precision}, {scale})"),
-        TypeKind::Char(n) => format!("CHAR({n})"),
-        TypeKind::VarChar(n) if *n == MAX_LENGTH => "STRING".into(),
-        TypeKind::VarChar(n) => format!("VARCHAR({n})"),
-        TypeKind::Binary(n) => format!("BINARY({n})"),
-        TypeKind::VarBinary(n) if *n == MAX_LENGTH => "BYTES".into(),
-        TypeKind::VarBinary(n) => format!("VARBINARY({n})"),
-        TypeKind::Date => "DATE".into(),
-        TypeKind::Time(p) => format!("TIME({p})"),
-        TypeKind::Timestamp(p) => format!("TIMESTAMP({p})"),
-        TypeKind::LocalZonedTimestamp(p) => format!("TIMESTAMP({p}) WITH LOCAL TIME ZONE"),
-        TypeKind::Variant => "VARIANT".into(),
-        TypeKind::Blob => "BLOB".into(),
-        TypeKind::Array(_) | TypeKind::Multiset(_) | TypeKind::Map { .. } | TypeKind::Row(_) => {
-            // Display of the nullable form renders the nested SQL text.
-            DataType::nullable(kind.clone()).to_string()
-        }
-    }
-}
 
 /// The schema-file JSON of a type, exactly as Java writes it.
 pub fn type_to_json(t: &DataType) -> Value {

@@ -12,8 +12,7 @@
 pub mod casts;
 pub mod default_value;
 pub mod json;
-
-use std::fmt;
+mod type_text;
 
 /// Maximum length of VARCHAR/VARBINARY; `VARCHAR(2147483647)` is written `STRING`.
 pub const MAX_LENGTH: u32 = i32::MAX as u32;
@@ -140,33 +139,6 @@ impl DataType {
                 | TypeKind::Row(_)
                 | TypeKind::Variant
         )
-    }
-}
-
-impl fmt::Display for DataType {
-    /// SQL text as Paimon's `asSQLString` renders it, e.g. `DECIMAL(10, 2) NOT NULL`,
-    /// `ARRAY<INT>`, `MAP<STRING, BIGINT>`, `ROW<a INT, b STRING>`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.kind {
-            TypeKind::Array(e) => write!(f, "ARRAY<{e}>")?,
-            TypeKind::Multiset(e) => write!(f, "MULTISET<{e}>")?,
-            TypeKind::Map { key, value } => write!(f, "MAP<{key}, {value}>")?,
-            TypeKind::Row(fields) => {
-                write!(f, "ROW<")?;
-                for (i, fl) in fields.iter().enumerate() {
-                    if i > 0 {
-                        write!(f, ", ")?;
-                    }
-                    write!(f, "`{}` {}", fl.name, fl.data_type)?;
-                }
-                write!(f, ">")?;
-            }
-            _ => f.write_str(&json::atomic_type_text(&self.kind))?,
-        }
-        if !self.nullable {
-            f.write_str(" NOT NULL")?;
-        }
-        Ok(())
     }
 }
 

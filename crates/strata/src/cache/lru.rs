@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use bytes::Bytes;
 
-use super::{Cache, CacheKey};
+use super::contract::{Cache, CacheKey};
 
 /// Counters of an [`LruCache`] since it was created.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -12,12 +12,13 @@ use strata_spec::snapshot::Snapshot;
 use std::sync::Arc;
 
 use crate::cache::Cache;
-use crate::catalog::{Catalog, Identifier};
+use crate::catalog::contract::Catalog;
 use crate::clock::{Clock, SystemClock};
 use crate::error::ErrorDetail;
 use crate::io::FileIO;
 use crate::meta::SnapshotManager;
 use crate::meta::{SchemaManager, TablePaths};
+use crate::table::Identifier;
 use crate::table::Table;
 use crate::Result;
 

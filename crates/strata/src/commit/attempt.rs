@@ -14,12 +14,14 @@
 //!
 //! Fault points (`crate::fault`) sit after each durable step.
 
+use crate::error::ErrorDetail;
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::{FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta};
 use strata_spec::snapshot::{CommitKind, Snapshot};
 
-use super::{conflicts, trimmed_key_types, OverwriteScope, TableCommit};
-use crate::error::ErrorDetail;
+use super::conflicts;
+use super::overwrite::OverwriteScope;
+use super::table_commit::{bucket_num_mismatch, trimmed_key_types, TableCommit};
 use crate::fault;
 use crate::{Error, Result};
 
@@ -378,7 +380,7 @@ impl TableCommit {
             if let Some(e) = live.iter().find(|e| {
                 &e.partition == partition && e.total_buckets > 0 && e.total_buckets != total
             }) {
-                return Err(super::bucket_num_mismatch(
+                return Err(bucket_num_mismatch(
                     table,
                     partition,
                     total,

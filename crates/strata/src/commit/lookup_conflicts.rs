@@ -24,6 +24,7 @@
 //! Nothing moved (only this committer's own snapshots since the base, typically its APPEND
 //! snapshot): no check, nothing read.
 
+use crate::error::ErrorDetail;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -32,8 +33,7 @@ use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::{FileKind, IndexManifestEntry, ManifestEntry};
 use strata_spec::snapshot::Snapshot;
 
-use super::{trimmed_key_types, TableCommit};
-use crate::error::ErrorDetail;
+use super::table_commit::{trimmed_key_types, TableCommit};
 use crate::index::deletion_vectors::DeletionVectorIndexWriter;
 use crate::index::dv_rebase::{rebase_bucket_vectors, BucketDvChange};
 use crate::index::DELETION_VECTORS_INDEX;
@@ -236,7 +236,7 @@ impl TableCommit {
             if let Some(w) = &dv_writer {
                 w.delete_quietly(&written).await;
             }
-            return Err(e.into());
+            return Err(e);
         }
         if rebased.is_empty() {
             return Ok(None);

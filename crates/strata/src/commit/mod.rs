@@ -23,181 +23,34 @@ mod attempt;
 mod conflicts;
 mod lookup_conflicts;
 pub mod manifest_merge;
+mod message;
 mod overwrite;
 mod recompact;
 mod retry;
+mod split;
+mod table_commit;
 pub mod wire;
 
-use crate::error::ErrorDetail;
-use crate::ErrorKind;
-use std::time::Duration;
-
+use crate::error::{ErrorDetail, ReportedError, ResultExt};
 use strata_spec::binary_row::BinaryRow;
-use strata_spec::manifest::{DataFileMeta, FileKind, IndexManifestEntry, ManifestEntry};
+use strata_spec::manifest::{FileKind, IndexManifestEntry, ManifestEntry};
 use strata_spec::snapshot::CommitKind;
 
+pub use message::{attach_index_changes, CommitMessage, BATCH_COMMIT_IDENTIFIER};
 pub use overwrite::OverwriteScope;
+pub(crate) use table_commit::bucket_num_mismatch;
+pub use table_commit::TableCommit;
 
-use crate::error::{ReportedError, ResultExt};
+use split::{split_messages, SplitMessages};
+
 use crate::table::Table;
-use crate::{Error, Result};
-
-/// `commitIdentifier` of batch commits (Java `BatchWriteBuilder.COMMIT_IDENTIFIER`).
-pub const BATCH_COMMIT_IDENTIFIER: i64 = i64::MAX;
-
-/// New files of one (partition, bucket), produced by a writer.
-#[derive(Clone, Debug)]
-pub struct CommitMessage {
-    /// The partition the files belong to, as Paimon's `BinaryRow` of the partition columns
-    /// (Java's `CommitMessage.partition`; empty for an unpartitioned table).
-    pub partition: BinaryRow,
-    /// The bucket the files belong to (Java's `CommitMessage.bucket`; `0` for the files of
-    /// `bucket = -1` append tables).
-    pub bucket: i32,
-    /// The partition's number of buckets when the files were written (Java's
-    /// `CommitMessage.totalBuckets`), written into each entry's `totalBuckets`; after a bucket
-    /// rescale, a commit refuses a count that differs from the partition's live files.
-    pub total_buckets: i32,
-    /// Data files the writer added (Java `DataIncrement.newFiles`): ADD entries of the APPEND
-    /// snapshot.
-    pub new_files: Vec<DataFileMeta>,
-    /// Files of the table this commit removes alongside `new_files`, in the same APPEND
-    /// snapshot (Java `DataIncrement.deletedFiles`): a copy-on-write UPDATE or DELETE replaces
-    /// the files it rewrote. Each must still be live when the commit lands, or the commit
-    /// fails as a conflict.
-    pub deleted_files: Vec<DataFileMeta>,
-    /// Changelog files of the new data (Java `DataIncrement.changelogFiles`; written by
-    /// `changelog-producer = input`): ADD entries of the APPEND snapshot's changelog manifest
-    /// list, read by streaming and incremental readers of the changelog.
-    pub new_changelog: Vec<DataFileMeta>,
-    /// Compaction: files removed (DELETE entries; an upgraded file at its old level).
-    pub compact_before: Vec<DataFileMeta>,
-    /// Compaction: files added (ADD entries; an upgraded file at its new level, same name).
-    pub compact_after: Vec<DataFileMeta>,
-    /// Changelog files produced by the compaction (Java `CompactIncrement.changelogFiles`):
-    /// the COMPACT snapshot's changelog manifest list.
-    pub compact_changelog: Vec<DataFileMeta>,
-    /// Index file changes of this (partition, bucket): ADD of new index files, DELETE of the
-    /// ones they replace (e.g. from `DynamicBucketAssigner::prepare_commit`). Each entry
-    /// carries its own partition and bucket, which the commit uses as they are.
-    pub index_changes: Vec<IndexManifestEntry>,
-    /// Index file changes of the compaction (Java `CompactIncrement.newIndexFiles` /
-    /// `deletedIndexFiles`): the bucket's new deletion-vector index file (ADD) and the one it
-    /// replaces (DELETE), committed with the COMPACT snapshot.
-    pub compact_index_changes: Vec<IndexManifestEntry>,
-    /// The snapshot whose index `index_changes` were computed against
-    /// (`DynamicBucketAssigner::base_snapshot`; `None`: an empty table, or unknown). The commit
-    /// rebases HASH changes onto the snapshot it lands on when other writers changed the index
-    /// since (see `crate::index::rebase`); `None` only makes that check read more files.
-    pub index_base: Option<i64>,
-    /// The snapshot the compaction of this bucket was planned on (the writer restored the
-    /// bucket's levels and deletion vectors from it). Lookup compactions (deletion vectors,
-    /// first-row, `changelog-producer = lookup`) are checked against what changed in the
-    /// bucket since and their deletion vectors rebased (`lookup_conflicts`); `None` (unknown)
-    /// skips that check.
-    pub compact_base: Option<i64>,
-}
-
-impl CommitMessage {
-    /// An empty message of one (partition, bucket).
-    pub fn new(partition: BinaryRow, bucket: i32, total_buckets: i32) -> Self {
-        CommitMessage {
-            partition,
-            bucket,
-            total_buckets,
-            new_files: Vec::new(),
-            deleted_files: Vec::new(),
-            new_changelog: Vec::new(),
-            compact_before: Vec::new(),
-            compact_after: Vec::new(),
-            compact_changelog: Vec::new(),
-            index_changes: Vec::new(),
-            compact_index_changes: Vec::new(),
-            index_base: None,
-            compact_base: None,
-        }
-    }
-
-    /// Whether the message carries nothing to commit.
-    pub fn is_empty(&self) -> bool {
-        self.new_files.is_empty()
-            && self.deleted_files.is_empty()
-            && self.new_changelog.is_empty()
-            && self.compact_before.is_empty()
-            && self.compact_after.is_empty()
-            && self.compact_changelog.is_empty()
-            && self.index_changes.is_empty()
-            && self.compact_index_changes.is_empty()
-    }
-}
-
-/// Puts each index change into the message of its (partition, bucket), adding a message
-/// without data files (with `total_buckets`) where there is none.
-pub fn attach_index_changes(
-    messages: &mut Vec<CommitMessage>,
-    changes: Vec<IndexManifestEntry>,
-    total_buckets: i32,
-) {
-    for c in changes {
-        match messages
-            .iter_mut()
-            .find(|m| m.partition == c.partition && m.bucket == c.bucket)
-        {
-            Some(m) => m.index_changes.push(c),
-            None => messages.push(CommitMessage {
-                index_changes: vec![c.clone()],
-                ..CommitMessage::new(c.partition.clone(), c.bucket, total_buckets)
-            }),
-        }
-    }
-}
-
-/// Java's refusal of a write into a partition whose live files were written with another
-/// bucket count (`AbstractFileStoreWrite.scanExistingFileMetas`,
-/// `ConflictDetection.bucketNumMismatch`): the table's `bucket` changed and the partition was
-/// not rewritten since. Nothing is written or committed.
-pub(crate) fn bucket_num_mismatch(
-    table: &Table,
-    partition: &BinaryRow,
-    total: i32,
-    previous: i32,
-) -> Error {
-    let part = if table.schema().partition_keys.is_empty() {
-        "table".to_string()
-    } else {
-        format!(
-            "partition {}",
-            table
-                .partition_text(partition)
-                .unwrap_or_else(|_| format!("{partition:?}"))
-        )
-    };
-    ErrorDetail::CommitConflict {
-        table: table.identifier().to_string(),
-        message: format!(
-            "Try to write {part} with a new bucket num {total}, but the previous bucket num is \
-             {previous}. Please switch to batch mode, and perform INSERT OVERWRITE to rescale \
-             current data layout first."
-        ),
-    }
-    .into()
-}
+use crate::Result;
 
 impl Table {
     /// A committer of [`CommitMessage`]s into snapshots of this table.
     pub fn new_commit(&self) -> Result<TableCommit> {
         TableCommit::new(self.clone())
     }
-}
-
-/// Commits [`CommitMessage`]s of one table as snapshots.
-pub struct TableCommit {
-    table: Table,
-    commit_user: String,
-    max_retries: u32,
-    min_retry_wait: Duration,
-    max_retry_wait: Duration,
-    timeout: Option<Duration>,
 }
 
 impl TableCommit {
@@ -367,7 +220,7 @@ impl TableCommit {
             {
                 Ok(id) => out.compact = id,
                 // The compaction may have landed: its files must stay.
-                Err(e) if e.kind() == ErrorKind::OutcomeUnknown => return Err(e),
+                Err(e) if e.kind() == crate::ErrorKind::OutcomeUnknown => return Err(e),
                 Err(e) => {
                     self.discard_compaction_outputs(&split.compact).await;
                     self.discard_compaction_outputs(&split.compact_changelog)
@@ -475,7 +328,7 @@ impl TableCommit {
                 out.compact_error = None;
                 Ok(())
             }
-            Err(e) if e.kind() == ErrorKind::OutcomeUnknown => Err(e),
+            Err(e) if e.kind() == crate::ErrorKind::OutcomeUnknown => Err(e),
             Err(e) if skips => Err(ErrorDetail::CommittedNotVisible {
                 table: self.table.identifier().to_string(),
                 snapshot: append,
@@ -581,95 +434,4 @@ impl Committed {
     pub fn latest(&self) -> Option<i64> {
         self.compact.or(self.append)
     }
-}
-
-struct SplitMessages {
-    /// ADD entries of new files.
-    adds: Vec<ManifestEntry>,
-    index: Vec<IndexManifestEntry>,
-    /// The oldest `index_base` of the messages with index changes (`None` if any is `None`).
-    index_base: Option<i64>,
-    /// DELETE entries of compacted files, then ADD entries of compaction outputs (Java
-    /// `ManifestEntryChanges`).
-    compact: Vec<ManifestEntry>,
-    /// ADD entries of the new data's changelog files (`appendChangelog`).
-    changelog: Vec<ManifestEntry>,
-    /// ADD entries of the compaction's changelog files (`compactChangelog`).
-    compact_changelog: Vec<ManifestEntry>,
-    /// Index changes of the compaction (deletion-vector index files).
-    compact_index: Vec<IndexManifestEntry>,
-    /// The planning snapshot of each compacted (partition, bucket).
-    compact_bases: lookup_conflicts::CompactBases,
-}
-
-fn split_messages(messages: Vec<CommitMessage>) -> SplitMessages {
-    let mut out = SplitMessages {
-        adds: Vec::new(),
-        index: Vec::new(),
-        index_base: None,
-        compact: Vec::new(),
-        changelog: Vec::new(),
-        compact_changelog: Vec::new(),
-        compact_index: Vec::new(),
-        compact_bases: Default::default(),
-    };
-    let mut compact_adds = Vec::new();
-    let mut bases: Vec<Option<i64>> = Vec::new();
-    for m in messages {
-        if !m.index_changes.is_empty() {
-            bases.push(m.index_base);
-        }
-        if !m.compact_before.is_empty()
-            || !m.compact_after.is_empty()
-            || !m.compact_index_changes.is_empty()
-        {
-            out.compact_bases
-                .insert((m.partition.clone(), m.bucket), m.compact_base);
-        }
-        out.index.extend(m.index_changes);
-        out.compact_index.extend(m.compact_index_changes);
-        let entry = |kind, file| ManifestEntry {
-            kind,
-            partition: m.partition.clone(),
-            bucket: m.bucket,
-            total_buckets: m.total_buckets,
-            file,
-        };
-        for f in m.new_files {
-            out.adds.push(entry(FileKind::Add, f));
-        }
-        for f in m.deleted_files {
-            out.adds.push(entry(FileKind::Delete, f));
-        }
-        for f in m.compact_before {
-            out.compact.push(entry(FileKind::Delete, f));
-        }
-        for f in m.compact_after {
-            compact_adds.push(entry(FileKind::Add, f));
-        }
-        for f in m.new_changelog {
-            out.changelog.push(entry(FileKind::Add, f));
-        }
-        for f in m.compact_changelog {
-            out.compact_changelog.push(entry(FileKind::Add, f));
-        }
-    }
-    out.compact.extend(compact_adds);
-    out.index_base = if bases.contains(&None) {
-        None
-    } else {
-        bases.into_iter().flatten().min()
-    };
-    out
-}
-
-/// Types of the trimmed primary key (min/max keys of data files).
-fn trimmed_key_types(table: &Table) -> Vec<strata_spec::DataType> {
-    let schema = table.schema();
-    let row_type = schema.row_type();
-    schema
-        .trimmed_primary_keys()
-        .iter()
-        .filter_map(|k| row_type.field(k).map(|f| f.data_type.clone()))
-        .collect()
 }

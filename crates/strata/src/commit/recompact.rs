@@ -12,7 +12,7 @@
 //! and commits it, until this commit's level-0 files have left level 0 (by this compaction
 //! or another writer's) or `commit.max-retries` / `commit.timeout` run out.
 
-use crate::ErrorKind;
+use crate::error::ErrorDetail;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -21,8 +21,8 @@ use strata_spec::manifest::{FileKind, IndexManifestEntry, ManifestEntry};
 use strata_spec::options::ChangelogProducer;
 use strata_spec::snapshot::{CommitKind, Snapshot};
 
-use super::{CommitMessage, TableCommit};
-use crate::error::ErrorDetail;
+use super::message::CommitMessage;
+use super::table_commit::TableCommit;
 use crate::index::deletion_vectors::{read_index_vectors, DeletionVectorIndexWriter};
 use crate::index::DELETION_VECTORS_INDEX;
 use crate::lsm::compact::bucket::{
@@ -114,7 +114,7 @@ impl TableCommit {
             }
             planned += 1;
             let messages = self.plan_level0(&latest, &live, &buckets).await?;
-            let split = super::split_messages(messages);
+            let split = super::split::split_messages(messages);
             let attempt = self
                 .commit_with_retry(super::attempt::CommitRequest {
                     kind: CommitKind::Compact,
@@ -129,7 +129,7 @@ impl TableCommit {
                 .await;
             match attempt {
                 Ok(id) => landed = id.or(landed),
-                Err(e) if e.kind() == ErrorKind::OutcomeUnknown => return Err(e),
+                Err(e) if e.kind() == crate::ErrorKind::OutcomeUnknown => return Err(e),
                 Err(e) => {
                     self.discard_compaction_outputs(&split.compact).await;
                     self.discard_compaction_outputs(&split.compact_changelog)
@@ -155,7 +155,7 @@ impl TableCommit {
             .plan_level0_into(snapshot, live, buckets, &mut out)
             .await;
         if let Err(e) = result {
-            let split = super::split_messages(out);
+            let split = super::split::split_messages(out);
             self.discard_compaction_outputs(&split.compact).await;
             self.discard_compaction_outputs(&split.compact_changelog)
                 .await;

@@ -12,13 +12,13 @@
 //!   [`TableCommit::filter_committed`] which identifiers already landed (the latest snapshot
 //!   of that user carries the highest committed identifier) and skips them.
 
+use crate::error::ErrorDetail;
 use std::time::{Duration, Instant};
 
 use strata_spec::snapshot::{CommitKind, Snapshot};
 
 use super::attempt::{Attempt, CommitRequest};
-use super::TableCommit;
-use crate::error::ErrorDetail;
+use super::table_commit::TableCommit;
 use crate::{Error, Result};
 
 impl TableCommit {

@@ -22,7 +22,7 @@ use strata_spec::manifest::{
     DataFileMeta, FileKind, ManifestCompression, ManifestEntry,
 };
 
-use super::CommitMessage;
+use super::message::CommitMessage;
 use crate::scan::DataSplit;
 
 /// Version of the serialized form written by this build.

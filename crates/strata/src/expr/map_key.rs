@@ -12,10 +12,10 @@
 //! ([`super::Predicate::bind_with_map_keys`]) gives every distinct key access a virtual field
 //! placed after the row type's fields, so evaluation stays positional.
 
+use crate::error::ErrorDetail;
 use strata_spec::{DataField, DataType, RowType, TypeKind};
 
-use super::predicate::write_ident;
-use crate::error::ErrorDetail;
+use super::ident::write_ident;
 use crate::error::Result;
 
 /// Field id given to the virtual fields of key accesses (they are not table columns).

@@ -30,6 +30,7 @@
 
 pub(crate) mod bound;
 pub(crate) mod eval;
+mod ident;
 mod literal;
 pub(crate) mod map_key;
 pub(crate) mod predicate;

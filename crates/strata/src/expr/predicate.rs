@@ -10,6 +10,8 @@ use std::fmt;
 use strata_spec::datum::decimal_to_string;
 use strata_spec::Datum;
 
+use super::ident::write_ident;
+
 /// A filter over the rows of a table, before binding to a schema.
 ///
 /// Paimon's vocabulary: a [`LeafPredicate`] tests one column; `And`/`Or` are Paimon's
@@ -227,47 +229,6 @@ impl std::ops::Not for Predicate {
     fn not(self) -> Predicate {
         self.negate()
     }
-}
-
-/// Writes a column name as a SQL identifier, double-quoting it unless it is a plain word.
-pub(crate) fn write_ident(f: &mut impl fmt::Write, name: &str) -> fmt::Result {
-    let plain = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !is_reserved(name);
-    if plain {
-        f.write_str(name)
-    } else {
-        write!(f, "\"{}\"", name.replace('"', "\"\""))
-    }
-}
-
-/// Words that cannot be used as bare column names in the predicate grammar.
-fn is_reserved(name: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "and",
-        "or",
-        "not",
-        "in",
-        "is",
-        "null",
-        "true",
-        "false",
-        "like",
-        "between",
-        "date",
-        "time",
-        "timestamp",
-        "interval",
-        "case",
-        "cast",
-        "select",
-        "exists",
-        "ilike",
-    ];
-    WORDS.iter().any(|w| w.eq_ignore_ascii_case(name))
 }
 
 /// SQL literal text of a datum, in the form [`super::parse_sql_predicate`] reads back.

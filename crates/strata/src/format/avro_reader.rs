@@ -32,7 +32,7 @@ use bytes::Bytes;
 use strata_spec::types::{DataField, DataType, TypeKind};
 
 use super::avro_container::{read_header, unwrap_top_level_union, UnionBranch};
-use super::data_file_reader::DecodedFile;
+use super::decoded_file::DecodedFile;
 use super::nested_rewrite::rewrite_batch;
 use crate::error::ErrorDetail;
 use crate::{Error, Result};

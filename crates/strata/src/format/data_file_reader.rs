@@ -18,13 +18,13 @@
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
-use arrow_schema::SchemaRef;
 use arrow_select::filter::filter_record_batch;
 use futures::stream::BoxStream;
 use futures::StreamExt;
 use object_store::path::Path;
 use strata_spec::types::DataField;
 
+use super::decoded_file::DecodedFile;
 use super::map_shredding::FileShreddingMeta;
 use super::parquet_reader::{
     evolve_batch, plan_columns, read_parquet_with, read_schema, ColumnPlan, Decode,
@@ -126,21 +126,6 @@ async fn open_data_file(
         DataFileFormat::Parquet => unreachable!("returned above"),
     };
     read_decoded(file, data_fields, read_fields, options, display)
-}
-
-/// An ORC or Avro file in memory: its columns as Arrow sees them, and a decoder of batches of
-/// some of them.
-pub(super) trait DecodedFile: Send {
-    /// The file's top-level columns (names as written, types as decoded).
-    fn schema(&self) -> SchemaRef;
-
-    /// Decodes the top-level columns named `columns` (each batch has exactly these, by name, in
-    /// any order), `batch_size` rows at a time.
-    fn decode(
-        self: Box<Self>,
-        columns: &[String],
-        batch_size: usize,
-    ) -> Result<Box<dyn Iterator<Item = Result<RecordBatch>> + Send>>;
 }
 
 fn read_decoded(

@@ -34,6 +34,7 @@ pub(crate) mod convert;
 pub(crate) mod data_file_reader;
 pub(crate) mod datum;
 mod decode_guard;
+mod decoded_file;
 pub(crate) mod deletion_vector;
 mod dictionary_choice;
 pub(crate) mod evolve;

@@ -27,7 +27,7 @@ use orc_rust::projection::ProjectionMask;
 use orc_rust::{ArrowReaderBuilder, TimestampPrecision};
 use strata_spec::types::{DataField, DataType, TypeKind};
 
-use super::data_file_reader::DecodedFile;
+use super::decoded_file::DecodedFile;
 use super::nested_rewrite::rewrite_batch;
 use crate::error::ErrorDetail;
 use crate::{Error, Result};

@@ -42,6 +42,7 @@ use parquet::file::properties::{WriterProperties, WriterPropertiesBuilder, Write
 use super::column_orders::to_type_defined_orders;
 use super::dictionary_choice::{plain_columns, plain_size, FirstPage};
 
+use super::map_shredding::read::ARROW_SCHEMA_KEY;
 use super::map_shredding::FileShredder;
 #[cfg(doc)]
 use super::map_shredding::MapShredding;
@@ -50,8 +51,6 @@ use crate::io::FileIO;
 use parquet::arrow::{encode_arrow_schema, ArrowSchemaConverter};
 use parquet::file::metadata::KeyValue;
 
-/// Footer key of the embedded Arrow schema (the carrier of `paimon.map.*` field metadata).
-pub(crate) const ARROW_SCHEMA_KEY: &str = "ARROW:schema";
 use crate::{Error, Result};
 
 /// Root message name of the Parquet schema, as Java writes it.

@@ -120,7 +120,7 @@ fn invalid(key: &str, message: String) -> Error {
 }
 
 /// Java `BucketAssigner.computeAssigner` with `numChannels = numAssigners = n`.
-pub fn compute_assigner(partition_hash: i32, key_hash: i32, n: i32) -> i32 {
+pub(crate) fn compute_assigner(partition_hash: i32, key_hash: i32, n: i32) -> i32 {
     let start = partition_hash.wrapping_rem(n).abs();
     let id = key_hash.wrapping_rem(n).abs();
     (start + id) % n

@@ -29,7 +29,7 @@ use super::merge::{KvMeta, MergeFunction, MergeResult, Value};
 use super::sort_key::{EncodedKeys, KeyEncoder, KeyRef, OwnedKey};
 use crate::error::ErrorDetail;
 use crate::{Error, Result};
-use group::{build_merged, row_values};
+use group::{build_merged, row_values, Member};
 
 /// A key-sorted stream of key-value batches.
 pub(crate) type SortedRun = BoxStream<'static, Result<RecordBatch>>;
@@ -269,14 +269,6 @@ struct MergeState {
     sorter: MergeSorter,
     group_key: OwnedKey,
     finished: bool,
-}
-
-/// One record of the group being reduced.
-pub(super) struct Member {
-    source: usize,
-    row: usize,
-    level: i32,
-    meta: KvMeta,
 }
 
 impl MergeState {

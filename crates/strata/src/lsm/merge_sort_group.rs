@@ -2,18 +2,25 @@
 //! (`sequence.field` values, then `_SEQUENCE_NUMBER`, then retract before add), a record's
 //! values for the merge function, and the batch of rows a merge function built.
 
+use crate::error::ErrorDetail;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
 use arrow_array::{Int64Array, Int8Array, RecordBatch};
 use strata_spec::kv::RowKind;
 
-use super::Member;
-use crate::error::ErrorDetail;
 use crate::lsm::kv_layout::KvLayout;
 use crate::lsm::merge::value::{value_at, values_to_array};
-use crate::lsm::merge::Value;
+use crate::lsm::merge::{KvMeta, Value};
 use crate::Result;
+
+/// One record of the group being reduced.
+pub(super) struct Member {
+    pub(super) source: usize,
+    pub(super) row: usize,
+    pub(super) level: i32,
+    pub(super) meta: KvMeta,
+}
 
 /// Paimon's order within a key: `sequence.field` values, `_SEQUENCE_NUMBER`, retract
 /// before add.

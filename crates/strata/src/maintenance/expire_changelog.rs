@@ -30,11 +30,11 @@ use strata_spec::snapshot::{format_hint, Snapshot};
 use crate::table::Table;
 use crate::Result;
 
-use super::expire::{min_consumer_next_snapshot, previous_tag, skipping_tags};
 use super::files::{
     data_file_key, deleted_in_delta, invalid, DataFileKey, Deletion, DeletionCounts, FileCategory,
     TableFiles,
 };
+use super::retention::{min_consumer_next_snapshot, previous_tag, skipping_tags};
 use crate::table::tags::TagManager;
 
 /// Retention settings of one changelog expiry (the changelog half of Java `ExpireConfig`).
@@ -63,7 +63,7 @@ impl ChangelogExpireConfig {
     }
 
     fn validate(&self) -> Result<()> {
-        super::expire::validate_retention(
+        super::retention::validate_retention(
             "changelog",
             self.retain_min,
             self.retain_max,

@@ -24,6 +24,7 @@ pub mod expire_changelog;
 mod expire_settings;
 pub mod files;
 pub mod orphans;
+mod retention;
 pub mod rollback;
 pub mod tag_ops;
 pub use crate::scan::time_travel;

@@ -96,9 +96,9 @@ impl OrphanFilesClean {
         }
     }
 
-    /// Java's default threshold: one day ago.
-    pub fn default_older_than_millis() -> i64 {
-        chrono::Utc::now().timestamp_millis() - 24 * 3_600_000
+    /// Java's default threshold: one day before now by `table`'s [`crate::clock::Clock`].
+    pub fn default_older_than_millis(table: &Table) -> i64 {
+        table.clock().now_millis() - 24 * 3_600_000
     }
 
     /// Only report what would be deleted.

@@ -13,6 +13,7 @@
 //!   `IncrementalDiffSplitRead.DiffMerger`). Append tables return the rows of the files only
 //!   END holds (Java ignores the files only START holds).
 
+use crate::error::ErrorDetail;
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
@@ -20,8 +21,9 @@ use arrow_schema::SchemaRef;
 use futures::stream::{self, BoxStream};
 use futures::StreamExt;
 
-use super::{incremental_diff, TableRead, DEFAULT_BATCH_SIZE};
-use crate::error::ErrorDetail;
+use super::batching::DEFAULT_BATCH_SIZE;
+use super::incremental_diff;
+use super::table_read::TableRead;
 use crate::scan::{DataSplit, IncrementalSplit};
 use crate::table::Table;
 use crate::{Error, Result};

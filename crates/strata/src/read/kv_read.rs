@@ -15,6 +15,7 @@
 //! merge: applying a value filter before it could hide the newest version of a key and
 //! resurrect an older one.
 
+use crate::error::ErrorDetail;
 use std::sync::Arc;
 
 use arrow_array::{Array, RecordBatch};
@@ -24,9 +25,9 @@ use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::DataFileMeta;
 use strata_spec::DataField;
 
+use super::batching::{receiver_stream, CHANNEL_BATCHES};
 use super::deletion_vectors::DeletionVector;
-use super::{pushed_filter, receiver_stream, CHANNEL_BATCHES};
-use crate::error::ErrorDetail;
+use super::map_keys::pushed_filter;
 use crate::expr::BoundPredicate;
 use crate::format::page_pruning::StatsPruning;
 use crate::lsm::interval_partition::{interval_partition, keyed, split_runs_by_level};

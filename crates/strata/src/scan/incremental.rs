@@ -59,7 +59,9 @@ pub enum IncrementalSplit {
     /// A diff: the files only START holds (`before`, read as of START) and only END holds
     /// (`after`, as of END).
     Diff {
+        /// The files only START holds, read as of START.
         before: DataSplit,
+        /// The files only END holds, read as of END.
         after: DataSplit,
         /// START and END: their deletion vectors are read from this metadata (a tag's copy
         /// outlives its snapshot file).
@@ -74,7 +76,9 @@ pub struct IncrementalPlan {
     pub mode: IncrementalMode,
     /// START and END as snapshot ids, `None` for an empty range.
     pub start_snapshot: Option<i64>,
+    /// END's snapshot id, `None` for an empty range.
     pub end_snapshot: Option<i64>,
+    /// What to read, one split per (partition, bucket) and kind of read.
     pub splits: Vec<IncrementalSplit>,
 }
 

@@ -63,9 +63,19 @@ impl IncrementalMode {
 pub enum IncrementalBetween {
     /// `incremental-between`: two snapshot ids or two tag names, as text (Java tries tags
     /// first, then ids).
-    Snapshots { start: String, end: String },
+    Snapshots {
+        /// START (exclusive): a tag name or snapshot id.
+        start: String,
+        /// END (inclusive): a tag name or snapshot id.
+        end: String,
+    },
     /// `incremental-between-timestamp`: two epoch-millisecond times.
-    Timestamps { start: i64, end: i64 },
+    Timestamps {
+        /// START (exclusive), epoch milliseconds.
+        start: i64,
+        /// END (inclusive), epoch milliseconds.
+        end: i64,
+    },
 }
 
 impl IncrementalBetween {

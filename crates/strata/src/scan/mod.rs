@@ -146,7 +146,10 @@ impl TableScan {
         self
     }
 
-    /// Plans the scan: the splits to read. An error names the table in its context.
+    /// Plans the scan: the snapshot it reads (where the table's `scan.*` options say, unless
+    /// one was chosen), its live files after partition, bucket, level and statistics pruning,
+    /// grouped into [`DataSplit`]s, with the planning's [`ScanMetrics`]. Refuses, before any
+    /// row is read, a table or file its reads do not honour (`read_audit`).
     pub async fn plan(&self) -> Result<Plan> {
         let started = Instant::now();
         let mut plan = self

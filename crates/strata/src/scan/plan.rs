@@ -12,10 +12,16 @@ use strata_spec::snapshot::Snapshot;
 /// Files of one (partition, bucket) to be read together.
 #[derive(Clone, Debug)]
 pub struct DataSplit {
+    /// The snapshot the files were planned from (Java's `DataSplit.snapshotId`).
     pub snapshot_id: i64,
+    /// The partition, as Paimon's BinaryRow of the partition columns.
     pub partition: BinaryRow,
+    /// The bucket number.
     pub bucket: i32,
+    /// The bucket count of the partition the files were written with (`totalBuckets` of
+    /// their manifest entries; differs from the table's `bucket` in rescaled partitions).
     pub total_buckets: i32,
+    /// The data files to read, as their manifest metadata.
     pub files: Vec<DataFileMeta>,
     /// Primary-key tables: the files can be read without merging (no overlapping keys, no
     /// deletes). Always true for append tables.
@@ -108,23 +114,30 @@ pub struct ScanMetrics {
     /// Manifest files read by this scan (0 on a cache hit, the delta manifests on an
     /// incremental build; Java's `lastScannedManifests`).
     pub last_scanned_manifests: usize,
+    /// Manifest files skipped by their partition statistics.
     pub manifests_skipped_by_partition: usize,
+    /// Manifest files skipped by their bucket range.
     pub manifests_skipped_by_bucket: usize,
     /// Encoded manifest entries looked at (from manifests, or from the cached snapshot).
     pub entries_inspected: usize,
     /// Entries fully decoded into `ManifestEntry`/`DataFileMeta` (statistics and all).
     pub entries_decoded: usize,
+    /// Entries dropped by the partition filter before decoding.
     pub entries_skipped_by_partition: usize,
+    /// Entries dropped by bucket selection before decoding.
     pub entries_skipped_by_bucket: usize,
     /// Live files after bucket and partition selection.
     pub live_files: usize,
+    /// Live files ruled out by their column statistics against the filter.
     pub files_skipped_by_stats: usize,
     /// Level-0 files not read (first-row and deletion-vector tables).
     pub files_skipped_by_level: usize,
     /// Data files of the snapshot not in the plan (Java's `skippedTableFiles`: all data files
     /// of the snapshot minus the planned ones).
     pub skipped_files: u64,
+    /// Splits in the plan.
     pub splits: usize,
+    /// Data files in the plan.
     pub files: usize,
     /// Wall time of planning, microseconds.
     pub planning_micros: u64,
@@ -135,7 +148,9 @@ pub struct ScanMetrics {
 pub struct Plan {
     /// The snapshot planned, `None` for a table without snapshots.
     pub snapshot: Option<Snapshot>,
+    /// The files to read, grouped by (partition, bucket).
     pub splits: Vec<DataSplit>,
+    /// What planning looked at and skipped.
     pub metrics: ScanMetrics,
 }
 

@@ -112,14 +112,14 @@ async fn orphan_files_of_failed_writes_and_commits_are_removed_referenced_ones_n
     };
     // Dry run: the report lists exactly the old orphans; nothing is deleted.
     let dry = t
-        .remove_orphan_files(OrphanFilesClean::default_older_than_millis(), true)
+        .remove_orphan_files(OrphanFilesClean::default_older_than_millis(&t), true)
         .await
         .unwrap();
     assert_eq!(shown(&dry), orphans);
     assert_eq!(files_on_disk(&dir), before);
     assert!(dry.bytes() > 0);
 
-    let done = OrphanFilesClean::new(&t, OrphanFilesClean::default_older_than_millis())
+    let done = OrphanFilesClean::new(&t, OrphanFilesClean::default_older_than_millis(&t))
         .clean()
         .await
         .unwrap();

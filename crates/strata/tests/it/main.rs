@@ -30,7 +30,6 @@ mod dv_concurrency;
 mod dynamic_bucket;
 mod fuzz_corpus;
 mod incremental_read;
-mod layering;
 mod lifecycle_expire;
 mod lifecycle_orphans;
 mod lifecycle_rollback;

@@ -132,12 +132,20 @@ fn key_constants() -> Vec<(String, String)> {
         .collect()
 }
 
-/// `(name, body)` of every `pub fn` of the options module root (a body runs to the next
-/// `pub fn`).
+/// `(name, body)` of every `pub fn` of the options module root and `CoreOptions`' file (a
+/// body runs to the next `pub fn`).
 fn getters() -> Vec<(String, String)> {
-    let path = options_root();
-    let text =
-        fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    // `CoreOptions`' getters live in `options/core_options.rs` (below the module root).
+    let mut text = String::new();
+    for path in [
+        options_root(),
+        spec_src().join("options").join("core_options.rs"),
+    ] {
+        if path.exists() {
+            text += &fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        }
+    }
     text.split("pub fn ")
         .skip(1)
         .filter_map(|chunk| {

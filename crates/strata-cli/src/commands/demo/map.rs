@@ -12,7 +12,7 @@ use arrow::array::{
 };
 use arrow::record_batch::RecordBatch;
 use futures::StreamExt;
-use strata::catalog::{FileSystemCatalog, Identifier};
+use strata::catalog::{Catalog, Identifier};
 use strata::read::ReadMetrics;
 use strata_spec::schema::Schema;
 
@@ -71,7 +71,7 @@ fn batch(start: i64, rows: usize, gpu: bool) -> Result<RecordBatch> {
     RecordBatch::try_new(schema, cols).map_err(|e| msg(e.to_string()))
 }
 
-pub async fn run(catalog: &FileSystemCatalog, rows: usize) -> Result<()> {
+pub async fn run(catalog: &dyn Catalog, rows: usize) -> Result<()> {
     let id = Identifier::new("demo", "metrics")?;
     if catalog.table_exists(&id).await? {
         catalog.drop_table(&id, false).await?;

@@ -14,7 +14,7 @@ use arrow::array::{
 };
 use arrow::record_batch::RecordBatch;
 use futures::StreamExt;
-use strata::catalog::{FileSystemCatalog, Identifier};
+use strata::catalog::{Catalog, Identifier};
 use strata::commit::OverwriteScope;
 use strata::expr::parse_sql_predicate;
 use strata::table::Table;
@@ -106,7 +106,7 @@ async fn count(
     Ok((rows, files))
 }
 
-pub async fn run(catalog: &FileSystemCatalog, rows: usize) -> Result<()> {
+pub async fn run(catalog: &dyn Catalog, rows: usize) -> Result<()> {
     let id = Identifier::new("demo", "events")?;
     println!("warehouse: {}", catalog.location());
     if catalog.table_exists(&id).await? {

@@ -11,7 +11,7 @@ use arrow::array::{ArrayRef, Int64Array, StringArray};
 use arrow::record_batch::RecordBatch;
 use futures::StreamExt;
 use strata::cache::LruCache;
-use strata::catalog::{FileSystemCatalog, Identifier};
+use strata::catalog::{Catalog, Identifier};
 use strata::table::Table;
 use strata_spec::kv::RowKind;
 use strata_spec::schema::Schema;
@@ -66,7 +66,7 @@ async fn rows_and_sum(table: &Table, snapshot: Option<i64>) -> Result<(usize, i6
     Ok((rows, sum))
 }
 
-pub async fn run(catalog: &FileSystemCatalog, rows: usize) -> Result<()> {
+pub async fn run(catalog: &dyn Catalog, rows: usize) -> Result<()> {
     let id = Identifier::new("demo", "accounts")?;
     if catalog.table_exists(&id).await? {
         catalog.drop_table(&id, false).await?;

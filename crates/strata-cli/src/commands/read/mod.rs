@@ -11,7 +11,7 @@ mod args;
 mod incremental;
 mod snapshot;
 
-use strata::catalog::FileSystemCatalog;
+use strata::catalog::Catalog;
 
 use crate::error::{msg, Result};
 
@@ -19,7 +19,7 @@ pub use args::ReadArgs;
 
 /// Runs `strata read`: an incremental read when `--incremental*` or the table's own
 /// `incremental-between*` options ask for one, else a read of one snapshot.
-pub async fn run(catalog: &FileSystemCatalog, args: ReadArgs) -> Result<()> {
+pub async fn run(catalog: &dyn Catalog, args: ReadArgs) -> Result<()> {
     let t = catalog.get_table(&args.table.parse()?).await?;
     if args.incremental.is_some() || args.incremental_timestamp.is_some() {
         return incremental::run(&t, &args).await;

@@ -11,7 +11,7 @@
 //! `name: T`, backquoted names, a trailing `'comment'` or `COMMENT 'comment'` per field).
 //! Nested ROW fields written as text take their ids from the caller's [`FieldIds`].
 
-use super::FieldIds;
+use super::field_ids::FieldIds;
 use crate::error::{Result, SpecError};
 use crate::types::{DataField, DataType, TypeKind, MAX_LENGTH};
 

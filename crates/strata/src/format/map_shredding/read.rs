@@ -30,12 +30,15 @@ use strata_spec::shredding::MapShreddingFileMeta;
 use strata_spec::types::{DataType, TypeKind};
 
 use super::super::evolve::evolve_array;
-use super::super::parquet_writer::ARROW_SCHEMA_KEY;
 use super::rebuild::{
     finish_maps, EntryBuilder, KeyNames, Picks, Primitive, ValueSink, NOT_WANTED,
 };
 use crate::error::ErrorDetail;
 use crate::{Error, Result};
+
+/// Footer key of the embedded Arrow schema (the carrier of `paimon.map.*` field metadata);
+/// the Parquet writer writes it, readers of shredded maps find their layout in it.
+pub(crate) const ARROW_SCHEMA_KEY: &str = "ARROW:schema";
 
 /// Shredding metadata of a file's top-level columns, by column name.
 pub(crate) type FileShreddingMeta = HashMap<String, Arc<MapShreddingFileMeta>>;

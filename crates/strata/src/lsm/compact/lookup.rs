@@ -41,10 +41,10 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use futures::stream::BoxStream;
 use futures::StreamExt;
+use object_store::path::Path;
 use strata_spec::manifest::DataFileMeta;
 use strata_spec::Datum;
 
-use super::rewriter::FilePath;
 use crate::format::datum::datum_at;
 use crate::lsm::interval_partition::{compare_keys, keyed, KeyedFile};
 use crate::lsm::kv_file_reader::KvFileReader;
@@ -54,6 +54,9 @@ use crate::lsm::merge_sort::{AnnotatedBatch, DeletePolicy, MergeSorter, SortedRu
 use crate::lsm::sort_key::{compare, EncodedKeys, KeyEncoder, KeyRef};
 use crate::{Error, Result};
 use strata_spec::kv::RowKind;
+
+/// Maps a data file to its path in the bucket directory.
+pub(crate) type FilePath = Arc<dyn Fn(&DataFileMeta) -> Path + Send + Sync>;
 
 /// Whether a row position of a data file is already deleted (its deletion vector).
 pub(crate) type DeletedRows = Arc<dyn Fn(u64) -> bool + Send + Sync>;

@@ -15,6 +15,7 @@
 //! unit-tested on Paimon's worked examples; the task and the rewriter do the I/O.
 
 pub(crate) mod bucket;
+mod early_full;
 pub(crate) mod expire;
 pub(crate) mod levels;
 pub(crate) mod lookup;

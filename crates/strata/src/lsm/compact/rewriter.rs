@@ -22,7 +22,7 @@ use object_store::path::Path;
 use strata_spec::manifest::{DataFileMeta, FileSource};
 
 use super::expire::RecordLevelExpire;
-use super::lookup::{DeletedRows, Lookup, LookupContext, LookupMode};
+use super::lookup::{DeletedRows, FilePath, Lookup, LookupContext, LookupMode};
 use super::task::{CompactRewriter, Sections};
 use super::CompactResult;
 use crate::io::FileIO;
@@ -40,8 +40,6 @@ const READ_AHEAD_BATCHES: usize = 2;
 /// Files of one sorted run open at once: the one being merged and the next.
 const RUN_FILES_OPEN: usize = 2;
 
-/// Maps a data file to its path in the bucket directory.
-pub(crate) type FilePath = Arc<dyn Fn(&DataFileMeta) -> Path + Send + Sync>;
 /// Maps a new file name to its path in the bucket directory.
 pub(crate) type NewFilePath = Arc<dyn Fn(&str) -> Path + Send + Sync>;
 

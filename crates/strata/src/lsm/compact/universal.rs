@@ -25,7 +25,7 @@
 
 use strata_spec::options::CoreOptions;
 
-use super::strategy::EarlyFullCompaction;
+use super::early_full::EarlyFullCompaction;
 use super::{CompactUnit, LevelSortedRun};
 use crate::error::ErrorDetail;
 use crate::Result;

@@ -3,7 +3,7 @@
 //! records are skipped; a group of only retracts then disappears. Only system fields are
 //! needed, so the caller never decodes value columns for it.
 
-use super::{KvMeta, MergeFunction, MergeResult};
+use super::function::{KvMeta, MergeFunction, MergeResult};
 use crate::Result;
 
 #[derive(Debug, Clone)]

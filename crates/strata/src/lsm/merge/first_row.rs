@@ -2,7 +2,7 @@
 //! Retract records are an error unless `ignore-delete` (then they are skipped; a group of only
 //! retracts disappears). Only system fields are needed.
 
-use super::{KvMeta, MergeFunction, MergeResult};
+use super::function::{KvMeta, MergeFunction, MergeResult};
 use crate::error::ErrorDetail;
 use crate::Result;
 

@@ -18,6 +18,7 @@
 //! The result is `-D` when the last record deleted the row or no add record was seen,
 //! otherwise `+I`.
 
+use crate::error::ErrorDetail;
 use std::collections::{BTreeSet, HashMap};
 
 use strata_spec::kv::RowKind;
@@ -26,12 +27,11 @@ use strata_spec::schema::TableSchema;
 use strata_spec::types::DataField;
 
 use super::aggregation::field::FieldAggregator;
+use super::function::{KvMeta, MergeFunction, MergeResult, Value};
 use super::util::{
     compare_fields, configured_agg_func, field_key, group_values, init_row, null_in_not_null,
     opt_bool,
 };
-use super::{KvMeta, MergeFunction, MergeResult, Value};
-use crate::error::ErrorDetail;
 use crate::{Error, Result};
 
 const REMOVE_ON_DELETE: &str = "partial-update.remove-record-on-delete";

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use strata_spec::kv::RowKind;
 use strata_spec::types::{DataField, DataType, TypeKind};
 
 use super::*;

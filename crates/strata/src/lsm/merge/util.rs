@@ -2,13 +2,13 @@
 //! comparing and equating [`Value`]s the way Paimon's generated comparators and equalisers do,
 //! and the NOT NULL check of initialised rows.
 
+use crate::error::ErrorDetail;
 use std::cmp::Ordering;
 
 use strata_spec::options::CoreOptions;
 use strata_spec::types::DataField;
 
-use super::Value;
-use crate::error::ErrorDetail;
+use super::function::Value;
 use crate::{Error, Result};
 
 /// `fields.<column>.<suffix>`.

@@ -8,6 +8,7 @@
 //! A MULTISET is a [`Value::Map`] from element to its INT count; a VARIANT is a two-field
 //! [`Value::Row`] of `value` and `metadata` bytes.
 
+use crate::error::ErrorDetail;
 use std::sync::Arc;
 
 use arrow::buffer::{NullBuffer, OffsetBuffer};
@@ -17,14 +18,13 @@ use arrow_schema::DataType as ArrowType;
 use strata_spec::types::{DataType, TypeKind};
 use strata_spec::Datum;
 
-use super::Value;
-use crate::error::ErrorDetail;
+use super::function::Value;
 use crate::format::arrow_types::to_arrow_type;
 use crate::format::datum::{datum_at, datums_to_array};
 use crate::{Error, Result};
 
 /// The value at `row` of `array` (any Paimon column layout), NULL as [`Value::Null`].
-pub fn value_at(array: &dyn Array, row: usize) -> Result<Value> {
+pub(crate) fn value_at(array: &dyn Array, row: usize) -> Result<Value> {
     if row >= array.len() {
         return Err(ErrorDetail::InvalidArgument(format!(
             "row {row} is out of bounds for an array of {} rows",

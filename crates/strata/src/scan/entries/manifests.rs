@@ -4,6 +4,7 @@
 //! whole ([`read_uncached`]); the cached paths read through the same functions.
 
 use std::sync::Arc;
+
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::{merge_entries, ManifestEntry, ManifestFileMeta, RawManifest};
 use strata_spec::snapshot::Snapshot;

@@ -31,7 +31,7 @@
 //! | `slot_select` | partition selection over a slot's entries, decoding the kept ones |
 //! | `merge` | merging encoded entries into the live set, fast |
 //! | `selection` | [`EntrySelection`] and the filter on encoded heads |
-//! | `slot_index`, `slot_writer`, `slot` | the cache's values: the bucket's slot index and keys; writing a slot; the slot format |
+//! | `slot_index`, `slot_writer`, `slot` | the cache's values: slot index and keys; writing; format |
 //! | `decode`, `live` | decoding and its checks; the result type |
 
 mod cached;

@@ -7,15 +7,15 @@
 //! "initialized" flag reset per key); here that flag is passed in by the merge function, so an
 //! aggregator is immutable and shared.
 
+use crate::error::ErrorDetail;
 use strata_spec::options::CoreOptions;
 use strata_spec::types::{DataType, TypeKind, MAX_LENGTH};
 use strata_spec::Datum;
 
 use super::nested::{self, NestedSpec};
 use super::numeric::{self, Op};
-use crate::error::ErrorDetail;
+use crate::lsm::merge::function::Value;
 use crate::lsm::merge::util::{compare_values, field_key, opt_bool};
-use crate::lsm::merge::Value;
 use crate::{Error, Result};
 
 /// Every function name Paimon registers (`META-INF/services`), for error messages.

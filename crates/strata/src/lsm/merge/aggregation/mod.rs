@@ -21,8 +21,8 @@ use strata_spec::schema::TableSchema;
 use strata_spec::types::DataField;
 
 use self::field::FieldAggregator;
+use super::function::{KvMeta, MergeFunction, MergeResult, Value};
 use super::util::{configured_agg_func, group_values, init_row, opt_bool};
-use super::{KvMeta, MergeFunction, MergeResult, Value};
 use crate::Result;
 
 /// The aggregator name of `column` in the aggregation engine (Java `getAggFuncName`).

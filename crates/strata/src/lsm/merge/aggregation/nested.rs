@@ -10,8 +10,8 @@ use strata_spec::options::CoreOptions;
 use strata_spec::types::{DataType, TypeKind};
 use strata_spec::Datum;
 
+use crate::lsm::merge::function::Value;
 use crate::lsm::merge::util::{compare_values, field_key, values_equal};
-use crate::lsm::merge::Value;
 
 /// Java `needsEqualiser`: constructed and string/binary elements are compared with a record
 /// equaliser (list semantics) rather than a hash set.

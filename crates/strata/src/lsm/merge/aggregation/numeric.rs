@@ -10,7 +10,7 @@
 
 use strata_spec::Datum;
 
-use crate::lsm::merge::Value;
+use crate::lsm::merge::function::Value;
 
 /// Outcome of one arithmetic step: a value, or Java's ArithmeticException text.
 pub(super) type Arith = std::result::Result<Value, String>;

@@ -1,0 +1,93 @@
+//! Runs a parsed command line: opens the catalog at `--warehouse` and hands each
+//! [`Command`] to the command file that implements it (`crate::commands`). It sits above both
+//! the clap types (`crate::cli`, which name the commands' argument types) and the commands, so
+//! neither imports the other back.
+
+use std::sync::Arc;
+
+use strata::catalog::{Catalog, FileSystemCatalog};
+
+use crate::cli::{Cli, Command};
+use crate::commands::{
+    catalog, compact, demo, levels, maintenance, metadata, read, scan, sql, tail, write,
+};
+use crate::error::Result;
+
+/// Runs the command of `cli`.
+pub async fn run(cli: Cli) -> Result<()> {
+    // The front end holds the catalog trait; the warehouse is a filesystem catalog.
+    let catalog: Arc<dyn Catalog> = Arc::new(FileSystemCatalog::open(&cli.warehouse)?);
+    match cli.command {
+        Command::CreateTable {
+            table,
+            schema,
+            if_not_exists,
+        } => catalog::create_table(catalog.as_ref(), &table, &schema, if_not_exists).await,
+        Command::DropTable { table, if_exists } => {
+            catalog::drop_table(catalog.as_ref(), &table, if_exists).await
+        }
+        Command::List { database } => catalog::list(catalog.as_ref(), database.as_deref()).await,
+        Command::Write {
+            table,
+            files,
+            overwrite,
+            partition,
+            metrics,
+        } => {
+            write::run(
+                catalog.as_ref(),
+                &table,
+                &files,
+                overwrite,
+                &partition,
+                metrics,
+            )
+            .await
+        }
+        Command::Read(args) => read::run(catalog.as_ref(), args).await,
+        Command::Sql(args) => sql::run(&catalog, args).await,
+        Command::Maintenance(cmd) => maintenance::run(catalog.as_ref(), cmd).await,
+        Command::Scan(args) => scan::run(catalog.as_ref(), args).await,
+        Command::Tail(args) => tail::run(catalog.as_ref(), args).await,
+        Command::Snapshots { table } => metadata::snapshots(catalog.as_ref(), &table).await,
+        Command::Schema { table } => metadata::schema(catalog.as_ref(), &table).await,
+        Command::Files {
+            table,
+            snapshot,
+            format,
+            json,
+        } => {
+            let t = catalog.get_table(&table.parse()?).await?;
+            let format = if json {
+                levels::FilesFormat::Jsonl
+            } else {
+                format
+            };
+            levels::files(&t, snapshot, format).await
+        }
+        Command::Compact {
+            table,
+            partition,
+            bucket,
+            full,
+            metrics,
+        } => compact::run(catalog.as_ref(), &table, &partition, bucket, full, metrics).await,
+        Command::Levels {
+            table,
+            partition,
+            bucket,
+            snapshot,
+            svg,
+        } => {
+            let t = catalog.get_table(&table.parse()?).await?;
+            let args = levels::LevelsArgs {
+                partition,
+                bucket,
+                snapshot,
+                svg,
+            };
+            levels::levels(&t, args).await
+        }
+        Command::Demo { rows } => demo::run(catalog.as_ref(), rows).await,
+    }
+}

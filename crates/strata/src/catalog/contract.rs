@@ -1,0 +1,101 @@
+//! The catalog contract: the [`Catalog`] trait and [`CatalogSnapshotCommit`], below the
+//! catalogs that implement them (`filesystem`), so an implementation imports this file and
+//! `mod.rs` only re-exports.
+
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use strata_spec::schema::{Schema, SchemaChange, TableSchema};
+use strata_spec::snapshot::Snapshot;
+
+use crate::table::{Identifier, SnapshotCommit, Table};
+use crate::Result;
+
+/// A catalog of databases and tables (Java's `Catalog`). Identifiers are `database.table`.
+#[async_trait]
+pub trait Catalog: Send + Sync + Debug {
+    /// Where the catalog lives, for messages (a warehouse path, a server URI).
+    fn location(&self) -> String;
+
+    /// Database names, sorted.
+    async fn list_databases(&self) -> Result<Vec<String>>;
+
+    /// Whether database `db` exists.
+    async fn database_exists(&self, db: &str) -> Result<bool>;
+
+    /// Creates database `db`; an existing one is an error unless `ignore_if_exists`.
+    async fn create_database(&self, db: &str, ignore_if_exists: bool) -> Result<()>;
+
+    /// Drops database `db`; with `cascade` its tables too, otherwise it must be empty. A missing
+    /// one is an error unless `ignore_if_not_exists`.
+    async fn drop_database(
+        &self,
+        db: &str,
+        ignore_if_not_exists: bool,
+        cascade: bool,
+    ) -> Result<()>;
+
+    /// Table names of database `db`, sorted.
+    async fn list_tables(&self, db: &str) -> Result<Vec<String>>;
+
+    /// Whether table `id` exists.
+    async fn table_exists(&self, id: &Identifier) -> Result<bool>;
+
+    /// Creates table `id` with `schema` (and its database if missing). `Ok(false)` when it
+    /// existed and `ignore_if_exists` was set.
+    async fn create_table(
+        &self,
+        id: &Identifier,
+        schema: &Schema,
+        ignore_if_exists: bool,
+    ) -> Result<bool>;
+
+    /// Drops table `id` with all its files.
+    async fn drop_table(&self, id: &Identifier, ignore_if_not_exists: bool) -> Result<()>;
+
+    /// `ALTER TABLE`: applies `changes` in order and commits the next schema. `Ok(None)` when
+    /// the table does not exist and `ignore_if_not_exists` was set.
+    async fn alter_table(
+        &self,
+        id: &Identifier,
+        changes: Vec<SchemaChange>,
+        ignore_if_not_exists: bool,
+    ) -> Result<Option<Arc<TableSchema>>>;
+
+    /// Loads table `id` at its latest schema, publishing its snapshots through this catalog's
+    /// decision ([`Table::snapshot_commit`]).
+    async fn get_table(&self, id: &Identifier) -> Result<Table>;
+
+    /// Decides a commit: makes `snapshot` table `id`'s snapshot `snapshot.id` (Java's
+    /// `Catalog.commitSnapshot`). The same contract as [`SnapshotCommit::commit`]: `Ok(false)`
+    /// when the id is taken by another commit.
+    async fn commit_snapshot(&self, id: &Identifier, snapshot: &Snapshot) -> Result<bool>;
+}
+
+/// A table's [`SnapshotCommit`] that asks its catalog ([`Catalog::commit_snapshot`]): Java's
+/// `CatalogSnapshotCommit`, for catalogs that decide commits on their side.
+#[derive(Clone, Debug)]
+pub struct CatalogSnapshotCommit {
+    catalog: Arc<dyn Catalog>,
+    identifier: Identifier,
+}
+
+impl CatalogSnapshotCommit {
+    /// Commits of table `identifier`, decided by `catalog`.
+    pub fn new(catalog: Arc<dyn Catalog>, identifier: Identifier) -> Self {
+        CatalogSnapshotCommit {
+            catalog,
+            identifier,
+        }
+    }
+}
+
+#[async_trait]
+impl SnapshotCommit for CatalogSnapshotCommit {
+    async fn commit(&self, snapshot: &Snapshot) -> Result<bool> {
+        self.catalog
+            .commit_snapshot(&self.identifier, snapshot)
+            .await
+    }
+}

@@ -1,0 +1,64 @@
+//! The [`TableCommit`] value and the table-level facts every step of a commit reads (the
+//! trimmed primary key's types, the bucket-count refusal). A leaf under the commit's steps
+//! (`attempt`, `retry`, `lookup_conflicts`, `recompact`); the steps themselves are driven from
+//! `commit/mod.rs`.
+
+use crate::error::ErrorDetail;
+use std::time::Duration;
+
+use strata_spec::binary_row::BinaryRow;
+
+use crate::table::Table;
+use crate::Error;
+
+/// Commits [`CommitMessage`]s of one table as snapshots.
+pub struct TableCommit {
+    pub(super) table: Table,
+    pub(super) commit_user: String,
+    pub(super) max_retries: u32,
+    pub(super) min_retry_wait: Duration,
+    pub(super) max_retry_wait: Duration,
+    pub(super) timeout: Option<Duration>,
+}
+
+/// Java's refusal of a write into a partition whose live files were written with another
+/// bucket count (`AbstractFileStoreWrite.scanExistingFileMetas`,
+/// `ConflictDetection.bucketNumMismatch`): the table's `bucket` changed and the partition was
+/// not rewritten since. Nothing is written or committed.
+pub(crate) fn bucket_num_mismatch(
+    table: &Table,
+    partition: &BinaryRow,
+    total: i32,
+    previous: i32,
+) -> Error {
+    let part = if table.schema().partition_keys.is_empty() {
+        "table".to_string()
+    } else {
+        format!(
+            "partition {}",
+            table
+                .partition_text(partition)
+                .unwrap_or_else(|_| format!("{partition:?}"))
+        )
+    };
+    ErrorDetail::CommitConflict {
+        table: table.identifier().to_string(),
+        message: format!(
+            "Try to write {part} with a new bucket num {total}, but the previous bucket num is \
+             {previous}. Please switch to batch mode, and perform INSERT OVERWRITE to rescale \
+             current data layout first."
+        ),
+    }
+    .into()
+}
+
+/// Types of the trimmed primary key (min/max keys of data files).
+pub(super) fn trimmed_key_types(table: &Table) -> Vec<strata_spec::DataType> {
+    let schema = table.schema();
+    let row_type = schema.row_type();
+    schema
+        .trimmed_primary_keys()
+        .iter()
+        .filter_map(|k| row_type.field(k).map(|f| f.data_type.clone()))
+        .collect()
+}
