@@ -293,7 +293,7 @@ pub struct ReportedError {
 
 impl ReportedError {
     /// `e`, with `note` saying what became of the step that failed (appended to the message).
-    pub fn new(e: &Error, note: &str) -> Self {
+    pub(crate) fn new(e: &Error, note: &str) -> Self {
         ReportedError {
             kind: e.kind(),
             message: format!("{e}{note}"),
