@@ -28,6 +28,7 @@
 // with the `unstable` feature, which the workspace's benchmarks turn on: without it the few items
 // only `strata::unstable` exposes are unreachable on purpose.
 #![cfg_attr(feature = "unstable", warn(unreachable_pub))]
+#![warn(missing_docs)]
 
 pub mod arrow;
 pub mod cache;
