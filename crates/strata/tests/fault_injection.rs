@@ -19,8 +19,8 @@ use std::sync::Arc;
 use arrow_array::{Int64Array, RecordBatch};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
 use common::*;
-use strata::table::Table;
 use strata::fault::{FaultAction, FaultGuard, FaultWhen, POINTS};
+use strata::table::Table;
 
 fn rows(ids: &[i64], v: i64) -> RecordBatch {
     let schema = Arc::new(ArrowSchema::new(vec![

@@ -13,9 +13,9 @@ use arrow_array::{Array, Float64Array, Int64Array};
 use maps::*;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use proptest::prelude::*;
+use strata::read::ReadMetrics;
 use strata::table::Table;
 use strata::unstable::format::ShreddedRead;
-use strata::read::ReadMetrics;
 use strata_spec::shredding::MapShreddingFileMeta;
 use strata_spec::types::DataType;
 

@@ -9,8 +9,8 @@ use crate::common::*;
 use arrow_array::builder::{Float64Builder, MapBuilder, MapFieldNames, StringBuilder};
 use arrow_array::{Array, Float64Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
-use strata::table::Table;
 use strata::read::ReadMetrics;
+use strata::table::Table;
 
 /// One row of the model: id, the `m` map (NULL = None) and the `tags` map.
 #[derive(Clone, Debug)]

@@ -7,8 +7,8 @@ use crate::common::*;
 use arrow_array::{Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
 use strata::expr::parse_sql_predicate;
-use strata::table::Table;
 use strata::read::{ReadMetrics, ReadMetricsSnapshot};
+use strata::table::Table;
 use strata_spec::schema::SchemaChange;
 use strata_spec::types::json::parse_type_text;
 

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use crate::common::*;
 use arrow_array::{Array, Int64Array, RecordBatch, StringArray, StringViewArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
+use strata::read::ReadMetrics;
 use strata::scan::DataSplit;
 use strata::table::Table;
-use strata::read::ReadMetrics;
 
 const ROWS: i64 = 20_000;
 
