@@ -121,6 +121,7 @@ pub struct FaultGuard(());
 
 #[cfg(feature = "failpoints")]
 impl FaultGuard {
+    /// Arms `point` to take `action` at the hits `when` selects, until the guard is dropped.
     pub fn new(point: &str, action: FaultAction, when: FaultWhen) -> Self {
         arm(point, action, when);
         FaultGuard(())
