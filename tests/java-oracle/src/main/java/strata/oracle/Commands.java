@@ -121,7 +121,7 @@ final class Commands {
             case "tags":
                 return tags(req);
             default:
-                throw new IllegalArgumentException("unknown command '" + cmd + "'");
+                return Extensions.run(this, cmd, req);
         }
     }
 
@@ -135,7 +135,7 @@ final class Commands {
 
     // ---- helpers ------------------------------------------------------------------------------
 
-    private static String str(Map<String, Object> req, String key) {
+    static String str(Map<String, Object> req, String key) {
         Object v = req.get(key);
         if (!(v instanceof String)) {
             throw new IllegalArgumentException("'" + key + "' must be a string, got " + v);
@@ -143,13 +143,13 @@ final class Commands {
         return (String) v;
     }
 
-    private static Long optLong(Map<String, Object> req, String key) {
+    static Long optLong(Map<String, Object> req, String key) {
         Object v = req.get(key);
         return v == null ? null : ((Json.Num) v).asLong();
     }
 
     @SuppressWarnings("unchecked")
-    private static Map<String, String> stringMap(Object v) {
+    static Map<String, String> stringMap(Object v) {
         Map<String, String> out = new LinkedHashMap<>();
         if (v != null) {
             for (Map.Entry<String, Object> e : ((Map<String, Object>) v).entrySet()) {
@@ -160,7 +160,7 @@ final class Commands {
         return out;
     }
 
-    private Catalog catalog(Map<String, Object> req) {
+    Catalog catalog(Map<String, Object> req) {
         String wh = str(req, "warehouse");
         return catalogs.computeIfAbsent(wh, w -> {
             Options o = new Options();
@@ -170,12 +170,12 @@ final class Commands {
         });
     }
 
-    private static Identifier ident(Map<String, Object> req) {
+    static Identifier ident(Map<String, Object> req) {
         return Identifier.fromString(str(req, "table"));
     }
 
     /** The table, with the request's dynamic {@code options} applied. */
-    private FileStoreTable table(Map<String, Object> req) throws Exception {
+    FileStoreTable table(Map<String, Object> req) throws Exception {
         Table t = catalog(req).getTable(ident(req));
         Map<String, String> opts = stringMap(req.get("options"));
         if (!opts.isEmpty()) {
@@ -283,7 +283,7 @@ final class Commands {
      * snapshot after the commit) or {@code snapshotIds} (one per stream commit).
      */
     @SuppressWarnings("unchecked")
-    private Object write(Map<String, Object> req) throws Exception {
+    Object write(Map<String, Object> req) throws Exception {
         FileStoreTable t = table(req);
         RowType rowType = t.rowType();
         Map<String, Object> out = new LinkedHashMap<>();
@@ -374,7 +374,7 @@ final class Commands {
      * scan.tag-name}); {@code options}: any other dynamic options.
      */
     @SuppressWarnings("unchecked")
-    private Object read(Map<String, Object> req) throws Exception {
+    Object read(Map<String, Object> req) throws Exception {
         Map<String, Object> r = new LinkedHashMap<>(req);
         Map<String, Object> opts = new LinkedHashMap<>();
         if (req.get("options") != null) {
@@ -421,7 +421,7 @@ final class Commands {
 
     /** Every live data file of the snapshot (all levels: the raw file-store scan, not the
      * table scan, which leaves out level 0 for first-row and deletion-vector tables). */
-    private Object files(Map<String, Object> req) throws Exception {
+    Object files(Map<String, Object> req) throws Exception {
         FileStoreTable t = table(req);
         FileStoreScan scan = t.store().newScan();
         Long sid = optLong(req, "snapshot");
@@ -477,7 +477,7 @@ final class Commands {
         return out;
     }
 
-    private Object snapshots(Map<String, Object> req) throws Exception {
+    Object snapshots(Map<String, Object> req) throws Exception {
         FileStoreTable t = table(req);
         List<Object> out = new ArrayList<>();
         Iterator<Snapshot> it = t.snapshotManager().snapshots();
@@ -508,7 +508,7 @@ final class Commands {
      * {@code bucket}, then one commit. Returns the latest snapshot id.
      */
     @SuppressWarnings("unchecked")
-    private Object compact(Map<String, Object> req) throws Exception {
+    Object compact(Map<String, Object> req) throws Exception {
         // as Paimon's compact action / procedures do: a write-only table is compacted anyway
         FileStoreTable t = table(req).copy(Map.of("write-only", "false"));
         Map<String, Object> wantPart = (Map<String, Object>) req.get("partition");
