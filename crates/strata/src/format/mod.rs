@@ -38,6 +38,7 @@ mod decoded_file;
 pub(crate) mod deletion_vector;
 mod dictionary_choice;
 pub(crate) mod evolve;
+pub(crate) mod file_index;
 mod int96;
 pub(crate) mod map_shredding;
 mod nested_rewrite;

@@ -53,6 +53,9 @@ pub struct ReadMetrics {
     /// Parquet files opened whose every row group was ruled out (see
     /// [`Self::row_groups_skipped`]), so no column was decoded.
     pub files_skipped: AtomicU64,
+    /// Data files not opened because their file indexes (bloom filter, bitmap: Java's
+    /// `FileIndexPredicate`) prove no row matches the filter.
+    pub files_skipped_by_index: AtomicU64,
     /// Parquet row groups decoded.
     pub row_groups_read: AtomicU64,
     /// Parquet row groups ruled out (by the row range, a row-group filter, statistics or the
@@ -72,6 +75,8 @@ pub struct ReadMetricsSnapshot {
     pub files_read: u64,
     /// See [`ReadMetrics::files_skipped`].
     pub files_skipped: u64,
+    /// See [`ReadMetrics::files_skipped_by_index`].
+    pub files_skipped_by_index: u64,
     /// See [`ReadMetrics::row_groups_read`].
     pub row_groups_read: u64,
     /// See [`ReadMetrics::row_groups_skipped`].
@@ -93,6 +98,7 @@ impl ReadMetrics {
         ReadMetricsSnapshot {
             files_read: self.files_read.load(Ordering::Relaxed),
             files_skipped: self.files_skipped.load(Ordering::Relaxed),
+            files_skipped_by_index: self.files_skipped_by_index.load(Ordering::Relaxed),
             row_groups_read: self.row_groups_read.load(Ordering::Relaxed),
             row_groups_skipped: self.row_groups_skipped.load(Ordering::Relaxed),
             page_rows_skipped: self.page_rows_skipped.load(Ordering::Relaxed),

@@ -29,6 +29,7 @@
 
 mod batching;
 pub mod deletion_vectors;
+mod file_index;
 mod incremental;
 mod incremental_diff;
 mod kv_read;

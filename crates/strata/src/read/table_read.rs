@@ -215,6 +215,7 @@ impl TableRead {
             string_views: self.string_views,
             batch_size: self.batch_size,
             dv: self.dv_cache()?,
+            file_index: super::file_index::read_enabled(&self.table)?,
         });
         let mut jobs = Vec::new();
         let mut kv_ctx: Option<Arc<kv_read::KvReadContext>> = None;
@@ -377,6 +378,8 @@ struct FileReadContext {
     batch_size: usize,
     /// Deletion vectors (tables with `deletion-vectors.enabled`).
     dv: Option<Arc<deletion_vectors::DvCache>>,
+    /// Whether files are skipped by their file indexes (`file-index.read.enabled`).
+    file_index: bool,
 }
 
 impl FileReadContext {
@@ -410,6 +413,14 @@ impl FileReadContext {
             ),
         };
         let data_schema = self.table.schema_manager().schema(file.schema_id).await?;
+        if self.file_index
+            && !super::file_index::may_match(&self.plan, file, &io, &path, &data_schema).await?
+        {
+            if let Some(m) = &self.hints.metrics {
+                ReadMetrics::add(&m.files_skipped_by_index, 1);
+            }
+            return Ok(());
+        }
         let mut hints = self.hints.clone();
         if dv.is_some() {
             // Row positions must stay contiguous for a deletion vector: no pruning by MAP
