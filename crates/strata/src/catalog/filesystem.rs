@@ -4,6 +4,10 @@
 //! `FileSystemCatalog` decides, so warehouses are shared with Java, pypaimon and paimon-rust.
 //! Commits are decided by the warehouse itself: a create-if-absent of the snapshot file
 //! ([`crate::table::FileSnapshotCommit`]).
+//!
+//! `db.t$branch_b` ([`Identifier::branch`]) is table `t` on branch `b`: its schema, snapshots
+//! and tags are the branch's (`branch/branch-b/`), as Java's `AbstractCatalog` loads it.
+//! Creating, dropping and renaming a branch identifier is refused (Java's `checkNotBranch`).
 
 use object_store::path::Path;
 use strata_spec::schema::{Schema, SchemaChange, TableSchema};
@@ -113,7 +117,7 @@ impl FileSystemCatalog {
         self.warehouse.clone().join(format!("{db}{DB_SUFFIX}"))
     }
 
-    /// Directory of a table.
+    /// Directory of a table (of the main branch's, for a branch identifier).
     pub fn table_path(&self, id: &Identifier) -> Path {
         self.database_path(&id.database).join(id.table.as_str())
     }
@@ -196,10 +200,28 @@ impl FileSystemCatalog {
         Ok(names)
     }
 
-    /// Whether `id` is a table: its directory holds at least one `schema/schema-N` file.
+    /// The paths of `id`, on its branch.
+    fn table_paths(&self, id: &Identifier) -> TablePaths {
+        TablePaths::new(self.table_path(id)).with_branch(id.branch.as_deref())
+    }
+
+    /// Whether `id` is a table: its directory (its branch's, for `t$branch_b`) holds at least
+    /// one `schema/schema-N` file.
     pub async fn table_exists(&self, id: &Identifier) -> Result<bool> {
-        let sm = SchemaManager::new(self.io.clone(), TablePaths::new(self.table_path(id)));
+        let sm = SchemaManager::new(self.io.clone(), self.table_paths(id));
         Ok(!sm.list_ids().await?.is_empty())
+    }
+
+    /// Java's `checkNotBranch`: `method` is refused for a branch identifier.
+    fn check_not_branch(id: &Identifier, method: &str) -> Result<()> {
+        if id.branch.is_some() {
+            return Err(ErrorDetail::InvalidArgument(format!(
+                "Cannot '{method}' for branch table '{id}', please modify the table with the \
+                 default branch."
+            ))
+            .into());
+        }
+        Ok(())
     }
 
     /// Creates a table (and its database if missing) by writing `schema/schema-0`.
@@ -210,6 +232,16 @@ impl FileSystemCatalog {
         schema: &Schema,
         ignore_if_exists: bool,
     ) -> Result<bool> {
+        Self::check_not_branch(id, "createTable")?;
+        if let Some(b) = schema.options.get("branch") {
+            if !b.trim().is_empty() && b != "main" {
+                return Err(ErrorDetail::InvalidArgument(format!(
+                    "creating table {id} with option `branch` = `{b}`: a table is created on \
+                     its main branch; create branches with create_branch"
+                ))
+                .into());
+            }
+        }
         if self.table_exists(id).await? {
             return if ignore_if_exists {
                 Ok(false)
@@ -246,6 +278,7 @@ impl FileSystemCatalog {
 
     /// Drops a table: deletes its whole directory (data, manifests, snapshots, schemas).
     pub async fn drop_table(&self, id: &Identifier, ignore_if_not_exists: bool) -> Result<()> {
+        Self::check_not_branch(id, "dropTable")?;
         if !self.table_exists(id).await? {
             return if ignore_if_not_exists {
                 Ok(())
@@ -276,13 +309,30 @@ impl FileSystemCatalog {
         Ok(Some(altered.schema().clone()))
     }
 
-    /// Loads a table at its latest schema.
+    /// Loads a table at its latest schema; `t$branch_b` on branch `b`, with the `branch`
+    /// option set to `b` (never written), as Java's `tableSchemaInFileSystem` does. A main
+    /// schema that carries a `branch` option (set by ALTER TABLE) opens that branch, as
+    /// Java's `CoreOptions.branch` makes it.
     pub async fn get_table(&self, id: &Identifier) -> Result<Table> {
-        let paths = TablePaths::new(self.table_path(id));
-        let sm = SchemaManager::new(self.io.clone(), paths.clone());
-        let Some(schema) = sm.latest().await? else {
+        let mut id = id.clone();
+        let mut paths = self.table_paths(&id);
+        let mut sm = SchemaManager::new(self.io.clone(), paths.clone());
+        let Some(mut schema) = sm.latest().await? else {
             return Err(ErrorDetail::TableNotFound(id.to_string()).into());
         };
+        if id.branch.is_none() {
+            if let Some(b) = schema.options.get("branch").cloned() {
+                id = id.with_branch(Some(&b))?;
+                if id.branch.is_some() {
+                    paths = self.table_paths(&id);
+                    sm = SchemaManager::new(self.io.clone(), paths.clone());
+                    schema = sm.latest().await?.ok_or_else(|| {
+                        crate::Error::from(ErrorDetail::TableNotFound(id.to_string()))
+                    })?;
+                }
+            }
+        }
+        let schema = crate::table::branches::with_branch_option(&schema, paths.branch());
         let table = Table::new(id.clone(), self.io.clone(), paths, sm, schema)?
             .with_clock(self.clock.clone());
         Ok(match &self.cache {
@@ -346,7 +396,7 @@ impl Catalog for FileSystemCatalog {
     /// The warehouse's create-if-absent of `snapshot/snapshot-N` (what every table of this
     /// catalog does itself through [`crate::table::FileSnapshotCommit`]).
     async fn commit_snapshot(&self, id: &Identifier, snapshot: &Snapshot) -> Result<bool> {
-        let paths = TablePaths::new(self.table_path(id));
+        let paths = self.table_paths(id);
         SnapshotManager::new(self.io.clone(), paths)
             .try_publish(snapshot)
             .await

@@ -36,9 +36,7 @@ impl ConsumerManager {
         Ok(self
             .table
             .paths()
-            .root()
-            .clone()
-            .join("consumer")
+            .consumer_dir()
             .join(format!("{CONSUMER_PREFIX}{id}")))
     }
 

@@ -16,6 +16,11 @@
 //! to a commit in progress. The manifests of the latest snapshot and of every tag must be
 //! readable (a missing one is an error and nothing is deleted); for older snapshots a missing
 //! manifest is taken as empty, as Java does, since an interrupted expiry deletes those last.
+//!
+//! Branches share the table's manifests, index files and data files: as Java's
+//! `OrphanFilesClean.validBranches`, every branch (and `main`) is walked — its snapshots, tags
+//! and changelogs count as used, and the leftovers of its own `snapshot/`, `changelog/`,
+//! `schema/` and `tag/` are candidates. A branch without a schema file aborts the cleanup.
 
 use crate::error::ErrorDetail;
 use std::collections::HashSet;
@@ -108,26 +113,17 @@ impl OrphanFilesClean {
     }
 
     /// Finds the orphan files (see the module doc) modified before the threshold and, unless a
-    /// dry run, deletes them; returns what it found sorted by path. Refuses a table with branches
-    /// (`ErrorDetail::Unsupported`); a missing manifest of the latest snapshot or of a tag is an
-    /// error and nothing is deleted.
+    /// dry run, deletes them; returns what it found sorted by path. Every branch's snapshots,
+    /// tags and changelogs count (a branch without schema files is an error, as in Java); a
+    /// missing manifest of a latest snapshot or of a tag is an error and nothing is deleted.
     pub async fn clean(&self) -> Result<OrphanReport> {
         let paths = self.table.paths();
         let root = paths.root().clone();
-        let (branches, _) = self
-            .table
-            .file_io()
-            .list_dir(&root.clone().join("branch"))
-            .await?;
-        if !branches.is_empty() {
-            return Err(ErrorDetail::Unsupported(format!(
-                "table {} has branches (branch/); strata's orphan cleanup does not read \
-                 branches yet, so it refuses to run rather than delete their files",
-                self.table.identifier()
-            ))
-            .into());
+        let branches = self.valid_branches().await?;
+        let mut used = HashSet::new();
+        for b in &branches {
+            used.extend(used_names(b).await?);
         }
-        let used = self.used_names().await?;
 
         let mut candidates: Vec<Listed> = Vec::new();
         for dir in ["manifest", "index", "statistics"] {
@@ -159,13 +155,16 @@ impl OrphanFilesClean {
             ("schema", |n| is_numbered(n, "schema-")),
             ("tag", |n| n.starts_with(TAG_PREFIX) && !is_staging(n)),
         ];
-        for (dir, keep) in leftovers {
-            candidates.extend(
-                self.list(&root.clone().join(dir))
-                    .await?
-                    .into_iter()
-                    .filter(|l| !l.is_dir && !keep(&l.name)),
-            );
+        for b in &branches {
+            let branch_root = b.paths().branch_root();
+            for (dir, keep) in leftovers {
+                candidates.extend(
+                    self.list(&branch_root.clone().join(dir))
+                        .await?
+                        .into_iter()
+                        .filter(|l| !l.is_dir && !keep(&l.name)),
+                );
+            }
         }
 
         let mut report = OrphanReport {
@@ -200,44 +199,28 @@ impl OrphanFilesClean {
         Ok(report)
     }
 
-    /// Every file name a snapshot, tag or long-lived changelog references.
-    async fn used_names(&self) -> Result<HashSet<String>> {
-        let sm = self.table.snapshot_manager();
-        let files = TableFiles::new(&self.table)?;
-        let mut used = HashSet::new();
-        let mut read_manifests = HashSet::new();
-        let latest = sm.latest_id().await?;
-        for id in sm.list_ids().await? {
-            let s = match sm.snapshot(id).await {
-                Ok(s) => s,
-                // Expired meanwhile.
-                Err(e) if e.is_snapshot_not_found() => continue,
+    /// The table on each of its branches and on `main` (Java's `validBranches`): a branch
+    /// without a schema file aborts the cleanup.
+    async fn valid_branches(&self) -> Result<Vec<Table>> {
+        let names = self.table.branches().await?;
+        let mut out = Vec::with_capacity(names.len() + 1);
+        let mut abnormal = Vec::new();
+        for name in &names {
+            match self.table.switch_to_branch(name).await {
+                Ok(t) => out.push(t),
+                Err(e) if e.kind() == crate::ErrorKind::NotFound => abnormal.push(name.clone()),
                 Err(e) => return Err(e),
-            };
-            let strict = Some(id) == latest;
-            collect_used(&files, &s, strict, &mut used, &mut read_manifests).await?;
+            }
         }
-        for t in TagManager::new(&self.table).all().await? {
-            collect_used(&files, &t.snapshot, true, &mut used, &mut read_manifests).await?;
+        if !abnormal.is_empty() {
+            return Err(ErrorDetail::InvalidArgument(format!(
+                "Branches {abnormal:?} have no schemas. Orphan files cleaning aborted. Please \
+                 check these branches manually."
+            ))
+            .into());
         }
-        let io = self.table.file_io();
-        let (_, changelogs) = io
-            .list_dir(&self.table.paths().root().clone().join("changelog"))
-            .await?;
-        for c in changelogs {
-            let is_changelog = c
-                .location
-                .filename()
-                .is_some_and(|n| is_numbered(n, "changelog-"));
-            let Some(bytes) = io.get_opt(&c.location).await?.filter(|_| is_changelog) else {
-                continue;
-            };
-            let text = String::from_utf8_lossy(&bytes);
-            let s = Snapshot::from_json(&text)
-                .map_err(|e| Error::corrupt(io.display(&c.location), e))?;
-            collect_used(&files, &s, false, &mut used, &mut read_manifests).await?;
-        }
-        Ok(used)
+        out.push(self.table.switch_to_branch("main").await?);
+        Ok(out)
     }
 
     /// The bucket directories under `dir`, `level` partition levels down.
@@ -311,6 +294,44 @@ impl OrphanFilesClean {
             Location::Store(p) => self.table.file_io().delete(p).await,
         }
     }
+}
+
+/// Every file name a snapshot, tag or long-lived changelog of `table`'s branch references.
+async fn used_names(table: &Table) -> Result<HashSet<String>> {
+    let sm = table.snapshot_manager();
+    let files = TableFiles::new(table)?;
+    let mut used = HashSet::new();
+    let mut read_manifests = HashSet::new();
+    let latest = sm.latest_id().await?;
+    for id in sm.list_ids().await? {
+        let s = match sm.snapshot(id).await {
+            Ok(s) => s,
+            // Expired meanwhile.
+            Err(e) if e.is_snapshot_not_found() => continue,
+            Err(e) => return Err(e),
+        };
+        let strict = Some(id) == latest;
+        collect_used(&files, &s, strict, &mut used, &mut read_manifests).await?;
+    }
+    for t in TagManager::new(table).all().await? {
+        collect_used(&files, &t.snapshot, true, &mut used, &mut read_manifests).await?;
+    }
+    let io = table.file_io();
+    let (_, changelogs) = io.list_dir(&table.paths().changelog_dir()).await?;
+    for c in changelogs {
+        let is_changelog = c
+            .location
+            .filename()
+            .is_some_and(|n| is_numbered(n, "changelog-"));
+        let Some(bytes) = io.get_opt(&c.location).await?.filter(|_| is_changelog) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let s =
+            Snapshot::from_json(&text).map_err(|e| Error::corrupt(io.display(&c.location), e))?;
+        collect_used(&files, &s, false, &mut used, &mut read_manifests).await?;
+    }
+    Ok(used)
 }
 
 impl Location {

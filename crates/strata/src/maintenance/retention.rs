@@ -62,7 +62,7 @@ pub(super) fn skipping_tags(tagged: &[Snapshot], begin: i64, end: i64) -> Vec<&S
 /// `ConsumerManager.minNextSnapshot`).
 pub(super) async fn min_consumer_next_snapshot(table: &Table) -> Result<Option<i64>> {
     let io = table.file_io();
-    let dir = table.paths().root().clone().join("consumer");
+    let dir = table.paths().consumer_dir();
     let (_, files) = io.list_dir(&dir).await?;
     let mut min: Option<i64> = None;
     for f in files {

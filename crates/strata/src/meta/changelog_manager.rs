@@ -34,7 +34,7 @@ impl ChangelogManager {
 
     /// `changelog/`.
     pub fn dir(&self) -> object_store::path::Path {
-        self.paths.root().clone().join("changelog")
+        self.paths.changelog_dir()
     }
 
     /// `changelog/changelog-<id>` (Java `longLivedChangelogPath`).

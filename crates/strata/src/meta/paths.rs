@@ -1,6 +1,10 @@
 //! The table directory layout: `schema/`, `snapshot/`, `manifest/`, and the
 //! `<partition path>/bucket-<N>/` data directories. Names of new files are made here too, so the
 //! naming rules (`data-<uuid>-<n>.parquet`, `manifest-<uuid>-<n>`, ...) live in one place.
+//!
+//! A branch other than `main` keeps its own `schema/`, `snapshot/`, `tag/`, `changelog/` and
+//! `consumer/` under `branch/branch-<name>/` (Java's `BranchManager.branchPath`); manifests,
+//! index files and data files are shared with `main` at the table root.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -13,13 +17,50 @@ pub struct TablePaths {
     /// `data-file.path-directory`: the directory of the table the partition directories sit
     /// in (Java `FileStorePathFactory.dataFilePathDirectory`).
     data_dir: Option<String>,
+    /// The branch whose metadata these paths name; `None` is `main`.
+    branch: Option<String>,
 }
+
+/// The default branch (Java's `Identifier.DEFAULT_MAIN_BRANCH`).
+pub const MAIN_BRANCH: &str = "main";
+
+/// Prefix of branch directories (Java's `BranchManager.BRANCH_PREFIX`).
+pub const BRANCH_PREFIX: &str = "branch-";
 
 impl TablePaths {
     pub fn new(root: Path) -> Self {
         TablePaths {
             root,
             data_dir: None,
+            branch: None,
+        }
+    }
+
+    /// These paths on `branch` (`None`, empty or `main`: the main branch; Java's
+    /// `BranchManager.normalizeBranch`).
+    pub fn with_branch(mut self, branch: Option<&str>) -> Self {
+        self.branch = branch
+            .filter(|b| !b.trim().is_empty() && *b != MAIN_BRANCH)
+            .map(str::to_string);
+        self
+    }
+
+    /// The branch these paths name (`main` for the main branch).
+    pub fn branch(&self) -> &str {
+        self.branch.as_deref().unwrap_or(MAIN_BRANCH)
+    }
+
+    /// `branch/`: the directory holding every branch's directory.
+    pub fn branches_dir(&self) -> Path {
+        self.root.clone().join("branch")
+    }
+
+    /// The directory of this branch's metadata: the table directory for `main`,
+    /// `branch/branch-<name>` otherwise (Java's `BranchManager.branchPath`).
+    pub fn branch_root(&self) -> Path {
+        match &self.branch {
+            None => self.root.clone(),
+            Some(b) => self.branches_dir().join(format!("{BRANCH_PREFIX}{b}")),
         }
     }
 
@@ -35,13 +76,13 @@ impl TablePaths {
         &self.root
     }
     pub fn schema_dir(&self) -> Path {
-        self.root.clone().join("schema")
+        self.branch_root().join("schema")
     }
     pub fn schema_file(&self, id: i64) -> Path {
         self.schema_dir().join(format!("schema-{id}"))
     }
     pub fn snapshot_dir(&self) -> Path {
-        self.root.clone().join("snapshot")
+        self.branch_root().join("snapshot")
     }
     pub fn snapshot_file(&self, id: i64) -> Path {
         self.snapshot_dir().join(format!("snapshot-{id}"))
@@ -51,6 +92,18 @@ impl TablePaths {
     }
     pub fn earliest_hint(&self) -> Path {
         self.snapshot_dir().join("EARLIEST")
+    }
+    /// `tag/` of this branch.
+    pub fn tag_dir(&self) -> Path {
+        self.branch_root().join("tag")
+    }
+    /// `changelog/` (long-lived changelogs) of this branch.
+    pub fn changelog_dir(&self) -> Path {
+        self.branch_root().join("changelog")
+    }
+    /// `consumer/` of this branch.
+    pub fn consumer_dir(&self) -> Path {
+        self.branch_root().join("consumer")
     }
     pub fn manifest_dir(&self) -> Path {
         self.root.clone().join("manifest")
@@ -132,6 +185,26 @@ impl FileNamer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn branch_layout() {
+        let p = TablePaths::new(Path::from("wh/db.db/t")).with_branch(Some("b1"));
+        assert_eq!(p.branch(), "b1");
+        assert_eq!(
+            p.schema_file(0).as_ref(),
+            "wh/db.db/t/branch/branch-b1/schema/schema-0"
+        );
+        assert_eq!(
+            p.snapshot_file(2).as_ref(),
+            "wh/db.db/t/branch/branch-b1/snapshot/snapshot-2"
+        );
+        assert_eq!(p.tag_dir().as_ref(), "wh/db.db/t/branch/branch-b1/tag");
+        assert_eq!(p.manifest_file("m").as_ref(), "wh/db.db/t/manifest/m");
+        assert_eq!(p.bucket_dir("", 0).as_ref(), "wh/db.db/t/bucket-0");
+        let main = TablePaths::new(Path::from("wh/db.db/t")).with_branch(Some("main"));
+        assert_eq!(main.branch(), "main");
+        assert_eq!(main.tag_dir().as_ref(), "wh/db.db/t/tag");
+    }
 
     #[test]
     fn layout() {

@@ -446,9 +446,7 @@ impl IncrementalScan {
         let path = self
             .table
             .paths()
-            .root()
-            .clone()
-            .join("tag")
+            .tag_dir()
             .join(format!("tag-{name}"));
         let io = self.table.file_io();
         let Some(bytes) = io.get_opt(&path).await? else {

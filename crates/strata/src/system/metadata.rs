@@ -249,7 +249,7 @@ const CONSUMER_PREFIX: &str = "consumer-";
 /// `HashMap` order; empty when there are none.
 pub async fn consumers(table: &Table) -> Result<RecordBatch> {
     let io = table.file_io();
-    let dir: Path = table.paths().root().clone().join("consumer");
+    let dir: Path = table.paths().consumer_dir();
     let (_, files) = io.list_dir(&dir).await?;
     let mut ids: Vec<String> = files
         .iter()

@@ -24,6 +24,7 @@ use strata_spec::partition::PartitionComputer;
 use strata_spec::schema::TableSchema;
 
 mod alter;
+pub mod branches;
 mod identifier;
 mod snapshot_commit;
 pub mod tags;
@@ -163,6 +164,23 @@ impl Table {
         options: impl IntoIterator<Item = (String, String)>,
     ) -> Result<Table> {
         let options: std::collections::BTreeMap<String, String> = options.into_iter().collect();
+        if let Some(b) = options.get("branch") {
+            let wanted = if b.trim().is_empty() {
+                "main"
+            } else {
+                b.as_str()
+            };
+            if wanted != self.branch() {
+                return Err(ErrorDetail::Unsupported(format!(
+                    "dynamic option `branch` = `{b}` for {}: a handle stays on its branch \
+                     ({}); open `{}$branch_{b}` instead",
+                    self.identifier(),
+                    self.branch(),
+                    self.identifier().main()
+                ))
+                .into());
+            }
+        }
         refuse_unsupported_options(
             &options,
             &format!("dynamic options for {}", self.identifier()),

@@ -219,7 +219,7 @@ impl TagManager {
     pub fn new(table: &Table) -> Self {
         TagManager {
             io: table.file_io().clone(),
-            dir: table.paths().root().clone().join("tag"),
+            dir: table.paths().tag_dir(),
             table: table.identifier().to_string(),
         }
     }

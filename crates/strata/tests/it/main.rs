@@ -14,6 +14,7 @@ mod maps;
 
 mod append_row_kinds;
 mod append_table;
+mod branches;
 mod bucket_rescale;
 mod catalog;
 mod changelog_input;

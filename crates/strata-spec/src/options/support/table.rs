@@ -69,7 +69,7 @@ pub(super) const KEYS: &[Entry] = &[
     no_effect("blob.split-by-file-size", BLOB),
     unsupported("blob.stored-descriptor-fields", "fallback key of blob-descriptor-field; BLOB storage is not implemented", &[""]),
     no_effect("blob.target-file-size", BLOB),
-    unsupported("branch", "selects the branch a table object reads and writes; strata works on the main branch only", &["main"]),
+    implemented("branch").read_honoured(),
     implemented("bucket").read_honoured(),
     no_effect("bucket-append-ordered", "false only relaxes sequence ordering of append buckets; strata's ordered append writes satisfy both"),
     unsupported("bucket-function.type", "rows go to buckets by this function (mod, hive); strata's writers always use the default hash (scans only skip bucket pruning)", &["default"]).read_honoured(),

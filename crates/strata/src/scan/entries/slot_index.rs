@@ -11,9 +11,6 @@ use crate::table::Table;
 
 const INDEX_MAGIC: &[u8; 4] = b"SLI1";
 
-/// Branch name in cache keys (strata reads and writes the main branch).
-const BRANCH: &str = "main";
-
 /// The slots stored for one bucket: (snapshot id, fingerprint), ascending by id.
 pub(crate) type SlotIndex = Vec<(i64, String)>;
 
@@ -61,7 +58,11 @@ pub(crate) fn base_for(
 pub(super) fn index_key(table: &Table, bucket: i32) -> CacheKey {
     CacheKey::new(
         CacheKind::SnapshotLiveManifest,
-        format!("{}\u{0}{BRANCH}\u{0}{bucket}", table.location()),
+        format!(
+            "{}\u{0}{}\u{0}{bucket}",
+            table.location(),
+            table.paths().branch()
+        ),
     )
 }
 
@@ -70,8 +71,9 @@ pub(super) fn slot_key(table: &Table, bucket: i32, id: i64, fp: &str) -> CacheKe
     CacheKey::new(
         CacheKind::SnapshotLiveManifest,
         format!(
-            "{}\u{0}{BRANCH}\u{0}{bucket}\u{0}{id}\u{0}{fp}",
-            table.location()
+            "{}\u{0}{}\u{0}{bucket}\u{0}{id}\u{0}{fp}",
+            table.location(),
+            table.paths().branch()
         ),
     )
 }

@@ -1,0 +1,165 @@
+//! Branches (Java's `FileSystemBranchManager`): created empty, from a tag or a snapshot;
+//! `db.t$branch_b` opened through the catalog reads and writes the branch's own snapshots,
+//! schemas and tags while data files stay shared; fast-forward makes main take the branch's
+//! history; delete removes the branch directory; names validated as Java does; orphan
+//! cleanup keeps every file a branch or its tags reference.
+
+use crate::lifecycle_support::*;
+use strata::catalog::Identifier;
+use strata::maintenance::{OrphanFilesClean, TableLifecycle};
+use strata::table::branches::BranchStart;
+
+fn id(s: &str) -> Identifier {
+    s.parse().unwrap()
+}
+
+#[tokio::test]
+async fn branch_from_tag_reads_and_writes_its_own_history() {
+    let lake = Lake::new();
+    let t = lake.pk_table("db.t", "").await;
+    write(&t, batch(0..10, "a")).await;
+    write(&t, batch(10..20, "b")).await;
+    t.create_tag("tag2", Some(2), None).await.unwrap();
+    write(&t, batch(20..30, "c")).await;
+
+    t.create_branch("dev", BranchStart::Tag("tag2".into()))
+        .await
+        .unwrap();
+    assert_eq!(t.branches().await.unwrap(), vec!["dev".to_string()]);
+    let dir = lake.table_dir("db.t").join("branch/branch-dev");
+    assert!(dir.join("snapshot/snapshot-2").is_file());
+    assert!(dir.join("schema/schema-0").is_file());
+    assert!(dir.join("tag/tag-tag2").is_file());
+    assert!(!dir.join("snapshot/snapshot-3").exists());
+
+    let dev = lake.catalog.get_table(&id("db.t$branch_dev")).await.unwrap();
+    assert_eq!(dev.branch(), "dev");
+    assert_eq!(dev.identifier().to_string(), "db.t$branch_dev");
+    assert_eq!(dev.options().get("branch"), Some("dev"));
+    assert_eq!(rows(&dev, None).await.len(), 20);
+    // A write on the branch is the branch's snapshot 3; main's snapshot 3 is untouched.
+    let s = write(&dev, batch(100..105, "dev")).await;
+    assert_eq!(s, 3);
+    assert!(dir.join("snapshot/snapshot-3").is_file());
+    let dev = lake.catalog.get_table(&id("db.t$branch_dev")).await.unwrap();
+    let dev_rows = rows(&dev, None).await;
+    assert_eq!(dev_rows.len(), 25);
+    assert!(dev_rows.contains_key(&100) && !dev_rows.contains_key(&20));
+    let main = lake.table("db.t").await;
+    let main_rows = rows(&main, None).await;
+    assert_eq!(main_rows.len(), 30);
+    assert!(!main_rows.contains_key(&100));
+    // Data files of the branch sit in the shared bucket directories.
+    assert!(!dir.join("bucket-0").exists());
+
+    // Tags and rollback on the branch are the branch's.
+    dev.create_tag("devtag", None, None).await.unwrap();
+    assert!(dir.join("tag/tag-devtag").is_file());
+    assert!(!lake.table_dir("db.t").join("tag/tag-devtag").exists());
+    dev.rollback_to_snapshot(2).await.unwrap();
+    let dev = lake.catalog.get_table(&id("db.t$branch_dev")).await.unwrap();
+    assert_eq!(rows(&dev, None).await.len(), 20);
+    assert_eq!(rows(&lake.table("db.t").await, None).await.len(), 30);
+}
+
+#[tokio::test]
+async fn empty_branch_fast_forward_and_delete() {
+    let lake = Lake::new();
+    let t = lake.pk_table("db.t", "").await;
+    write(&t, batch(0..10, "a")).await;
+    t.create_branch("b1", BranchStart::Empty).await.unwrap();
+    let b1 = lake.catalog.get_table(&id("db.t$branch_b1")).await.unwrap();
+    assert_eq!(rows(&b1, None).await.len(), 0);
+    assert_eq!(b1.snapshot_manager().latest_id().await.unwrap(), None);
+    // Fast-forward needs a snapshot on the branch.
+    let e = t.fast_forward("b1").await.unwrap_err();
+    assert!(e.to_string().contains("does not have snapshot"), "{e}");
+
+    t.create_branch("b2", BranchStart::Snapshot(1)).await.unwrap();
+    let b2 = lake.catalog.get_table(&id("db.t$branch_b2")).await.unwrap();
+    write(&b2, batch(50..60, "b2")).await;
+    write(&b2, batch(60..70, "b2")).await;
+    b2.create_tag("b2tag", None, None).await.unwrap();
+    write(&t, batch(10..20, "main-only")).await; // main's snapshot 2, replaced below
+
+    t.fast_forward("b2").await.unwrap();
+    let main = lake.table("db.t").await;
+    let got = rows(&main, None).await;
+    assert_eq!(got.len(), 30);
+    assert!(got.contains_key(&65) && !got.contains_key(&15));
+    assert_eq!(main.snapshot_manager().latest_id().await.unwrap(), Some(3));
+    assert!(main.tags().await.unwrap().iter().any(|t| t.name == "b2tag"));
+    // Main writes on from the branch's history.
+    assert_eq!(write(&main, batch(70..71, "m")).await, 4);
+
+    // Names as Java validates them.
+    for bad in ["main", "", "  ", "123", "b1"] {
+        assert!(t.create_branch(bad, BranchStart::Empty).await.is_err(), "{bad:?}");
+    }
+    assert!(t.fast_forward("main").await.is_err());
+    assert!(t.delete_branch("nope").await.is_err());
+    assert!(t
+        .create_branch("x", BranchStart::Tag("nope".into()))
+        .await
+        .is_err());
+    t.delete_branch("b1").await.unwrap();
+    assert!(!lake.table_dir("db.t").join("branch/branch-b1").exists());
+    assert_eq!(t.branches().await.unwrap(), vec!["b2".to_string()]);
+    let e = lake
+        .catalog
+        .get_table(&id("db.t$branch_b1"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), strata::ErrorKind::NotFound, "{e}");
+    // Creating or dropping a branch identifier is refused as Java's checkNotBranch does.
+    assert!(lake
+        .catalog
+        .drop_table(&id("db.t$branch_b2"), false)
+        .await
+        .is_err());
+    // A handle stays on its branch: the `branch` dynamic option cannot switch it.
+    assert!(t
+        .with_dynamic_options([("branch".to_string(), "b2".to_string())])
+        .is_err());
+}
+
+#[tokio::test]
+async fn orphan_cleanup_keeps_what_branches_reference() {
+    let lake = Lake::new();
+    let t = lake.pk_table("db.t", "").await;
+    write(&t, batch(0..100, "a")).await;
+    t.create_tag("t1", Some(1), None).await.unwrap();
+    t.create_branch("dev", BranchStart::Tag("t1".into()))
+        .await
+        .unwrap();
+    let dev = lake.catalog.get_table(&id("db.t$branch_dev")).await.unwrap();
+    write(&dev, batch(100..200, "dev")).await;
+    full_compact(&dev).await;
+    let dev_rows = rows(&dev, None).await;
+    let main_rows = rows(&t, None).await;
+    // A leftover in the branch's snapshot directory is a candidate.
+    let leftover = lake
+        .table_dir("db.t")
+        .join("branch/branch-dev/snapshot/.snapshot-9.tmp");
+    std::fs::write(&leftover, b"x").unwrap();
+    sleep_ms(20).await;
+
+    let report = OrphanFilesClean::new(&t, t.clock().now_millis() + 1)
+        .clean()
+        .await
+        .unwrap();
+    let names: Vec<&str> = report.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    assert!(names[0].ends_with(".snapshot-9.tmp"));
+    let dev = lake.catalog.get_table(&id("db.t$branch_dev")).await.unwrap();
+    assert_eq!(rows(&dev, None).await, dev_rows);
+    assert_eq!(rows(&lake.table("db.t").await, None).await, main_rows);
+
+    // A branch without a schema aborts the cleanup, as Java's validBranches does.
+    std::fs::create_dir_all(lake.table_dir("db.t").join("branch/branch-broken")).unwrap();
+    let e = OrphanFilesClean::new(&t, t.clock().now_millis() + 1)
+        .clean()
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("have no schemas"), "{e}");
+}
