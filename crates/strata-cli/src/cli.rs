@@ -81,6 +81,19 @@ pub enum Command {
         #[arg(long)]
         metrics: bool,
     },
+    /// Rewrite partitions into a new bucket count (after ALTER TABLE ... SET ('bucket' = 'N'),
+    /// or of a postpone-bucket table) in one OVERWRITE commit, as Paimon's rescale procedure.
+    Rescale {
+        /// DB.TABLE
+        table: String,
+        /// The new bucket count (default: the table's `bucket`; required for bucket = -2)
+        #[arg(long)]
+        bucket_num: Option<i32>,
+        /// The partition to rewrite: k=v[,k2=v2] (a subset of the partition columns is allowed;
+        /// default: every partition)
+        #[arg(long, value_name = "K=V[,K=V]")]
+        partition: Vec<String>,
+    },
     /// Read rows. --columns and --where accept MAP keys as m['key']; --metrics prints one
     /// JSON line of read counters to stderr after the rows.
     Read(crate::commands::read::ReadArgs),
@@ -136,6 +149,9 @@ pub enum Command {
     /// Snapshot expiry, tags, rollback and orphan file cleanup.
     #[command(flatten)]
     Maintenance(crate::commands::maintenance::MaintenanceCommand),
+    /// Branches: create-branch, delete-branch, fast-forward, branches.
+    #[command(flatten)]
+    Branch(crate::commands::branches::BranchCommand),
     /// Build a demo table over several commits in the warehouse and read it back.
     Demo {
         /// Rows per commit

@@ -9,7 +9,8 @@ use strata::catalog::{Catalog, FileSystemCatalog};
 
 use crate::cli::{Cli, Command};
 use crate::commands::{
-    catalog, compact, demo, levels, maintenance, metadata, read, scan, sql, tail, write,
+    branches, catalog, compact, demo, levels, maintenance, metadata, read, rescale, scan, sql,
+    tail, write,
 };
 use crate::error::Result;
 
@@ -47,6 +48,7 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Read(args) => read::run(catalog.as_ref(), args).await,
         Command::Sql(args) => sql::run(&catalog, args).await,
         Command::Maintenance(cmd) => maintenance::run(catalog.as_ref(), cmd).await,
+        Command::Branch(cmd) => branches::run(catalog.as_ref(), cmd).await,
         Command::Scan(args) => scan::run(catalog.as_ref(), args).await,
         Command::Tail(args) => tail::run(catalog.as_ref(), args).await,
         Command::Snapshots { table } => metadata::snapshots(catalog.as_ref(), &table).await,
@@ -72,6 +74,11 @@ pub async fn run(cli: Cli) -> Result<()> {
             full,
             metrics,
         } => compact::run(catalog.as_ref(), &table, &partition, bucket, full, metrics).await,
+        Command::Rescale {
+            table,
+            bucket_num,
+            partition,
+        } => rescale::run(catalog.as_ref(), &table, bucket_num, &partition).await,
         Command::Levels {
             table,
             partition,

@@ -1,5 +1,5 @@
 //! `strata.Table`: a table's metadata, the read and write builders, the `read` / `write`
-//! shortcuts, maintenance (compaction, expiry, tags, rollback, orphan files) and Paimon's
+//! shortcuts, maintenance (compaction, expiry, tags, branches, rollback, orphan files) and Paimon's
 //! system tables as Arrow tables.
 
 use std::collections::{BTreeMap, HashMap};
@@ -11,6 +11,7 @@ use strata::maintenance::orphans::OrphanFilesClean;
 use strata::maintenance::{
     older_than, retained_until, ExpireConfig, ExpireOverrides, ExpireSnapshots, TableLifecycle,
 };
+use strata::table::branches::BranchStart;
 use strata::write::CompactRequest;
 
 use crate::errors::{invalid, IntoPy};
@@ -432,6 +433,59 @@ impl Table {
         }
         .py_err()?;
         Ok(report.snapshot_id)
+    }
+
+    /// The branch this table object reads and writes (``"main"``; ``catalog.get_table(
+    /// "db.t$branch_b")`` opens branch ``b``).
+    #[getter]
+    fn branch(&self) -> String {
+        self.inner.branch().to_string()
+    }
+
+    /// The branch names of the table (``main`` not listed).
+    fn branches(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        let t = self.inner.clone();
+        block_on(py, async move { t.branches().await })?.py_err()
+    }
+
+    /// Creates branch `name`: empty (the current schemas only), or from tag `tag`, or from
+    /// snapshot `snapshot_id` (Java's ``createBranch``).
+    #[pyo3(signature = (name, tag = None, snapshot_id = None))]
+    fn create_branch(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        tag: Option<String>,
+        snapshot_id: Option<i64>,
+    ) -> PyResult<()> {
+        let start = match (tag, snapshot_id) {
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    "create_branch takes tag= or snapshot_id=, not both",
+                ))
+            }
+            (Some(t), None) => BranchStart::Tag(t),
+            (None, Some(id)) => BranchStart::Snapshot(id),
+            (None, None) => BranchStart::Empty,
+        };
+        let t = self.inner.clone();
+        let name = name.to_string();
+        block_on(py, async move { t.create_branch(&name, start).await })?.py_err()
+    }
+
+    /// Deletes branch `name` (Java's ``deleteBranch``).
+    fn delete_branch(&self, py: Python<'_>, name: &str) -> PyResult<()> {
+        let t = self.inner.clone();
+        let name = name.to_string();
+        block_on(py, async move { t.delete_branch(&name).await })?.py_err()
+    }
+
+    /// This table's branch takes branch `name`'s snapshots, schemas and tags from `name`'s
+    /// earliest snapshot on (Java's ``fastForward``). Open the table again afterwards.
+    fn fast_forward(&self, py: Python<'_>, name: &str) -> PyResult<()> {
+        let t = self.inner.clone();
+        let name = name.to_string();
+        block_on(py, async move { t.fast_forward(&name).await })?.py_err()
     }
 
     /// Deletes files under the table directory that nothing references and that are older

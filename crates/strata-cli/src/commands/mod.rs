@@ -4,6 +4,7 @@
 //! `crate::columns`, `crate::compaction_report`). The clap types of `crate::cli` name the
 //! argument types defined here, so this folder never imports `cli`.
 
+pub(crate) mod branches;
 pub(crate) mod catalog;
 pub(crate) mod compact;
 pub(crate) mod demo;
@@ -11,6 +12,7 @@ pub mod levels;
 pub mod maintenance;
 pub(crate) mod metadata;
 pub mod read;
+pub(crate) mod rescale;
 pub mod scan;
 pub mod sql;
 pub mod tail;

@@ -26,6 +26,23 @@ pub const DEFAULT_DATABASE: &str = "default";
 /// Runs `f` to completion from synchronous code: on the current tokio runtime when there is
 /// one (from a scoped thread, so a runtime worker is never blocked inside itself), else on a
 /// small runtime of its own.
+/// `t$branch_b$snapshots` → (`t$branch_b`, `Some("snapshots")`); `t$branch_b` → (`t$branch_b`,
+/// `None`); `t$snapshots` → (`t`, `Some("snapshots")`): the table (with its branch, which
+/// `Identifier::new` reads) and the system table (Java's `Identifier.splitObjectName`).
+pub(crate) fn split_system(name: &str) -> (&str, Option<&str>) {
+    let (head, rest) = match name.split_once('$') {
+        Some(p) => p,
+        None => return (name, None),
+    };
+    if !rest.to_ascii_lowercase().starts_with("branch_") {
+        return (head, Some(rest));
+    }
+    match rest.split_once('$') {
+        Some((branch, system)) => (&name[..head.len() + 1 + branch.len()], Some(system)),
+        None => (name, None),
+    }
+}
+
 pub(crate) fn block_on<F>(f: F) -> Result<F::Output>
 where
     F: Future + Send,
@@ -167,10 +184,7 @@ impl SchemaProvider for StrataSchema {
     /// `t` is the table, `t$snapshots` etc. its system tables; `t$options...` never reaches
     /// here: time travel and dynamic options are resolved by the SQL session (`SqlSession`).
     async fn table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
-        let (base, system) = match name.split_once('$') {
-            Some((b, s)) => (b, Some(s)),
-            None => (name, None),
-        };
+        let (base, system) = split_system(name);
         let id = self.identifier(base)?;
         if !self.catalog.table_exists(&id).await.map_err(to_df)? {
             return Ok(None);
@@ -185,7 +199,7 @@ impl SchemaProvider for StrataSchema {
     }
 
     fn table_exist(&self, name: &str) -> bool {
-        let base = name.split_once('$').map_or(name, |(b, _)| b);
+        let (base, _) = split_system(name);
         let catalog = self.catalog.clone();
         let Ok(id) = self.identifier(base) else {
             return false;

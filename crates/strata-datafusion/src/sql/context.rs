@@ -26,7 +26,9 @@ use strata::catalog::{Catalog, Identifier};
 
 use super::rewrite::Parsed;
 use crate::error::{plan_error, to_df};
-use crate::provider::catalog::{open_table, StrataCatalog, DEFAULT_DATABASE, REFS_SCHEMA};
+use crate::provider::catalog::{
+    open_table, split_system, StrataCatalog, DEFAULT_DATABASE, REFS_SCHEMA,
+};
 use crate::provider::options::TableOptions;
 
 /// The name of the warehouse catalog in a session.
@@ -129,16 +131,16 @@ impl SqlContext {
         let mut registered = Vec::new();
         let result = async {
             for r in &refs {
-                let (base, system) = match r.name.last().and_then(|t| t.split_once('$')) {
-                    Some((_, s)) => (true, s.to_string()),
-                    None => (false, String::new()),
+                let (base, system) = match r.name.last().map(|t| split_system(t)) {
+                    Some((_, Some(s))) => (true, s.to_string()),
+                    _ => (false, String::new()),
                 };
                 let options = TableOptions::new(r.options.clone());
                 let provider = if base && system.eq_ignore_ascii_case("audit_log") {
                     // `t$audit_log` takes the incremental options (Java's AuditLogTable).
                     let mut parts = r.name.clone();
                     if let Some(last) = parts.last_mut() {
-                        *last = last.split_once('$').map_or(last.clone(), |(t, _)| t.into());
+                        *last = split_system(last).0.to_string();
                     }
                     let id = self.identifier(&parts)?;
                     let table = self.catalog.get_table(&id).await.map_err(to_df)?;

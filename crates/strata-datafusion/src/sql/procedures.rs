@@ -10,6 +10,10 @@
 //! | `sys.delete_tag` | `table`, `tag` (comma-separated names) | `result BOOLEAN` |
 //! | `sys.rollback` | `table`, `version` (snapshot id or tag name), or `snapshot` / `tag` | `previous_snapshot_id BIGINT`, `current_snapshot_id BIGINT` |
 //! | `sys.remove_orphan_files` | `table`, `older_than`, `dry_run` | `deleted_file_count BIGINT`, `deleted_file_total_len_in_bytes BIGINT` |
+//! | `sys.create_branch` | `table`, `branch`, `tag` (empty branch without it), `ignoreIfExists` | `result BOOLEAN` |
+//! | `sys.delete_branch` | `table`, `branch` (comma-separated names) | `result BOOLEAN` |
+//! | `sys.fast_forward` | `table` (`db.t` or `db.t$branch_x`), `branch` | `result BOOLEAN` |
+//! | `sys.rescale` | `table`, `bucket_num` (default: the table's `bucket`; required for `bucket = -2`), `partitions` or Flink's `partition` (one spec `'dt=1,hh=2'`; default: every partition) | `result BOOLEAN` |
 //!
 //! An argument a procedure does not know is an error naming it (never ignored). One that
 //! Paimon's procedure takes but strata does not implement (below) is refused as such, naming it
@@ -20,6 +24,7 @@
 //! | `sys.compact` | `order_strategy`, `order_by`, `where`, `options`, `partition_idle_time` |
 //! | `sys.expire_snapshots` | `options` |
 //! | `sys.remove_orphan_files` | `parallelism`, `mode` |
+//! | `sys.rescale` | `where` |
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -35,8 +40,9 @@ use datafusion::sql::sqlparser::ast::{Function, FunctionArg, FunctionArgExpr, Fu
 use strata::maintenance::expire::{ExpireConfig, ExpireSnapshots};
 use strata::maintenance::orphans::OrphanFilesClean;
 use strata::maintenance::{rollback, tag_ops};
+use strata::table::branches::BranchStart;
 use strata::table::Table;
-use strata::write::CompactRequest;
+use strata::write::{CompactRequest, RescaleRequest};
 
 use super::ast::{name_parts, option_text};
 use super::context::SqlContext;
@@ -93,6 +99,26 @@ const DELETE_TAG: Signature = Signature {
 const ROLLBACK: Signature = Signature {
     takes: &["table", "version", "snapshot", "tag"],
     paimon_only: &[],
+};
+/// Spark's `CreateBranchProcedure`, `DeleteBranchProcedure`, `FastForwardProcedure`.
+const CREATE_BRANCH: Signature = Signature {
+    takes: &["table", "branch", "tag", "ignoreifexists"],
+    paimon_only: &[],
+};
+const DELETE_BRANCH: Signature = Signature {
+    takes: &["table", "branch"],
+    paimon_only: &[],
+};
+const FAST_FORWARD: Signature = Signature {
+    takes: &["table", "branch"],
+    paimon_only: &[],
+};
+/// Spark's `RescaleProcedure` (`table`, `bucket_num`, `partitions`, `where`), with Flink's
+/// name `partition` for the spec as well.
+const RESCALE: Signature = Signature {
+    takes: &["table", "bucket_num", "partitions", "partition"],
+    // A partition predicate instead of a spec.
+    paimon_only: &["where"],
 };
 const REMOVE_ORPHAN_FILES: Signature = Signature {
     takes: &["table", "older_than", "dry_run"],
@@ -254,10 +280,15 @@ pub(crate) async fn call(session: &SqlContext, f: &Function) -> Result<DataFrame
         "delete_tag" => delete_tag(session, f).await?,
         "rollback" => rollback_to(session, f).await?,
         "remove_orphan_files" => remove_orphan_files(session, f).await?,
+        "create_branch" => create_branch(session, f).await?,
+        "delete_branch" => delete_branch(session, f).await?,
+        "fast_forward" => fast_forward(session, f).await?,
+        "rescale" => rescale(session, f).await?,
         other => {
             return Err(plan_error(format!(
                 "CALL sys.{other}: unknown procedure (strata has compact, expire_snapshots, \
-                 create_tag, delete_tag, rollback, remove_orphan_files)"
+                 create_tag, delete_tag, rollback, remove_orphan_files, create_branch, \
+                 delete_branch, fast_forward, rescale)"
             )))
         }
     };
@@ -337,6 +368,52 @@ async fn compact(session: &SqlContext, f: &Function) -> Result<RecordBatch> {
             Arc::new(Int64Array::from(vec![output_files])),
         ),
     ])
+}
+
+/// `CALL sys.rescale(table => 'db.t', bucket_num => 4, partitions => 'dt=1')`: the partition
+/// (every partition without a spec) rewritten into `bucket_num` buckets in one OVERWRITE
+/// commit (`strata::table::Table::rescale`).
+async fn rescale(session: &SqlContext, f: &Function) -> Result<RecordBatch> {
+    let args = Args::parse("sys.rescale", f, &RESCALE)?;
+    let table = table_arg(session, &args).await?;
+    let bucket_num = args
+        .int("bucket_num")?
+        .map(|n| i32::try_from(n).map_err(|_| plan_error("bucket_num is too large")))
+        .transpose()?;
+    let spec = match (args.get("partitions"), args.get("partition")) {
+        (Some(_), Some(_)) => {
+            return Err(plan_error(
+                "CALL sys.rescale: give partitions or partition, not both",
+            ))
+        }
+        (Some(s), None) | (None, Some(s)) => s.trim(),
+        (None, None) => "",
+    };
+    if spec.contains(';') {
+        return Err(plan_error(format!(
+            "CALL sys.rescale: partitions '{spec}': strata rescales one partition spec per call"
+        )));
+    }
+    let mut partition = Vec::new();
+    for kv in spec.split(',').filter(|kv| !kv.trim().is_empty()) {
+        let (k, v) = kv.split_once('=').ok_or_else(|| {
+            plan_error(format!(
+                "CALL sys.rescale: partitions '{spec}': expected k=v[,k=v]"
+            ))
+        })?;
+        partition.push((k.trim().to_string(), v.trim().to_string()));
+    }
+    table
+        .rescale(&RescaleRequest {
+            bucket_num,
+            partition,
+        })
+        .await
+        .map_err(to_df)?;
+    batch(vec![(
+        "result",
+        Arc::new(BooleanArray::from(vec![true])) as ArrayRef,
+    )])
 }
 
 async fn expire_snapshots(session: &SqlContext, f: &Function) -> Result<RecordBatch> {
@@ -457,4 +534,47 @@ async fn remove_orphan_files(session: &SqlContext, f: &Function) -> Result<Recor
             Arc::new(Int64Array::from(vec![report.bytes() as i64])),
         ),
     ])
+}
+
+fn result_true() -> Result<RecordBatch> {
+    batch(vec![(
+        "result",
+        Arc::new(BooleanArray::from(vec![true])) as ArrayRef,
+    )])
+}
+
+async fn create_branch(session: &SqlContext, f: &Function) -> Result<RecordBatch> {
+    let args = Args::parse("sys.create_branch", f, &CREATE_BRANCH)?;
+    let table = table_arg(session, &args).await?;
+    let branch = args.required("branch")?;
+    if args.bool("ignoreifexists")?.unwrap_or(false)
+        && table.branch_exists(branch).await.map_err(to_df)?
+    {
+        return result_true();
+    }
+    let start = match args.get("tag").filter(|t| !t.trim().is_empty()) {
+        Some(tag) => BranchStart::Tag(tag.to_string()),
+        None => BranchStart::Empty,
+    };
+    table.create_branch(branch, start).await.map_err(to_df)?;
+    result_true()
+}
+
+async fn delete_branch(session: &SqlContext, f: &Function) -> Result<RecordBatch> {
+    let args = Args::parse("sys.delete_branch", f, &DELETE_BRANCH)?;
+    let table = table_arg(session, &args).await?;
+    for branch in args.required("branch")?.split(',') {
+        table.delete_branch(branch.trim()).await.map_err(to_df)?;
+    }
+    result_true()
+}
+
+async fn fast_forward(session: &SqlContext, f: &Function) -> Result<RecordBatch> {
+    let args = Args::parse("sys.fast_forward", f, &FAST_FORWARD)?;
+    let table = table_arg(session, &args).await?;
+    table
+        .fast_forward(args.required("branch")?)
+        .await
+        .map_err(to_df)?;
+    result_true()
 }
