@@ -72,9 +72,15 @@ pub(super) fn check_compact_conflicts(
             )));
         }
     }
-    // Bucket count per partition.
+    // Bucket count per partition (Java `ConflictDetection` skips `totalBuckets <= 0`: the
+    // postpone bucket's `-2` beside a partition's real buckets).
     let mut buckets: BTreeMap<&[u8], i32> = BTreeMap::new();
-    for e in live.values().copied().chain(delta.iter()) {
+    for e in live
+        .values()
+        .copied()
+        .chain(delta.iter())
+        .filter(|e| e.total_buckets > 0)
+    {
         let n = *buckets
             .entry(e.partition.as_bytes())
             .or_insert(e.total_buckets);

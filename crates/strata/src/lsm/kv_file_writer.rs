@@ -46,6 +46,9 @@ pub(crate) struct KvWriterConfig {
     stats_cols: Option<(Vec<usize>, Vec<String>)>,
     stats_types: Vec<DataType>,
     key_types: Vec<DataType>,
+    /// Key statistics: always full, except in postpone-bucket files (`none`, as Java's
+    /// `PostponeBucketFileStoreWrite` sets `metadata.stats-mode = none` for them).
+    key_stats_mode: StatsMode,
     /// The shredded MAP value columns (`None`: none); each rolling writer clones it and keeps
     /// its own K history.
     shredding: Option<MapShredding>,
@@ -57,6 +60,7 @@ impl KvWriterConfig {
     }
 
     fn build(schema: &TableSchema) -> Result<Self> {
+        crate::format::file_index::writer::refuse_on_primary_key_table(&schema.options)?;
         let opts = schema.options();
         let layout = KvLayout::for_table(schema)?;
         let stats = ValueStatsLayout::new(schema)?;
@@ -81,8 +85,24 @@ impl KvWriterConfig {
             stats_cols: stats.stats_cols,
             stats_types: stats.stats_types,
             key_types,
+            key_stats_mode: StatsMode::Full,
             layout,
         })
+    }
+
+    /// The settings of postpone-bucket files (Java `PostponeBucketFileStoreWrite`): no key or
+    /// value statistics (`metadata.stats-mode = none`), named `prefix`
+    /// (`<data-file.prefix>-u-<commitUser>-s-<writeId>-w-`).
+    pub(crate) fn for_postpone(schema: &TableSchema, prefix: String) -> Result<Arc<Self>> {
+        let mut postpone = schema.clone();
+        postpone.options.insert(
+            strata_spec::options::keys::METADATA_STATS_MODE.to_string(),
+            "none".to_string(),
+        );
+        let mut config = Self::build(&postpone)?;
+        config.file_prefix = prefix;
+        config.key_stats_mode = StatsMode::None;
+        Ok(Arc::new(config))
     }
 
     /// The settings of the table's changelog files (Java `KeyValueFileWriterFactory`'s
@@ -225,7 +245,7 @@ impl RollingKvWriter {
             self.current = Some(OpenFile {
                 writer,
                 name,
-                key_stats: StatsCollector::with_mode(&key_row_type, StatsMode::Full),
+                key_stats: StatsCollector::with_mode(&key_row_type, self.config.key_stats_mode),
                 value_stats: StatsCollector::new(
                     &RowType::new(layout.value_fields.clone()),
                     &self.config.value_modes,

@@ -7,9 +7,9 @@
 //!
 //! * options it does not implement ([`super::refuse_unsupported_options`], the same audit as
 //!   at `CREATE TABLE`), and a `file.format` other than parquet (strata writes only Parquet);
-//! * a new `bucket` count once the table has snapshots: Java allows N → M and then makes
-//!   writers refuse existing partitions until an INSERT OVERWRITE rescales them; strata has no
-//!   rescale and its writers would route keys by the new count next to files of the old one;
+//! * leaving the postpone bucket (`bucket` from -2 to N) once the table has snapshots (a new
+//!   count N → M is allowed as in Java: writers refuse the old partitions until
+//!   [`Table::rescale`] or an INSERT OVERWRITE rewrites them);
 //! * type changes Java allows but strata's reader would not convert the way Java does
 //!   ([`crate::format::evolve::check_readable_type_change`]), checked against the column's type
 //!   in *every* earlier schema version, since files of each may still be live;
@@ -117,14 +117,22 @@ fn check_new_schema(
 ) -> Result<()> {
     let old = history.last().map(|s| s.options()).unwrap_or_default();
     let (old_bucket, new_bucket) = (old.bucket()?, new.options().bucket()?);
-    if has_snapshots && old_bucket != new_bucket {
+    // Java allows N -> M (and to and from the postpone bucket -2; never from or to -1, which
+    // `apply_changes` refuses): partitions keep their old count until rescaled
+    // (`Table::rescale`, INSERT OVERWRITE), writes into them are refused meanwhile. strata
+    // refuses leaving -2 while the table has data: files still in `bucket-postpone` would be
+    // read as a real bucket of the new layout (Java's batch reads skip that bucket only while
+    // `bucket = -2`).
+    if has_snapshots
+        && old_bucket == strata_spec::options::POSTPONE_BUCKET
+        && new_bucket != old_bucket
+    {
         return Err(ErrorDetail::UnsupportedOption {
             key: "bucket".into(),
             message: format!(
-                "altering table {id}: changing `bucket` from {old_bucket} to {new_bucket} on a \
-                 table that holds data needs a rescale (Java allows it, then refuses writes to \
-                 existing partitions until an INSERT OVERWRITE rewrites them); strata does not \
-                 rescale buckets, so it refuses the change"
+                "altering table {id}: changing `bucket` from -2 (postpone) to {new_bucket} on a \
+                 table that holds data: rows still in its postpone buckets would be read as a \
+                 real bucket; strata refuses the change"
             ),
         }
         .into());

@@ -138,6 +138,9 @@ impl Table {
         request: &CompactRequest,
         progress: &(dyn Fn(usize, usize) + Send + Sync),
     ) -> Attempt {
+        if self.options().bucket().ok() == Some(strata_spec::options::POSTPONE_BUCKET) {
+            return self.compact_postpone_once(request, progress).await;
+        }
         let selected = match self.select_buckets(request).await {
             Ok(s) if s.is_empty() => return Attempt::Done(CompactReport::default()),
             Ok(s) => s,
@@ -184,7 +187,7 @@ impl Table {
 }
 
 /// The outcome of one compaction attempt.
-enum Attempt {
+pub(super) enum Attempt {
     Done(CompactReport),
     /// The COMPACT commit lost to a concurrent commit: plan again on the new snapshot.
     Lost(Error),

@@ -56,6 +56,9 @@ enum Buckets {
     /// new one; they write no HASH index files. strata implements none of that, so writing
     /// rows is refused ([`key_dynamic_refusal`]); compacting existing buckets works as usual.
     KeyDynamic,
+    /// `bucket = -2`: every row to its partition's postpone bucket, unsorted
+    /// ([`super::postpone::PostponeWrite`], Java's `PostponeBucketFileStoreWrite`).
+    Postpone(Box<super::postpone::PostponeWrite>),
 }
 
 /// Why rows cannot be written to a cross-partition-upsert (`KEY_DYNAMIC`) table.
@@ -152,6 +155,9 @@ impl KvWrite {
                 }),
             },
             n if n > 0 => Buckets::Fixed,
+            strata_spec::options::POSTPONE_BUCKET => Buckets::Postpone(Box::new(
+                super::postpone::PostponeWrite::new(table.clone())?,
+            )),
             other => {
                 return Err(ErrorDetail::UnsupportedOption {
                     key: "bucket".into(),
@@ -243,6 +249,11 @@ impl KvWrite {
         })
     }
 
+    /// The buckets with a writer (written to or compacted).
+    pub(super) fn written_buckets(&self) -> std::collections::HashSet<i32> {
+        self.writers.keys().map(|(_, b)| *b).collect()
+    }
+
     pub(super) fn total_buckets(&self) -> i32 {
         self.router.total_buckets()
     }
@@ -289,12 +300,27 @@ impl KvWrite {
         )));
         let with_kinds = RecordBatch::try_new(Arc::new(arrow_schema::Schema::new(fields)), cols)
             .map_err(|e| Error::arrow("attaching row kinds", e))?;
+        if let Buckets::Postpone(postpone) = &mut self.buckets {
+            // No restore: Java's postpone writers ignore previous files.
+            for (partition, _, part) in self.router.route(&with_kinds)? {
+                let (values, kinds) = split_kinds(&part);
+                postpone.write(partition, values, kinds).await?;
+            }
+            return Ok(());
+        }
         self.restore().await?;
         let mut parts = Vec::new();
         for (partition, bucket, part) in self.router.route(&with_kinds)? {
             match &mut self.buckets {
                 Buckets::Fixed => parts.push((partition, bucket, part)),
                 Buckets::KeyDynamic => return Err(key_dynamic_refusal(&self.table)),
+                // Written above; kept out of the merge-tree writers.
+                Buckets::Postpone(_) => {
+                    return Err(ErrorDetail::InvalidArgument(
+                        "postpone rows reached the merge-tree writers".into(),
+                    )
+                    .into())
+                }
                 Buckets::Dynamic { hasher, assigner } => {
                     let hashes = hasher.hash_batch(&part)?;
                     let assigned = assigner.assign_batch(&partition, &hashes).await?;
@@ -305,15 +331,7 @@ impl KvWrite {
             }
         }
         for (partition, bucket, part) in parts {
-            let n = part.num_columns();
-            let kinds = part
-                .column(n - 1)
-                .as_any()
-                .downcast_ref::<arrow_array::Int8Array>()
-                .expect("the last column is the Int8 row-kind column added above")
-                .values()
-                .to_vec();
-            let values = part.columns()[..n - 1].to_vec();
+            let (values, kinds) = split_kinds(&part);
             let writer = self.writer(partition, bucket)?;
             writer.write(values, kinds)?;
         }
@@ -531,6 +549,9 @@ impl KvWrite {
         &mut self,
         metrics: &mut Vec<CompactionMetrics>,
     ) -> Result<Vec<CommitMessage>> {
+        if let Buckets::Postpone(postpone) = &mut self.buckets {
+            return postpone.prepare_commit().await;
+        }
         let total_buckets = self.total_buckets();
         let mut keys: Vec<_> = self.writers.keys().cloned().collect();
         keys.sort_by(|a, b| (a.0.as_bytes(), a.1).cmp(&(b.0.as_bytes(), b.1)));
@@ -620,6 +641,9 @@ impl KvWrite {
     }
 
     pub(super) async fn abort(&mut self) {
+        if let Buckets::Postpone(postpone) = &mut self.buckets {
+            postpone.abort().await;
+        }
         for w in self.writers.values_mut() {
             w.abort().await;
         }
@@ -628,6 +652,20 @@ impl KvWrite {
             assigner.abort().await;
         }
     }
+}
+
+/// The value columns and the row kinds of a routed batch (its last column, added by
+/// [`KvWrite::write`]).
+fn split_kinds(part: &RecordBatch) -> (Vec<ArrayRef>, Vec<i8>) {
+    let n = part.num_columns();
+    let kinds = part
+        .column(n - 1)
+        .as_any()
+        .downcast_ref::<arrow_array::Int8Array>()
+        .expect("the last column is the Int8 row-kind column added by KvWrite::write")
+        .values()
+        .to_vec();
+    (part.columns()[..n - 1].to_vec(), kinds)
 }
 
 /// Splits rows by their assigned bucket, keeping arrival order within each bucket.

@@ -18,7 +18,10 @@ mod deletion_vectors;
 mod kv_write;
 mod lookup_settings;
 mod merge_tree_writer;
+mod postpone;
+mod postpone_compact;
 mod record_merge;
+mod rescale;
 mod routing;
 mod row_kinds;
 mod writer_channels;
@@ -42,6 +45,7 @@ use bucket_writer::{BucketWriter, WriterConfig};
 pub use compact_manager::CompactionMetrics;
 pub use compact_table::{CompactReport, CompactRequest};
 pub use record_merge::{MergeRow, RecordMerge};
+pub use rescale::{RescaleReport, RescaleRequest};
 use routing::Router;
 use row_kinds::AppendRowKinds;
 pub use writer_channels::WriterChannels;
@@ -369,6 +373,14 @@ impl TableWrite {
         }
         let kv = self.kv.as_mut().expect("created just above");
         kv.compact(select, full).await
+    }
+
+    /// The buckets this write has written rows to (primary-key tables).
+    pub(crate) fn written_buckets(&self) -> std::collections::HashSet<i32> {
+        self.kv
+            .as_ref()
+            .map(|kv| kv.written_buckets())
+            .unwrap_or_default()
     }
 
     /// Metrics of the compaction tasks collected by prepare-commit since the last call.

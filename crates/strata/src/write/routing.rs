@@ -25,6 +25,8 @@ use crate::{Error, Result};
 enum BucketMode {
     /// `bucket = -1`: everything in bucket 0.
     Unaware,
+    /// `bucket = -2` (primary-key tables): everything in the postpone bucket `-2`.
+    Postpone,
     /// `bucket = N`: Murmur hash of the bucket key.
     Fixed {
         num_buckets: i32,
@@ -62,6 +64,9 @@ impl Router {
         let buckets = table.options().bucket()?;
         let mode = match buckets {
             -1 => BucketMode::Unaware,
+            strata_spec::options::POSTPONE_BUCKET if table.is_primary_key_table() => {
+                BucketMode::Postpone
+            }
             n if n > 0 => {
                 let mut keys = schema.bucket_keys();
                 if keys.is_empty() {
@@ -131,6 +136,7 @@ impl Router {
         };
         let buckets: Vec<i32> = match &self.mode {
             BucketMode::Unaware => vec![0; n],
+            BucketMode::Postpone => vec![strata_spec::options::POSTPONE_BUCKET; n],
             BucketMode::Fixed { num_buckets: 1, .. } => vec![0; n],
             BucketMode::Fixed {
                 num_buckets,

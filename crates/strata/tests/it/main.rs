@@ -43,6 +43,7 @@ mod object_store_s3;
 mod option_support;
 mod page_pruning;
 mod pk_table;
+mod postpone_bucket;
 mod read_audit;
 mod row_kinds;
 mod scan_incremental_cache;

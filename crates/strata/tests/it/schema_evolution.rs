@@ -697,7 +697,7 @@ async fn primary_key_columns_cannot_be_dropped_or_retyped() {
 }
 
 #[tokio::test]
-async fn bucket_count_changes_only_before_the_first_snapshot() {
+async fn bucket_count_changes_then_the_partitions_are_rescaled() {
     let wh = Warehouse::new();
     let t = wh.create("db.pk", PK_SCHEMA).await;
     let t = t
@@ -706,15 +706,27 @@ async fn bucket_count_changes_only_before_the_first_snapshot() {
         .unwrap();
     assert_eq!(t.options().bucket().unwrap(), 2);
     t.write_batches([pk_batch_0()], None).await.unwrap();
-    // Java allows 2 → 3 here and then refuses writes until a rescale; strata cannot rescale
-    // (its writes would put keys in new buckets next to the old files: duplicate keys).
-    let e = t
+    // Java allows 2 -> 3 on a table with data; writes into the old layout are refused until
+    // a rescale (or INSERT OVERWRITE) rewrites it.
+    let t = t
         .alter(&[SchemaChange::set_option("bucket", "3")])
+        .await
+        .unwrap();
+    let e = t.write_batches([pk_batch_0()], None).await.unwrap_err();
+    assert!(e.to_string().contains("new bucket num 3"), "{e}");
+    let report = t
+        .rescale(&strata::write::RescaleRequest::default())
+        .await
+        .unwrap();
+    assert_eq!((report.bucket_num, report.rows), (3, 4));
+    t.write_batches([pk_batch_0()], None).await.unwrap();
+    assert_eq!(read_rows(&t, None).await.0.len(), 4);
+    // Leaving -1 stays refused, as in Java.
+    let e = t
+        .alter(&[SchemaChange::set_option("bucket", "-1")])
         .await
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Unsupported);
-    assert!(e.to_string().contains("from 2 to 3"), "{e}");
-    assert_eq!(read_rows(&t, None).await.0.len(), 4);
 }
 
 // ---- shared-shredding MAP column ------------------------------------------------------------

@@ -3,8 +3,6 @@
 //! family or per-column suffix, with its `const` builders. Below both the audit's data
 //! (`table`) and its rules (`support.rs`).
 
-use super::super::keys::BUCKET;
-
 /// What strata does with one table option.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OptionSupport {
@@ -63,13 +61,7 @@ impl OptionSupport {
 }
 
 /// Values of implemented keys that strata does not implement: (key, values, reason).
-pub(super) const UNSUPPORTED_VALUES: &[(&str, &[&str], &str)] = &[(
-    BUCKET,
-    &["-2"],
-    "postpone bucket mode: Java writes rows to `bucket-postpone` and only a postpone \
-     compaction moves them into real buckets; strata's writers and compactions do not \
-     (its reads see the real buckets only, as Java's batch reads do)",
-)];
+pub(super) const UNSUPPORTED_VALUES: &[(&str, &[&str], &str)] = &[];
 
 /// One classified key, family or per-column suffix.
 #[derive(Debug)]

@@ -39,7 +39,7 @@ const LOOKUP_CHANGELOG: &str = "tunes Java's lookup / full-compaction changelog 
 const PART_EXPIRE: &str = "only with partition expiration (partition.expiration-time, refused)";
 const PKI: &str =
     "configures a primary-key index that exists only with pk-*.index.columns (refused)";
-const POSTPONE: &str = "only for postpone-bucket tables (bucket = -2, refused)";
+const POSTPONE: &str = "Flink/Spark batch sinks of postpone-bucket tables (bucket = -2); Java's table API and strata write the postpone bucket, the same rows after a postpone compaction";
 const STREAM: &str = "Flink/Spark streaming source option; strata's streaming reads (Table::new_stream_read, strata tail) take their settings as arguments";
 const TAG_AUTO: &str = "only for automatically created tags (tag.automatic-creation, refused)";
 const VARIANT_INFER: &str = "tunes Variant shredding inference, which runs only with variant.inferShreddingSchema = true (refused)";
@@ -289,9 +289,9 @@ pub(super) const KEYS: &[Entry] = &[
     no_effect("postpone.batch-write-fixed-bucket", POSTPONE),
     no_effect("postpone.batch-write-fixed-bucket.max-parallelism", POSTPONE),
     no_effect("postpone.batch-write-fixed-bucket.rescale-load-factor", POSTPONE),
-    no_effect("postpone.default-bucket-num", POSTPONE),
-    no_effect("postpone.merge-on-read", POSTPONE).read_refused("Java merges the postpone bucket's rows into batch reads (the engine routes them to their buckets); strata reads the real buckets only", &["false"]),
-    no_effect("postpone.target-row-num-per-bucket", POSTPONE),
+    implemented("postpone.default-bucket-num"),
+    no_effect("postpone.merge-on-read", "read-only: Flink and Spark route postponed rows into batch reads; Java's table API and strata's writers ignore it").read_refused("Java merges the postpone bucket's rows into batch reads (the engine routes them to their buckets); strata reads the real buckets only", &["false"]),
+    implemented("postpone.target-row-num-per-bucket"),
     no_effect("postpone.target-size-per-bucket", POSTPONE),
     no_effect("precommit-compact", "Flink compacts its new small files in extra operators before committing; same rows"),
     implemented("primary-key"),

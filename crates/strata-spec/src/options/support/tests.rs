@@ -152,13 +152,12 @@ fn harmless_values_and_unset_options_are_not_reported() {
 #[test]
 fn unsupported_values_are_reported() {
     let bad = [
-        ("bucket", "-2"),
         ("bucket-function.type", "mod"),
         ("tag.time-expire-enabled", "false"),
         ("write.compaction-skip", "true"),
         ("write.sequence-number-init-mode", "snapshot"),
-        ("row-tracking.enabled", "true"),
-        ("file-index.bloom-filter.columns", "a"),
+        ("data-evolution.enabled", "true"),
+        ("file-index.bsi.columns", "a"),
         ("metadata.iceberg.storage", "hadoop-catalog"),
         ("log.system", "kafka"),
         ("fields.a.no-such-suffix", "x"),
