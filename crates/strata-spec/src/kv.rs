@@ -18,6 +18,23 @@ pub const SEQUENCE_NUMBER: &str = "_SEQUENCE_NUMBER";
 pub const SEQUENCE_NUMBER_ID: i32 = i32::MAX - 1;
 pub const VALUE_KIND: &str = "_VALUE_KIND";
 pub const VALUE_KIND_ID: i32 = i32::MAX - 2;
+/// `_ROW_ID` of row-tracking tables (Java `SpecialFields.ROW_ID`).
+pub const ROW_ID: &str = "_ROW_ID";
+/// Field id of `_ROW_ID`: `Integer.MAX_VALUE - 5`.
+pub const ROW_ID_ID: i32 = i32::MAX - 5;
+
+/// `_ROW_ID` and `_SEQUENCE_NUMBER`, both `BIGINT NOT NULL`: the columns Java's
+/// `SpecialFields.rowTypeWithRowTracking` appends to a row-tracking table's row type.
+pub fn row_tracking_fields() -> [DataField; 2] {
+    [
+        DataField::new(ROW_ID_ID, ROW_ID, DataType::new(TypeKind::BigInt, false)),
+        DataField::new(
+            SEQUENCE_NUMBER_ID,
+            SEQUENCE_NUMBER,
+            DataType::new(TypeKind::BigInt, false),
+        ),
+    ]
+}
 
 /// Paimon's `RowKind`: the change a record carries. The byte is what `_VALUE_KIND` stores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -491,6 +491,13 @@ impl CoreOptions {
         Ok(self.get_bool(ROW_TRACKING_ENABLED)?.unwrap_or(false))
     }
 
+    /// `row-tracking.partition-group-on-commit` (default true).
+    pub fn row_tracking_partition_group_on_commit(&self) -> Result<bool> {
+        Ok(self
+            .get_bool("row-tracking.partition-group-on-commit")?
+            .unwrap_or(true))
+    }
+
     /// `data-evolution.enabled` (default false).
     pub fn data_evolution_enabled(&self) -> Result<bool> {
         Ok(self.get_bool(DATA_EVOLUTION_ENABLED)?.unwrap_or(false))

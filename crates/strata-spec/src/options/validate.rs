@@ -146,8 +146,29 @@ pub fn validate(options: &BTreeMap<String, String>, is_primary_key_table: bool) 
     }
     o.ignore_delete()?;
     o.deletion_vectors_enabled()?;
-    o.row_tracking_enabled()?;
-    o.data_evolution_enabled()?;
+    // SchemaValidation.validateRowTracking.
+    let row_tracking = o.row_tracking_enabled()?;
+    if row_tracking && is_primary_key_table {
+        return Err(SpecError::invalid(
+            format!("table option `{ROW_TRACKING_ENABLED}`"),
+            "cannot be set on a table with a primary key (Java: \"Cannot define primary-key \
+             for row tracking table.\")",
+        ));
+    }
+    if row_tracking && bucket != DYNAMIC_BUCKET {
+        return Err(SpecError::invalid(
+            format!("table option `{ROW_TRACKING_ENABLED}`"),
+            "needs bucket = -1 (Java: \"Cannot define bucket for row tracking table, it only \
+             support bucket = -1\")",
+        ));
+    }
+    if o.data_evolution_enabled()? && !row_tracking {
+        return Err(SpecError::invalid(
+            format!("table option `{DATA_EVOLUTION_ENABLED}`"),
+            "needs `row-tracking.enabled` = true (Java: \"Data evolution config must enabled \
+             with row-tracking.enabled\")",
+        ));
+    }
 
     let trigger = o.num_sorted_run_compaction_trigger()?;
     positive(&o, NUM_SORTED_RUNS_COMPACTION_TRIGGER, trigger.into())?;

@@ -123,6 +123,21 @@ impl TableCommit {
             let base = match &latest {
                 Some(_) => {
                     crate::scan::live_entries_of_partitions(table, &base_metas, &touched).await?
+        if removes_files
+            && overwrite.is_none()
+            && kind != CommitKind::Compact
+            && opts.row_tracking_enabled()?
+        {
+            // Spark's copy-on-write UPDATE / DELETE keeps the rewritten rows' `_ROW_ID` (it
+            // writes the column); a rewrite without it would renumber them.
+            return Err(ErrorDetail::Unsupported(format!(
+                "rewriting data files of row-tracking table {} (a copy-on-write UPDATE, \
+                 DELETE or MERGE): the rewritten rows would get new row ids, where Spark keeps \
+                 them; strata refuses it (INSERT and INSERT OVERWRITE are supported)",
+                table.identifier()
+            ))
+            .into());
+        }
                 }
                 None => Vec::new(),
             };
@@ -191,6 +206,18 @@ impl TableCommit {
             .copied()
             .unwrap_or(0);
         let partition_type = table.schema().partition_type();
+        // Row tracking (Java `RowTrackingCommitUtils`): sequence numbers and row ids of the
+        // new files, and the snapshot's `nextRowId`.
+        let prev_next_row_id = latest.as_ref().and_then(|s| s.next_row_id).unwrap_or(0);
+        let next_row_id = if opts.row_tracking_enabled()? {
+            let snapshot_id = latest.as_ref().map(|s| s.id + 1).unwrap_or(1);
+            if opts.row_tracking_partition_group_on_commit()? {
+                delta = super::row_tracking::group_by_partition(std::mem::take(&mut delta));
+            }
+            super::row_tracking::assign_row_tracking(snapshot_id, prev_next_row_id, &mut delta)?
+        } else {
+            prev_next_row_id
+        };
         let mut written: Vec<String> = Vec::new();
         let built = async {
             let mut delta_metas = Vec::new();
@@ -285,7 +312,7 @@ impl TableCommit {
                 watermark: latest.as_ref().and_then(|s| s.watermark),
                 statistics: None,
                 properties: Default::default(),
-                next_row_id: Some(latest.as_ref().and_then(|s| s.next_row_id).unwrap_or(0)),
+                next_row_id: Some(next_row_id),
                 operation: None,
             };
             fault::inject("commit.before-snapshot")?;

@@ -28,6 +28,7 @@ mod overwrite;
 mod recompact;
 mod retry;
 mod split;
+pub(crate) mod row_tracking;
 mod table_commit;
 pub mod wire;
 

@@ -37,6 +37,7 @@ mod limit;
 mod map_keys;
 mod plan;
 pub mod row_kinds;
+pub(crate) mod row_tracking;
 mod table_read;
 
 pub use crate::format::read_hints::{ReadMetrics, ReadMetricsSnapshot};

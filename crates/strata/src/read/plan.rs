@@ -60,7 +60,13 @@ impl Resolved {
         filter: Option<&Predicate>,
     ) -> Result<Self> {
         let schema = table.schema();
-        let row_type = schema.row_type();
+        // A row-tracking table also has `_ROW_ID` and `_SEQUENCE_NUMBER` to project and
+        // filter by name (not in the default projection; `super::row_tracking`).
+        let mut fields = schema.fields.clone();
+        if table.options().row_tracking_enabled()? {
+            fields.extend(super::row_tracking::system_fields());
+        }
+        let row_type = strata_spec::RowType::new(fields.clone());
         let table_name = table.identifier().to_string();
         let mut keys: Vec<MapKeyColumn> = Vec::new();
         let outputs = match projection {
@@ -73,7 +79,7 @@ impl Resolved {
             Some(cols) => cols
                 .iter()
                 .map(|c| {
-                    if let Some(f) = schema.fields.iter().find(|f| &f.name == c) {
+                    if let Some(f) = fields.iter().find(|f| &f.name == c) {
                         return Ok(OutputColumn::Field(f.clone()));
                     }
                     match resolve_map_key(&row_type, c, &table_name)? {
@@ -92,7 +98,7 @@ impl Resolved {
             Some(f) => Some(f.bind_with_map_keys(&row_type, &table_name, &mut keys)?),
             None => None,
         };
-        let n_table = schema.fields.len();
+        let n_table = fields.len();
         let mut wanted: Vec<DataField> = Vec::new();
         let mut whole_maps = Vec::new();
         let mut want = |f: &DataField, whole: bool| {
@@ -110,7 +116,7 @@ impl Resolved {
         }
         if let Some(b) = &filter {
             for i in b.referenced_columns().into_iter().filter(|&i| i < n_table) {
-                want(&schema.fields[i], true);
+                want(&fields[i], true);
             }
         }
         for k in &keys {
@@ -122,7 +128,7 @@ impl Resolved {
             filter,
             wanted,
             whole_maps,
-            table_ids: schema.fields.iter().map(|f| f.id).collect(),
+            table_ids: fields.iter().map(|f| f.id).collect(),
             string_views: false,
         })
     }

@@ -21,7 +21,7 @@ use crate::Result;
 
 use super::batching::{receiver_stream, CHANNEL_BATCHES, DEFAULT_BATCH_SIZE};
 use super::limit::limit_rows;
-use super::{deletion_vectors, kv_read, plan, row_kinds, ReadMetrics};
+use super::{deletion_vectors, kv_read, plan, row_kinds, row_tracking, ReadMetrics};
 
 /// Files decoded ahead of the consumer.
 const READ_AHEAD_FILES: usize = 2;
@@ -421,8 +421,34 @@ impl FileReadContext {
             }
             return Ok(());
         }
+        // A file storing `_ROW_ID` and `_SEQUENCE_NUMBER` (planning let only those through)
+        // must hold every other column of its schema.
+        if let Some(cols) = &file.write_cols {
+            let names: Vec<&str> = data_schema.fields.iter().map(|f| f.name.as_str()).collect();
+            if cols.len() != names.len() + 2 || cols.iter().zip(&names).any(|(c, n)| c != n) {
+                return Err(ErrorDetail::Unsupported(format!(
+                    "data file {} holds only the columns {} of its rows (writeCols); strata \
+                     does not stitch files by row id",
+                    file.file_name,
+                    cols.join(", ")
+                ))
+                .into());
+            }
+        }
+        // `_ROW_ID` / `_SEQUENCE_NUMBER` read: stored in the file or derived from its position.
+        let tracking = row_tracking::Slots::of(&self.plan.read_fields);
+        let mut data_fields = data_schema.fields.clone();
+        let read_fields = match &tracking {
+            Some(slots) => {
+                data_fields.extend(row_tracking::system_fields());
+                slots.decodable(&self.plan.read_fields)
+            }
+            None => self.plan.read_fields.clone(),
+        };
+        // Row positions must stay contiguous for a deletion vector and for row ids.
+        let contiguous = dv.is_some() || tracking.is_some();
         let mut hints = self.hints.clone();
-        if dv.is_some() {
+        if contiguous {
             // Row positions must stay contiguous for a deletion vector: no pruning by MAP
             // keys or statistics (the filter is applied after decoding either way).
             hints.map_key_predicate = None;
@@ -431,15 +457,15 @@ impl FileReadContext {
             file_size: Some(file.file_size as u64),
             batch_size: self.batch_size,
             // Row positions must stay intact for a deletion vector.
-            row_filter: match dv {
-                Some(_) => None,
-                None => self.pushed.clone(),
+            row_filter: match contiguous {
+                true => None,
+                false => self.pushed.clone(),
             },
             hints,
             string_views: self.string_views,
-            stats_pruning: match dv {
-                Some(_) => None,
-                None => self.stats_pruning.clone(),
+            stats_pruning: match contiguous {
+                true => None,
+                false => self.stats_pruning.clone(),
             },
             row_range: job.row_range.clone(),
             ..Default::default()
@@ -447,8 +473,8 @@ impl FileReadContext {
         let mut stream = crate::format::data_file_reader::read_data_file(
             &io,
             &path,
-            &data_schema.fields,
-            &self.plan.read_fields,
+            &data_fields,
+            &read_fields,
             options,
         )
         .await?;
@@ -456,11 +482,14 @@ impl FileReadContext {
         let mut position = job.row_range.as_ref().map_or(0, |r| r.start);
         while let Some(batch) = stream.next().await {
             let mut batch = batch?;
-            if let Some(dv) = &dv {
-                let n = batch.num_rows() as u64;
-                batch = deletion_vectors::apply(batch, position, dv)?;
-                position += n;
+            let rows = batch.num_rows() as u64;
+            if let Some(slots) = &tracking {
+                batch = slots.fill(batch, file, position)?;
             }
+            if let Some(dv) = &dv {
+                batch = deletion_vectors::apply(batch, position, dv)?;
+            }
+            position += rows;
             let n = batch.num_rows();
             let batch = self.plan.finish(batch.columns().to_vec(), n)?;
             if batch.num_rows() == 0 {

@@ -177,11 +177,24 @@ impl TableScan {
             return Ok(Plan::default());
         };
         let schema = self.table.schema();
-        let row_type = schema.row_type();
+        let mut row_type = schema.row_type();
+        let n_columns = row_type.fields.len();
+        // A row-tracking table's filter may test `_ROW_ID` / `_SEQUENCE_NUMBER`, which no
+        // file statistics cover: those tests are left to the read.
+        let row_tracking = opts.row_tracking_enabled()?;
+        if row_tracking {
+            row_type
+                .fields
+                .extend(strata_spec::kv::row_tracking_fields());
+        }
         // MAP key tests (`m['k'] > 1`) prune as `m IS NOT NULL` (`Predicate::bind_for_pruning`).
         let bound = match &self.filter {
             Some(f) => f.bind_for_pruning(&row_type, &self.table.identifier().to_string())?,
             None => None,
+        };
+        let bound = match bound {
+            Some(b) if row_tracking => b.extract_for_columns(&(0..n_columns).collect::<Vec<_>>()),
+            other => other,
         };
         let mut buckets = self.buckets.clone();
         if let Some(b) = opts.scan_bucket()?.filter(|_| !self.latest) {

@@ -10,7 +10,8 @@
 //! * **Data files** ([`check_file`]): the fields of Java 2.0's `DataFileMeta` that change how a
 //!   file is read. A format strata has no reader for (`lance`, `vortex`, `blob`, `csv`,
 //!   `json`, ...), a file holding only some columns of its rows (`writeCols`: data-evolution
-//!   partial updates, BLOB files) and an external path strata cannot reach are refused while
+//!   partial updates, BLOB files; not the whole row plus `_ROW_ID` and `_SEQUENCE_NUMBER` a
+//!   compaction of a row-tracking table stores) and an external path strata cannot reach are refused while
 //!   planning — before the first row of any file is printed. The other fields are honoured
 //!   where they matter: `externalPath` (read where it is), `valueStatsCols` (statistics
 //!   pruning), `deleteRowCount` (raw-convertible splits), `level` and `totalBuckets`
@@ -82,7 +83,11 @@ pub(crate) fn check_file(
              ORC and Avro data files)"
         ));
     }
-    if let Some(cols) = &file.write_cols {
+    if let Some(cols) = file
+        .write_cols
+        .as_ref()
+        .filter(|c| !stores_row_tracking(table, c))
+    {
         return refuse(format!(
             "holds only the columns {} of its rows (writeCols: a data-evolution or BLOB file \
              that Java stitches with other files by row id); strata does not stitch files",
@@ -97,6 +102,19 @@ pub(crate) fn check_file(
             .or_else(|e| refuse(format!("cannot be reached: {e}")))?;
     }
     Ok(())
+}
+
+/// Whether `write_cols` are a whole row plus `_ROW_ID` and `_SEQUENCE_NUMBER` stored by a
+/// compaction of a row-tracking table (Java's `AppendTableCompactor` writes
+/// `rowTypeWithRowTracking`); the read checks the columns against the file's schema.
+fn stores_row_tracking(table: &Table, write_cols: &[String]) -> bool {
+    use strata_spec::kv::{ROW_ID, SEQUENCE_NUMBER};
+    table.options().row_tracking_enabled().unwrap_or(false)
+        && write_cols.len() >= 2
+        && write_cols[write_cols.len() - 2..] == [ROW_ID, SEQUENCE_NUMBER]
+        && !write_cols[..write_cols.len() - 2]
+            .iter()
+            .any(|c| c == ROW_ID || c == SEQUENCE_NUMBER)
 }
 
 /// Refuses a read of `snapshot` of a deletion-vector table whose index files strata cannot

@@ -256,7 +256,14 @@ impl TableWrite {
             return Ok(());
         }
         if self.restored_seq.is_none() {
-            self.restored_seq = Some(restore_sequence_numbers(&self.table).await?);
+            // Row-tracking tables (bucket = -1) count from 0 in every write, as Java's
+            // unaware-bucket writers do (`AppendFileStoreWrite` ignores previous files): the
+            // commit stamps a file starting at 0 with the snapshot id (`commit::row_tracking`).
+            self.restored_seq = Some(if self.table.options().row_tracking_enabled()? {
+                HashMap::new()
+            } else {
+                restore_sequence_numbers(&self.table).await?
+            });
         }
         for (partition, bucket, part) in self.router.route(&batch)? {
             let key = (partition, bucket);

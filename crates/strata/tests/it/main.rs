@@ -47,6 +47,7 @@ mod postpone_bucket;
 mod read_audit;
 mod row_kinds;
 mod scan_incremental_cache;
+mod row_tracking;
 mod scan_planning;
 mod schema_evolution;
 mod split_slices;

@@ -419,16 +419,16 @@ async fn unsupported_options_are_refused_at_creation_dynamic_options_and_writes(
     let id: strata::catalog::Identifier = "db.t".parse().unwrap();
     let err = wh
         .catalog
-        .create_table(&id, &schema(r#","row-tracking.enabled":"true""#), false)
+        .create_table(&id, &schema(r#","data-file.thin-mode":"true""#), false)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
     let text = err.to_string();
-    assert!(text.contains("`row-tracking.enabled` = `true`"), "{text}");
+    assert!(text.contains("`data-file.thin-mode` = `true`"), "{text}");
     assert!(!wh.catalog.table_exists(&id).await.unwrap());
     // The harmless value is accepted.
     wh.catalog
-        .create_table(&id, &schema(r#","row-tracking.enabled":"false""#), false)
+        .create_table(&id, &schema(r#","data-file.thin-mode":"false""#), false)
         .await
         .unwrap();
     let t = wh.catalog.get_table(&id).await.unwrap();
