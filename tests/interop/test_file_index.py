@@ -20,7 +20,7 @@ import pytest
 
 from interop_support.canonical import canonical_lines
 from interop_support.datagen import paimon_schema_json
-from interop_support.java_flows import write
+from interop_support.java_flows import assert_both_read, write
 from interop_support.java_oracle import _abs, java_fixture
 
 pytestmark = pytest.mark.java
@@ -133,6 +133,63 @@ def test_java_written_indexes_skip_files(java, strata, inputs, separate):
     rows, metrics = _strata_filtered(strata, ident, "cat = 'c1'")
     assert rows == canonical_lines(model.filter(pc.equal(model["cat"], "c1")))
     assert metrics["filesSkippedByIndex"] == 0
+
+
+@pytest.mark.parametrize("separate", [False, True], ids=["embedded", "index-file"])
+def test_strata_written_indexes_skip_files(java, strata, inputs, separate):
+    """strata writes the indexes; Java reads the rows and its index evaluation skips what
+    strata's does."""
+    ident = "db.s"
+    model = _build("strata", strata, java, inputs, ident, separate)
+    assert_both_read(strata, java, ident, canonical_lines(model))
+    files = java.call("FileIndexes.files", warehouse=_abs(strata.warehouse), table=ident)
+    assert len(files) == 4
+    for f in files:
+        if separate:
+            assert f["embeddedIndex"] is None
+            assert f["extraFiles"] == [f["fileName"] + ".index"]
+        else:
+            assert f["embeddedIndex"] is not None and f["extraFiles"] == []
+    _check_filters(strata, java, ident, model)
+
+
+def test_bloom_filter_bytes_match_java(java, strata, inputs):
+    """The same rows indexed by a bloom filter: strata's container bytes equal Java's."""
+    opts = {"bucket": "-1", "file-index.bloom-filter.columns": "name,v,id",
+            "file-index.bloom-filter.name.items": "30", "file-index.bloom-filter.v.fpp": "0.2",
+            "file-index.bloom-filter.v.items": "15", "file-index.bloom-filter.id.items": "25",
+            "file-index.in-manifest-threshold": "1 kb"}
+    blobs = {}
+    for writer in ("java", "strata"):
+        ident = f"db.{writer}"
+        schema = paimon_schema_json(SCHEMA, options=opts)
+        if writer == "strata":
+            strata.create_table(ident, schema)
+        else:
+            java.create_table(strata.warehouse, ident, schema)
+        for k in range(2):
+            write(writer, strata, java, ident, _commit(k), inputs)
+        files = java.call("FileIndexes.files", warehouse=_abs(strata.warehouse), table=ident)
+        blobs[writer] = sorted(_embedded(files).values())
+        assert len(blobs[writer]) == 2
+    assert blobs["strata"] == blobs["java"]
+
+
+def test_unwritten_index_types_are_refused(strata):
+    """bsi, range-bitmap and MAP-key indexes stay refused by name on write."""
+    for key in ("file-index.bsi.columns", "file-index.range-bitmap.columns"):
+        schema = paimon_schema_json(SCHEMA, options={key: "v"})
+        p = strata.create_table(f"db.r{len(key)}", schema, check=False)
+        if p.returncode == 0:
+            p = strata.run("write", f"db.r{len(key)}", str(_input(strata, _commit(0))), check=False)
+        assert p.returncode != 0 and key in p.stderr, p.stderr
+
+
+def _input(strata, table):
+    import pyarrow.parquet as pq
+    f = strata._tmp(".parquet")
+    pq.write_table(table, f)
+    return f
 
 
 def _embedded(files):

@@ -378,6 +378,9 @@ pub const KNOWN_PREFIXES: &[&str] = &[
     "lance.",
     "vortex.",
     "file-index.",
+    // the index types strata writes (bsi, range-bitmap stay under `file-index.`)
+    "file-index.bitmap.",
+    "file-index.bloom-filter.",
     "blob.",
     "blob-descriptor.",
     "variant.",

@@ -10,13 +10,10 @@ use strata_spec::schema::TableSchema;
 
 use super::plan::ReadPlan;
 use crate::expr::BoundLeafPredicate;
-use crate::format::file_index::{self, IndexedColumn};
+use crate::format::file_index::{self, IndexedColumn, INDEX_PATH_SUFFIX};
 use crate::io::FileIO;
 use crate::table::Table;
 use crate::{Error, Result};
-
-/// `DataFilePathFactory.INDEX_PATH_SUFFIX`.
-pub(crate) const INDEX_PATH_SUFFIX: &str = ".index";
 
 /// Whether the table's reads use file indexes (`file-index.read.enabled`, default true).
 pub(crate) fn read_enabled(table: &Table) -> Result<bool> {

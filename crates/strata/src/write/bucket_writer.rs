@@ -20,6 +20,7 @@ use strata_spec::manifest::{DataFileMeta, FileSource};
 use strata_spec::stats::{SimpleStats, StatsMode};
 use strata_spec::{DataType, RowType};
 
+use crate::format::file_index::writer::{DataFileIndexWriter, FileIndexOptions, FileIndexOutput};
 use crate::format::map_shredding::MapShredding;
 use crate::format::parquet_writer::{ParquetWriteOptions, ParquetWriter};
 use crate::format::stats::StatsCollector;
@@ -48,6 +49,8 @@ pub(super) struct WriterConfig {
     /// The shredded MAP columns (`None`: none); each bucket writer clones it and keeps its own
     /// K history.
     shredding: Option<MapShredding>,
+    /// `file-index.*`: the indexes built for each file (Java's `DataFileIndexWriter`).
+    file_index: FileIndexOptions,
 }
 
 impl WriterConfig {
@@ -59,7 +62,13 @@ impl WriterConfig {
         let arrow_schema = crate::format::arrow_types::to_arrow_schema(&row_type)?;
         let shredding =
             MapShredding::from_options(&arrow_schema, &row_type.fields, &row_type.fields, opts)?;
+        let file_index = FileIndexOptions::parse(
+            opts.as_map(),
+            &row_type,
+            opts.file_index_in_manifest_threshold()?,
+        )?;
         Ok(WriterConfig {
+            file_index,
             shredding,
             arrow_schema,
             row_type,
@@ -81,6 +90,8 @@ struct OpenFile {
     name: String,
     min_seq: i64,
     rows: i64,
+    /// The file's indexes (`None`: the table has none).
+    index: Option<DataFileIndexWriter>,
 }
 
 pub(super) struct BucketWriter {
@@ -171,11 +182,15 @@ impl BucketWriter {
                 name,
                 min_seq: self.next_seq,
                 rows: 0,
+                index: DataFileIndexWriter::create(&self.config.file_index, &self.config.row_type)?,
             });
         }
         let file = self.current.as_mut().expect("opened just above");
         file.writer.write(batch).await?;
         file.stats.update(batch)?;
+        if let Some(index) = &mut file.index {
+            index.write(batch)?;
+        }
         file.rows += batch.num_rows() as i64;
         self.next_seq += batch.num_rows() as i64;
         if file.writer.bytes_written() >= self.config.target_file_size {
@@ -199,6 +214,26 @@ impl BucketWriter {
             None => all,
         };
         let value_stats = SimpleStats::from_columns(&cols, &self.config.stats_types)?;
+        // Java's `DataFileIndexWriter`: small indexes in the manifest, others in
+        // `<data-file>.index` beside the data file.
+        let (embedded_index, extra_files) = match file.index.map(|i| i.finish()) {
+            None => (None, Vec::new()),
+            Some(FileIndexOutput::Embedded(bytes)) => (Some(bytes), Vec::new()),
+            Some(FileIndexOutput::Separate(bytes)) => {
+                let name = format!(
+                    "{}{}",
+                    file.name,
+                    crate::format::file_index::INDEX_PATH_SUFFIX
+                );
+                let path = self
+                    .table
+                    .paths()
+                    .data_file(&self.partition_dir, self.bucket, &name);
+                self.created.push(path.clone());
+                self.table.file_io().put(&path, bytes).await?;
+                (None, vec![name])
+            }
+        };
         self.finished.push(DataFileMeta {
             file_name: file.name,
             file_size: info.file_size as i64,
@@ -211,10 +246,10 @@ impl BucketWriter {
             max_sequence_number: file.min_seq + file.rows - 1,
             schema_id: self.config.schema_id,
             level: 0,
-            extra_files: Vec::new(),
+            extra_files,
             creation_time: Some(local_now_millis()),
             delete_row_count: Some(0),
-            embedded_index: None,
+            embedded_index,
             file_source: Some(FileSource::Append),
             value_stats_cols: self.config.stats_cols.as_ref().map(|(_, n)| n.clone()),
             external_path: None,

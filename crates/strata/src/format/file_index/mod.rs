@@ -10,12 +10,17 @@
 pub(crate) mod bitmap;
 pub(crate) mod bloom_filter;
 pub(crate) mod container;
+pub(crate) mod writer;
 
 use roaring::RoaringBitmap;
 use strata_spec::{SpecError, TypeKind};
 
 use crate::expr::{BoundLeafPredicate, BoundPredicate};
 use container::FileIndexContainer;
+
+/// `DataFilePathFactory.INDEX_PATH_SUFFIX`: a data file's separate index is
+/// `<data-file>.index` in its directory.
+pub(crate) const INDEX_PATH_SUFFIX: &str = ".index";
 
 /// Java's `FileIndexResult`: keep the file, skip it, or the rows that may match.
 #[derive(Clone, Debug, PartialEq)]

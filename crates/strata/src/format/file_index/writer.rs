@@ -1,0 +1,409 @@
+//! Building a data file's indexes while it is written (Java's `FileIndexOptions` and
+//! `DataFileIndexWriter`): the table's `file-index.<type>.columns` (with per-column tuning
+//! `file-index.<type>.<column>.<option>`) parsed as Java parses them, every row of the file fed
+//! to one writer per (column, index type), and the container serialized in Java's order. The
+//! caller embeds it in the manifest entry when it is at most `file-index.in-manifest-threshold`
+//! bytes, else writes it as `<data-file>.index` beside the data file.
+//!
+//! strata writes `bloom-filter` and `bitmap` indexes; `bsi`, `range-bitmap` and MAP-key
+//! (`m[k]`) indexes are refused by name.
+
+use std::collections::BTreeMap;
+
+use arrow_array::RecordBatch;
+use strata_spec::{RowType, SpecError, TypeKind};
+
+use super::bitmap::{self, BitmapWriter};
+use super::bloom_filter::{self, BloomFilterWriter};
+use super::container::write_container;
+use crate::format::datum_at;
+use crate::Result;
+
+const PREFIX: &str = "file-index.";
+const COLUMNS_SUFFIX: &str = ".columns";
+
+fn invalid(key: &str, message: impl Into<String>) -> crate::Error {
+    crate::Error::invalid_option(key, message)
+}
+
+/// One (column, index type) of the table's file-index options with its tuning.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct IndexSpec {
+    pub(crate) column: String,
+    pub(crate) index_type: String,
+    pub(crate) options: BTreeMap<String, String>,
+}
+
+/// The table's file-index options (Java's `FileIndexOptions`): empty when it has none.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct FileIndexOptions {
+    pub(crate) specs: Vec<IndexSpec>,
+    pub(crate) in_manifest_threshold: u64,
+}
+
+impl FileIndexOptions {
+    /// Parses `options` (the table's), checking every indexed column against `row_type` and
+    /// refusing what strata does not write.
+    pub(crate) fn parse(
+        options: &BTreeMap<String, String>,
+        row_type: &RowType,
+        in_manifest_threshold: u64,
+    ) -> Result<Self> {
+        let mut specs: Vec<IndexSpec> = Vec::new();
+        for (key, value) in options {
+            let Some(index_type) = key
+                .strip_prefix(PREFIX)
+                .and_then(|k| k.strip_suffix(COLUMNS_SUFFIX))
+            else {
+                continue;
+            };
+            for name in value.split(',') {
+                let name = name.trim();
+                if name.is_empty() {
+                    return Err(invalid(key, "should not have an empty column"));
+                }
+                if name.contains('[') && name.ends_with(']') {
+                    return Err(invalid(
+                        key,
+                        format!("{name}: MAP-key file indexes are not written by strata"),
+                    ));
+                }
+                if !specs
+                    .iter()
+                    .any(|s| s.column == name && s.index_type == index_type)
+                {
+                    specs.push(IndexSpec {
+                        column: name.to_string(),
+                        index_type: index_type.to_string(),
+                        options: BTreeMap::new(),
+                    });
+                }
+            }
+        }
+        for (key, value) in options {
+            let Some(rest) = key.strip_prefix(PREFIX) else {
+                continue;
+            };
+            if key.ends_with(COLUMNS_SUFFIX) {
+                continue;
+            }
+            let parts: Vec<&str> = rest.split('.').collect();
+            if parts.len() != 3 {
+                continue; // in-manifest-threshold, read.enabled
+            }
+            let (index_type, column, option) = (parts[0], parts[1], parts[2]);
+            match specs
+                .iter_mut()
+                .find(|s| s.column == column && s.index_type == index_type)
+            {
+                Some(s) => {
+                    s.options.insert(option.to_string(), value.clone());
+                }
+                None => {
+                    return Err(invalid(
+                        key,
+                        format!(
+                            "column '{column}' is not declared in '{PREFIX}{index_type}{COLUMNS_SUFFIX}'"
+                        ),
+                    ))
+                }
+            }
+        }
+        for s in &specs {
+            let key = format!("{PREFIX}{}{COLUMNS_SUFFIX}", s.index_type);
+            let field = row_type
+                .fields
+                .iter()
+                .find(|f| f.name == s.column)
+                .ok_or_else(|| {
+                    invalid(
+                        &key,
+                        format!("{} does not exist in column fields", s.column),
+                    )
+                })?;
+            match s.index_type.as_str() {
+                bloom_filter::IDENTIFIER => {
+                    if !bloom_filter::supports(&field.data_type.kind) {
+                        return Err(invalid(
+                            &key,
+                            format!(
+                                "column {} of type {}: Java's bloom filter does not hash it",
+                                s.column, field.data_type
+                            ),
+                        ));
+                    }
+                }
+                bitmap::IDENTIFIER => {
+                    if !bitmap::supports(&field.data_type.kind) {
+                        return Err(invalid(
+                            &key,
+                            format!(
+                                "column {} of type {}: Java's bitmap index does not key it",
+                                s.column, field.data_type
+                            ),
+                        ));
+                    }
+                }
+                other => {
+                    return Err(crate::error::ErrorDetail::Unsupported(format!(
+                        "{key}: strata writes bloom-filter and bitmap file indexes, not {other}"
+                    ))
+                    .into())
+                }
+            }
+            // Checks the tuning now, not when the first file closes.
+            ColumnWriter::new(s, &field.data_type.kind)
+                .map_err(|e| invalid(&key, e.to_string()))?;
+        }
+        Ok(FileIndexOptions {
+            specs,
+            in_manifest_threshold,
+        })
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.specs.is_empty()
+    }
+}
+
+/// strata builds file indexes for append tables only: a primary-key table with
+/// `file-index.<type>.columns` is refused on write and compaction (Java indexes the value
+/// columns of its key-value files).
+pub(crate) fn refuse_on_primary_key_table<'a>(
+    options: impl IntoIterator<Item = (&'a String, &'a String)>,
+) -> Result<()> {
+    for (key, _) in options {
+        if key.starts_with(PREFIX) && key.ends_with(COLUMNS_SUFFIX) {
+            return Err(crate::error::ErrorDetail::Unsupported(format!(
+                "{key} on a primary-key table: strata writes file indexes for append tables only"
+            ))
+            .into());
+        }
+    }
+    Ok(())
+}
+
+enum Writer {
+    Bloom(BloomFilterWriter),
+    Bitmap(BitmapWriter),
+}
+
+struct ColumnWriter {
+    column: String,
+    index_type: String,
+    position: usize,
+    writer: Writer,
+}
+
+impl ColumnWriter {
+    fn new(spec: &IndexSpec, kind: &TypeKind) -> std::result::Result<Writer, SpecError> {
+        let parse = |name: &str| spec.options.get(name);
+        let bad = |name: &str, v: &str| {
+            SpecError::invalid(
+                format!("{PREFIX}{}.{}.{name}", spec.index_type, spec.column),
+                format!("bad value {v:?}"),
+            )
+        };
+        Ok(match spec.index_type.as_str() {
+            bloom_filter::IDENTIFIER => {
+                let items = match parse("items") {
+                    Some(v) => v.trim().parse::<i64>().map_err(|_| bad("items", v))?,
+                    None => bloom_filter::DEFAULT_ITEMS,
+                };
+                let fpp = match parse("fpp") {
+                    Some(v) => v.trim().parse::<f64>().map_err(|_| bad("fpp", v))?,
+                    None => bloom_filter::DEFAULT_FPP,
+                };
+                Writer::Bloom(BloomFilterWriter::new(kind.clone(), items, fpp)?)
+            }
+            _ => {
+                let version = match parse("version") {
+                    Some(v) => v.trim().parse::<u8>().map_err(|_| bad("version", v))?,
+                    None => 2,
+                };
+                let block = match parse("index-block-size") {
+                    Some(v) => strata_spec::options::units::parse_memory_size(v)
+                        .map_err(|_| bad("index-block-size", v))?
+                        as usize,
+                    None => bitmap::DEFAULT_BLOCK_SIZE,
+                };
+                Writer::Bitmap(BitmapWriter::new(kind.clone(), version, block)?)
+            }
+        })
+    }
+}
+
+/// The indexes of one data file being written (Java's `DataFileIndexWriter`).
+pub(crate) struct DataFileIndexWriter {
+    writers: Vec<ColumnWriter>,
+    threshold: u64,
+}
+
+/// A finished file's index container and where it goes.
+#[derive(Debug, PartialEq)]
+pub(crate) enum FileIndexOutput {
+    /// At most the threshold: `_EMBEDDED_FILE_INDEX` of the manifest entry.
+    Embedded(Vec<u8>),
+    /// Above it: the `<data-file>.index` file, listed in `extraFiles`.
+    Separate(Vec<u8>),
+}
+
+impl DataFileIndexWriter {
+    /// A writer for a file of `row_type` rows (`None` when the table has no file index).
+    pub(crate) fn create(options: &FileIndexOptions, row_type: &RowType) -> Result<Option<Self>> {
+        if options.is_empty() {
+            return Ok(None);
+        }
+        let mut writers = Vec::with_capacity(options.specs.len());
+        for s in &options.specs {
+            let position = row_type
+                .fields
+                .iter()
+                .position(|f| f.name == s.column)
+                .ok_or_else(|| {
+                    invalid(
+                        &format!("{PREFIX}{}{COLUMNS_SUFFIX}", s.index_type),
+                        format!("{} does not exist in column fields", s.column),
+                    )
+                })?;
+            let kind = &row_type.fields[position].data_type.kind;
+            writers.push(ColumnWriter {
+                column: s.column.clone(),
+                index_type: s.index_type.clone(),
+                position,
+                writer: ColumnWriter::new(s, kind).map_err(crate::Error::from)?,
+            });
+        }
+        Ok(Some(DataFileIndexWriter {
+            writers,
+            threshold: options.in_manifest_threshold,
+        }))
+    }
+
+    /// Feeds the rows of `batch` (the file's row type, in order).
+    pub(crate) fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        for w in &mut self.writers {
+            let array = batch.column(w.position);
+            for row in 0..batch.num_rows() {
+                let v = datum_at(array.as_ref(), row)?;
+                match &mut w.writer {
+                    Writer::Bloom(b) => b.write(v.as_ref()),
+                    Writer::Bitmap(b) => b.write(v.as_ref()),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The container, with columns and index types in the order of Java's `HashMap`s, and
+    /// where it goes.
+    pub(crate) fn finish(&self) -> FileIndexOutput {
+        // Java: indexMaintainers (type -> column -> maintainer), both HashMaps; the result
+        // map column -> type -> bytes filled in that order, both HashMaps.
+        let types =
+            java_hash_map_order(dedup(self.writers.iter().map(|w| w.index_type.clone())).collect());
+        let mut inserted: Vec<String> = Vec::new();
+        for t in &types {
+            let cols = java_hash_map_order(
+                self.writers
+                    .iter()
+                    .filter(|w| &w.index_type == t)
+                    .map(|w| w.column.clone())
+                    .collect(),
+            );
+            for c in cols {
+                if !inserted.contains(&c) {
+                    inserted.push(c);
+                }
+            }
+        }
+        let columns = java_hash_map_order(inserted);
+        let mut indexes = Vec::new();
+        for c in columns {
+            let col_types: Vec<String> = types
+                .iter()
+                .filter(|t| {
+                    self.writers
+                        .iter()
+                        .any(|w| &w.column == &c && &w.index_type == *t)
+                })
+                .cloned()
+                .collect();
+            let mut entries = Vec::new();
+            for t in java_hash_map_order(col_types) {
+                let w = self
+                    .writers
+                    .iter()
+                    .find(|w| w.column == c && w.index_type == t)
+                    .expect("listed above");
+                let bytes = match &w.writer {
+                    Writer::Bloom(b) => b.finish(),
+                    Writer::Bitmap(b) => b.finish(),
+                };
+                entries.push((t, Some(bytes)));
+            }
+            indexes.push((c, entries));
+        }
+        let blob = write_container(&indexes);
+        if blob.len() as u64 > self.threshold {
+            FileIndexOutput::Separate(blob)
+        } else {
+            FileIndexOutput::Embedded(blob)
+        }
+    }
+}
+
+fn dedup(items: impl Iterator<Item = String>) -> impl Iterator<Item = String> {
+    let mut seen = Vec::new();
+    items.filter(move |i| {
+        if seen.contains(i) {
+            false
+        } else {
+            seen.push(i.clone());
+            true
+        }
+    })
+}
+
+/// Java's `String.hashCode`.
+fn java_string_hash(s: &str) -> i32 {
+    s.encode_utf16()
+        .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(c as i32))
+}
+
+/// The iteration order of a `java.util.HashMap<String, _>` filled with `keys` in this order:
+/// by bucket (`spread(hash) & (capacity - 1)`, the capacity doubling from 16 while the size
+/// exceeds 3/4 of it), insertion order within a bucket (resizes keep it).
+fn java_hash_map_order(keys: Vec<String>) -> Vec<String> {
+    let mut capacity = 16usize;
+    while keys.len() > capacity * 3 / 4 {
+        capacity *= 2;
+    }
+    let mut keyed: Vec<(usize, usize, String)> = keys
+        .into_iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let h = java_string_hash(&k);
+            let spread = h ^ ((h as u32) >> 16) as i32;
+            ((spread as u32 as usize) & (capacity - 1), i, k)
+        })
+        .collect();
+    keyed.sort();
+    keyed.into_iter().map(|(_, _, k)| k).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn java_hash_map_order_of_small_maps() {
+        // "name".hashCode() = 3373707, "v".hashCode() = 118: buckets 3373707 ^ 51 & 15 = 8
+        // and 6.
+        assert_eq!(java_string_hash("name"), 3373707);
+        assert_eq!(
+            java_hash_map_order(vec!["name".into(), "v".into()]),
+            vec!["v".to_string(), "name".to_string()]
+        );
+    }
+}
