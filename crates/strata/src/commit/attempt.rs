@@ -67,6 +67,15 @@ impl TableCommit {
         } = *req;
         let table = &self.table;
         let latest = table.snapshot_manager().latest().await?;
+        if let (CommitKind::Append, None, Some(s)) = (kind, overwrite, &latest) {
+            super::key_dynamic::check_concurrent_appends(
+                table,
+                s.id,
+                index_base,
+                &self.commit_user,
+            )
+            .await?;
+        }
         let store = table.manifest_store();
         let namer = crate::meta::FileNamer::new();
 

@@ -21,6 +21,7 @@
 
 mod attempt;
 mod conflicts;
+mod key_dynamic;
 mod lookup_conflicts;
 pub mod manifest_merge;
 mod message;

@@ -11,7 +11,8 @@ pub(super) struct SplitMessages {
     /// ADD entries of new files.
     pub(super) adds: Vec<ManifestEntry>,
     pub(super) index: Vec<IndexManifestEntry>,
-    /// The oldest `index_base` of the messages with index changes (`None` if any is `None`).
+    /// The oldest `index_base` of the messages with index changes or a base (`None` if any of
+    /// them is `None`).
     pub(super) index_base: Option<i64>,
     /// DELETE entries of compacted files, then ADD entries of compaction outputs (Java
     /// `ManifestEntryChanges`).
@@ -40,7 +41,9 @@ pub(super) fn split_messages(messages: Vec<CommitMessage>) -> SplitMessages {
     let mut compact_adds = Vec::new();
     let mut bases: Vec<Option<i64>> = Vec::new();
     for m in messages {
-        if !m.index_changes.is_empty() {
+        // Messages with index changes, and those of cross-partition-upsert writes (no index
+        // files, a base: the snapshot their key index was bootstrapped from).
+        if !m.index_changes.is_empty() || m.index_base.is_some() {
             bases.push(m.index_base);
         }
         if !m.compact_before.is_empty()

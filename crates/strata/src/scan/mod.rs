@@ -61,7 +61,7 @@ pub(crate) use bucket_select::select_buckets;
 use entries::{read_live_entries, CacheUse, EntrySelection};
 use plan::add_to_split;
 use read_audit::{describe_entry, option_error};
-pub(crate) use start::latest_compacted;
+pub(crate) use start::{creation_epoch_millis, latest_compacted};
 
 use crate::cache::Cache;
 use crate::error::ResultExt;

@@ -5,9 +5,10 @@
 //! `ignore-update-before` drops `-U` rows (Java `RowKindFilter`); rows are routed to
 //! (partition, bucket) — Paimon's Murmur hash of the bucket key for `bucket = N`, the HASH
 //! index for dynamic buckets (`bucket = -1`, [`crate::index::DynamicBucketAssigner`]) — and
-//! buffered by that bucket's [`MergeTreeWriter`]. Rows for a cross-partition-upsert table
+//! buffered by that bucket's [`MergeTreeWriter`]. Rows of a cross-partition-upsert table
 //! (`bucket = -1` and a primary key without every partition key, Java's `KEY_DYNAMIC`) are
-//! refused: strata has no global key index.
+//! routed by the global key index of [`super::cross_partition::GlobalIndexAssigner`], which
+//! retracts a key from its old partition when it arrives in a new one.
 //!
 //! Memory is bounded across all buckets by `write-buffer-size`: when the buffers together
 //! exceed it, the largest one is spilled to local disk (`write-buffer-spillable`, default
@@ -25,6 +26,7 @@ use strata_spec::kv::RowKind;
 use super::compact_manager::{
     BucketLookup, CompactManager, CompactSettings, CompactionMetrics, Picking,
 };
+use super::cross_partition::{GlobalIndexAssigner, LiveBuckets};
 use super::deletion_vectors::BucketVectors;
 use super::lookup_settings::{changelog_writers, lookup_mode, lookup_reason, ChangelogWriters};
 use super::merge_tree_writer::MergeTreeWriter;
@@ -50,28 +52,31 @@ enum Buckets {
         assigner: Box<DynamicBucketAssigner>,
     },
     /// `bucket = -1` with a primary key that lacks a partition key: Java's `KEY_DYNAMIC`
-    /// bucket mode (`KeyValueFileStore.bucketMode`), cross-partition upsert. Its writers keep a
-    /// global key → (partition, bucket) index (Java's `GlobalIndexAssigner`, bootstrapped from
-    /// every key of the table) and retract a key from its old partition when it arrives in a
-    /// new one; they write no HASH index files. strata implements none of that, so writing
-    /// rows is refused ([`key_dynamic_refusal`]); compacting existing buckets works as usual.
-    KeyDynamic,
+    /// bucket mode (`KeyValueFileStore.bucketMode`), cross-partition upsert: a global key →
+    /// (partition, bucket) index (Java's `GlobalIndexAssigner`, bootstrapped from every live
+    /// key at the first write) retracts a key from its old partition when it arrives in a new
+    /// one; no HASH index files are written.
+    KeyDynamic {
+        /// Built at the first write.
+        assigner: Option<Box<GlobalIndexAssigner>>,
+        /// The restored snapshot's live files per bucket (with their bucket count), kept for
+        /// the bootstrap until the first write.
+        live: Option<LiveBuckets>,
+    },
     /// `bucket = -2`: every row to its partition's postpone bucket, unsorted
     /// ([`super::postpone::PostponeWrite`], Java's `PostponeBucketFileStoreWrite`).
     Postpone(Box<super::postpone::PostponeWrite>),
 }
 
-/// Why rows cannot be written to a cross-partition-upsert (`KEY_DYNAMIC`) table.
-fn key_dynamic_refusal(table: &Table) -> Error {
+/// Why an INSERT OVERWRITE of a cross-partition-upsert (`KEY_DYNAMIC`) table is refused.
+fn key_dynamic_overwrite_refusal(table: &Table) -> Error {
     let schema = table.schema();
     ErrorDetail::Unsupported(format!(
-        "writing to {}: its primary key ({}) does not include every partition key ({}) and \
-         bucket = -1, which is Paimon's cross-partition upsert (bucket mode KEY_DYNAMIC: a key \
-         that arrives in another partition is moved there through a global key index); strata \
-         does not implement it, and writing rows without it would leave a key in two \
-         partitions. Write this table with Flink or Spark, or use a table whose primary key \
-         includes the partition keys or that has a fixed bucket count ('bucket' = 'N', where, \
-         as in Paimon, a key is unique within a partition only)",
+        "overwriting {}: its primary key ({}) does not include every partition key ({}) and \
+         bucket = -1 (Paimon's cross-partition upsert, bucket mode KEY_DYNAMIC); strata writes \
+         such tables through a global key index, but not by INSERT OVERWRITE, where a key of \
+         an overwritten partition may still live in another one. Delete the rows and write \
+         them again instead",
         table.identifier(),
         schema.primary_keys.join(", "),
         schema.partition_keys.join(", "),
@@ -145,7 +150,15 @@ impl KvWrite {
         let config = compaction.config.clone();
         let bucket = opts.bucket()?;
         let buckets = match bucket {
-            -1 if schema.cross_partition_update() => Buckets::KeyDynamic,
+            -1 if schema.cross_partition_update() => {
+                if overwrite {
+                    return Err(key_dynamic_overwrite_refusal(&table));
+                }
+                Buckets::KeyDynamic {
+                    assigner: None,
+                    live: None,
+                }
+            }
             -1 => Buckets::Dynamic {
                 hasher: KeyHasher::new(&table)?,
                 assigner: Box::new(if overwrite {
@@ -264,9 +277,6 @@ impl KvWrite {
         batch: &RecordBatch,
         kinds: Option<&[RowKind]>,
     ) -> Result<()> {
-        if let Buckets::KeyDynamic = self.buckets {
-            return Err(key_dynamic_refusal(&self.table));
-        }
         let kinds: Vec<i8> = match kinds {
             Some(k) => {
                 if k.len() != batch.num_rows() {
@@ -310,10 +320,23 @@ impl KvWrite {
         }
         self.restore().await?;
         let mut parts = Vec::new();
-        for (partition, bucket, part) in self.router.route(&with_kinds)? {
+        let mut routed = Vec::new();
+        if let Buckets::KeyDynamic { assigner, live } = &mut self.buckets {
+            if assigner.is_none() {
+                let files = live.take().unwrap_or_default();
+                let built = GlobalIndexAssigner::bootstrap(&self.table, self.base, &files).await?;
+                *assigner = Some(Box::new(built));
+            }
+            parts = assigner
+                .as_mut()
+                .expect("bootstrapped above")
+                .assign(&with_kinds)?;
+        } else {
+            routed = self.router.route(&with_kinds)?;
+        }
+        for (partition, bucket, part) in routed {
             match &mut self.buckets {
                 Buckets::Fixed => parts.push((partition, bucket, part)),
-                Buckets::KeyDynamic => return Err(key_dynamic_refusal(&self.table)),
                 // Written above; kept out of the merge-tree writers.
                 Buckets::Postpone(_) => {
                     return Err(ErrorDetail::InvalidArgument(
@@ -321,6 +344,7 @@ impl KvWrite {
                     )
                     .into())
                 }
+                Buckets::KeyDynamic { .. } => {}
                 Buckets::Dynamic { hasher, assigner } => {
                     let hashes = hasher.hash_batch(&part)?;
                     let assigned = assigner.assign_batch(&partition, &hashes).await?;
@@ -356,6 +380,18 @@ impl KvWrite {
             }
         }
         self.base = snapshot.as_ref().map(|s| s.id);
+        if let Buckets::KeyDynamic { live, .. } = &mut self.buckets {
+            let counts = &self.restored_buckets;
+            *live = Some(
+                files
+                    .iter()
+                    .map(|(k, f)| {
+                        let total = counts.get(k).copied().unwrap_or(-1);
+                        (k.clone(), (total, f.clone()))
+                    })
+                    .collect(),
+            );
+        }
         self.restored = Some(files);
         // An overwrite starts its buckets afresh and its OVERWRITE snapshot deletes the
         // partitions' index files: no vectors to carry over.
@@ -556,6 +592,14 @@ impl KvWrite {
         let mut keys: Vec<_> = self.writers.keys().cloned().collect();
         keys.sort_by(|a, b| (a.0.as_bytes(), a.1).cmp(&(b.0.as_bytes(), b.1)));
         let full = self.full_compaction_due().await?;
+        // A cross-partition-upsert write: the snapshot its key index was bootstrapped from, so
+        // that the commit refuses a concurrent writer's keys (`commit::key_dynamic`).
+        let key_base = match &self.buckets {
+            Buckets::KeyDynamic {
+                assigner: Some(_), ..
+            } => self.base,
+            _ => None,
+        };
         let mut out: Vec<CommitMessage> = Vec::new();
         for key in keys {
             let w = self
@@ -593,6 +637,7 @@ impl KvWrite {
                     compact_after: inc.compact_after,
                     compact_changelog: inc.compact_changelog,
                     compact_base: self.base,
+                    index_base: key_base,
                     ..CommitMessage::new(key.0.clone(), key.1, total_buckets)
                 });
             }

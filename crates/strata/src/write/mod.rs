@@ -14,6 +14,7 @@
 mod bucket_writer;
 mod compact_manager;
 mod compact_table;
+mod cross_partition;
 mod deletion_vectors;
 mod kv_write;
 mod lookup_settings;

@@ -548,34 +548,12 @@ const CROSS_PARTITION: &str = r#"{"fields":[{"name":"id","type":"BIGINT NOT NULL
  "options":{"bucket":"BUCKET"}}"#;
 
 /// With `bucket = -1` a primary key without every partition key is Paimon's cross-partition
-/// upsert (Java's KEY_DYNAMIC bucket mode, a global key index that moves a key to its new
-/// partition). strata does not implement it: writing rows is refused, naming the table and the
-/// keys, and nothing is committed (before, the HASH index of each partition was used and a key
-/// ended up in two partitions). With a fixed bucket count Java 1.4 / 2.0 accept the same schema
-/// (HASH_FIXED, a key unique within a partition only) and so does strata.
+/// upsert (Java's KEY_DYNAMIC bucket mode, tested in `cross_partition`). With a fixed bucket
+/// count Java 1.4 / 2.0 accept the same schema (HASH_FIXED, a key unique within a partition
+/// only) and so does strata.
 #[tokio::test]
-async fn cross_partition_upsert_with_dynamic_bucket_is_refused() {
+async fn cross_partition_key_with_fixed_buckets_is_unique_per_partition() {
     let wh = Warehouse::new();
-    let t = wh
-        .create("db.x", &CROSS_PARTITION.replace("BUCKET", "-1"))
-        .await;
-    let err = t
-        .write_batches([keys(&[1, 2], "a")], None)
-        .await
-        .unwrap_err();
-    let text = err.to_string();
-    assert_eq!(err.kind(), strata::ErrorKind::Unsupported, "{text}");
-    for needle in [
-        "db.x",
-        "primary key (id)",
-        "partition key (dt)",
-        "KEY_DYNAMIC",
-        "cross-partition upsert",
-    ] {
-        assert!(text.contains(needle), "{needle}: {text}");
-    }
-    assert_eq!(t.snapshot_manager().latest_id().await.unwrap(), None);
-
     let f = wh
         .create("db.f", &CROSS_PARTITION.replace("BUCKET", "2"))
         .await;

@@ -26,6 +26,7 @@ mod commit_protocol;
 mod compact_write_only;
 mod compaction;
 mod corrupt_files;
+mod cross_partition;
 mod deletion_vectors;
 mod dv_concurrency;
 mod dynamic_bucket;
