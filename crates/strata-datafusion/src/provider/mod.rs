@@ -14,7 +14,7 @@
 //! physical plan (Ballista ships both; writes run where they are planned).
 //!
 //! Inside, imports run downward: `codec` → `catalog` → `options` / `system_tables` →
-//! `table` / `audit_log` → `scan` → `statistics`; `filter`, `incremental` and
+//! `table` / `audit_log` / `row_tracking` → `scan` → `statistics`; `filter`, `incremental` and
 //! `codec_predicate` are leaves (of this folder: they use only `crate::error`,
 //! `crate::leaf_exec` and strata).
 
@@ -25,6 +25,7 @@ pub(crate) mod codec_predicate;
 pub mod filter;
 pub mod incremental;
 pub mod options;
+pub(crate) mod row_tracking;
 pub mod scan;
 pub(crate) mod statistics;
 pub(crate) mod system_tables;
