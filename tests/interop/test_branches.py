@@ -1,0 +1,188 @@
+"""Branches (issue 31 item 3) between strata and Java Paimon 2.0.0.
+
+* Java creates a branch from a tag and an empty branch and writes on them; strata lists the
+  branches and reads ``db.t$branch_NAME`` (rows from the test's model), writes on the branch, and
+  Java reads strata's commits on it; strata fast-forwards main to the branch and Java reads main
+  (then writes on it, and strata reads that).
+* strata creates branches (from a tag, empty) and writes on them; Java lists, reads and writes
+  them; the branch directory holds the same files Java's ``createBranch`` makes; strata deletes a
+  branch and Java no longer lists it; strata's fast-forward lands what Java's reads.
+* Orphan cleanup by strata after branch writes and compactions (files only a branch references)
+  deletes only a real orphan: Java's reads of main and of the branch stay intact.
+"""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from interop_support.canonical import assert_same_rows, canonical_lines
+from interop_support.datagen import paimon_schema_json
+from interop_support.java_flows import write
+from interop_support.java_oracle import _abs, java_fixture
+
+pytestmark = pytest.mark.java
+
+java = java_fixture(("2.0.0",))
+
+SCHEMA = pa.schema([pa.field("id", pa.int32(), nullable=False),
+                    pa.field("dt", pa.string(), nullable=False), ("v", pa.string())])
+IDENT = "db.t"
+
+
+def _schema() -> dict:
+    doc = paimon_schema_json(SCHEMA, partition_keys=["dt"], options={"bucket": "1"})
+    doc["primaryKeys"] = ["dt", "id"]
+    return doc
+
+
+def _rows(rows) -> pa.Table:
+    return pa.Table.from_pylist([{"id": i, "dt": d, "v": v} for i, d, v in rows], schema=SCHEMA)
+
+
+class Model:
+    """The rows of one branch: (dt, id) -> v, upserts as the primary key merges them."""
+
+    def __init__(self, rows=None):
+        self.rows = dict(rows or {})
+
+    def apply(self, rows) -> pa.Table:
+        for i, d, v in rows:
+            self.rows[(d, i)] = v
+        return _rows(rows)
+
+    def copy(self) -> "Model":
+        return Model(self.rows)
+
+    def lines(self):
+        return canonical_lines(_rows([(i, d, v) for (d, i), v in sorted(self.rows.items())]))
+
+
+def _both_read(strata, java, ident, model, what):
+    assert_same_rows(strata.read_lines(ident), model.lines(), f"strata read of {ident} {what}")
+    assert_same_rows(java.read(strata.warehouse, ident), model.lines(),
+                     f"Java read of {ident} {what}")
+
+
+def _branch_files(wh: str, name: str) -> set:
+    root = Path(wh) / "db.db" / "t" / "branch" / f"branch-{name}"
+    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
+
+
+def _strata_branches(strata) -> list:
+    return [b["branchName"] for b in strata.json_lines("branches", IDENT)]
+
+
+def test_java_branches_strata_reads_writes_and_fast_forwards(java, strata, inputs):
+    wh = _abs(strata.warehouse)
+    java.create_table(wh, IDENT, _schema())
+    main = Model()
+    java.write(wh, IDENT, _rows_json(main.apply([(1, "d1", "a"), (2, "d2", "b")])))
+    java.write(wh, IDENT, _rows_json(main.apply([(1, "d1", "a2"), (3, "d1", "c")])))
+    java.create_tag(wh, IDENT, "t2", snapshot=2)
+    java.call("Branches.create", warehouse=wh, table=IDENT, branch="dev", tag="t2")
+    java.call("Branches.create", warehouse=wh, table=IDENT, branch="empty")
+    dev = main.copy()
+    java.write(wh, IDENT, _rows_json(main.apply([(4, "d2", "main-only")])))
+    java.write(wh, f"{IDENT}$branch_dev", _rows_json(dev.apply([(2, "d2", "b-dev"), (5, "d3", "e")])))
+
+    assert _strata_branches(strata) == ["dev", "empty"]
+    _both_read(strata, java, IDENT, main, "(main, Java-written)")
+    _both_read(strata, java, f"{IDENT}$branch_dev", dev, "(Java's branch)")
+    assert strata.read_lines(f"{IDENT}$branch_empty") == []
+    snaps = strata.snapshots(f"{IDENT}$branch_dev")
+    assert [s["id"] for s in snaps] == [2, 3]
+
+    # strata writes on Java's branch (the branch's snapshot 4), and on the empty one.
+    write("strata", strata, java, f"{IDENT}$branch_dev", dev.apply([(1, "d1", "a-dev")]), inputs)
+    empty = Model()
+    write("strata", strata, java, f"{IDENT}$branch_empty", empty.apply([(9, "d9", "z")]), inputs)
+    _both_read(strata, java, f"{IDENT}$branch_dev", dev, "(strata wrote on Java's branch)")
+    _both_read(strata, java, f"{IDENT}$branch_empty", empty, "(strata wrote on an empty branch)")
+    _both_read(strata, java, IDENT, main, "(main untouched by branch writes)")
+
+    # strata fast-forwards main to dev: Java reads dev's rows on main and writes on from there.
+    strata.run("fast-forward", IDENT, "dev")
+    main = dev.copy()
+    _both_read(strata, java, IDENT, main, "(after strata's fast-forward)")
+    java.write(wh, IDENT, _rows_json(main.apply([(6, "d1", "after-ff")])))
+    _both_read(strata, java, IDENT, main, "(Java wrote after the fast-forward)")
+    assert [s["id"] for s in strata.snapshots(IDENT)][-1] == 5
+
+
+def test_strata_branches_java_reads_and_writes(java, strata, inputs):
+    wh = _abs(strata.warehouse)
+    strata.create_table(IDENT, _schema())
+    main = Model()
+    write("strata", strata, java, IDENT, main.apply([(1, "d1", "a"), (2, "d2", "b")]), inputs)
+    strata.run("create-tag", IDENT, "t1")
+    strata.run("create-branch", IDENT, "dev", "--tag", "t1")
+    strata.run("create-branch", IDENT, "empty")
+    strata.run("create-branch", IDENT, "gone")
+    # The layout Java's createBranch makes: the schemas, the tag and its snapshot.
+    assert _branch_files(wh, "dev") == {"schema/schema-0", "snapshot/snapshot-1", "tag/tag-t1"}
+    assert _branch_files(wh, "empty") == {"schema/schema-0"}
+    assert java.call("Branches.list", warehouse=wh, table=IDENT) == ["dev", "empty", "gone"]
+
+    dev = main.copy()
+    write("strata", strata, java, f"{IDENT}$branch_dev", dev.apply([(2, "d2", "b-dev"), (3, "d3", "c")]), inputs)
+    write("strata", strata, java, IDENT, main.apply([(4, "d1", "main-only")]), inputs)
+    _both_read(strata, java, f"{IDENT}$branch_dev", dev, "(strata's branch)")
+    _both_read(strata, java, IDENT, main, "(main)")
+    # Java writes on strata's branches.
+    java.write(wh, f"{IDENT}$branch_dev", _rows_json(dev.apply([(1, "d1", "a-java")])))
+    empty = Model()
+    java.write(wh, f"{IDENT}$branch_empty", _rows_json(empty.apply([(7, "d7", "x")])))
+    _both_read(strata, java, f"{IDENT}$branch_dev", dev, "(Java wrote on strata's branch)")
+    _both_read(strata, java, f"{IDENT}$branch_empty", empty, "(Java wrote on strata's empty branch)")
+
+    # The same branch made by Java on the same table has the same files.
+    java.call("Branches.create", warehouse=wh, table=IDENT, branch="jdev", tag="t1")
+    assert _branch_files(wh, "jdev") == {"schema/schema-0", "snapshot/snapshot-1", "tag/tag-t1"}
+    java.call("Branches.delete", warehouse=wh, table=IDENT, branch="jdev")
+
+    strata.run("delete-branch", IDENT, "gone")
+    assert java.call("Branches.list", warehouse=wh, table=IDENT) == ["dev", "empty"]
+    p = strata.run("create-branch", IDENT, "123", check=False)
+    assert p.returncode != 0 and "pure numeric" in p.stderr
+
+    # Java fast-forwards main to strata's branch; strata reads it; strata's SQL sees it too.
+    java.call("Branches.fastForward", warehouse=wh, table=IDENT, branch="dev")
+    main = dev.copy()
+    _both_read(strata, java, IDENT, main, "(after Java's fast-forward)")
+    write("strata", strata, java, IDENT, main.apply([(8, "d8", "strata-after-ff")]), inputs)
+    _both_read(strata, java, IDENT, main, "(strata wrote after Java's fast-forward)")
+
+
+def test_strata_orphan_cleanup_keeps_branch_files(java, strata, inputs):
+    wh = _abs(strata.warehouse)
+    java.create_table(wh, IDENT, _schema())
+    main = Model()
+    java.write(wh, IDENT, _rows_json(main.apply([(1, "d1", "a"), (2, "d2", "b")])))
+    java.create_tag(wh, IDENT, "t1", snapshot=1)
+    java.call("Branches.create", warehouse=wh, table=IDENT, branch="dev", tag="t1")
+    dev = main.copy()
+    branch = f"{IDENT}$branch_dev"
+    java.write(wh, branch, _rows_json(dev.apply([(1, "d1", "a-dev"), (3, "d1", "c")])))
+    write("strata", strata, java, branch, dev.apply([(4, "d2", "d")]), inputs)
+    java.compact(wh, branch)
+    write("strata", strata, java, IDENT, main.apply([(5, "d1", "main")]), inputs)
+    strata.run("compact", IDENT)
+
+    orphan = Path(wh) / "db.db" / "t" / "dt=d1" / "bucket-0" / "data-orphan-0.parquet"
+    orphan.write_bytes(b"not referenced")
+    time.sleep(1.2)
+    before = {p for p in (Path(wh) / "db.db" / "t").rglob("*") if p.is_file()}
+    out = strata.run("remove-orphan-files", IDENT, "--older-than", "1s")
+    after = {p for p in (Path(wh) / "db.db" / "t").rglob("*") if p.is_file()}
+    assert before - after == {orphan}, (sorted(map(str, before - after)), out.stderr)
+    _both_read(strata, java, IDENT, main, "(main after strata's orphan cleanup)")
+    _both_read(strata, java, branch, dev, "(branch after strata's orphan cleanup)")
+
+
+def _rows_json(t: pa.Table):
+    from interop_support.java_oracle import rows_json
+    return rows_json(t)
