@@ -30,6 +30,7 @@ mod cross_partition;
 mod deletion_vectors;
 mod dv_concurrency;
 mod dynamic_bucket;
+mod file_index;
 mod fuzz_corpus;
 mod incremental_read;
 mod lifecycle_expire;

@@ -24,6 +24,8 @@ use crate::expr::LeafOp;
 
 /// The index type name in the container and the options.
 pub(crate) const IDENTIFIER: &str = "bitmap";
+/// The family of its options (`.columns`, `.<column>.version`, `.<column>.index-block-size`).
+pub(crate) const OPTIONS: &str = "file-index.bitmap.";
 const VERSION_1: u8 = 1;
 const VERSION_2: u8 = 2;
 /// `index-block-size` default (16 KiB).

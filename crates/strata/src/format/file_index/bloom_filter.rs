@@ -14,6 +14,8 @@ use crate::expr::LeafOp;
 
 /// The index type name in the container and the options.
 pub(crate) const IDENTIFIER: &str = "bloom-filter";
+/// The family of its options (`.columns`, `.<column>.items`, `.<column>.fpp`).
+pub(crate) const OPTIONS: &str = "file-index.bloom-filter.";
 /// `BloomFilterFileIndex.DEFAULT_ITEMS`.
 pub(crate) const DEFAULT_ITEMS: i64 = 1_000_000;
 /// `BloomFilterFileIndex.DEFAULT_FPP`.

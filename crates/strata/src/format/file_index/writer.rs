@@ -198,9 +198,13 @@ struct ColumnWriter {
 impl ColumnWriter {
     fn new(spec: &IndexSpec, kind: &TypeKind) -> std::result::Result<Writer, SpecError> {
         let parse = |name: &str| spec.options.get(name);
+        let family = match spec.index_type.as_str() {
+            bloom_filter::IDENTIFIER => bloom_filter::OPTIONS,
+            _ => bitmap::OPTIONS,
+        };
         let bad = |name: &str, v: &str| {
             SpecError::invalid(
-                format!("{PREFIX}{}.{}.{name}", spec.index_type, spec.column),
+                format!("{family}{}.{name}", spec.column),
                 format!("bad value {v:?}"),
             )
         };

@@ -1,0 +1,169 @@
+//! File indexes (Java's `FileIndexer`s): append writes build bloom-filter and bitmap indexes,
+//! embedded in the manifest under `file-index.in-manifest-threshold` or written as
+//! `<data-file>.index`; filtered reads skip the files the indexes rule out and count them in
+//! `ReadMetrics::files_skipped_by_index`; the rows are always exactly the filter's. Orphan
+//! cleanup keeps live index files; refused index types are refused by name.
+
+use std::sync::Arc;
+
+use crate::common::*;
+use arrow_array::{Int64Array, RecordBatch, StringArray};
+use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
+use strata::expr::parse_sql_predicate;
+use strata::read::{ReadMetrics, ReadMetricsSnapshot};
+use strata::table::Table;
+
+fn table(options: &str) -> String {
+    format!(
+        r#"{{"fields":[{{"name":"id","type":"BIGINT NOT NULL"}},{{"name":"s","type":"STRING"}}],
+        "options":{{"bucket":"-1",{options}}}}}"#
+    )
+}
+
+/// File `k`: ids `100 k ..100 k + 50`, strings `s{k}_{i}`, plus `a` and `zzz` so that every
+/// file's statistics span every filter value.
+fn batch(k: i64) -> RecordBatch {
+    let schema = Arc::new(ArrowSchema::new(vec![
+        Field::new("id", ArrowType::Int64, false),
+        Field::new("s", ArrowType::Utf8, true),
+    ]));
+    let mut ids: Vec<i64> = (100 * k..100 * k + 50).collect();
+    let mut s: Vec<Option<String>> = (0..50).map(|i| Some(format!("s{k}_{i}"))).collect();
+    ids.extend([-1, 100_000]);
+    s.extend([Some("a".to_string()), Some("zzz".to_string())]);
+    if k == 1 {
+        s[3] = None;
+    }
+    RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(Int64Array::from(ids)),
+            Arc::new(StringArray::from(s)),
+        ],
+    )
+    .unwrap()
+}
+
+async fn read(t: &Table, filter: &str) -> (Vec<i64>, ReadMetricsSnapshot) {
+    let metrics = Arc::new(ReadMetrics::default());
+    let splits = t.new_scan().plan().await.unwrap().splits;
+    let batches = t
+        .new_read()
+        .with_filter(parse_sql_predicate(filter).unwrap())
+        .with_metrics(metrics.clone())
+        .to_batches(splits)
+        .await
+        .unwrap();
+    let mut ids = Vec::new();
+    for b in batches {
+        let c = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+        ids.extend(c.values().iter().copied());
+    }
+    ids.sort_unstable();
+    (ids, metrics.snapshot())
+}
+
+async fn three_files(wh: &Warehouse, name: &str, options: &str) -> Table {
+    let t = wh.create(name, &table(options)).await;
+    for k in 0..3 {
+        t.write_batches([batch(k)], None).await.unwrap();
+    }
+    t
+}
+
+#[tokio::test]
+async fn embedded_indexes_skip_files() {
+    let wh = Warehouse::new();
+    let t = three_files(
+        &wh,
+        "db.e",
+        r#""file-index.bloom-filter.columns":"id","file-index.bloom-filter.id.items":"60",
+           "file-index.bitmap.columns":"s","file-index.in-manifest-threshold":"4 kb""#,
+    )
+    .await;
+    let files = t.new_scan().plan().await.unwrap().splits;
+    let metas: Vec<_> = files.iter().flat_map(|s| s.files.iter()).collect();
+    assert_eq!(metas.len(), 3);
+    assert!(metas
+        .iter()
+        .all(|f| f.embedded_index.is_some() && f.extra_files.is_empty()));
+
+    let (ids, m) = read(&t, "s = 's1_7'").await;
+    assert_eq!(ids, vec![107]);
+    assert_eq!((m.files_skipped_by_index, m.files_read), (2, 1), "{m:?}");
+    let (ids, m) = read(&t, "s IN ('s0_1', 's2_2')").await;
+    assert_eq!(ids, vec![1, 202]);
+    assert_eq!(m.files_skipped_by_index, 1, "{m:?}");
+    // The bitmap's NULL rows: only file 1 has one.
+    let (ids, m) = read(&t, "s IS NULL").await;
+    assert_eq!(ids, vec![103]);
+    assert_eq!(m.files_read, 1, "{m:?}");
+    // Bloom filter on id (statistics cannot rule 150 out: every file spans -1..100000).
+    let (ids, m) = read(&t, "id = 150").await;
+    assert!(ids.is_empty());
+    assert!(m.files_skipped_by_index >= 2, "{m:?}");
+    let (ids, _) = read(&t, "id = 201").await;
+    assert_eq!(ids, vec![201]);
+    // An OR with an unindexed test keeps every file; AND keeps the index's answer.
+    let (_, m) = read(&t, "s = 's1_7' OR id > 0").await;
+    assert_eq!(m.files_skipped_by_index, 0, "{m:?}");
+    let (ids, m) = read(&t, "s = 's1_7' AND id > 0").await;
+    assert_eq!((ids, m.files_skipped_by_index), (vec![107], 2));
+}
+
+#[tokio::test]
+async fn large_indexes_are_separate_files_kept_by_orphan_cleanup() {
+    let wh = Warehouse::new();
+    // Default bloom filter: 1,000,000 items, about 600 KB, above the 500-byte threshold.
+    let t = three_files(&wh, "db.x", r#""file-index.bloom-filter.columns":"s""#).await;
+    let splits = t.new_scan().plan().await.unwrap().splits;
+    for s in &splits {
+        for f in &s.files {
+            assert!(f.embedded_index.is_none());
+            assert_eq!(f.extra_files, vec![format!("{}.index", f.file_name)]);
+            let dir = wh.table_dir("db", "x").join("bucket-0");
+            let len = std::fs::metadata(dir.join(&f.extra_files[0]))
+                .unwrap()
+                .len();
+            assert!(len > 500_000, "{len}");
+        }
+    }
+    let (ids, m) = read(&t, "s = 's2_9'").await;
+    assert_eq!(ids, vec![209]);
+    assert_eq!(m.files_skipped_by_index, 2, "{m:?}");
+    // `file-index.read.enabled = false`: every file read, same rows.
+    let t2 = t
+        .with_dynamic_options([("file-index.read.enabled".to_string(), "false".to_string())])
+        .unwrap();
+    let (ids, m) = read(&t2, "s = 's2_9'").await;
+    assert_eq!(
+        (ids, m.files_skipped_by_index, m.files_read),
+        (vec![209], 0, 3)
+    );
+}
+
+#[tokio::test]
+async fn unwritten_index_types_are_refused_by_name() {
+    let wh = Warehouse::new();
+    // Creating such a table is refused (as is writing one another engine created).
+    for key in ["file-index.bsi.columns", "file-index.range-bitmap.columns"] {
+        let id: strata::table::Identifier = "db.r".parse().unwrap();
+        let schema =
+            strata_spec::schema::Schema::from_json(&table(&format!(r#""{key}":"id""#))).unwrap();
+        let err = wh
+            .catalog
+            .create_table(&id, &schema, false)
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains(key), "{err}");
+    }
+    // A bloom filter on a column that does not exist, or on a type Java cannot hash.
+    let t = wh
+        .create(
+            "db.c",
+            &table(r#""file-index.bloom-filter.columns":"nope""#),
+        )
+        .await;
+    let err = t.write_batches([batch(0)], None).await.unwrap_err();
+    assert!(err.to_string().contains("nope"), "{err}");
+}
