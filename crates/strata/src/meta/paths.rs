@@ -22,10 +22,10 @@ pub struct TablePaths {
 }
 
 /// The default branch (Java's `Identifier.DEFAULT_MAIN_BRANCH`).
-pub const MAIN_BRANCH: &str = "main";
+pub(crate) const MAIN_BRANCH: &str = "main";
 
 /// Prefix of branch directories (Java's `BranchManager.BRANCH_PREFIX`).
-pub const BRANCH_PREFIX: &str = "branch-";
+pub(crate) const BRANCH_PREFIX: &str = "branch-";
 
 impl TablePaths {
     pub fn new(root: Path) -> Self {

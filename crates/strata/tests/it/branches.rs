@@ -32,7 +32,11 @@ async fn branch_from_tag_reads_and_writes_its_own_history() {
     assert!(dir.join("tag/tag-tag2").is_file());
     assert!(!dir.join("snapshot/snapshot-3").exists());
 
-    let dev = lake.catalog.get_table(&id("db.t$branch_dev")).await.unwrap();
+    let dev = lake
+        .catalog
+        .get_table(&id("db.t$branch_dev"))
+        .await
+        .unwrap();
     assert_eq!(dev.branch(), "dev");
     assert_eq!(dev.identifier().to_string(), "db.t$branch_dev");
     assert_eq!(dev.options().get("branch"), Some("dev"));
@@ -41,7 +45,11 @@ async fn branch_from_tag_reads_and_writes_its_own_history() {
     let s = write(&dev, batch(100..105, "dev")).await;
     assert_eq!(s, 3);
     assert!(dir.join("snapshot/snapshot-3").is_file());
-    let dev = lake.catalog.get_table(&id("db.t$branch_dev")).await.unwrap();
+    let dev = lake
+        .catalog
+        .get_table(&id("db.t$branch_dev"))
+        .await
+        .unwrap();
     let dev_rows = rows(&dev, None).await;
     assert_eq!(dev_rows.len(), 25);
     assert!(dev_rows.contains_key(&100) && !dev_rows.contains_key(&20));
@@ -57,7 +65,11 @@ async fn branch_from_tag_reads_and_writes_its_own_history() {
     assert!(dir.join("tag/tag-devtag").is_file());
     assert!(!lake.table_dir("db.t").join("tag/tag-devtag").exists());
     dev.rollback_to_snapshot(2).await.unwrap();
-    let dev = lake.catalog.get_table(&id("db.t$branch_dev")).await.unwrap();
+    let dev = lake
+        .catalog
+        .get_table(&id("db.t$branch_dev"))
+        .await
+        .unwrap();
     assert_eq!(rows(&dev, None).await.len(), 20);
     assert_eq!(rows(&lake.table("db.t").await, None).await.len(), 30);
 }
@@ -75,7 +87,9 @@ async fn empty_branch_fast_forward_and_delete() {
     let e = t.fast_forward("b1").await.unwrap_err();
     assert!(e.to_string().contains("does not have snapshot"), "{e}");
 
-    t.create_branch("b2", BranchStart::Snapshot(1)).await.unwrap();
+    t.create_branch("b2", BranchStart::Snapshot(1))
+        .await
+        .unwrap();
     let b2 = lake.catalog.get_table(&id("db.t$branch_b2")).await.unwrap();
     write(&b2, batch(50..60, "b2")).await;
     write(&b2, batch(60..70, "b2")).await;
@@ -94,7 +108,10 @@ async fn empty_branch_fast_forward_and_delete() {
 
     // Names as Java validates them.
     for bad in ["main", "", "  ", "123", "b1"] {
-        assert!(t.create_branch(bad, BranchStart::Empty).await.is_err(), "{bad:?}");
+        assert!(
+            t.create_branch(bad, BranchStart::Empty).await.is_err(),
+            "{bad:?}"
+        );
     }
     assert!(t.fast_forward("main").await.is_err());
     assert!(t.delete_branch("nope").await.is_err());
@@ -132,7 +149,11 @@ async fn orphan_cleanup_keeps_what_branches_reference() {
     t.create_branch("dev", BranchStart::Tag("t1".into()))
         .await
         .unwrap();
-    let dev = lake.catalog.get_table(&id("db.t$branch_dev")).await.unwrap();
+    let dev = lake
+        .catalog
+        .get_table(&id("db.t$branch_dev"))
+        .await
+        .unwrap();
     write(&dev, batch(100..200, "dev")).await;
     full_compact(&dev).await;
     let dev_rows = rows(&dev, None).await;
@@ -151,7 +172,11 @@ async fn orphan_cleanup_keeps_what_branches_reference() {
     let names: Vec<&str> = report.files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(names.len(), 1, "{names:?}");
     assert!(names[0].ends_with(".snapshot-9.tmp"));
-    let dev = lake.catalog.get_table(&id("db.t$branch_dev")).await.unwrap();
+    let dev = lake
+        .catalog
+        .get_table(&id("db.t$branch_dev"))
+        .await
+        .unwrap();
     assert_eq!(rows(&dev, None).await, dev_rows);
     assert_eq!(rows(&lake.table("db.t").await, None).await, main_rows);
 
@@ -162,4 +187,78 @@ async fn orphan_cleanup_keeps_what_branches_reference() {
         .await
         .unwrap_err();
     assert!(e.to_string().contains("have no schemas"), "{e}");
+}
+
+#[tokio::test]
+async fn streaming_read_and_expiry_of_a_branch_are_the_branch_s() {
+    use futures::StreamExt;
+    use strata::maintenance::{ExpireConfig, ExpireSnapshots};
+    use strata::stream::StartingPosition;
+
+    let lake = Lake::new();
+    let t = lake.pk_table("db.t", "").await;
+    write(&t, batch(0..10, "a")).await;
+    t.create_tag("t1", Some(1), None).await.unwrap();
+    t.create_branch("dev", BranchStart::Tag("t1".into()))
+        .await
+        .unwrap();
+    let dev = lake
+        .catalog
+        .get_table(&id("db.t$branch_dev"))
+        .await
+        .unwrap();
+    write(&dev, batch(10..13, "dev")).await; // branch snapshot 2
+    write(&t, batch(100..150, "main")).await; // main snapshot 2: not in the branch's stream
+    write(&dev, batch(13..15, "dev")).await; // branch snapshot 3
+
+    // A stream of the branch from its snapshot 2 sees the branch's changes only.
+    let dev = lake
+        .catalog
+        .get_table(&id("db.t$branch_dev"))
+        .await
+        .unwrap();
+    let mut changes = dev
+        .new_stream_read()
+        .with_start(StartingPosition::FromSnapshot(2))
+        .until_snapshot(3)
+        .changes()
+        .unwrap();
+    let mut seen = Vec::new();
+    while let Some(c) = changes.next().await {
+        let c = c.unwrap();
+        seen.push((c.snapshot_id, c.batch.num_rows()));
+    }
+    assert_eq!(seen, vec![(2, 3), (3, 2)]);
+
+    // Expiry on the branch removes the branch's snapshots, never main's.
+    write(&dev, batch(15..16, "dev")).await;
+    let report = ExpireSnapshots::new(&dev)
+        .unwrap()
+        .with_config(ExpireConfig {
+            retain_max: 1,
+            retain_min: 1,
+            time_retained: std::time::Duration::ZERO,
+            max_deletes: 100,
+        })
+        .expire()
+        .await
+        .unwrap();
+    assert!(!report.expired.is_empty());
+    let dir = lake.table_dir("db.t");
+    assert!(!dir.join("branch/branch-dev/snapshot/snapshot-2").exists());
+    assert!(dir.join("snapshot/snapshot-1").is_file());
+    assert!(dir.join("snapshot/snapshot-2").is_file());
+    assert_eq!(rows(&lake.table("db.t").await, None).await.len(), 60);
+    let dev = lake
+        .catalog
+        .get_table(&id("db.t$branch_dev"))
+        .await
+        .unwrap();
+    assert_eq!(rows(&dev, None).await.len(), 16);
+    // The tag the branch copied keeps snapshot 1's files for the branch.
+    let (at, scan) = dev
+        .travel_to(&strata::maintenance::TravelTarget::Tag("t1".into()))
+        .await
+        .unwrap();
+    assert_eq!(rows_of(&at, scan).await.len(), 10);
 }
