@@ -9,6 +9,7 @@
 //! | `RENAME COLUMN a TO b` | `RenameColumn` |
 //! | `ALTER [COLUMN] c [SET DATA] TYPE T` | `UpdateColumnType` (widening as Java allows) |
 //! | `ALTER [COLUMN] c SET NOT NULL` / `DROP NOT NULL` | `UpdateColumnNullability` |
+//! | `ALTER [COLUMN] c SET DEFAULT v` / `DROP DEFAULT` | `UpdateColumnDefaultValue` (a literal; `NULL` drops it) |
 //! | `SET ('k' = 'v')`, `SET TBLPROPERTIES ('k' = 'v')` | `SetOption` |
 //! | `RESET ('k')`, `UNSET TBLPROPERTIES ('k')` (or a `NULL` value in SET) | `RemoveOption` |
 //!
@@ -52,6 +53,48 @@ fn options(list: &[SqlOption], changes: &mut Vec<SchemaChange>) -> Result<()> {
         });
     }
     Ok(())
+}
+
+/// The `defaultValue` text of `SET DEFAULT value`, as Spark's Paimon catalog stores it: a
+/// string literal in single quotes (Java's `DefaultValueUtils` removes one enclosing pair, so
+/// the text inside is the value as written, quotes included), a number, boolean, date or
+/// timestamp literal as its SQL text; `NULL` is no default. Anything else (a function call such
+/// as `CURRENT_TIMESTAMP`, an expression) is refused: Paimon stores a constant.
+fn default_text(
+    table: &impl std::fmt::Display,
+    column: &str,
+    value: &Expr,
+) -> Result<Option<String>> {
+    let refuse = || {
+        plan_error(format!(
+            "ALTER TABLE {table} ALTER COLUMN {column} SET DEFAULT {value}: a default must be a \
+             literal (Paimon stores a constant text)"
+        ))
+    };
+    let literal = |v: &Value| -> Result<Option<String>> {
+        Ok(Some(match v {
+            Value::Null => return Ok(None),
+            Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => format!("'{s}'"),
+            Value::Number(n, _) => n.to_string(),
+            Value::Boolean(b) => b.to_string(),
+            _ => return Err(refuse()),
+        }))
+    };
+    match value {
+        Expr::Value(ValueWithSpan { value: v, .. }) => literal(v),
+        Expr::UnaryOp { op, expr } if op.to_string() == "-" => match expr.as_ref() {
+            Expr::Value(ValueWithSpan {
+                value: Value::Number(n, _),
+                ..
+            }) => Ok(Some(format!("-{n}"))),
+            _ => Err(refuse()),
+        },
+        Expr::TypedString(ts) => match &ts.value.value {
+            Value::SingleQuotedString(s) => Ok(Some(s.clone())),
+            _ => Err(refuse()),
+        },
+        _ => Err(refuse()),
+    }
 }
 
 pub(crate) async fn alter_table(session: &SqlContext, alter: &AlterTable) -> Result<DataFrame> {
@@ -127,6 +170,18 @@ pub(crate) async fn alter_table(session: &SqlContext, alter: &AlterTable) -> Res
                         changes.push(SchemaChange::UpdateColumnNullability {
                             field_names,
                             new_nullability: true,
+                        })
+                    }
+                    AlterColumnOperation::SetDefault { value } => {
+                        changes.push(SchemaChange::UpdateColumnDefaultValue {
+                            field_names,
+                            new_default_value: default_text(&id, &column_name.value, value)?,
+                        })
+                    }
+                    AlterColumnOperation::DropDefault => {
+                        changes.push(SchemaChange::UpdateColumnDefaultValue {
+                            field_names,
+                            new_default_value: None,
                         })
                     }
                     other => {

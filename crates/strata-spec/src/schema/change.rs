@@ -54,8 +54,7 @@ use crate::options::{self, BUCKET_KEY, SEQUENCE_FIELD};
 use crate::types::casts::{has_cast_rule, supports_cast};
 use crate::types::{DataField, DataType, TypeKind};
 
-/// One change of a table's schema (Java's `SchemaChange`, without `UpdateColumnDefaultValue`
-/// and `DropPrimaryKey`). Column paths (`field_names`) have one segment for a top-level
+/// One change of a table's schema (Java's `SchemaChange`, without `DropPrimaryKey`). Column paths (`field_names`) have one segment for a top-level
 /// column, more for nested fields.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SchemaChange {
@@ -108,6 +107,13 @@ pub enum SchemaChange {
     /// Moves a top-level column.
     UpdateColumnPosition {
         position: ColumnMove,
+    },
+    /// The column's `defaultValue` (Java's `UpdateColumnDefaultValue`, `ALTER COLUMN … SET
+    /// DEFAULT` / `DROP DEFAULT`; `None` removes it): checked to convert to the column's type
+    /// (Java's `DefaultValueUtils.validateDefaultValue`).
+    UpdateColumnDefaultValue {
+        field_names: Vec<String>,
+        new_default_value: Option<String>,
     },
 }
 
@@ -264,6 +270,15 @@ impl SchemaChange {
     }
     pub fn update_column_position(position: ColumnMove) -> SchemaChange {
         SchemaChange::UpdateColumnPosition { position }
+    }
+    pub fn update_column_default_value(
+        field_names: Vec<String>,
+        new_default_value: Option<String>,
+    ) -> SchemaChange {
+        SchemaChange::UpdateColumnDefaultValue {
+            field_names,
+            new_default_value,
+        }
     }
 }
 
@@ -505,6 +520,10 @@ impl<'a> Apply<'a> {
             SchemaChange::UpdateColumnPosition { position } => {
                 apply_move(&mut self.fields, position)
             }
+            SchemaChange::UpdateColumnDefaultValue {
+                field_names,
+                new_default_value,
+            } => self.update_column_default_value(field_names, new_default_value),
         }
     }
 
@@ -798,6 +817,31 @@ impl<'a> Apply<'a> {
         let update = |field: &DataField, _depth: usize| -> Result<DataField> {
             Ok(DataField {
                 description: comment.clone(),
+                ..field.clone()
+            })
+        };
+        update_nested(&mut self.fields, names, update)
+    }
+
+    /// Java's `UpdateColumnDefaultValue` branch: the default must convert to the column's type
+    /// (`validateDefaultValue`; strata's [`crate::types::default_value`] rules, which also
+    /// refuse the types whose text form Java reads in the JVM's time zone).
+    fn update_column_default_value(
+        &mut self,
+        names: &[String],
+        value: &Option<String>,
+    ) -> Result<()> {
+        check_path(names)?;
+        let update = |field: &DataField, _depth: usize| -> Result<DataField> {
+            if let Some(text) = value {
+                crate::types::default_value::parse_default_value(
+                    &dotted(names),
+                    &field.data_type,
+                    text,
+                )?;
+            }
+            Ok(DataField {
+                default_value: value.clone(),
                 ..field.clone()
             })
         };

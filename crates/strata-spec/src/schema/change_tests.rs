@@ -805,6 +805,47 @@ fn type_change_of_a_column_keeps_its_default_when_it_converts_to_the_new_type() 
     );
 }
 
+/// Java's `UpdateColumnDefaultValue`: set (checked against the column's type), replaced, and
+/// dropped; the schema JSON carries it as `defaultValue`.
+#[test]
+fn column_default_values_are_set_checked_and_dropped() {
+    let s = append_base();
+    let set = s
+        .apply_changes(
+            &[SchemaChange::update_column_default_value(
+                p(&["b"]),
+                Some("'x'".into()),
+            )],
+            0,
+        )
+        .unwrap();
+    assert_eq!(set.fields[2].default_value.as_deref(), Some("'x'"));
+    assert!(set.to_json().unwrap().contains(r#""defaultValue" : "'x'""#));
+    let dropped = set
+        .apply_changes(
+            &[SchemaChange::update_column_default_value(p(&["b"]), None)],
+            0,
+        )
+        .unwrap();
+    assert_eq!(dropped.fields[2].default_value, None);
+    assert_err(
+        &s,
+        vec![SchemaChange::update_column_default_value(
+            p(&["a"]),
+            Some("abc".into()),
+        )],
+        &["unsupported default value `abc`"],
+    );
+    assert_err(
+        &s,
+        vec![SchemaChange::update_column_default_value(
+            p(&["nope"]),
+            Some("1".into()),
+        )],
+        &["nope"],
+    );
+}
+
 #[test]
 fn refused_option_changes_name_the_option() {
     let s = base();
