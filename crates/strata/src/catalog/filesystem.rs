@@ -332,7 +332,7 @@ impl FileSystemCatalog {
                 }
             }
         }
-        let schema = crate::table::branches::with_branch_option(&schema, paths.branch());
+        let schema = crate::table::with_branch_option(&schema, paths.branch());
         let table = Table::new(id.clone(), self.io.clone(), paths, sm, schema)?
             .with_clock(self.clock.clone());
         Ok(match &self.cache {

@@ -15,10 +15,7 @@
 //! * [`Table::branches`]: the branch names (Java's `branches()`).
 //! * [`Table::switch_to_branch`]: the same table on another branch (Java's `switchToBranch`).
 
-use std::sync::Arc;
-
 use object_store::path::Path;
-use strata_spec::schema::TableSchema;
 
 use crate::error::ErrorDetail;
 use crate::meta::paths::{BRANCH_PREFIX, MAIN_BRANCH};
@@ -121,7 +118,7 @@ impl Table {
             .into());
         };
         let id = self.identifier().main().with_branch(Some(name))?;
-        let schema = with_branch_option(&schema, paths.branch());
+        let schema = crate::table::with_branch_option(&schema, paths.branch());
         let mut table = Table::new(id, self.file_io().clone(), paths, sm, schema)?
             .with_clock(self.clock().clone());
         if let Some(c) = self.cache() {
@@ -287,15 +284,4 @@ async fn copy_files(io: &crate::io::FileIO, from: &Path, to: &Path) -> Result<()
         io.put(&to.clone().join(name), bytes).await?;
     }
     Ok(())
-}
-
-/// `schema` with the `branch` option set to `branch` in memory (Java's
-/// `AbstractCatalog.tableSchemaInFileSystem` / `switchToBranch`); never written.
-pub(crate) fn with_branch_option(schema: &Arc<TableSchema>, branch: &str) -> Arc<TableSchema> {
-    if branch == MAIN_BRANCH || schema.options.get("branch").is_some_and(|b| b == branch) {
-        return schema.clone();
-    }
-    let mut s = (**schema).clone();
-    s.options.insert("branch".into(), branch.into());
-    Arc::new(s)
 }

@@ -111,8 +111,10 @@ impl Table {
     }
 
     /// This table at another of its schemas: the same identity, storage, cache and
-    /// [`SnapshotCommit`] (time travel to an older schema, dynamic options, an altered schema).
+    /// [`SnapshotCommit`] (time travel to an older schema, dynamic options, an altered schema),
+    /// on the same branch (whose `branch` option the schema gets).
     pub(crate) fn with_schema(&self, schema: Arc<TableSchema>) -> Result<Table> {
+        let schema = with_branch_option(&schema, self.paths().branch());
         let mut table = Table::new(
             self.identifier().clone(),
             self.file_io().clone(),
@@ -384,4 +386,17 @@ impl Table {
         let schema = self.schema_manager().schema(snapshot.schema_id).await?;
         self.with_schema(schema)
     }
+}
+
+/// `schema` with the `branch` option set to `branch` in memory (Java's
+/// `AbstractCatalog.tableSchemaInFileSystem` / `switchToBranch`); never written.
+pub(crate) fn with_branch_option(schema: &Arc<TableSchema>, branch: &str) -> Arc<TableSchema> {
+    if branch == crate::meta::paths::MAIN_BRANCH
+        || schema.options.get("branch").is_some_and(|b| b == branch)
+    {
+        return schema.clone();
+    }
+    let mut s = (**schema).clone();
+    s.options.insert("branch".into(), branch.into());
+    Arc::new(s)
 }

@@ -60,6 +60,19 @@ async fn branch_from_tag_reads_and_writes_its_own_history() {
     // Data files of the branch sit in the shared bucket directories.
     assert!(!dir.join("bucket-0").exists());
 
+    // ALTER TABLE on the branch writes the branch's schema-1 and keeps the handle on it.
+    let altered = dev
+        .alter(&[strata_spec::schema::SchemaChange::set_option(
+            "snapshot.num-retained.min",
+            "5",
+        )])
+        .await
+        .unwrap();
+    assert_eq!(altered.branch(), "dev");
+    assert_eq!(altered.options().get("branch"), Some("dev"));
+    assert!(dir.join("schema/schema-1").is_file());
+    assert!(!lake.table_dir("db.t").join("schema/schema-1").exists());
+
     // Tags and rollback on the branch are the branch's.
     dev.create_tag("devtag", None, None).await.unwrap();
     assert!(dir.join("tag/tag-devtag").is_file());
