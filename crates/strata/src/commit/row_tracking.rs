@@ -17,6 +17,7 @@
 //! Java's BLOB and vector-store files (which share the row ids of the data file before them)
 //! are never written by strata; a commit carrying one is refused.
 
+use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::{FileSource, ManifestEntry};
 
 use crate::error::ErrorDetail;
@@ -26,28 +27,77 @@ use strata_spec::kv::ROW_ID;
 
 /// `row-tracking.partition-group-on-commit` (default true): the delta entries grouped by
 /// partition before ids are assigned, so a partition's new rows get contiguous ids. Java
-/// collects them with `Collectors.groupingBy` into a `HashMap` and walks its values, so the
-/// groups come in that map's iteration order: by bin (`hash ^ hash >>> 16` masked by the
-/// table size, 16 doubled while more than 3/4 full) and, within a bin, by first appearance.
-/// The hash is `BinaryRow.hashCode()`.
+/// collects them with `Collectors.groupingBy` into a `HashMap` (`computeIfAbsent` per entry)
+/// and walks its values, so the groups come in that map's iteration order
+/// ([`java_hash_map_order`]); the hash is `BinaryRow.hashCode()`.
 pub(crate) fn group_by_partition(delta: Vec<ManifestEntry>) -> Vec<ManifestEntry> {
-    let mut groups: Vec<(strata_spec::binary_row::BinaryRow, Vec<ManifestEntry>)> = Vec::new();
+    let calls: Vec<&BinaryRow> = delta.iter().map(|e| &e.partition).collect();
+    let order = java_hash_map_order(&calls, |p| p.hash_code() as u32, Insert::ComputeIfAbsent);
+    let mut groups: Vec<(BinaryRow, Vec<ManifestEntry>)> =
+        order.into_iter().map(|p| (p.clone(), Vec::new())).collect();
     for e in delta {
-        match groups.iter_mut().find(|(p, _)| *p == e.partition) {
-            Some((_, g)) => g.push(e),
-            None => groups.push((e.partition.clone(), vec![e])),
+        if let Some((_, g)) = groups.iter_mut().find(|(p, _)| *p == e.partition) {
+            g.push(e);
         }
     }
-    let mut capacity: usize = 16;
-    while groups.len() * 4 > capacity * 3 {
-        capacity *= 2;
-    }
-    let bin = |p: &strata_spec::binary_row::BinaryRow| {
-        let h = p.hash_code() as u32;
-        ((h ^ (h >> 16)) as usize) & (capacity - 1)
-    };
-    groups.sort_by_key(|(p, _)| bin(p));
     groups.into_iter().flat_map(|(_, g)| g).collect()
+}
+
+/// How keys enter a Java `java.util.HashMap` (JDK 8+).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Insert {
+    /// `put` of keys not yet present: appended to their bin; the table doubles after an
+    /// insertion leaves it more than 3/4 full.
+    Put,
+    /// `computeIfAbsent` for every call (present or not): the table doubles *before* a call
+    /// finds it more than 3/4 full, and a new key goes to the head of its bin.
+    ComputeIfAbsent,
+}
+
+/// The iteration order of a Java `HashMap` that received `calls` (keys, repeated or not) in
+/// this order: bins ascending (`hash ^ hash >>> 16` masked by the table size, 16 at first),
+/// each bin in its list order (a resize splits a bin keeping its order). Bins never turn into
+/// trees here (that needs 8 keys in one bin of a table of 64 or more).
+pub(crate) fn java_hash_map_order<K: PartialEq + Clone>(
+    calls: &[K],
+    hash: impl Fn(&K) -> u32,
+    insert: Insert,
+) -> Vec<K> {
+    let spread = |k: &K| {
+        let h = hash(k);
+        (h ^ (h >> 16)) as usize
+    };
+    let mut table: Vec<Vec<K>> = vec![Vec::new(); 16];
+    let mut size = 0usize;
+    let resize = |table: &mut Vec<Vec<K>>| {
+        let old = table.len();
+        let mut next: Vec<Vec<K>> = vec![Vec::new(); old * 2];
+        for bin in table.drain(..) {
+            for k in bin {
+                let i = spread(&k) & (old * 2 - 1);
+                next[i].push(k);
+            }
+        }
+        *table = next;
+    };
+    for k in calls {
+        if insert == Insert::ComputeIfAbsent && size * 4 > table.len() * 3 {
+            resize(&mut table);
+        }
+        let i = spread(k) & (table.len() - 1);
+        if table[i].contains(k) {
+            continue;
+        }
+        match insert {
+            Insert::Put => table[i].push(k.clone()),
+            Insert::ComputeIfAbsent => table[i].insert(0, k.clone()),
+        }
+        size += 1;
+        if insert == Insert::Put && size * 4 > table.len() * 3 {
+            resize(&mut table);
+        }
+    }
+    table.into_iter().flatten().collect()
 }
 
 /// Stamps `delta` for snapshot `snapshot_id` (see the module docs); returns the snapshot's
@@ -191,30 +241,58 @@ mod tests {
     #[test]
     fn partitions_are_grouped_in_java_hash_map_order() {
         use strata_spec::{DataType, Datum, TypeKind};
-        let part = |v: i32| {
-            BinaryRow::from_datums(&[Some(Datum::Int(v))], &[DataType::nullable(TypeKind::Int)])
+        let part = |v: &str| {
+            BinaryRow::from_datums(
+                &[Some(Datum::String(v.into()))],
+                &[DataType::new(TypeKind::VarChar(i32::MAX as u32), false)],
+            )
+            .unwrap()
+        };
+        // Java 17: `Stream.of(x, y, z, w, a).collect(groupingBy(row))` iterates
+        // [x, a, w, z, y] ("y", "z" and "w" share bin 13 and enter it at its head), while a
+        // `HashMap.put` of the same keys iterates [x, a, y, z, w].
+        let keys: Vec<BinaryRow> = ["x", "y", "z", "w", "a"].into_iter().map(part).collect();
+        let name = |p: &BinaryRow| {
+            ["x", "y", "z", "w", "a"]
+                .into_iter()
+                .find(|n| part(n) == *p)
                 .unwrap()
         };
+        let order = |insert| -> Vec<&str> {
+            java_hash_map_order(&keys, |p| p.hash_code() as u32, insert)
+                .iter()
+                .map(name)
+                .collect()
+        };
+        assert_eq!(order(Insert::ComputeIfAbsent), ["x", "a", "w", "z", "y"]);
+        assert_eq!(order(Insert::Put), ["x", "a", "y", "z", "w"]);
         let mut delta = Vec::new();
-        for (i, p) in [3, 1, 3, 2, 1].into_iter().enumerate() {
+        for (i, p) in ["y", "x", "y", "w"].into_iter().enumerate() {
             let mut e = entry(&format!("f{i}.parquet"), 1, 0, 0, FileSource::Append);
             e.partition = part(p);
             delta.push(e);
         }
-        let grouped = group_by_partition(delta);
-        // Files of one partition stay together, in their order.
-        let names: Vec<_> = grouped.iter().map(|e| e.file.file_name.clone()).collect();
-        let pos = |n: &str| names.iter().position(|x| x == n).unwrap();
-        assert_eq!(pos("f2.parquet"), pos("f0.parquet") + 1);
-        assert_eq!(pos("f4.parquet"), pos("f1.parquet") + 1);
-        // Bins ascend.
-        let bins: Vec<u32> = grouped
-            .iter()
-            .map(|e| {
-                let h = e.partition.hash_code() as u32;
-                (h ^ (h >> 16)) & 15
-            })
+        let names: Vec<_> = group_by_partition(delta)
+            .into_iter()
+            .map(|e| e.file.file_name)
             .collect();
-        assert!(bins.windows(2).all(|w| w[0] <= w[1]), "{bins:?}");
+        assert_eq!(
+            names,
+            ["f1.parquet", "f3.parquet", "f0.parquet", "f2.parquet"]
+        );
+    }
+
+    #[test]
+    fn tables_grow_as_javas() {
+        // 13 keys in one bin each: `put` doubles after the 13th, `computeIfAbsent` only
+        // before a 14th call.
+        let keys: Vec<u32> = (0..13).collect();
+        let put = java_hash_map_order(&keys, |k| *k * 16 + 1, Insert::Put);
+        let cia = java_hash_map_order(&keys, |k| *k * 16 + 1, Insert::ComputeIfAbsent);
+        // Doubled to 32: even keys stay in bin 1, odd ones move to bin 17.
+        let evens_then_odds: Vec<u32> = (0..13).step_by(2).chain((1..13).step_by(2)).collect();
+        assert_eq!(put, evens_then_odds);
+        // In a table of 16 all share bin 1, newest first.
+        assert_eq!(cia, (0..13).rev().collect::<Vec<_>>());
     }
 }

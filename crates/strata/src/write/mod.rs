@@ -100,6 +100,9 @@ pub struct TableWrite {
     /// Max sequence number per (partition, bucket) in the latest snapshot, loaded on first use.
     restored_seq: Option<HashMap<(BinaryRow, i32), i64>>,
     /// Rows received so far.
+    /// The keys of `writers` in the order they were created (row tracking orders the commit's
+    /// files as Java's writer map does).
+    writer_order: Vec<(BinaryRow, i32)>,
     rows_written: u64,
     /// Primary-key tables: the key-value writer, created at the first write.
     kv: Option<kv_write::KvWrite>,
@@ -161,6 +164,7 @@ impl TableWrite {
             restored_seq: None,
             rows_written: 0,
             kv: None,
+            writer_order: Vec::new(),
             append_kinds,
             overwrite: false,
             compaction_metrics: Vec::new(),
@@ -288,6 +292,7 @@ impl TableWrite {
             }
             let w = self
                 .writers
+                self.writer_order.push(key.clone());
                 .get_mut(&key)
                 .expect("writer was inserted just above");
             w.write(&part).await?;
@@ -334,6 +339,16 @@ impl TableWrite {
         for key in keys {
             let w = self
                 .writers
+        if self.table.options().row_tracking_enabled()? {
+            // Row ids follow the commit's file order: Java's, its writers' `HashMap` by
+            // partition (one bucket per partition on these bucket = -1 tables).
+            use crate::commit::row_tracking::{java_hash_map_order, Insert};
+            keys = java_hash_map_order(
+                &self.writer_order,
+                |k| k.0.hash_code() as u32,
+                Insert::Put,
+            );
+        }
                 .get_mut(&key)
                 .expect("key was taken from the map");
             let files = w
@@ -408,6 +423,7 @@ impl TableWrite {
     }
 }
 
+        self.writer_order.clear();
 /// Max sequence number per (partition, bucket) among the live files of the latest snapshot
 /// (a free function so the write future never holds `&TableWrite` across an await).
 pub(super) async fn restore_sequence_numbers(

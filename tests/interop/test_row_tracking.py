@@ -1,0 +1,190 @@
+"""Row tracking (issue 31 item 1) between strata and Java Paimon 2.0.0.
+
+A ``row-tracking.enabled`` table (append, ``bucket = -1``) gets its row ids at commit: each new
+file's ``firstRowId`` from the snapshot's ``nextRowId`` (Java's ``RowTrackingCommitUtils``, files
+grouped by partition in ``HashMap`` order), new files' sequence numbers stamped with the snapshot
+id; ``_ROW_ID`` / ``_SEQUENCE_NUMBER`` are read through Java's ``t$row_tracking``
+(``RowTrackingTable``, oracle ``Paimon2RowTracking.rows``) and strata's reads of the two columns
+(``strata read --columns ...,_ROW_ID,_SEQUENCE_NUMBER`` and SQL ``t$row_tracking``).  Writers
+alternate on one table (strata, Java, Java's compaction as Flink's ``AppendTableCompactor`` runs
+it, which stores the row ids in the compacted files, strata overwrite); after every step both
+read the same rows with the same ids, ids stay what they were when first assigned, and the
+files' ``firstRowId`` / sequence numbers and the snapshots' ``nextRowId`` agree.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from interop_support.java_oracle import _abs, java_fixture
+
+pytestmark = pytest.mark.java
+
+java = java_fixture(("2.0.0",))
+
+COLUMNS = ["id", "dt", "v", "_ROW_ID", "_SEQUENCE_NUMBER"]
+
+
+def _schema() -> dict:
+    return {
+        "fields": [{"id": 0, "name": "id", "type": "BIGINT NOT NULL"},
+                   {"id": 1, "name": "dt", "type": "STRING NOT NULL"},
+                   {"id": 2, "name": "v", "type": "INT"}],
+        "partitionKeys": ["dt"], "primaryKeys": [],
+        "options": {"bucket": "-1", "row-tracking.enabled": "true"},
+    }
+
+
+def _rows(ids, dt, v):
+    return [{"id": i, "dt": dt, "v": v} for i in ids]
+
+
+def _strata_write(strata, tmp_path, ident, rows, overwrite=False, n=[0]):
+    n[0] += 1
+    f = tmp_path / f"rows-{n[0]}.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    strata.write(ident, [str(f)], overwrite=overwrite, partition={"dt": rows[0]["dt"]} if overwrite else None)
+
+
+def _java_rows(java, wh, ident):
+    res = java.call("Paimon2RowTracking.rows", warehouse=_abs(wh), table=ident)
+    assert res["columns"] == COLUMNS, res["columns"]
+    return sorted(res["rows"])
+
+
+def _tracked(lines):
+    """id -> (_ROW_ID, _SEQUENCE_NUMBER) of canonical lines."""
+    out = {}
+    for line in lines:
+        r = json.loads(line)
+        out[r["id"]] = (r["_ROW_ID"], r["_SEQUENCE_NUMBER"])
+    return out
+
+
+def _strata_meta(strata, ident):
+    files = {}
+    for f in strata.json_lines("sql", "--format", "jsonl", "-e",
+                               f"SELECT file_path, record_count, first_row_id, write_cols, "
+                               f"min_sequence_number, max_sequence_number FROM {ident}$files"):
+        name = f["file_path"].rsplit("/", 1)[1]
+        files[name] = (f["record_count"], f["first_row_id"], f["write_cols"],
+                       f["min_sequence_number"], f["max_sequence_number"])
+    snaps = {s["snapshot_id"]: s["next_row_id"] for s in strata.json_lines(
+        "sql", "--format", "jsonl", "-e", f"SELECT snapshot_id, next_row_id FROM {ident}$snapshots")}
+    return files, snaps
+
+
+def _java_meta(java, wh, ident):
+    res = java.call("Paimon2RowTracking.meta", warehouse=_abs(wh), table=ident)
+    files = {f["fileName"]: (f["rowCount"], f["firstRowId"], f["writeCols"], f["minSequenceNumber"],
+                             f["maxSequenceNumber"]) for f in res["files"]}
+    snaps = {s["id"]: s["nextRowId"] for s in res["snapshots"]}
+    return files, snaps
+
+
+def _check(java, strata, wh, ident, want_ids, what):
+    """Both read the same rows; row ids are unique, below nextRowId and those of ``want_ids``
+    (id -> _ROW_ID of rows seen before); the metadata agrees.  Returns id -> (_ROW_ID, seq)."""
+    got_java = _java_rows(java, wh, ident)
+    got_strata = sorted(strata.read_lines(ident, columns=COLUMNS))
+    assert got_strata == got_java, f"{what}: strata reads\n{got_strata}\nJava reads\n{got_java}"
+    tracked = _tracked(got_java)
+    row_ids = [r for r, _ in tracked.values()]
+    assert len(set(row_ids)) == len(row_ids), f"{what}: duplicate row ids {sorted(row_ids)}"
+    for i, rid in want_ids.items():
+        if i in tracked:
+            assert tracked[i][0] == rid, f"{what}: row {i} had _ROW_ID {rid}, now {tracked[i][0]}"
+    ours, theirs = _strata_meta(strata, ident), _java_meta(java, wh, ident)
+    assert ours == theirs, f"{what}: strata metadata\n{ours}\nJava metadata\n{theirs}"
+    files, snaps = theirs
+    next_row_id = snaps[max(snaps)]
+    assert all(r < next_row_id for r in row_ids), (what, row_ids, next_row_id)
+    for name, (rows, first, write_cols, lo, hi) in files.items():
+        assert (first is None) == (write_cols is not None), (what, name, first, write_cols)
+        if write_cols is not None:  # a compacted file stores the row ids
+            assert write_cols[-2:] == ["_ROW_ID", "_SEQUENCE_NUMBER"], (what, name, write_cols)
+    return tracked
+
+
+def test_row_ids_both_ways_through_writes_and_compactions(java, strata, wh, tmp_path):
+    ident = "db.rt"
+    java.create_table(wh, ident, _schema())
+    ids: dict = {}
+    steps = [
+        ("java", _rows(range(0, 3), "a", 1) + _rows(range(3, 5), "b", 1) + _rows([5], "c", 1)),
+        ("strata", _rows(range(10, 12), "b", 2) + _rows(range(12, 15), "c", 2)
+         + _rows([15], "a", 2) + _rows([16], "d", 2)),
+        ("java", _rows([20, 21], "d", 3)),
+        ("java-compact", None),
+        ("strata", _rows([30, 31], "a", 4)),
+        ("java", _rows([40], "b", 5)),
+        ("java-compact", None),
+        ("strata-overwrite", _rows([50, 51], "c", 6)),
+        ("java", _rows([60], "c", 7)),
+    ]
+    for i, (who, rows) in enumerate(steps):
+        what = f"step {i} ({who})"
+        if who == "java":
+            java.write(wh, ident, rows)
+        elif who == "strata":
+            _strata_write(strata, tmp_path, ident, rows)
+        elif who == "strata-overwrite":
+            _strata_write(strata, tmp_path, ident, rows, overwrite=True)
+        else:
+            res = java.call("Paimon2RowTracking.compact", warehouse=_abs(wh), table=ident)
+            assert res["tasks"] >= 1, res
+        tracked = _check(java, strata, wh, ident, ids, what)
+        if who == "java-compact":
+            # Compaction keeps every row's id and sequence number.
+            assert tracked == before, f"{what}: ids changed by compaction"
+        before = tracked
+        ids.update({k: rid for k, (rid, _) in tracked.items()})
+    # After the overwrite of partition c, its old rows are gone and the new ones got new ids.
+    assert 12 not in before and {50, 51} <= set(before)
+    assert before[50][0] > ids[21]
+    # SQL's t$row_tracking reads the same rows.
+    sql = strata.json_lines("sql", "--format", "jsonl", "-e",
+                            f'SELECT id, "_ROW_ID", "_SEQUENCE_NUMBER" FROM {ident}$row_tracking')
+    assert {r["id"]: (r["_ROW_ID"], r["_SEQUENCE_NUMBER"]) for r in sql} == before
+
+
+def test_commit_assigns_ids_as_java_for_the_same_commit(java, strata, wh, tmp_path):
+    """The same multi-partition commit, by Java into one table and by strata into another: the
+    files get the same ``firstRowId`` per partition (Java's partition grouping), the same
+    sequence numbers, and the snapshots the same ``nextRowId``."""
+    commits = [
+        _rows(range(0, 2), "x", 1) + _rows(range(2, 5), "y", 1) + _rows([5], "z", 1)
+        + _rows([6, 7], "w", 1) + _rows([8], "a", 1),
+        _rows([9], "z", 2) + _rows([10, 11], "b", 2) + _rows([12], "x", 2),
+    ]
+    java.create_table(wh, "db.by_java", _schema())
+    strata.create_table("db.by_strata", _schema())
+    for rows in commits:
+        java.write(wh, "db.by_java", rows)
+        _strata_write(strata, tmp_path, "db.by_strata", rows)
+
+    def by_partition(table):
+        res = java.call("Paimon2RowTracking.meta", warehouse=_abs(wh), table=table)
+        files = sorted((json.dumps(f["partition"]), f["rowCount"], f["firstRowId"],
+                        f["minSequenceNumber"], f["maxSequenceNumber"]) for f in res["files"])
+        return files, [(s["id"], s["nextRowId"]) for s in res["snapshots"]]
+
+    assert by_partition("db.by_strata") == by_partition("db.by_java")
+    # Row by row: the same ids for the same rows.
+    assert _java_rows(java, wh, "db.by_strata") == _java_rows(java, wh, "db.by_java")
+    assert sorted(strata.read_lines("db.by_java", columns=COLUMNS)) == \
+        _java_rows(java, wh, "db.by_java")
+
+
+def test_row_tracking_rules_match_java(java, strata, wh):
+    """Java's ``SchemaValidation`` rules: strata refuses what Java refuses."""
+    pk = dict(_schema(), primaryKeys=["id", "dt"])
+    r = strata.create_table("db.pk", pk, check=False)
+    assert r.returncode != 0 and "primary key" in r.stderr, r.stderr
+    fixed = _schema()
+    fixed["options"] = dict(fixed["options"], bucket="2", **{"bucket-key": "id"})
+    r = strata.create_table("db.fixed", fixed, check=False)
+    assert r.returncode != 0 and "bucket = -1" in r.stderr, r.stderr
+    with pytest.raises(Exception, match="row tracking"):
+        java.create_table(wh, "db.fixed", fixed)

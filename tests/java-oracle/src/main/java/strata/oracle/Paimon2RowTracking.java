@@ -1,0 +1,131 @@
+package strata.oracle;
+
+import org.apache.paimon.Snapshot;
+import org.apache.paimon.append.AppendCompactCoordinator;
+import org.apache.paimon.append.AppendCompactTask;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.manifest.ManifestEntry;
+import org.apache.paimon.operation.BaseAppendFileStoreWrite;
+import org.apache.paimon.reader.RecordReader;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.SpecialFields;
+import org.apache.paimon.table.Table;
+import org.apache.paimon.table.sink.BatchTableCommit;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.source.EndOfScanException;
+import org.apache.paimon.table.source.ReadBuilder;
+import org.apache.paimon.types.RowType;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Row tracking ({@code row-tracking.enabled}, Paimon 2.0): the {@code $row_tracking} system
+ * table ({@code RowTrackingTable}: the rows with {@code _ROW_ID} and {@code _SEQUENCE_NUMBER}),
+ * the row-tracking metadata of the live files and snapshots, and the compaction of an
+ * unaware-bucket append table as Flink's {@code AppendTableCompactor} runs it (an {@link
+ * AppendCompactCoordinator} plans, each {@link AppendCompactTask} rewrites with the write type
+ * {@code SpecialFields.rowTypeWithRowTracking}, so the compacted files store the row ids).
+ */
+final class Paimon2RowTracking {
+    private Paimon2RowTracking() {}
+
+    /** {@code db.t$row_tracking} read whole: {@code rows} as sorted canonical lines. */
+    static Object rows(Commands c, Map<String, Object> req) throws Exception {
+        Identifier id = Commands.ident(req);
+        Table t = c.catalog(req).getTable(
+                Identifier.create(id.getDatabaseName(), id.getObjectName() + "$row_tracking"));
+        ReadBuilder rb = t.newReadBuilder();
+        RowType type = t.rowType();
+        List<String> lines = new ArrayList<>();
+        try (RecordReader<InternalRow> reader = rb.newRead().createReader(rb.newScan().plan())) {
+            reader.forEachRemaining(row -> lines.add(Codec.line(row, type)));
+        }
+        lines.sort(Json::compareCodePoints);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("columns", new ArrayList<Object>(type.getFieldNames()));
+        out.put("rows", new ArrayList<Object>(lines));
+        return out;
+    }
+
+    /**
+     * Row-tracking metadata: {@code files} (every live file: name, rows, firstRowId, writeCols,
+     * sequence numbers, source) and {@code snapshots} ({@code id}, {@code nextRowId}, kind).
+     */
+    static Object meta(Commands c, Map<String, Object> req) throws Exception {
+        FileStoreTable t = c.table(req);
+        List<Object> files = new ArrayList<>();
+        List<Object> snapshots = new ArrayList<>();
+        if (t.snapshotManager().latestSnapshotId() != null) {
+            for (ManifestEntry e : t.store().newScan().plan().files()) {
+                DataFileMeta f = e.file();
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("partition", Commands.partition(e.partition(), t.schema().logicalPartitionType()));
+                m.put("fileName", f.fileName());
+                m.put("rowCount", f.rowCount());
+                m.put("firstRowId", f.firstRowId());
+                m.put("writeCols", f.writeCols() == null ? null : new ArrayList<Object>(f.writeCols()));
+                m.put("minSequenceNumber", f.minSequenceNumber());
+                m.put("maxSequenceNumber", f.maxSequenceNumber());
+                m.put("fileSource", f.fileSource().map(Enum::name).orElse(null));
+                files.add(m);
+            }
+            for (long i = t.snapshotManager().earliestSnapshotId();
+                    i <= t.snapshotManager().latestSnapshotId(); i++) {
+                Snapshot s = t.snapshotManager().snapshot(i);
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("id", s.id());
+                m.put("nextRowId", s.nextRowId());
+                m.put("commitKind", s.commitKind().name());
+                snapshots.add(m);
+            }
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("files", files);
+        out.put("snapshots", snapshots);
+        return out;
+    }
+
+    /**
+     * One round of unaware-bucket append compaction as Flink's {@code AppendTableCompactor}
+     * (batch mode, {@code compaction.min.file-num} = 2 so a few small files compact), one
+     * COMPACT commit. Answer: {@code snapshotId}, {@code tasks}.
+     */
+    static Object compact(Commands c, Map<String, Object> req) throws Exception {
+        FileStoreTable t = c.table(req).copy(Map.of("compaction.min.file-num", "2",
+                "write-only", "false"));
+        List<AppendCompactTask> tasks;
+        try {
+            tasks = new AppendCompactCoordinator(t, false).run();
+        } catch (EndOfScanException e) {
+            tasks = new ArrayList<>();
+        }
+        String user = UUID.randomUUID().toString();
+        BaseAppendFileStoreWrite write = (BaseAppendFileStoreWrite) t.store().newWrite(user);
+        if (t.coreOptions().rowTrackingEnabled()) {
+            write.withWriteType(SpecialFields.rowTypeWithRowTracking(t.rowType()));
+        }
+        List<CommitMessage> messages = new ArrayList<>();
+        try {
+            for (AppendCompactTask task : tasks) {
+                messages.add(task.doCompact(t, write));
+            }
+        } finally {
+            write.close();
+        }
+        if (!messages.isEmpty()) {
+            try (BatchTableCommit commit = t.newBatchWriteBuilder().newCommit()) {
+                commit.commit(messages);
+            }
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("snapshotId", t.snapshotManager().latestSnapshotId());
+        out.put("tasks", tasks.size());
+        return out;
+    }
+}
