@@ -175,6 +175,40 @@ def test_bloom_filter_bytes_match_java(java, strata, inputs):
     assert blobs["strata"] == blobs["java"]
 
 
+@pytest.mark.parametrize("writer", ["java", "strata"])
+def test_rewrite_file_index(java, strata, inputs, writer):
+    """Files written without indexes get them from ``strata rewrite-file-index`` (then from SQL
+    ``CALL sys.rewrite_file_index`` after the options change again): Java reads the rows and its
+    index evaluation skips the files strata's does."""
+    ident = "db.w"
+    schema = paimon_schema_json(SCHEMA, options={"bucket": "-1"})
+    if writer == "strata":
+        strata.create_table(ident, schema)
+    else:
+        java.create_table(strata.warehouse, ident, schema)
+    commits = [_commit(k) for k in range(4)]
+    for c in commits:
+        write(writer, strata, java, ident, c, inputs)
+    model = pa.concat_tables(commits)
+    java.alter_table(strata.warehouse, ident, [
+        {"op": "setOption", "key": k, "value": v}
+        for k, v in _options(separate=False).items() if k != "bucket"])
+    out = strata.json_lines("rewrite-file-index", ident)
+    assert out[0]["files"] == 4 and out[0]["indexFiles"] == 0, out
+    assert_both_read(strata, java, ident, canonical_lines(model))
+    _check_filters(strata, java, ident, model)
+    # Large bloom filters now: separate .index files, replacing the embedded ones.
+    java.alter_table(strata.warehouse, ident, [
+        {"op": "removeOption", "key": "file-index.bloom-filter.name.items"},
+        {"op": "removeOption", "key": "file-index.bloom-filter.v.items"}])
+    strata.run("sql", "-e", "CALL sys.rewrite_file_index(table => 'db.w')")
+    files = java.call("FileIndexes.files", warehouse=_abs(strata.warehouse), table=ident)
+    assert all(f["embeddedIndex"] is None and f["extraFiles"] == [f["fileName"] + ".index"]
+               for f in files), files
+    assert_both_read(strata, java, ident, canonical_lines(model))
+    _check_filters(strata, java, ident, model)
+
+
 def test_unwritten_index_types_are_refused(strata):
     """bsi, range-bitmap and MAP-key indexes stay refused by name on write."""
     for key in ("file-index.bsi.columns", "file-index.range-bitmap.columns"):

@@ -81,6 +81,15 @@ pub enum Command {
         #[arg(long)]
         metrics: bool,
     },
+    /// (Re)build the file indexes (file-index.* options: bloom-filter, bitmap) of the live
+    /// data files of an append table in one COMPACT snapshot, as Paimon's rewrite_file_index.
+    RewriteFileIndex {
+        /// DB.TABLE
+        table: String,
+        /// Only these partitions: k=v[,k2=v2] (repeat for several)
+        #[arg(long, value_name = "K=V[,K=V]")]
+        partition: Vec<String>,
+    },
     /// Rewrite partitions into a new bucket count (after ALTER TABLE ... SET ('bucket' = 'N'),
     /// or of a postpone-bucket table) in one OVERWRITE commit, as Paimon's rescale procedure.
     Rescale {

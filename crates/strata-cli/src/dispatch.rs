@@ -9,8 +9,8 @@ use strata::catalog::{Catalog, FileSystemCatalog};
 
 use crate::cli::{Cli, Command};
 use crate::commands::{
-    branches, catalog, compact, demo, levels, maintenance, metadata, read, rescale, scan, sql,
-    tail, write,
+    branches, catalog, compact, demo, levels, maintenance, metadata, read, rescale,
+    rewrite_file_index, scan, sql, tail, write,
 };
 use crate::error::Result;
 
@@ -74,6 +74,9 @@ pub async fn run(cli: Cli) -> Result<()> {
             full,
             metrics,
         } => compact::run(catalog.as_ref(), &table, &partition, bucket, full, metrics).await,
+        Command::RewriteFileIndex { table, partition } => {
+            rewrite_file_index::run(catalog.as_ref(), &table, &partition).await
+        }
         Command::Rescale {
             table,
             bucket_num,

@@ -13,6 +13,7 @@ pub mod maintenance;
 pub(crate) mod metadata;
 pub mod read;
 pub(crate) mod rescale;
+pub(crate) mod rewrite_file_index;
 pub mod scan;
 pub mod sql;
 pub mod tail;

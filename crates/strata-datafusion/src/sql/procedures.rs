@@ -77,6 +77,12 @@ const COMPACT: Signature = Signature {
         "partition_idle_time",
     ],
 };
+/// Spark's `RewriteFileIndexProcedure` takes `table` and `where`; Flink's takes `partitions`.
+const REWRITE_FILE_INDEX: Signature = Signature {
+    takes: &["table", "partitions"],
+    // A partition predicate.
+    paimon_only: &["where"],
+};
 const EXPIRE_SNAPSHOTS: Signature = Signature {
     takes: &[
         "table",
@@ -284,15 +290,54 @@ pub(crate) async fn call(session: &SqlContext, f: &Function) -> Result<DataFrame
         "delete_branch" => delete_branch(session, f).await?,
         "fast_forward" => fast_forward(session, f).await?,
         "rescale" => rescale(session, f).await?,
+        "rewrite_file_index" => rewrite_file_index(session, f).await?,
         other => {
             return Err(plan_error(format!(
                 "CALL sys.{other}: unknown procedure (strata has compact, expire_snapshots, \
                  create_tag, delete_tag, rollback, remove_orphan_files, create_branch, \
-                 delete_branch, fast_forward, rescale)"
+                 delete_branch, fast_forward, rescale, rewrite_file_index)"
             )))
         }
     };
     session.result(result)
+}
+
+/// `CALL sys.rewrite_file_index(table => 'db.t' [, partitions => 'dt=1;dt=2'])`: the file
+/// indexes of the live files rebuilt from the table's `file-index.*` options
+/// (`Table::rewrite_file_index`); one row: the COMPACT snapshot, files re-indexed, and how
+/// many got a separate `.index` file (Spark's `written_indexes`).
+async fn rewrite_file_index(session: &SqlContext, f: &Function) -> Result<RecordBatch> {
+    let args = Args::parse("sys.rewrite_file_index", f, &REWRITE_FILE_INDEX)?;
+    let table = table_arg(session, &args).await?;
+    let mut partitions = Vec::new();
+    for spec in args.get("partitions").unwrap_or("").split(';') {
+        let spec = spec.trim();
+        if spec.is_empty() {
+            continue;
+        }
+        let mut pairs = Vec::new();
+        for kv in spec.split(',') {
+            let (k, v) = kv.split_once('=').ok_or_else(|| {
+                plan_error(format!(
+                    "CALL sys.rewrite_file_index: partitions '{spec}': expected k=v[,k=v]"
+                ))
+            })?;
+            pairs.push((k.trim().to_string(), v.trim().to_string()));
+        }
+        partitions.push(pairs);
+    }
+    let report = table.rewrite_file_index(&partitions).await.map_err(to_df)?;
+    batch(vec![
+        (
+            "snapshot_id",
+            Arc::new(Int64Array::from(vec![report.snapshot])) as ArrayRef,
+        ),
+        ("files", Arc::new(Int64Array::from(vec![report.files as i64]))),
+        (
+            "written_indexes",
+            Arc::new(Int64Array::from(vec![report.index_files as i64])),
+        ),
+    ])
 }
 
 async fn compact(session: &SqlContext, f: &Function) -> Result<RecordBatch> {

@@ -14,6 +14,7 @@
 mod bucket_writer;
 mod compact_manager;
 mod compact_table;
+mod rewrite_file_index;
 mod cross_partition;
 mod deletion_vectors;
 mod kv_write;
@@ -45,6 +46,7 @@ pub use crate::lsm::compact::task::TaskMetrics;
 use bucket_writer::{BucketWriter, WriterConfig};
 pub use compact_manager::CompactionMetrics;
 pub use compact_table::{CompactReport, CompactRequest};
+pub use rewrite_file_index::RewriteFileIndexReport;
 pub use record_merge::{MergeRow, RecordMerge};
 pub use rescale::{RescaleReport, RescaleRequest};
 use routing::Router;

@@ -19,7 +19,7 @@ use strata_spec::{Datum, SpecError, TypeKind};
 
 use super::bloom_filter::{java_double_bits, java_float_bits, timestamp_long};
 use super::container::JavaReader;
-use super::IndexResult;
+use super::result::IndexResult;
 use crate::expr::LeafOp;
 
 /// The index type name in the container and the options.

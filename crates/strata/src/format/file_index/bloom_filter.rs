@@ -9,7 +9,7 @@
 
 use strata_spec::{Datum, SpecError, TypeKind};
 
-use super::IndexResult;
+use super::result::IndexResult;
 use crate::expr::LeafOp;
 
 /// The index type name in the container and the options.

@@ -189,6 +189,7 @@ enum Writer {
 }
 
 struct ColumnWriter {
+    /// The column's name in the container (its name in the data file's schema).
     column: String,
     index_type: String,
     position: usize,
@@ -255,6 +256,18 @@ pub(crate) enum FileIndexOutput {
 impl DataFileIndexWriter {
     /// A writer for a file of `row_type` rows (`None` when the table has no file index).
     pub(crate) fn create(options: &FileIndexOptions, row_type: &RowType) -> Result<Option<Self>> {
+        Self::create_renamed(options, row_type, &|f| Some(f.name.clone()))
+    }
+
+    /// [`Self::create`] for rows of `row_type` (the table's current schema) indexing a file
+    /// written under an older one (Java's `FileIndexProcessor` column mapping): `file_name`
+    /// gives a column's name in the file, `None` for a column the file does not hold (not
+    /// indexed).
+    pub(crate) fn create_renamed(
+        options: &FileIndexOptions,
+        row_type: &RowType,
+        file_name: &dyn Fn(&strata_spec::DataField) -> Option<String>,
+    ) -> Result<Option<Self>> {
         if options.is_empty() {
             return Ok(None);
         }
@@ -271,12 +284,18 @@ impl DataFileIndexWriter {
                     )
                 })?;
             let kind = &row_type.fields[position].data_type.kind;
+            let Some(column) = file_name(&row_type.fields[position]) else {
+                continue;
+            };
             writers.push(ColumnWriter {
-                column: s.column.clone(),
+                column,
                 index_type: s.index_type.clone(),
                 position,
                 writer: ColumnWriter::new(s, kind).map_err(crate::Error::from)?,
             });
+        }
+        if writers.is_empty() {
+            return Ok(None);
         }
         Ok(Some(DataFileIndexWriter {
             writers,
