@@ -36,6 +36,7 @@
 
 mod aggregates;
 mod batch;
+mod branches;
 mod files;
 mod java_text;
 mod levels_doc;
@@ -48,6 +49,7 @@ use arrow_schema::SchemaRef;
 use strata_spec::DataField;
 
 pub use aggregates::{buckets, buckets_at, manifests, manifests_at, partitions, partitions_at};
+pub use branches::branches;
 pub use files::{files, files_at, levels, levels_at};
 pub use levels_doc::{key_text, levels_doc, BucketPanel, FileBox, Key, KeyCell, LevelsDoc, Source};
 pub use live::{compare_keys, compare_values, live_files, KeyValues, LiveFile, LiveFiles};
@@ -64,6 +66,7 @@ const NAMES: &[&str] = &[
     "options",
     "tags",
     "consumers",
+    "branches",
     "files",
     "manifests",
     "partitions",
@@ -115,6 +118,7 @@ pub fn system_table_fields(name: &str) -> Result<Vec<DataField>> {
         "options" => metadata::options_fields(),
         "tags" => metadata::tags_fields(),
         "consumers" => metadata::consumers_fields(),
+        "branches" => branches::branches_fields(),
         "files" => files::files_fields(),
         "manifests" => aggregates::manifests_fields(),
         "partitions" => aggregates::partitions_fields(),
@@ -159,6 +163,7 @@ pub async fn system_table_at(
         "options" => options(table).await,
         "tags" => tags(table).await,
         "consumers" => consumers(table).await,
+        "branches" => branches(table).await,
         "files" => files_at(table, snapshot_id).await,
         "manifests" => manifests_at(table, snapshot_id).await,
         "partitions" => partitions_at(table, snapshot_id).await,
