@@ -420,6 +420,20 @@ fn cast_struct(array: &ArrayRef, fields: &Fields, path: &str) -> Result<ArrayRef
         .filter(|f| !fields.iter().any(|t| t.name() == f.name()))
         .map(|f| f.name().as_str())
         .collect();
+    let variant = fields.len() == 2
+        && ["value", "metadata"]
+            .iter()
+            .all(|n| fields.find(n).is_some());
+    if variant && extras.contains(&"typed_value") {
+        // Java's variant shredding (`variant.shreddingSchema`, `variant.inferShreddingSchema`):
+        // part of each value lives in `typed_value` columns strata does not reassemble.
+        return Err(ErrorDetail::Unsupported(format!(
+            "column {path} is a shredded VARIANT in this file (a typed_value group, written by \
+             Java with variant.shreddingSchema or variant.inferShreddingSchema); strata reads \
+             and writes unshredded variants only and does not reassemble shredded ones"
+        ))
+        .into());
+    }
     if !extras.is_empty() {
         return Err(mismatch(
             path,

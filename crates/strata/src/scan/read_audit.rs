@@ -35,6 +35,7 @@ use crate::{Error, Result};
 /// Refuses a read of `table` when it sets an option reads do not honour (streaming-only
 /// options only when `streaming`).
 pub(crate) fn check_options(table: &Table, streaming: bool) -> Result<()> {
+    refuse_blob_columns(table, "reading")?;
     let options = table.options().as_map();
     let refused = refused_read_options(options, streaming);
     if refused.is_empty() {
@@ -55,6 +56,43 @@ pub(crate) fn check_options(table: &Table, streaming: bool) -> Result<()> {
         table.identifier(),
         if list.len() == 1 { "option" } else { "options" },
         list.join("; ")
+    ))
+    .into())
+}
+
+/// Refuses a table with a BLOB column (also inside ARRAY, MAP, MULTISET or ROW), naming it: Java
+/// 2.0 keeps BLOB values in separate `.blob` files (`BlobFileFormat`, with data evolution or
+/// primary-key managed blobs) beside the Parquet files of the other columns, and stores
+/// descriptors or views of them with `blob-as-descriptor` / `blob-view-field`; strata reads and
+/// writes none of that, so `doing` (reading, writing) such a table is refused rather than
+/// returning or writing the column wrongly.
+pub(crate) fn refuse_blob_columns(table: &Table, doing: &str) -> Result<()> {
+    fn has_blob(t: &strata_spec::DataType) -> bool {
+        use strata_spec::TypeKind as K;
+        match &t.kind {
+            K::Blob => true,
+            K::Array(e) | K::Multiset(e) => has_blob(e),
+            K::Map { key, value } => has_blob(key) || has_blob(value),
+            K::Row(fields) => fields.iter().any(|f| has_blob(&f.data_type)),
+            _ => false,
+        }
+    }
+    let schema = table.schema();
+    let blobs: Vec<&str> = schema
+        .fields
+        .iter()
+        .filter(|f| has_blob(&f.data_type))
+        .map(|f| f.name.as_str())
+        .collect();
+    if blobs.is_empty() {
+        return Ok(());
+    }
+    Err(ErrorDetail::Unsupported(format!(
+        "{doing} table {}: column(s) {} hold BLOB values, which Java Paimon 2.0 stores in \
+         separate .blob files (BlobFileFormat) next to the other columns' data files; strata \
+         does not read or write BLOB storage",
+        table.identifier(),
+        blobs.join(", ")
     ))
     .into())
 }

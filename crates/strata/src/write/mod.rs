@@ -57,6 +57,7 @@ impl Table {
     /// A writer of new data files for this table (commit its messages with
     /// [`Table::new_commit`]).
     pub fn new_write(&self) -> Result<TableWrite> {
+        crate::scan::read_audit::refuse_blob_columns(self, "writing")?;
         TableWrite::new(self.clone())
     }
 

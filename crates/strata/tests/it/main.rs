@@ -57,4 +57,5 @@ mod streaming;
 mod system_tables;
 mod system_tables_pk;
 mod table_model;
+mod variant_blob;
 mod wire;
