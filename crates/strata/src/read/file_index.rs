@@ -68,7 +68,7 @@ pub(crate) async fn may_match(
         })
     };
     file_index::evaluate(blob, filter, &column)
-        .map_err(|e| Error::corrupt(&format!("file index of {}", file.file_name), e))
+        .map_err(|e| Error::corrupt(format!("file index of {}", file.file_name), e))
 }
 
 /// `name` in the directory of `path`.

@@ -111,9 +111,12 @@ impl<'a> FileIndexContainer<'a> {
     }
 }
 
+/// The indexes of one column: (index type, body; `None` for Java's empty index).
+pub(crate) type ColumnBodies = Vec<(String, Option<Vec<u8>>)>;
+
 /// Serializes `indexes` (column → index type → body, in the given order) as Java's
 /// `FileIndexFormat.Writer.writeColumnIndexes` does.
-pub(crate) fn write_container(indexes: &[(String, Vec<(String, Option<Vec<u8>>)>)]) -> Vec<u8> {
+pub(crate) fn write_container(indexes: &[(String, ColumnBodies)]) -> Vec<u8> {
     let n_entries: usize = indexes.iter().map(|(_, v)| v.len()).sum();
     let mut names = Vec::new();
     for (column, types) in indexes {

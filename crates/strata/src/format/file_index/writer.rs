@@ -152,7 +152,7 @@ impl FileIndexOptions {
                 }
             }
             // Checks the tuning now, not when the first file closes.
-            ColumnWriter::new(s, &field.data_type.kind)
+            ColumnWriter::writer(s, &field.data_type.kind)
                 .map_err(|e| invalid(&key, e.to_string()))?;
         }
         Ok(FileIndexOptions {
@@ -197,7 +197,7 @@ struct ColumnWriter {
 }
 
 impl ColumnWriter {
-    fn new(spec: &IndexSpec, kind: &TypeKind) -> std::result::Result<Writer, SpecError> {
+    fn writer(spec: &IndexSpec, kind: &TypeKind) -> std::result::Result<Writer, SpecError> {
         let parse = |name: &str| spec.options.get(name);
         let family = match spec.index_type.as_str() {
             bloom_filter::IDENTIFIER => bloom_filter::OPTIONS,
@@ -291,7 +291,7 @@ impl DataFileIndexWriter {
                 column,
                 index_type: s.index_type.clone(),
                 position,
-                writer: ColumnWriter::new(s, kind).map_err(crate::Error::from)?,
+                writer: ColumnWriter::writer(s, kind).map_err(crate::Error::from)?,
             });
         }
         if writers.is_empty() {
@@ -348,7 +348,7 @@ impl DataFileIndexWriter {
                 .filter(|t| {
                     self.writers
                         .iter()
-                        .any(|w| &w.column == &c && &w.index_type == *t)
+                        .any(|w| w.column == c && &w.index_type == *t)
                 })
                 .cloned()
                 .collect();
