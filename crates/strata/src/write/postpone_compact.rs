@@ -316,3 +316,19 @@ async fn as_compaction(real: &Table, m: CommitMessage) -> Result<CommitMessage> 
         ..CommitMessage::new(m.partition, m.bucket, m.total_buckets)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::bucket_num_by_row_count;
+
+    #[test]
+    fn bucket_count_by_rows_as_java() {
+        // Java `PostponeUtils.computeBucketNumByRowCount`.
+        assert_eq!(bucket_num_by_row_count(0, 4).unwrap(), 1);
+        assert_eq!(bucket_num_by_row_count(4, 4).unwrap(), 1);
+        assert_eq!(bucket_num_by_row_count(5, 4).unwrap(), 2);
+        assert_eq!(bucket_num_by_row_count(10, 4).unwrap(), 3);
+        assert!(bucket_num_by_row_count(10, 0).is_err());
+        assert!(bucket_num_by_row_count(i64::MAX, 1).is_err());
+    }
+}
