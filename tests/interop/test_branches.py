@@ -7,6 +7,8 @@
 * strata creates branches (from a tag, empty) and writes on them; Java lists, reads and writes
   them; the branch directory holds the same files Java's ``createBranch`` makes; strata deletes a
   branch and Java no longer lists it; strata's fast-forward lands what Java's reads.
+* Flink 2.0 creates a branch of a strata table (``CALL sys.create_branch``) and writes it; strata
+  reads it and writes on it; Flink reads strata's commits on the branch.
 * Orphan cleanup by strata after branch writes and compactions (files only a branch references)
   deletes only a real orphan: Java's reads of main and of the branch stay intact.
 """
@@ -22,6 +24,7 @@ import pytest
 from interop_support.canonical import assert_same_rows, canonical_lines
 from interop_support.datagen import paimon_schema_json
 from interop_support.java_flows import write
+from interop_support.flink import flink  # noqa: F401  (fixture)
 from interop_support.java_oracle import _abs, java_fixture
 
 pytestmark = pytest.mark.java
@@ -181,6 +184,28 @@ def test_strata_orphan_cleanup_keeps_branch_files(java, strata, inputs):
     assert before - after == {orphan}, (sorted(map(str, before - after)), out.stderr)
     _both_read(strata, java, IDENT, main, "(main after strata's orphan cleanup)")
     _both_read(strata, java, branch, dev, "(branch after strata's orphan cleanup)")
+
+
+@pytest.mark.flink
+def test_flink_branches_of_a_strata_table(flink, strata, inputs):
+    """Flink 2.0 (paimon-flink-2.0 2.0.0) creates a branch of a strata table with
+    ``CALL sys.create_branch``, writes ``t$branch_fb`` and reads strata's writes on it."""
+    strata.create_table(IDENT, _schema())
+    main = Model()
+    write("strata", strata, None, IDENT, main.apply([(1, "d1", "a"), (2, "d2", "b")]), inputs)
+    strata.run("create-tag", IDENT, "t1")
+    cat = flink.catalog(strata.warehouse)
+    flink.sql(f"CALL `{cat}`.sys.create_branch('db.t', 'fb', 't1')")
+    assert _strata_branches(strata) == ["fb"]
+    fb = main.copy()
+    branch = f"`{cat}`.`db`.`t$branch_fb`"
+    fb.apply([(2, "d2", "b-flink"), (3, "d3", "c")])
+    flink.sql(f"INSERT INTO {branch} VALUES (2, 'd2', 'b-flink'), (3, 'd3', 'c')")
+    assert_same_rows(strata.read_lines(f"{IDENT}$branch_fb"), fb.lines(), "strata read of Flink's branch")
+    write("strata", strata, None, f"{IDENT}$branch_fb", fb.apply([(4, "d1", "strata")]), inputs)
+    got = flink.rows(f"SELECT id, dt, v FROM {branch}")
+    assert sorted(got) == sorted([[i, d, v] for (d, i), v in fb.rows.items()])
+    assert_same_rows(strata.read_lines(IDENT), main.lines(), "main untouched")
 
 
 def _rows_json(t: pa.Table):
