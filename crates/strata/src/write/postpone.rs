@@ -21,12 +21,15 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use arrow_array::{ArrayRef, Int64Array, Int8Array};
 use strata_spec::binary_row::BinaryRow;
+use strata_spec::kv::RowKind;
 use strata_spec::manifest::FileSource;
 use strata_spec::options::POSTPONE_BUCKET;
 
 use crate::commit::CommitMessage;
 use crate::lsm::kv_file_writer::{KvWriterConfig, RollingKvWriter};
-use crate::lsm::kv_layout::KvLayout;
+use crate::lsm::kv_layout::{is_retract_byte, KvLayout};
+use crate::lsm::merge::function::{KvMeta, MergeFunction};
+use crate::lsm::merge::value::value_at;
 use crate::meta::FileNamer;
 use crate::table::Table;
 use crate::Result;
@@ -39,6 +42,11 @@ pub(super) struct PostponeWrite {
     table: Table,
     config: Arc<KvWriterConfig>,
     layout: Arc<KvLayout>,
+    /// The table's merge engine, asked once whether it takes a retraction (Java
+    /// `PostponeBucketWriter.validateRetract`): a `-U` / `-D` it refuses fails the write, not
+    /// a later compaction.
+    merge: Arc<dyn MergeFunction>,
+    retract_validated: bool,
     /// The open writer of each partition. Behind a mutex only so that `PostponeWrite` is
     /// `Sync` (an open Parquet writer is not); each writer is taken out while it writes.
     writers: Mutex<HashMap<BinaryRow, (RollingKvWriter, FileNamer)>>,
@@ -65,7 +73,10 @@ impl PostponeWrite {
     pub(super) fn new(table: Table) -> Result<Self> {
         let config = KvWriterConfig::for_postpone(table.schema(), writer_prefix(&table)?)?;
         let layout = config.layout.clone();
+        let merge = crate::lsm::merge::create_merge_function(table.schema())?;
         Ok(PostponeWrite {
+            merge,
+            retract_validated: false,
             table,
             config,
             layout,
@@ -85,6 +96,9 @@ impl PostponeWrite {
         values: Vec<ArrayRef>,
         kinds: Vec<i8>,
     ) -> Result<()> {
+        if !self.retract_validated {
+            self.validate_retract(&values, &kinds)?;
+        }
         let n = kinds.len();
         let batch = self.layout.assemble(
             values,
@@ -111,6 +125,31 @@ impl PostponeWrite {
         // Back in the map even after a failure, so that an abort deletes its files.
         self.writers().insert(partition, (writer, namer));
         result
+    }
+
+    /// The first retraction written goes through the merge engine alone (Java's
+    /// `validateRetract`: `reset`, `add`, `getResult`), so an engine that refuses retractions
+    /// (first-row without `ignore-delete`, ...) fails this write as Java's does.
+    fn validate_retract(&mut self, values: &[ArrayRef], kinds: &[i8]) -> Result<()> {
+        let Some(row) = kinds.iter().position(|k| is_retract_byte(*k)) else {
+            return Ok(());
+        };
+        let kind = RowKind::from_byte(kinds[row]).map_err(crate::Error::from)?;
+        let meta = [KvMeta {
+            sequence: UNKNOWN_SEQUENCE,
+            kind,
+        }];
+        let row_values = if self.merge.needs_values() {
+            Some(vec![values
+                .iter()
+                .map(|c| value_at(c.as_ref(), row))
+                .collect::<Result<Vec<_>>>()?])
+        } else {
+            None
+        };
+        self.merge.merge(&meta, row_values.as_deref())?;
+        self.retract_validated = true;
+        Ok(())
     }
 
     /// Closes every file: one commit message per partition, bucket and totalBuckets `-2`.

@@ -248,3 +248,20 @@ async fn overwrite_alter_and_rescale_of_a_postpone_table() {
     assert!(live.files.iter().all(|f| f.total_buckets == 2));
     assert_eq!(read(&t).await.len(), 2);
 }
+
+#[tokio::test]
+async fn a_retraction_the_merge_engine_refuses_fails_the_postpone_write() {
+    let lake = Lake::new();
+    let t = create(&lake, r#","merge-engine":"first-row""#).await;
+    let mut w = t.new_write().unwrap();
+    w.write(&rows(&[1], "a", "x")).await.unwrap();
+    // Java's PostponeBucketWriter.validateRetract: first-row refuses -D at write time, so no
+    // file is committed that no compaction could take.
+    let e = w
+        .write_with_kinds(&rows(&[1], "a", "x"), &[RowKind::Delete])
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("First row merge engine"), "{e}");
+    w.abort().await;
+    assert!(t.snapshot_manager().latest_id().await.unwrap().is_none());
+}
