@@ -7,6 +7,10 @@
 //! Options (`file-index.bloom-filter.<column>.items` / `.fpp`): expected items (default
 //! 1,000,000) and false-positive probability (default 0.1).
 
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Date32Type, Int32Type, Int64Type};
+use arrow_array::Array;
+use arrow_schema::DataType as ArrowType;
 use strata_spec::{Datum, SpecError, TypeKind};
 
 use super::result::IndexResult;
@@ -250,6 +254,47 @@ impl BloomFilterWriter {
         }
     }
 
+    /// Adds every value of `array` without building a datum per row, for the layouts that
+    /// need no conversion (strings, and integers of integer-like columns); false (nothing
+    /// added) for any other, which the caller feeds value by value.
+    pub(crate) fn write_array(&mut self, array: &dyn Array) -> bool {
+        let filter = &mut self.filter;
+        match (&self.kind, array.data_type()) {
+            (TypeKind::Char(_) | TypeKind::VarChar(_), ArrowType::Utf8) => {
+                for s in array.as_string::<i32>().iter().flatten() {
+                    filter.add_hash(xx_hash64(s.as_bytes()));
+                }
+            }
+            (TypeKind::Char(_) | TypeKind::VarChar(_), ArrowType::LargeUtf8) => {
+                for s in array.as_string::<i64>().iter().flatten() {
+                    filter.add_hash(xx_hash64(s.as_bytes()));
+                }
+            }
+            (TypeKind::Char(_) | TypeKind::VarChar(_), ArrowType::Utf8View) => {
+                for s in array.as_string_view().iter().flatten() {
+                    filter.add_hash(xx_hash64(s.as_bytes()));
+                }
+            }
+            (TypeKind::Int, ArrowType::Int32) => {
+                for v in array.as_primitive::<Int32Type>().iter().flatten() {
+                    filter.add_hash(long_hash(v as i64));
+                }
+            }
+            (TypeKind::Date, ArrowType::Date32) => {
+                for v in array.as_primitive::<Date32Type>().iter().flatten() {
+                    filter.add_hash(long_hash(v as i64));
+                }
+            }
+            (TypeKind::BigInt, ArrowType::Int64) => {
+                for v in array.as_primitive::<Int64Type>().iter().flatten() {
+                    filter.add_hash(long_hash(v));
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+
     pub(crate) fn finish(&self) -> Vec<u8> {
         self.filter.to_bytes()
     }
@@ -268,6 +313,32 @@ mod tests {
         assert_eq!(f.num_hash_functions, 3);
         // XXH64("") with seed 0.
         assert_eq!(xx_hash64(b"") as u64, 0xef46db3751d8e999);
+    }
+
+    #[test]
+    fn array_fast_path_equals_value_by_value() {
+        let strings = arrow_array::StringArray::from(vec![Some("a"), None, Some("bc")]);
+        let ints = arrow_array::Int64Array::from(vec![Some(7), None, Some(-3)]);
+        for (kind, array, datums) in [
+            (
+                TypeKind::VarChar(9),
+                &strings as &dyn Array,
+                vec![Datum::String("a".into()), Datum::String("bc".into())],
+            ),
+            (
+                TypeKind::BigInt,
+                &ints as &dyn Array,
+                vec![Datum::BigInt(7), Datum::BigInt(-3)],
+            ),
+        ] {
+            let mut fast = BloomFilterWriter::new(kind.clone(), 100, 0.1).unwrap();
+            assert!(fast.write_array(array));
+            let mut slow = BloomFilterWriter::new(kind, 100, 0.1).unwrap();
+            for d in &datums {
+                slow.write(Some(d));
+            }
+            assert_eq!(fast.finish(), slow.finish());
+        }
     }
 
     proptest! {

@@ -307,6 +307,11 @@ impl DataFileIndexWriter {
     pub(crate) fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         for w in &mut self.writers {
             let array = batch.column(w.position);
+            if let Writer::Bloom(b) = &mut w.writer {
+                if b.write_array(array.as_ref()) {
+                    continue;
+                }
+            }
             for row in 0..batch.num_rows() {
                 let v = datum_at(array.as_ref(), row)?;
                 match &mut w.writer {
