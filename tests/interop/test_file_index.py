@@ -1,7 +1,7 @@
 """File indexes (issue 31 item 7) between strata and Java Paimon 2.0.0.
 
-* Java writes append tables with ``file-index.bloom-filter.columns`` and
-  ``file-index.bitmap.columns`` (small indexes embedded in the manifest, large ones as
+* Java writes append tables with ``file-index.bloom-filter.columns``,
+  ``file-index.bitmap.columns`` and ``file-index.bsi.columns`` (small indexes embedded in the manifest, large ones as
   ``<data-file>.index`` extra files); strata's filtered reads return the model's rows and skip
   exactly the files Java's ``FileIndexPredicate`` skips (``filesSkippedByIndex`` in the read
   metrics). Every file's value range spans the filter values (rows ``a``/``zzz`` in each file), so
@@ -44,6 +44,10 @@ FILTERS = [
      lambda t: pc.equal(t["v"], 2005)),
     ("cat IS NULL", {"column": "cat", "op": "isNull"},
      lambda t: pc.is_null(t["cat"])),
+    ("v BETWEEN 2003 AND 2005", {"column": "v", "op": "between", "values": [2003, 2005]},
+     lambda t: pc.and_(pc.greater_equal(t["v"], 2003), pc.less_equal(t["v"], 2005))),
+    ("v > 3004 AND v < 3007", {"column": "v", "op": "open", "values": [3004, 3007]},
+     lambda t: pc.and_(pc.greater(t["v"], 3004), pc.less(t["v"], 3007))),
 ]
 
 
@@ -62,11 +66,13 @@ def _commit(k: int) -> pa.Table:
 def _options(separate: bool) -> dict:
     opts = {"bucket": "-1",
             "file-index.bloom-filter.columns": "name,v",
-            "file-index.bitmap.columns": "cat"}
+            "file-index.bitmap.columns": "cat",
+            "file-index.bsi.columns": "v"}
     if not separate:
-        # Small filters stay under the 500-byte threshold: embedded in the manifest.
+        # Small filters stay under the threshold: embedded in the manifest.
         opts["file-index.bloom-filter.name.items"] = "20"
         opts["file-index.bloom-filter.v.items"] = "20"
+        opts["file-index.in-manifest-threshold"] = "2 kb"
     return opts
 
 
@@ -210,8 +216,8 @@ def test_rewrite_file_index(java, strata, inputs, writer):
 
 
 def test_unwritten_index_types_are_refused(strata):
-    """bsi, range-bitmap and MAP-key indexes stay refused by name on write."""
-    for key in ("file-index.bsi.columns", "file-index.range-bitmap.columns"):
+    """range-bitmap and MAP-key indexes stay refused by name on write."""
+    for key in ("file-index.range-bitmap.columns",):
         schema = paimon_schema_json(SCHEMA, options={key: "v"})
         p = strata.create_table(f"db.r{len(key)}", schema, check=False)
         if p.returncode == 0:

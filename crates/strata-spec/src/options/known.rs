@@ -378,9 +378,10 @@ pub const KNOWN_PREFIXES: &[&str] = &[
     "lance.",
     "vortex.",
     "file-index.",
-    // the index types strata writes (bsi, range-bitmap stay under `file-index.`)
+    // the index types strata writes (range-bitmap stays under `file-index.`)
     "file-index.bitmap.",
     "file-index.bloom-filter.",
+    "file-index.bsi.",
     "blob.",
     "blob-descriptor.",
     "variant.",

@@ -146,7 +146,7 @@ async fn large_indexes_are_separate_files_kept_by_orphan_cleanup() {
 async fn unwritten_index_types_are_refused_by_name() {
     let wh = Warehouse::new();
     // Creating such a table is refused (as is writing one another engine created).
-    for key in ["file-index.bsi.columns", "file-index.range-bitmap.columns"] {
+    for key in ["file-index.range-bitmap.columns"] {
         let id: strata::table::Identifier = "db.r".parse().unwrap();
         let schema =
             strata_spec::schema::Schema::from_json(&table(&format!(r#""{key}":"id""#))).unwrap();
@@ -166,4 +166,25 @@ async fn unwritten_index_types_are_refused_by_name() {
         .await;
     let err = t.write_batches([batch(0)], None).await.unwrap_err();
     assert!(err.to_string().contains("nope"), "{err}");
+}
+
+#[tokio::test]
+async fn bsi_indexes_answer_ranges() {
+    let wh = Warehouse::new();
+    // Every file spans -1..100000, so statistics cannot rule a range inside out.
+    let t = three_files(
+        &wh,
+        "db.b",
+        r#""file-index.bsi.columns":"id","file-index.in-manifest-threshold":"4 kb""#,
+    )
+    .await;
+    let (ids, m) = read(&t, "id BETWEEN 120 AND 130").await;
+    assert_eq!(ids, (120..=130).collect::<Vec<_>>());
+    assert_eq!(m.files_skipped_by_index, 2, "{m:?}");
+    let (ids, m) = read(&t, "id > 60 AND id < 90").await;
+    assert!(ids.is_empty());
+    assert_eq!(m.files_skipped_by_index, 3, "{m:?}");
+    let (ids, m) = read(&t, "id = 205 OR id = -1").await;
+    assert_eq!(ids, vec![-1, -1, -1, 205]);
+    assert_eq!(m.files_skipped_by_index, 0, "{m:?}");
 }

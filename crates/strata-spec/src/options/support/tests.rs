@@ -157,7 +157,7 @@ fn unsupported_values_are_reported() {
         ("write.compaction-skip", "true"),
         ("write.sequence-number-init-mode", "snapshot"),
         ("data-evolution.enabled", "true"),
-        ("file-index.bsi.columns", "a"),
+        ("file-index.range-bitmap.columns", "a"),
         ("metadata.iceberg.storage", "hadoop-catalog"),
         ("log.system", "kafka"),
         ("fields.a.no-such-suffix", "x"),

@@ -4,11 +4,13 @@
 //! evaluation of a read's filter against a file's indexes ([`evaluate`], Java's
 //! `FileIndexPredicate`): a file whose indexes prove no row can match is skipped.
 //!
-//! `bsi` and `range-bitmap` indexes Java writes are not evaluated (they keep every file:
-//! reads stay right, only slower); strata refuses to write them.
+//! `bsi` ([`bsi`], `BitSliceIndexBitmapFileIndex`) is read and written too; `range-bitmap`
+//! indexes Java writes are not evaluated (they keep every file: reads stay right, only
+//! slower) and strata refuses to write them.
 
 pub(crate) mod bitmap;
 pub(crate) mod bloom_filter;
+pub(crate) mod bsi;
 pub(crate) mod container;
 mod predicate;
 mod result;

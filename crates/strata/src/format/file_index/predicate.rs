@@ -6,7 +6,7 @@ use strata_spec::{SpecError, TypeKind};
 
 use super::container::FileIndexContainer;
 use super::result::IndexResult;
-use super::{bitmap, bloom_filter};
+use super::{bitmap, bloom_filter, bsi};
 use crate::expr::{BoundLeafPredicate, BoundPredicate};
 
 /// A filter leaf's column as the data file knows it: its name in the file's schema (the
@@ -81,7 +81,10 @@ fn visit_leaf(
             bitmap::IDENTIFIER if bitmap::supports(&col.kind) => {
                 bitmap::BitmapIndex::parse(body, &col.kind)?.evaluate(&col.kind, &leaf.op)?
             }
-            // `bsi`, `range-bitmap` and index types strata does not know keep the file.
+            bsi::IDENTIFIER if bsi::supports(&col.kind) => {
+                bsi::BsiIndex::parse(body)?.evaluate(&col.kind, &leaf.op)
+            }
+            // `range-bitmap` and index types strata does not know keep the file.
             _ => IndexResult::Remain,
         };
         result = result.and(r);

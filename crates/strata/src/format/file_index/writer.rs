@@ -5,7 +5,7 @@
 //! caller embeds it in the manifest entry when it is at most `file-index.in-manifest-threshold`
 //! bytes, else writes it as `<data-file>.index` beside the data file.
 //!
-//! strata writes `bloom-filter` and `bitmap` indexes; `bsi`, `range-bitmap` and MAP-key
+//! strata writes `bloom-filter`, `bitmap` and `bsi` indexes; `range-bitmap` and MAP-key
 //! (`m[k]`) indexes are refused by name.
 
 use std::collections::BTreeMap;
@@ -15,6 +15,7 @@ use strata_spec::{RowType, SpecError, TypeKind};
 
 use super::bitmap::{self, BitmapWriter};
 use super::bloom_filter::{self, BloomFilterWriter};
+use super::bsi::{self, BsiWriter};
 use super::container::write_container;
 use crate::format::datum_at;
 use crate::Result;
@@ -144,10 +145,21 @@ impl FileIndexOptions {
                         ));
                     }
                 }
+                bsi::IDENTIFIER => {
+                    if !bsi::supports(&field.data_type.kind) {
+                        return Err(invalid(
+                            &key,
+                            format!(
+                                "column {} of type {}: Java's bsi index does not map it to longs",
+                                s.column, field.data_type
+                            ),
+                        ));
+                    }
+                }
                 other => {
                     return Err(crate::error::ErrorDetail::Unsupported(format!(
-                        "{key}: strata writes bloom-filter and bitmap file indexes, not {other}"
-                    ))
+                    "{key}: strata writes bloom-filter, bitmap and bsi file indexes, not {other}"
+                ))
                     .into())
                 }
             }
@@ -186,6 +198,7 @@ pub(crate) fn refuse_on_primary_key_table<'a>(
 enum Writer {
     Bloom(BloomFilterWriter),
     Bitmap(BitmapWriter),
+    Bsi(BsiWriter),
 }
 
 struct ColumnWriter {
@@ -201,6 +214,7 @@ impl ColumnWriter {
         let parse = |name: &str| spec.options.get(name);
         let family = match spec.index_type.as_str() {
             bloom_filter::IDENTIFIER => bloom_filter::OPTIONS,
+            bsi::IDENTIFIER => bsi::OPTIONS,
             _ => bitmap::OPTIONS,
         };
         let bad = |name: &str, v: &str| {
@@ -221,6 +235,7 @@ impl ColumnWriter {
                 };
                 Writer::Bloom(BloomFilterWriter::new(kind.clone(), items, fpp)?)
             }
+            bsi::IDENTIFIER => Writer::Bsi(BsiWriter::new(kind.clone())?),
             _ => {
                 let version = match parse("version") {
                     Some(v) => v.trim().parse::<u8>().map_err(|_| bad("version", v))?,
@@ -317,6 +332,7 @@ impl DataFileIndexWriter {
                 match &mut w.writer {
                     Writer::Bloom(b) => b.write(v.as_ref()),
                     Writer::Bitmap(b) => b.write(v.as_ref()),
+                    Writer::Bsi(b) => b.write(v.as_ref()),
                 }
             }
         }
@@ -367,6 +383,7 @@ impl DataFileIndexWriter {
                 let bytes = match &w.writer {
                     Writer::Bloom(b) => b.finish(),
                     Writer::Bitmap(b) => b.finish(),
+                    Writer::Bsi(b) => b.finish(),
                 };
                 entries.push((t, Some(bytes)));
             }

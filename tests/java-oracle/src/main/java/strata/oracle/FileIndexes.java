@@ -46,7 +46,7 @@ final class FileIndexes {
 
     /**
      * The live files Java's file-index evaluation skips for {@code filter} = {column, op
-     * (equal, notEqual, in, isNull, isNotNull), values}; {@code {"skipped": [...], "files": n}}.
+     * (equal, notEqual, in, isNull, isNotNull, between, open: exclusive bounds), values}; {@code {"skipped": [...], "files": n}}.
      */
     @SuppressWarnings("unchecked")
     static Object skipped(Commands c, Map<String, Object> req) throws Exception {
@@ -115,6 +115,12 @@ final class FileIndexes {
                 return b.isNull(i);
             case "isNotNull":
                 return b.isNotNull(i);
+            case "between":
+                return PredicateBuilder.and(
+                        b.greaterOrEqual(i, values.get(0)), b.lessOrEqual(i, values.get(1)));
+            case "open":
+                return PredicateBuilder.and(
+                        b.greaterThan(i, values.get(0)), b.lessThan(i, values.get(1)));
             default:
                 throw new IllegalArgumentException("unknown op " + op);
         }
