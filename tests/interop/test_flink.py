@@ -85,7 +85,8 @@ def test_flink_postpone_bucket_table(flink, strata):
     leaves in ``bucket-postpone`` are invisible to batch reads until Flink's postpone compaction
     moves them into real buckets (each partition with its own bucket count); a batch INSERT
     writes real buckets directly (``postpone.batch-write-fixed-bucket``). strata reads exactly
-    what Flink's batch read returns at each step -- and never fails on the postpone directory."""
+    what Flink's batch read returns at each step -- and never fails on the postpone directory.
+    Then each engine's postpone compaction takes the other's postponed rows."""
     ident = "db.pp"
     cat = flink.catalog(strata.warehouse)
     t = flink.table(strata.warehouse, ident)
@@ -118,6 +119,28 @@ def test_flink_postpone_bucket_table(flink, strata):
     for k in (0, 21, 44):
         got = strata.read_arrow(ident, columns=["k"], where=f"k = {k}").column("k").to_pylist()
         assert got == [k], (k, got)
+    # strata's postpone writes (bucket-postpone, as Java's PostponeBucketWriter) are compacted by
+    # Flink's postpone compaction; Flink's postponed rows by strata's (issue 31 item 4).
+    mine = rows(range(40, 60), "strata-postponed")
+    strata_write(strata, ident, mine)
+    assert -2 in {f["bucket"] for f in strata.files(ident)}
+    assert_same_rows(flink_read(flink, strata, ident), model_value_lines(model),
+                     "Flink batch read with strata's rows still postponed")
+    flink.sql(f"CALL `{cat}`.sys.compact(`table` => '{ident}')")
+    model.commit(mine)
+    assert -2 not in {f["bucket"] for f in strata.files(ident)}
+    assert_same_rows(flink_read(flink, strata, ident), model_value_lines(model),
+                     "Flink read after compacting strata's postponed rows")
+    theirs = rows(range(55, 70), "flink-postponed")
+    flink.sql(f"INSERT INTO {t} /*+ OPTIONS('postpone.batch-write-fixed-bucket' = 'false') */ "
+              f"VALUES {values_sql(theirs)}")
+    strata.run("compact", ident)
+    model.commit(theirs)
+    assert -2 not in {f["bucket"] for f in strata.files(ident)}
+    assert_same_rows(flink_read(flink, strata, ident), model_value_lines(model),
+                     "Flink read after strata compacted Flink's postponed rows")
+    assert_same_rows(strata_value_lines(strata, ident), model_value_lines(model),
+                     "strata read after its postpone compaction")
 
 
 def test_flink_compacts_strata_table(flink, strata):
