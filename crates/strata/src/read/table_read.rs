@@ -217,6 +217,15 @@ impl TableRead {
             dv: self.dv_cache()?,
             file_index: super::file_index::read_enabled(&self.table)?,
         });
+        let data_evolution = self.table.options().data_evolution_enabled()?;
+        if data_evolution && ctx.dv.is_some() {
+            return Err(ErrorDetail::Unsupported(format!(
+                "reading data-evolution table {} with deletion vectors: strata does not apply \
+                 them to stitched row-id ranges",
+                self.table.identifier()
+            ))
+            .into());
+        }
         let mut jobs = Vec::new();
         let mut kv_ctx: Option<Arc<kv_read::KvReadContext>> = None;
         for split in splits {
@@ -239,6 +248,17 @@ impl TableRead {
                 continue;
             }
             let dir = self.table.partition_path(&split.partition)?;
+            if data_evolution {
+                // Files holding columns of the same rows are read together.
+                for files in super::data_evolution::group_by_row_ranges(&self.table, split.files)? {
+                    jobs.push(ReadJob::Group(Box::new(GroupJob {
+                        dir: dir.clone(),
+                        bucket: split.bucket,
+                        files,
+                    })));
+                }
+                continue;
+            }
             for f in split.files {
                 jobs.push(ReadJob::File(Box::new(FileJob {
                     dir: dir.clone(),
@@ -267,6 +287,24 @@ impl TableRead {
                         });
                         match &kinds_schema {
                             // Rows of append files (the merge path adds kinds itself).
+                            Some(schema) => {
+                                let schema = schema.clone();
+                                receiver_stream(rx)
+                                    .map(move |b| b.and_then(|b| row_kinds::inserts(&schema, &b)))
+                                    .boxed()
+                            }
+                            None => receiver_stream(rx),
+                        }
+                    }
+                    ReadJob::Group(job) => {
+                        let ctx = ctx.clone();
+                        let (tx, rx) = tokio::sync::mpsc::channel(CHANNEL_BATCHES);
+                        let what = format!("reading the row ids of {}", job.files[0].file_name);
+                        let feed = tx.clone();
+                        crate::io::producer::spawn_producer(what, tx, async move {
+                            ctx.read_group(&job, &feed).await
+                        });
+                        match &kinds_schema {
                             Some(schema) => {
                                 let schema = schema.clone();
                                 receiver_stream(rx)
@@ -348,10 +386,19 @@ impl TableRead {
     }
 }
 
-/// One unit of reading: a file read as is, or a primary-key split merged on read.
+/// One unit of reading: a file read as is, a primary-key split merged on read, or the files
+/// of one row-id range of a data-evolution table stitched.
 enum ReadJob {
     File(Box<FileJob>),
     Merge(DataSplit),
+    Group(Box<GroupJob>),
+}
+
+/// The files of one row-id range of a data-evolution table, newest first.
+struct GroupJob {
+    dir: String,
+    bucket: i32,
+    files: Vec<DataFileMeta>,
 }
 
 struct FileJob {
@@ -383,6 +430,37 @@ struct FileReadContext {
 }
 
 impl FileReadContext {
+    /// Reads one row-id range of a data-evolution table (`super::data_evolution`).
+    async fn read_group(
+        &self,
+        job: &GroupJob,
+        tx: &tokio::sync::mpsc::Sender<Result<RecordBatch>>,
+    ) -> Result<()> {
+        let (columns, rows) = super::data_evolution::read_group(
+            &self.table,
+            &job.dir,
+            job.bucket,
+            &job.files,
+            &self.plan.read_fields,
+            self.batch_size,
+        )
+        .await?;
+        let mut at = 0;
+        while at < rows {
+            let n = self.batch_size.min(rows - at);
+            let slice = columns.iter().map(|c| c.slice(at, n)).collect();
+            at += n;
+            let batch = self.plan.finish(slice, n)?;
+            if batch.num_rows() == 0 {
+                continue;
+            }
+            if tx.send(Ok(batch)).await.is_err() {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
     async fn read_file(
         &self,
         job: &FileJob,

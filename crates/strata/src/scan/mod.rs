@@ -297,14 +297,18 @@ impl TableScan {
         metrics: &mut ScanMetrics,
     ) -> Result<Vec<DataSplit>> {
         let mut groups: BTreeMap<(Vec<u8>, i32), DataSplit> = BTreeMap::new();
+        // Data evolution: the files of a row-id range are read together (never one by one,
+        // `read::data_evolution`), and none is pruned by its statistics (a file without a
+        // column cannot answer a filter on it).
+        let data_evolution = self.table.options().data_evolution_enabled()?;
         for e in live {
-            if let Some(b) = bound {
+            if let Some(b) = bound.filter(|_| !data_evolution) {
                 if !stats_pruning::may_match(&self.table, b, &e.file).await? {
                     metrics.files_skipped_by_stats += 1;
                     continue;
                 }
             }
-            add_to_split(&mut groups, snapshot_id, e, true);
+            add_to_split(&mut groups, snapshot_id, e, !data_evolution);
         }
         let mut splits: Vec<DataSplit> = groups.into_values().collect();
         for s in &mut splits {

@@ -10,8 +10,9 @@
 //! * **Data files** ([`check_file`]): the fields of Java 2.0's `DataFileMeta` that change how a
 //!   file is read. A format strata has no reader for (`lance`, `vortex`, `blob`, `csv`,
 //!   `json`, ...), a file holding only some columns of its rows (`writeCols`: data-evolution
-//!   partial updates, BLOB files; not the whole row plus `_ROW_ID` and `_SEQUENCE_NUMBER` a
-//!   compaction of a row-tracking table stores) and an external path strata cannot reach are refused while
+//!   partial updates outside a data-evolution table's batch reads, BLOB files; not the whole
+//!   row plus `_ROW_ID` and `_SEQUENCE_NUMBER` a compaction of a row-tracking table stores)
+//!   and an external path strata cannot reach are refused while
 //!   planning — before the first row of any file is printed. The other fields are honoured
 //!   where they matter: `externalPath` (read where it is), `valueStatsCols` (statistics
 //!   pruning), `deleteRowCount` (raw-convertible splits), `level` and `totalBuckets`
@@ -121,10 +122,11 @@ pub(crate) fn check_file(
              ORC and Avro data files)"
         ));
     }
+    let data_evolution = table.options().data_evolution_enabled().unwrap_or(false);
     if let Some(cols) = file
         .write_cols
         .as_ref()
-        .filter(|c| !stores_row_tracking(table, c))
+        .filter(|c| !data_evolution && !stores_row_tracking(table, c))
     {
         return refuse(format!(
             "holds only the columns {} of its rows (writeCols: a data-evolution or BLOB file \

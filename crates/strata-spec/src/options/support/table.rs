@@ -131,7 +131,7 @@ pub(super) const KEYS: &[Entry] = &[
     implemented("cross-partition-upsert.bootstrap-parallelism"),
     implemented("cross-partition-upsert.index-ttl"),
     no_effect("data-evolution.compaction.rewrite-row-ids", DATA_EVO),
-    unsupported("data-evolution.enabled", "row-id based partial column updates across files; not implemented", &["false"]).read_refused("the files of a data-evolution table hold some columns of a row range each, stitched by row id when Java reads them (DataEvolutionSplitRead); read file by file they would be extra rows", &["false"]),
+    unsupported("data-evolution.enabled", "writes of some columns of existing rows by row id (Java's withWriteType); strata's batch reads stitch such files, its writers do not write to these tables", &["false"]).read_honoured().stream_refused("streaming and incremental reads would read each file of a row-id range on its own; batch reads stitch them as Java's DataEvolutionSplitRead", &["false"]),
     no_effect("data-evolution.merge-into.file-pruning", DATA_EVO),
     no_effect("data-evolution.merge-into.source-persist", DATA_EVO),
     no_effect("data-evolution.reassign.skip-contiguous-row-count", DATA_EVO),

@@ -244,7 +244,6 @@ fn every_entry_has_a_read_reason_unless_honoured() {
 #[test]
 fn reads_refuse_what_they_cannot_honour_and_nothing_else() {
     let refused = [
-        ("data-evolution.enabled", "true"),
         ("scan.fallback-branch", "b"),
         ("scan.primary-branch", "b"),
         ("sequence.snapshot-ordering", "true"),
@@ -264,6 +263,7 @@ fn reads_refuse_what_they_cannot_honour_and_nothing_else() {
     }
     let fine = [
         ("data-evolution.enabled", "false"),
+        ("data-evolution.enabled", "true"),
         ("row-tracking.enabled", "true"),
         ("file-index.bloom-filter.columns", "a"),
         ("target-file-row-num", "10"),
@@ -291,6 +291,11 @@ fn reads_refuse_what_they_cannot_honour_and_nothing_else() {
         ["streaming-read-overwrite"]
     );
     assert!(read_refused(&[("streaming-read-overwrite", "false")], true).is_empty());
+    // Data evolution: batch reads stitch row-id ranges, streams refuse.
+    assert_eq!(
+        read_refused(&[("data-evolution.enabled", "true")], true),
+        ["data-evolution.enabled"]
+    );
     assert_eq!(
         read_refused(&[("scan.bounded.watermark", "5")], true),
         ["scan.bounded.watermark"]
