@@ -18,6 +18,18 @@ import org.apache.paimon.table.source.EndOfScanException;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.types.RowType;
 
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.io.CompactIncrement;
+import org.apache.paimon.io.DataIncrement;
+import org.apache.paimon.operation.AbstractFileStoreWrite;
+import org.apache.paimon.table.sink.CommitMessageImpl;
+import org.apache.paimon.table.sink.TableWriteImpl;
+import org.apache.paimon.table.source.DataSplit;
+import org.apache.paimon.utils.CommitIncrement;
+import org.apache.paimon.utils.RecordWriter;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.TreeMap;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -127,5 +139,110 @@ final class Paimon2RowTracking {
         out.put("snapshotId", t.snapshotManager().latestSnapshotId());
         out.put("tasks", tasks.size());
         return out;
+    }
+
+    /**
+     * Data evolution (Paimon 2.0): writes the columns {@code columns} of existing rows, as
+     * Flink's {@code DataEvolutionPartialWriteOperator} does. {@code rows} are objects with
+     * {@code _ROW_ID} and the new values; for every row-id range (files of one {@code
+     * firstRowId}) holding one of them, one file of {@code columns} for the whole range is
+     * written with {@code withWriteType} (new values where given, the current ones elsewhere,
+     * read through Java's data-evolution read) and committed with the range's {@code
+     * firstRowId}. Answer: {@code snapshotId}, {@code files} (the new files' names).
+     */
+    @SuppressWarnings("unchecked")
+    static Object updateColumns(Commands c, Map<String, Object> req) throws Exception {
+        Map<String, String> single = new HashMap<>();
+        single.put("target-file-size", "99999 G");
+        single.put("target-file-row-num", String.valueOf(Long.MAX_VALUE));
+        FileStoreTable t = c.table(req).copy(single);
+        List<String> cols = (List<String>) req.get("columns");
+        RowType writeType = t.rowType().project(cols);
+        Map<Long, Map<?, ?>> updates = new HashMap<>();
+        for (Object r : (List<Object>) req.get("rows")) {
+            Map<?, ?> m = (Map<?, ?>) r;
+            Map<Object, Object> values = new LinkedHashMap<>();
+            for (String col : cols) {
+                values.put(col, m.get(col));
+            }
+            updates.put(((Json.Num) m.get("_ROW_ID")).asLong(), values);
+        }
+        TreeMap<Long, List<DataFileMeta>> groups = new TreeMap<>();
+        Map<Long, BinaryRow> partitions = new HashMap<>();
+        for (ManifestEntry e : t.store().newScan().plan().files()) {
+            Long first = e.file().firstRowId();
+            if (first != null) {
+                groups.computeIfAbsent(first, k -> new ArrayList<>()).add(e.file());
+                partitions.put(first, e.partition());
+            }
+        }
+        List<String> readCols = new ArrayList<>(cols);
+        readCols.add(SpecialFields.ROW_ID.name());
+        RowType readType = SpecialFields.rowTypeWithRowId(t.rowType()).project(readCols);
+        List<CommitMessage> messages = new ArrayList<>();
+        List<Object> names = new ArrayList<>();
+        for (Map.Entry<Long, List<DataFileMeta>> g : groups.entrySet()) {
+            long first = g.getKey();
+            long count = g.getValue().get(0).rowCount();
+            boolean touched = false;
+            for (long id : updates.keySet()) {
+                touched |= id >= first && id < first + count;
+            }
+            if (!touched) {
+                continue;
+            }
+            BinaryRow partition = partitions.get(first);
+            DataSplit split = DataSplit.builder()
+                    .withPartition(partition)
+                    .withBucket(0)
+                    .withDataFiles(g.getValue())
+                    .withBucketPath(t.store().pathFactory().bucketPath(partition, 0).toString())
+                    .rawConvertible(false)
+                    .build();
+            TableWriteImpl<InternalRow> writeImpl = (TableWriteImpl<InternalRow>)
+                    t.newBatchWriteBuilder().newWrite().withWriteType(writeType);
+            AbstractFileStoreWrite<InternalRow> write =
+                    (AbstractFileStoreWrite<InternalRow>) writeImpl.getWrite();
+            RecordWriter<InternalRow> writer = write.createWriter(partition, 0);
+            try (RecordReader<InternalRow> reader =
+                    t.newRead().withReadType(readType).createReader(split)) {
+                reader.forEachRemaining(row -> {
+                    long id = row.getLong(cols.size());
+                    Map<?, ?> u = updates.get(id);
+                    InternalRow out = u != null
+                            ? Codec.row(u, writeType)
+                            : org.apache.paimon.utils.ProjectedRow.from(writeType, readType).replaceRow(row);
+                    try {
+                        writer.write(u != null ? out : copy(out, writeType));
+                    } catch (Exception e) {
+                        throw new RuntimeException(e);
+                    }
+                });
+            }
+            CommitIncrement written = writer.prepareCommit(false);
+            List<DataFileMeta> files = written.newFilesIncrement().newFiles();
+            if (files.size() != 1) {
+                throw new IllegalStateException("expected one file, got " + files);
+            }
+            DataFileMeta file = files.get(0).assignFirstRowId(first);
+            names.add(file.fileName());
+            messages.add(new CommitMessageImpl(partition, 0, null,
+                    new DataIncrement(Collections.singletonList(file), Collections.emptyList(),
+                            Collections.emptyList()),
+                    CompactIncrement.emptyIncrement()));
+            writer.close();
+            writeImpl.close();
+        }
+        try (BatchTableCommit commit = t.newBatchWriteBuilder().newCommit()) {
+            commit.commit(messages);
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("snapshotId", t.snapshotManager().latestSnapshotId());
+        out.put("files", names);
+        return out;
+    }
+
+    private static InternalRow copy(InternalRow row, RowType type) {
+        return new org.apache.paimon.data.serializer.InternalRowSerializer(type).copy(row);
     }
 }

@@ -1,0 +1,227 @@
+//! Data-evolution reads (`data-evolution.enabled`), as Java's `DataEvolutionSplitRead`: the
+//! files of a bucket are grouped by row-id range (`mergeRangesAndSort`: overlapping ranges
+//! `[firstRowId, firstRowId + rowCount)` merged; every data file of a group must cover the same
+//! range), and each group is read as one table of rows whose columns come from different files:
+//! for every column read, the newest file (highest `maxSequenceNumber`) that holds it — its
+//! `writeCols`, or all columns of its schema when it has none — provides it; a column no file
+//! holds is NULL (an error for a NOT NULL column, as Java's `createUnionReader` says).
+//! `_ROW_ID` and `_SEQUENCE_NUMBER` come from the newest file like any column (stored, or its
+//! `firstRowId` plus the position and its `maxSequenceNumber`: `super::row_tracking`).
+//!
+//! A group's files are read whole (no statistics pruning: a file without a column cannot
+//! answer a filter on it) and stitched in memory; the read's filter and projection apply to
+//! the stitched rows. Java's BLOB and vector-store files, and deletion vectors on such tables,
+//! are refused by name.
+
+use arrow_array::{new_null_array, ArrayRef};
+use futures::StreamExt;
+use strata_spec::manifest::DataFileMeta;
+use strata_spec::DataField;
+
+use crate::error::ErrorDetail;
+use crate::format::arrow_types::to_arrow_field;
+use crate::format::parquet_reader::ParquetReadOptions;
+use crate::table::Table;
+use crate::{Error, Result};
+
+use super::row_tracking::{self, Slots};
+
+/// Java `mergeRangesAndSort`: the files grouped by overlapping row-id ranges (groups by first
+/// row id), each group newest first (`maxSequenceNumber` descending).
+pub(crate) fn group_by_row_ranges(
+    table: &Table,
+    mut files: Vec<DataFileMeta>,
+) -> Result<Vec<Vec<DataFileMeta>>> {
+    let range = |f: &DataFileMeta| -> Result<(i64, i64)> {
+        let lower = f.file_name.to_ascii_lowercase();
+        if lower.ends_with(".blob") || lower.contains(".vector") {
+            return Err(unsupported(
+                table,
+                format!(
+                    "data file {} is a BLOB or vector-store file (Java's BlobFileBunch / \
+                     VectorFileBunch); strata does not read them",
+                    f.file_name
+                ),
+            ));
+        }
+        let first = f.first_row_id.ok_or_else(|| {
+            unsupported(
+                table,
+                format!(
+                    "data file {} has no firstRowId: its rows cannot be matched by row id",
+                    f.file_name
+                ),
+            )
+        })?;
+        Ok((first, first + f.row_count - 1))
+    };
+    let mut keyed = Vec::with_capacity(files.len());
+    for f in files.drain(..) {
+        keyed.push((range(&f)?, f));
+    }
+    keyed.sort_by_key(|((from, _), _)| *from);
+    // (the group's last row id, its files with their ranges)
+    type Group = (i64, Vec<((i64, i64), DataFileMeta)>);
+    let mut groups: Vec<Group> = Vec::new();
+    for (r, f) in keyed {
+        match groups.last_mut() {
+            Some((to, g)) if r.0 <= *to => {
+                *to = (*to).max(r.1);
+                g.push((r, f));
+            }
+            _ => groups.push((r.1, vec![(r, f)])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(_, mut g)| {
+            g.sort_by_key(|(_, f)| std::cmp::Reverse(f.max_sequence_number));
+            if g.iter().any(|(r, _)| *r != g[0].0) {
+                let names: Vec<_> = g.iter().map(|(_, f)| f.file_name.as_str()).collect();
+                return Err(unsupported(
+                    table,
+                    format!(
+                        "data files {} overlap in row ids without covering the same range \
+                         (Java: \"Data files should be all row id ranges same\")",
+                        names.join(", ")
+                    ),
+                ));
+            }
+            Ok(g.into_iter().map(|(_, f)| f).collect())
+        })
+        .collect()
+}
+
+/// The columns of `read_fields` for the rows of one group (`files` newest first, all under
+/// `partition_dir` / `bucket`), each as long as the group.
+pub(crate) async fn read_group(
+    table: &Table,
+    partition_dir: &str,
+    bucket: i32,
+    files: &[DataFileMeta],
+    read_fields: &[DataField],
+    batch_size: usize,
+) -> Result<(Vec<ArrayRef>, usize)> {
+    let rows = files.first().map_or(0, |f| f.row_count.max(0) as usize);
+    // Which file provides each read field: the first (newest) holding it.
+    let mut source: Vec<Option<usize>> = vec![None; read_fields.len()];
+    let mut schemas = Vec::with_capacity(files.len());
+    for (i, file) in files.iter().enumerate() {
+        let schema = table.schema_manager().schema(file.schema_id).await?;
+        let mut held: Vec<DataField> = schema
+            .fields
+            .iter()
+            .filter(|f| {
+                file.write_cols
+                    .as_ref()
+                    .is_none_or(|cols| cols.iter().any(|c| c == &f.name))
+            })
+            .cloned()
+            .collect();
+        held.extend(row_tracking::system_fields());
+        for (j, rf) in read_fields.iter().enumerate() {
+            if source[j].is_none() && held.iter().any(|h| h.id == rf.id) {
+                source[j] = Some(i);
+            }
+        }
+        let mut data_fields = schema.fields.clone();
+        data_fields.extend(row_tracking::system_fields());
+        schemas.push(data_fields);
+    }
+    let mut columns: Vec<Option<ArrayRef>> = vec![None; read_fields.len()];
+    for (i, file) in files.iter().enumerate() {
+        let wanted: Vec<usize> = (0..read_fields.len())
+            .filter(|j| source[*j] == Some(i))
+            .collect();
+        if wanted.is_empty() {
+            continue;
+        }
+        let fields: Vec<DataField> = wanted.iter().map(|&j| read_fields[j].clone()).collect();
+        let slots = Slots::of(&fields);
+        let decode = match &slots {
+            Some(s) => s.decodable(&fields),
+            None => fields.clone(),
+        };
+        let (io, path) = match &file.external_path {
+            Some(uri) => table.file_io().resolve_external(uri)?,
+            None => (
+                table.file_io().clone(),
+                table
+                    .paths()
+                    .data_file(partition_dir, bucket, &file.file_name),
+            ),
+        };
+        let options = ParquetReadOptions {
+            file_size: Some(file.file_size as u64),
+            batch_size,
+            ..Default::default()
+        };
+        let mut stream = crate::format::data_file_reader::read_data_file(
+            &io,
+            &path,
+            &schemas[i],
+            &decode,
+            options,
+        )
+        .await?;
+        let mut batches = Vec::new();
+        let mut position = 0u64;
+        while let Some(batch) = stream.next().await {
+            let mut batch = batch?;
+            let n = batch.num_rows() as u64;
+            if let Some(s) = &slots {
+                batch = s.fill(batch, file, position)?;
+            }
+            position += n;
+            batches.push(batch);
+        }
+        if position as usize != rows {
+            return Err(unsupported(
+                table,
+                format!(
+                    "data file {} has {position} rows where its row-id range has {rows}",
+                    file.file_name
+                ),
+            ));
+        }
+        for (k, &j) in wanted.iter().enumerate() {
+            let parts: Vec<&dyn arrow_array::Array> =
+                batches.iter().map(|b| b.column(k).as_ref()).collect();
+            let column = if parts.is_empty() {
+                new_null_array(to_arrow_field(&decode[k])?.data_type(), 0)
+            } else {
+                arrow::compute::concat(&parts)
+                    .map_err(|e| Error::arrow("stitching data-evolution columns", e))?
+            };
+            columns[j] = Some(column);
+        }
+    }
+    let mut out = Vec::with_capacity(read_fields.len());
+    for (j, column) in columns.into_iter().enumerate() {
+        out.push(match column {
+            Some(c) => c,
+            None if read_fields[j].data_type.nullable => {
+                new_null_array(to_arrow_field(&read_fields[j])?.data_type(), rows)
+            }
+            None => {
+                return Err(ErrorDetail::InvalidArgument(format!(
+                    "reading table {}: column {} is NOT NULL but no file of row ids {}.. holds \
+                     it",
+                    table.identifier(),
+                    read_fields[j].name,
+                    files.first().and_then(|f| f.first_row_id).unwrap_or(0)
+                ))
+                .into())
+            }
+        });
+    }
+    Ok((out, rows))
+}
+
+fn unsupported(table: &Table, why: String) -> Error {
+    ErrorDetail::Unsupported(format!(
+        "reading data-evolution table {}: {why}",
+        table.identifier()
+    ))
+    .into()
+}
