@@ -188,3 +188,66 @@ async fn bsi_indexes_answer_ranges() {
     assert_eq!(ids, vec![-1, -1, -1, 205]);
     assert_eq!(m.files_skipped_by_index, 0, "{m:?}");
 }
+
+#[tokio::test]
+async fn rewrite_file_index_then_expiry_and_orphan_cleanup() {
+    use std::time::Duration;
+    use strata::maintenance::{ExpireConfig, ExpireSnapshots, OrphanFilesClean, TableLifecycle};
+    let wh = Warehouse::new();
+    let t = three_files(&wh, "db.o", r#""file-index.bloom-filter.columns":"s""#).await;
+    let dir = wh.table_dir("db", "o").join("bucket-0");
+    let index_files = || -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".index"))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(index_files().len(), 3);
+    // Re-index with a bloom filter on another column: each file gets `<file>-1.index`.
+    let t = t
+        .with_dynamic_options([("file-index.bloom-filter.columns".into(), "id".into())])
+        .unwrap();
+    let report = t.rewrite_file_index(&[]).await.unwrap();
+    assert_eq!((report.files, report.index_files), (3, 3));
+    let live: Vec<String> = t
+        .new_scan()
+        .plan()
+        .await
+        .unwrap()
+        .splits
+        .iter()
+        .flat_map(|s| s.files.iter().flat_map(|f| f.extra_files.clone()))
+        .collect();
+    assert_eq!(live.len(), 3);
+    assert!(
+        live.iter().all(|n| n.ends_with(".parquet-1.index")),
+        "{live:?}"
+    );
+    assert_eq!(index_files().len(), 6);
+    let (ids, m) = read(&t, "id = 150").await;
+    assert!(ids.is_empty());
+    assert!(m.files_skipped_by_index >= 2, "{m:?}");
+    // Expiry and orphan cleanup never take a live index file. (The replaced ones stay while a
+    // manifest still lists their entries, DELETE or ADD, as in Java's `OrphanFilesClean`.)
+    tokio::time::sleep(Duration::from_millis(3)).await;
+    ExpireSnapshots::new(&t)
+        .unwrap()
+        .with_config(ExpireConfig {
+            retain_max: 1,
+            retain_min: 1,
+            time_retained: Duration::ZERO,
+            max_deletes: 1000,
+        })
+        .expire()
+        .await
+        .unwrap();
+    let future = OrphanFilesClean::default_older_than_millis(&t) + 10 * 86_400_000;
+    t.remove_orphan_files(future, false).await.unwrap();
+    let on_disk = index_files();
+    assert!(live.iter().all(|n| on_disk.contains(n)), "{on_disk:?}");
+    let (ids, _) = read(&t, "id = 201").await;
+    assert_eq!(ids, vec![201]);
+}
