@@ -6,16 +6,19 @@ same bytes. Java encodes JSON with its own ``GenericVariant.fromJson`` (oracle
 ``Paimon2Variant``); strata reads exactly Java's bytes, and a strata write of those bytes is read
 by Java back to the same JSON. A file Java shreds (``variant.inferShreddingSchema`` given as a
 dynamic option of its write, so the table's options do not say so) is refused by strata's read,
-naming the column, rather than misread.
+and strata rebuilds the unshredded variants from it as Java's ``ShreddingUtils.rebuild`` does
+(checked through Java: strata's rebuilt bytes, written back unshredded, read by Java as the JSON
+Java reads from its shredded file).
 """
 from __future__ import annotations
+
+import json
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from interop_support.java_oracle import _abs, java_fixture
-from interop_support.strata_cli import StrataError
 
 pytestmark = pytest.mark.java
 
@@ -80,14 +83,43 @@ def test_java_variants_read_and_written_back_by_strata(java, strata, wh, tmp_pat
     assert _strata_rows(strata, dst) == want
 
 
-def test_shredded_java_files_are_refused_by_name(java, strata, wh):
+def _shredded_docs():
+    docs = []
+    for i in range(60):
+        d = {"a": i, "b": "s%d" % i, "c": {"x": i * 3, "y": [i, i + 1], "z": "long " * 20},
+             "arr": [{"k": i}, {"k": i + 1, "extra": "e"}], "dec": "%d.25" % (i + 10)}
+        if i % 20 == 0:
+            d["rare"] = True
+        if i == 7:
+            d["a"] = "not a number"
+        docs.append(json.dumps(d, separators=(",", ":")).replace('"dec":"%d.25"' % (i + 10), '"dec":%d.25' % (i + 10)))
+    docs += ['{"only":"residual"}']
+    return docs
+
+
+def test_shredded_java_files_are_rebuilt(java, strata, wh, tmp_path):
+    """Java shreds the file (``variant.inferShreddingSchema`` as a dynamic option of its write);
+    strata rebuilds each variant from ``typed_value`` and the residual ``value``: written back
+    unshredded by strata, Java reads the same JSON as from its own shredded file."""
     ident = "db.var_shredded"
     java.create_table(wh, ident, SCHEMA)
-    rows = [{"id": i, "json": '{"a":%d,"b":"s%d"}' % (i, i)} for i in range(50)]
+    docs = _shredded_docs()
+    rows = [{"id": i, "json": d} for i, d in enumerate(docs)] + [{"id": len(docs)}]
     java.call("Paimon2Variant.write", warehouse=_abs(wh), table=ident, rows=rows,
-              options={"variant.inferShreddingSchema": "true"})
-    assert len(_java_rows(java, wh, ident)) == 50
-    with pytest.raises(StrataError) as e:
-        strata.read_arrow(ident)
-    text = str(e.value)
-    assert "column v is a shredded VARIANT" in text and "typed_value" in text, text
+              options={"variant.inferShreddingSchema": "true",
+                       "variant.shredding.maxInferBufferRow": "64"})
+    theirs = _java_rows(java, wh, ident)
+    assert len(theirs) == len(rows)
+    # The file is shredded: its variant group has a typed_value.
+    files = list((tmp_path / ".." ).glob("**/var_shredded/bucket-0/*.parquet")) or \
+        list(__import__("pathlib").Path(wh).glob("db.db/var_shredded/bucket-0/*.parquet"))
+    assert files and all("typed_value" in str(pq.ParquetFile(f).schema) for f in files), \
+        [str(pq.ParquetFile(f).schema) for f in files]
+    got = strata.read_arrow(ident).sort_by("id")
+    dst = "db.var_rebuilt"
+    strata.create_table(dst, SCHEMA)
+    f = tmp_path / "rebuilt.parquet"
+    pq.write_table(got.select(["id", "v"]), f)
+    strata.write(dst, [str(f)])
+    back = _java_rows(java, wh, dst)
+    assert [(r["id"], r["json"]) for r in back] == [(r["id"], r["json"]) for r in theirs]

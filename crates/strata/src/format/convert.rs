@@ -426,13 +426,9 @@ fn cast_struct(array: &ArrayRef, fields: &Fields, path: &str) -> Result<ArrayRef
             .all(|n| fields.find(n).is_some());
     if variant && extras.contains(&"typed_value") {
         // Java's variant shredding (`variant.shreddingSchema`, `variant.inferShreddingSchema`):
-        // part of each value lives in `typed_value` columns strata does not reassemble.
-        return Err(ErrorDetail::Unsupported(format!(
-            "column {path} is a shredded VARIANT in this file (a typed_value group, written by \
-             Java with variant.shreddingSchema or variant.inferShreddingSchema); strata reads \
-             and writes unshredded variants only and does not reassemble shredded ones"
-        ))
-        .into());
+        // the values are rebuilt from `typed_value` and the residual `value`.
+        let rebuilt = super::variant_shredding::unshred(source, path)?;
+        return cast_struct(&rebuilt, fields, path);
     }
     if !extras.is_empty() {
         return Err(mismatch(

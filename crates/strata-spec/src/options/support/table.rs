@@ -42,6 +42,7 @@ const PKI: &str =
 const POSTPONE: &str = "Flink/Spark batch sinks of postpone-bucket tables (bucket = -2); Java's table API and strata write the postpone bucket, the same rows after a postpone compaction";
 const STREAM: &str = "Flink/Spark streaming source option; strata's streaming reads (Table::new_stream_read, strata tail) take their settings as arguments";
 const TAG_AUTO: &str = "only for automatically created tags (tag.automatic-creation, refused)";
+const SHREDDED_VARIANT_READ: &str = "reads rebuild each shredded Variant from its file's typed_value and value columns (Java's ShreddingUtils.rebuild), whatever schema wrote it";
 const VARIANT_INFER: &str = "tunes Variant shredding inference, which runs only with variant.inferShreddingSchema = true (refused)";
 const VECTOR: &str = "only for VECTOR columns (vector-field, refused)";
 const PK_INDEX_READ: &str =
@@ -257,7 +258,7 @@ pub(super) const KEYS: &[Entry] = &[
     no_effect("owner", "catalog metadata (table owner)"),
     no_effect("page-size", MEM),
     implemented("parquet.enable.dictionary").read_no_effect(READS_ANY_FILE),
-    unsupported("parquet.variant.shreddingSchema", "fallback key of variant.shreddingSchema; strata writes Variant columns unshredded", &[]),
+    unsupported("parquet.variant.shreddingSchema", "fallback key of variant.shreddingSchema; strata writes Variant columns unshredded", &[]).read_no_effect(SHREDDED_VARIANT_READ),
     implemented("partial-update.ignore-delete").read_honoured(),
     implemented("partial-update.remove-record-on-delete").read_honoured(),
     implemented("partial-update.remove-record-on-sequence-group").read_honoured(),
@@ -374,7 +375,7 @@ pub(super) const KEYS: &[Entry] = &[
     unsupported("target-file-row-num", "Java rolls data files at this row count; strata rolls by target-file-size only", &["9223372036854775807"]).read_no_effect("how Java rolls data files; the rows are the same"),
     implemented("target-file-size"),
     unsupported("type", "format, materialized, object and other table types; strata reads and writes plain Paimon tables", &["table"]),
-    unsupported("variant.inferShreddingSchema", "Java infers and writes shredded Variant columns; strata writes them unshredded", &["false"]),
+    unsupported("variant.inferShreddingSchema", "Java infers and writes shredded Variant columns; strata writes them unshredded", &["false"]).read_no_effect(SHREDDED_VARIANT_READ),
     no_effect("variant.shredding.adaptive.maxInferBufferRow", VARIANT_INFER),
     no_effect("variant.shredding.adaptive.retentionRatio", VARIANT_INFER),
     no_effect("variant.shredding.inferenceMode", VARIANT_INFER),
@@ -382,7 +383,7 @@ pub(super) const KEYS: &[Entry] = &[
     no_effect("variant.shredding.maxSchemaDepth", VARIANT_INFER),
     no_effect("variant.shredding.maxSchemaWidth", VARIANT_INFER),
     no_effect("variant.shredding.minFieldCardinalityRatio", VARIANT_INFER),
-    unsupported("variant.shreddingSchema", "Java writes Variant columns shredded by this schema; strata writes them unshredded", &[]),
+    unsupported("variant.shreddingSchema", "Java writes Variant columns shredded by this schema; strata writes them unshredded", &[]).read_no_effect(SHREDDED_VARIANT_READ),
     unsupported("vector-field", "VECTOR columns stored in vector files; strata refuses VECTOR types", &[""]),
     no_effect("vector-index.search-mode", GINDEX),
     no_effect("vector-search.distribute.enabled", GINDEX),
