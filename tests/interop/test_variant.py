@@ -98,16 +98,15 @@ def _shredded_docs():
 
 
 def test_shredded_java_files_are_rebuilt(java, strata, wh, tmp_path):
-    """Java shreds the file (``variant.inferShreddingSchema`` as a dynamic option of its write);
+    """Java shreds the file (the table sets ``variant.inferShreddingSchema``);
     strata rebuilds each variant from ``typed_value`` and the residual ``value``: written back
     unshredded by strata, Java reads the same JSON as from its own shredded file."""
     ident = "db.var_shredded"
-    java.create_table(wh, ident, SCHEMA)
+    shredding = {"variant.inferShreddingSchema": "true", "variant.shredding.maxInferBufferRow": "64"}
+    java.create_table(wh, ident, {**SCHEMA, "options": {**SCHEMA["options"], **shredding}})
     docs = _shredded_docs()
     rows = [{"id": i, "json": d} for i, d in enumerate(docs)] + [{"id": len(docs)}]
-    java.call("Paimon2Variant.write", warehouse=_abs(wh), table=ident, rows=rows,
-              options={"variant.inferShreddingSchema": "true",
-                       "variant.shredding.maxInferBufferRow": "64"})
+    java.call("Paimon2Variant.write", warehouse=_abs(wh), table=ident, rows=rows)
     theirs = _java_rows(java, wh, ident)
     assert len(theirs) == len(rows)
     # The file is shredded: its variant group has a typed_value.
@@ -123,3 +122,6 @@ def test_shredded_java_files_are_rebuilt(java, strata, wh, tmp_path):
     strata.write(dst, [str(f)])
     back = _java_rows(java, wh, dst)
     assert [(r["id"], r["json"]) for r in back] == [(r["id"], r["json"]) for r in theirs]
+    # strata does not write shredded files: a write to the table that asks for them is refused.
+    res = strata.write(ident, [str(f)], check=False)
+    assert res.returncode != 0 and "variant.inferShreddingSchema" in res.stderr, res.stderr
