@@ -4,9 +4,9 @@ Paimon stores a VARIANT as the Parquet variant binary encoding: a group of ``val
 ``metadata`` binaries. strata exposes it in Arrow as ``Struct{value, metadata}`` (binaries), the
 same bytes. Java encodes JSON with its own ``GenericVariant.fromJson`` (oracle
 ``Paimon2Variant``); strata reads exactly Java's bytes, and a strata write of those bytes is read
-by Java back to the same JSON. A file Java shreds (``variant.inferShreddingSchema`` given as a
-dynamic option of its write, so the table's options do not say so) is refused by strata's read,
-and strata rebuilds the unshredded variants from it as Java's ``ShreddingUtils.rebuild`` does
+by Java back to the same JSON. From a file Java shreds (a table setting
+``variant.inferShreddingSchema``) strata rebuilds the unshredded variants as Java's
+``ShreddingUtils.rebuild`` does
 (checked through Java: strata's rebuilt bytes, written back unshredded, read by Java as the JSON
 Java reads from its shredded file).
 """
