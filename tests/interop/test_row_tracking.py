@@ -254,6 +254,9 @@ def test_data_evolution_java_writes_columns_strata_stitches(java, strata, wh, tm
                             f"SELECT id, a, b FROM {ident} WHERE id IN (1, 2, 9)")
     assert sorted((r["id"], r["a"], r["b"]) for r in sql) == \
         [(1, "x1", 100), (2, "y2", 200), (9, "a9", None)], sql
+    # Statistics must not count a range's rows once per file.
+    n = strata.json_lines("sql", "--format", "jsonl", "-e", f"SELECT count(*) AS n FROM {ident}")
+    assert n == [{"n": len(model)}], n
     # strata does not write to such tables (its writers do not write partial columns yet).
     f = tmp_path / "more.jsonl"
     f.write_text(json.dumps({"id": 20, "dt": "p", "a": "n", "b": 1}) + "\n")

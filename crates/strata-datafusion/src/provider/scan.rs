@@ -123,6 +123,11 @@ impl StrataScanExec {
     /// ([`super::statistics`]).
     /// `filter_selectivity`: the percentage of rows a pushed filter is assumed to keep.
     pub(crate) async fn with_statistics(mut self, filter_selectivity: u8) -> strata::Result<Self> {
+        // Data evolution: several files hold the columns of the same rows, so neither their
+        // row counts nor their value statistics describe the rows read.
+        if self.table.options().data_evolution_enabled()? {
+            return Ok(self);
+        }
         let estimate = if self.filter.is_some() {
             RowEstimate::Filtered(filter_selectivity)
         } else if self.table.is_primary_key_table()
