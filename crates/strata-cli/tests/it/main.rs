@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod branches;
 mod compact_write_only;
 mod incremental;
 mod levels;
