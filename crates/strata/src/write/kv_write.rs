@@ -262,9 +262,9 @@ impl KvWrite {
         })
     }
 
-    /// The buckets with a writer (written to or compacted).
-    pub(super) fn written_buckets(&self) -> std::collections::HashSet<i32> {
-        self.writers.keys().map(|(_, b)| *b).collect()
+    /// The (partition, bucket)s with a writer (written to or compacted).
+    pub(super) fn written_buckets(&self) -> std::collections::HashSet<(BinaryRow, i32)> {
+        self.writers.keys().cloned().collect()
     }
 
     pub(super) fn total_buckets(&self) -> i32 {

@@ -401,8 +401,8 @@ impl TableWrite {
         kv.compact(select, full).await
     }
 
-    /// The buckets this write has written rows to (primary-key tables).
-    pub(crate) fn written_buckets(&self) -> std::collections::HashSet<i32> {
+    /// The (partition, bucket)s this write has a writer for (primary-key tables).
+    pub(crate) fn written_buckets(&self) -> std::collections::HashSet<(BinaryRow, i32)> {
         self.kv
             .as_ref()
             .map(|kv| kv.written_buckets())

@@ -183,35 +183,50 @@ impl Table {
         let result = async {
             let mut messages = Vec::new();
             let mut visited = Vec::new();
-            for (i, (partition, files)) in plan.postponed.values().enumerate() {
-                let n = self.postpone_bucket_num(&plan, partition)?;
+            // One writer per bucket count: partitions that share a count share its restore.
+            let mut groups: BTreeMap<i32, Vec<&(BinaryRow, Vec<DataFileMeta>)>> = BTreeMap::new();
+            for entry in plan.postponed.values() {
+                let n = self.postpone_bucket_num(&plan, &entry.0)?;
+                groups.entry(n).or_default().push(entry);
+            }
+            let mut done = 0;
+            for (n, partitions) in groups {
                 let real = self.with_dynamic_options([
                     ("bucket".to_string(), n.to_string()),
                     ("write-only".to_string(), "false".to_string()),
                 ])?;
                 writes.push(real.new_write()?);
                 let write = writes.last_mut().expect("pushed just above");
-                let mut touched: HashSet<i32> =
-                    plan.level0.get(partition).cloned().unwrap_or_default();
-                replay(self, write, partition, files).await?;
+                let mut touched: HashSet<(BinaryRow, i32)> = HashSet::new();
+                for (partition, files) in partitions {
+                    if let Some(buckets) = plan.level0.get(partition) {
+                        touched.extend(buckets.iter().map(|b| (partition.clone(), *b)));
+                    }
+                    replay(self, write, partition, files).await?;
+                    if !files.is_empty() {
+                        messages.push(CommitMessage {
+                            compact_before: files.clone(),
+                            compact_base: plan.base,
+                            ..CommitMessage::new(
+                                partition.clone(),
+                                POSTPONE_BUCKET,
+                                POSTPONE_BUCKET,
+                            )
+                        });
+                    }
+                    done += 1;
+                    progress(done, total);
+                }
                 touched.extend(write.written_buckets());
                 write
-                    .compact(&|p, b| p == partition && touched.contains(&b), request.full)
+                    .compact(&|p, b| touched.contains(&(p.clone(), b)), request.full)
                     .await?;
-                let mut buckets: Vec<i32> = touched.into_iter().collect();
-                buckets.sort_unstable();
-                visited.extend(buckets.into_iter().map(|b| (partition.clone(), b)));
+                let mut buckets: Vec<(BinaryRow, i32)> = touched.into_iter().collect();
+                buckets.sort_by(|a, b| (a.0.as_bytes(), a.1).cmp(&(b.0.as_bytes(), b.1)));
+                visited.extend(buckets);
                 for m in write.prepare_commit().await? {
                     messages.push(as_compaction(&real, m).await?);
                 }
-                if !files.is_empty() {
-                    messages.push(CommitMessage {
-                        compact_before: files.clone(),
-                        compact_base: plan.base,
-                        ..CommitMessage::new(partition.clone(), POSTPONE_BUCKET, POSTPONE_BUCKET)
-                    });
-                }
-                progress(i + 1, total);
             }
             let metrics = writes
                 .iter_mut()
