@@ -22,6 +22,7 @@ use strata_spec::{DataType, RowType};
 
 use super::kv_layout::{is_retract_byte, kind_column, seq_column, KvLayout};
 use crate::format::datum::datum_at;
+use crate::format::file_index::writer::{DataFileIndexWriter, FileIndexOptions, FileIndexOutput};
 use crate::format::map_shredding::MapShredding;
 use crate::format::parquet_writer::{ParquetWriteOptions, ParquetWriter};
 use crate::format::stats::StatsCollector;
@@ -52,6 +53,9 @@ pub(crate) struct KvWriterConfig {
     /// The shredded MAP value columns (`None`: none); each rolling writer clones it and keeps
     /// its own K history.
     shredding: Option<MapShredding>,
+    /// `file-index.*` over the value columns (none for changelog files: Java's
+    /// "changelog is sequentially consumed, file index is unnecessary").
+    file_index: FileIndexOptions,
 }
 
 impl KvWriterConfig {
@@ -60,9 +64,14 @@ impl KvWriterConfig {
     }
 
     fn build(schema: &TableSchema) -> Result<Self> {
-        crate::format::file_index::writer::refuse_on_primary_key_table(&schema.options)?;
         let opts = schema.options();
         let layout = KvLayout::for_table(schema)?;
+        // Java's `KeyValueFileWriterFactory`: the value columns of data files are indexed.
+        let file_index = FileIndexOptions::parse(
+            &schema.options,
+            &RowType::new(layout.value_fields.clone()),
+            opts.file_index_in_manifest_threshold()?,
+        )?;
         let stats = ValueStatsLayout::new(schema)?;
         let key_types = layout
             .key_fields
@@ -76,6 +85,7 @@ impl KvWriterConfig {
             &opts,
         )?;
         Ok(KvWriterConfig {
+            file_index,
             shredding,
             schema_id: schema.id,
             target_file_size: opts.target_file_size(true)?,
@@ -124,6 +134,7 @@ impl KvWriterConfig {
         let prefix = opts.changelog_file_prefix().to_string();
         let mut config = Self::build(&changelog)?;
         config.file_prefix = prefix;
+        config.file_index = FileIndexOptions::default();
         Ok(Arc::new(config))
     }
 
@@ -143,6 +154,8 @@ struct OpenFile {
     max_seq: i64,
     deletes: i64,
     rows: i64,
+    /// The file's indexes over its value columns (`None`: the table has none).
+    index: Option<DataFileIndexWriter>,
 }
 
 /// Rolls key-value data files of one bucket at one level.
@@ -256,6 +269,10 @@ impl RollingKvWriter {
                 max_seq: i64::MIN,
                 deletes: 0,
                 rows: 0,
+                index: DataFileIndexWriter::create(
+                    &self.config.file_index,
+                    &RowType::new(layout.value_fields.clone()),
+                )?,
             });
         }
         let file = self.current.as_mut().expect("opened just above");
@@ -274,6 +291,9 @@ impl RollingKvWriter {
         )
         .map_err(|e| Error::arrow("value columns", e))?;
         file.value_stats.update(&values)?;
+        if let Some(index) = &mut file.index {
+            index.write(&values)?;
+        }
         let seq = seq_column(layout, batch)?;
         if let Some(m) = arrow::compute::min(seq) {
             file.min_seq = file.min_seq.min(m);
@@ -313,6 +333,21 @@ impl RollingKvWriter {
             None => all,
         };
         let value_stats = SimpleStats::from_columns(&cols, &self.config.stats_types)?;
+        let (embedded_index, extra_files) = match file.index.map(|i| i.finish()) {
+            None => (None, Vec::new()),
+            Some(FileIndexOutput::Embedded(bytes)) => (Some(bytes), Vec::new()),
+            Some(FileIndexOutput::Separate(bytes)) => {
+                let name = format!(
+                    "{}{}",
+                    file.name,
+                    crate::format::file_index::INDEX_PATH_SUFFIX
+                );
+                let path = (self.file_path)(&name);
+                self.created.push(path.clone());
+                self.io.put(&path, bytes).await?;
+                (None, vec![name])
+            }
+        };
         self.finished.push(DataFileMeta {
             file_name: file.name,
             file_size: info.file_size as i64,
@@ -325,10 +360,10 @@ impl RollingKvWriter {
             max_sequence_number: file.max_seq,
             schema_id: self.config.schema_id,
             level: self.level,
-            extra_files: Vec::new(),
+            extra_files,
             creation_time: Some(local_now_millis()),
             delete_row_count: Some(file.deletes),
-            embedded_index: None,
+            embedded_index,
             file_source: Some(self.source),
             value_stats_cols: self.config.stats_cols.as_ref().map(|(_, n)| n.clone()),
             external_path: None,

@@ -12,8 +12,8 @@
 //! (`<file>.index` → `<file>-1.index`, `-1` → `-2`: `DataFilePathFactory
 //! .createNewFileIndexFilePath`). The data files stay; one COMPACT snapshot replaces each
 //! entry by its re-indexed copy (Java's `CompactIncrement(before, after)`). A table without
-//! file-index options gets its indexes removed. Append tables only (strata writes no file index
-//! for primary-key tables).
+//! file-index options gets its indexes removed. Append tables only (primary-key tables get
+//! indexes on the files their writes and compactions write).
 
 use futures::TryStreamExt;
 use strata_spec::binary_row::BinaryRow;
@@ -51,8 +51,8 @@ impl Table {
     ) -> Result<RewriteFileIndexReport> {
         if self.is_primary_key_table() {
             return Err(ErrorDetail::Unsupported(format!(
-                "rewrite_file_index on primary-key table {}: strata writes file indexes for \
-                 append tables only",
+                "rewrite_file_index on primary-key table {}: strata rebuilds the indexes of \
+                 append tables only (its primary-key writes and compactions index new files)",
                 self.identifier()
             ))
             .into());

@@ -178,23 +178,6 @@ impl FileIndexOptions {
     }
 }
 
-/// strata builds file indexes for append tables only: a primary-key table with
-/// `file-index.<type>.columns` is refused on write and compaction (Java indexes the value
-/// columns of its key-value files).
-pub(crate) fn refuse_on_primary_key_table<'a>(
-    options: impl IntoIterator<Item = (&'a String, &'a String)>,
-) -> Result<()> {
-    for (key, _) in options {
-        if key.starts_with(PREFIX) && key.ends_with(COLUMNS_SUFFIX) {
-            return Err(crate::error::ErrorDetail::Unsupported(format!(
-                "{key} on a primary-key table: strata writes file indexes for append tables only"
-            ))
-            .into());
-        }
-    }
-    Ok(())
-}
-
 enum Writer {
     Bloom(BloomFilterWriter),
     Bitmap(BitmapWriter),
