@@ -18,7 +18,8 @@
 //!   `BucketAssigner.assignBucket`); a key in its partition keeps its bucket; a key arriving in
 //!   another partition goes through the merge engine's `ExistingProcessor`: deduplicate
 //!   (`DeleteExistingProcessor`) writes a DELETE of the row (partition columns set to the old
-//!   partition) to the old bucket and the row to a bucket of the new partition; partial-update
+//!   partition) to the old bucket (unless `ignore-delete`, whose filter drops it in Java's
+//!   writer) and the row to a bucket of the new partition; partial-update
 //!   and aggregation (`UseOldExistingProcessor`) write the row into the old partition and
 //!   bucket (partition columns rewritten); first-row (`SkipNewExistingProcessor`) drops it.
 //!
@@ -153,6 +154,9 @@ pub(super) struct GlobalIndexAssigner {
     buckets: Vec<BTreeMap<i32, i64>>,
     target_row_num: i64,
     existing: Existing,
+    /// `ignore-delete`: Java's writer drops the assigner's retractions with the input's
+    /// deletes (`TableWriteImpl`'s `RowKindFilter` runs after the assigner); so does strata.
+    drop_retractions: bool,
 }
 
 impl GlobalIndexAssigner {
@@ -201,6 +205,7 @@ impl GlobalIndexAssigner {
             buckets: Vec::new(),
             target_row_num: opts.dynamic_bucket_target_row_num()?,
             existing,
+            drop_retractions: opts.ignore_delete()?,
         })
     }
 
@@ -384,7 +389,9 @@ impl GlobalIndexAssigner {
                             row: row as u32,
                             kind: Some(RowKind::Delete.to_byte()),
                         };
-                        emit(old_part, old_bucket, retract, true);
+                        if !self.drop_retractions {
+                            emit(old_part, old_bucket, retract, true);
+                        }
                         if let Some(c) = self.buckets[old_part as usize].get_mut(&old_bucket) {
                             *c -= 1;
                         }

@@ -357,3 +357,38 @@ async fn index_ttl_leaves_old_buckets_out_of_the_bootstrap() {
         .sum();
     assert_eq!(n, 2, "key 1 in b and in c, as Java's TTL allows");
 }
+
+/// `ignore-delete = true`: the retraction of a moved key is a delete the table ignores, so the
+/// key stays in both partitions, as in Java (whose `RowKindFilter` drops the assigner's DELETE).
+#[tokio::test]
+async fn ignore_delete_leaves_a_moved_key_in_both_partitions_as_java() {
+    let wh = Warehouse::new();
+    let t = wh
+        .create(
+            "db.id",
+            &schema("deduplicate", r#","ignore-delete":"true""#),
+        )
+        .await;
+    t.write_batches([rows(&[(1, "a", Some(1))])], None)
+        .await
+        .unwrap();
+    t.write_batches([rows(&[(1, "b", Some(2))])], None)
+        .await
+        .unwrap();
+    let got = buckets(&t).await;
+    assert_eq!(
+        got,
+        BTreeMap::from([(("a".into(), 0), 1), (("b".into(), 0), 1)]),
+        "one record of key 1 in each partition"
+    );
+    let plan = t.new_scan().plan().await.unwrap();
+    let n: usize = t
+        .new_read()
+        .to_batches(plan.splits)
+        .await
+        .unwrap()
+        .iter()
+        .map(|b| b.num_rows())
+        .sum();
+    assert_eq!(n, 2);
+}
