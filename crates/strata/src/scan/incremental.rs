@@ -443,11 +443,7 @@ impl IncrementalScan {
     /// files are `tag/tag-<name>` holding the snapshot's JSON (see
     /// `crate::maintenance::tags`).
     async fn tag(&self, name: &str) -> Result<Option<Snapshot>> {
-        let path = self
-            .table
-            .paths()
-            .tag_dir()
-            .join(format!("tag-{name}"));
+        let path = self.table.paths().tag_dir().join(format!("tag-{name}"));
         let io = self.table.file_io();
         let Some(bytes) = io.get_opt(&path).await? else {
             return Ok(None);
