@@ -89,12 +89,14 @@ def test_unsupported_option_refused(catalog):
         catalog.create_table(
             "db.t", PEOPLE_SCHEMA, primary_keys=["id"], options={"clustering.columns": "name"}
         )
-    with pytest.raises(strata.UnsupportedError, match="bucket"):
-        catalog.create_table("db.t", PEOPLE_SCHEMA, primary_keys=["id"], options={"bucket": "-2"})
+    with pytest.raises(strata.UnsupportedError, match="sequence.snapshot-ordering"):
+        catalog.create_table(
+            "db.t", PEOPLE_SCHEMA, primary_keys=["id"], options={"sequence.snapshot-ordering": "true"}
+        )
     assert catalog.list_tables("db") == []
     t = catalog.create_table("db.t", PEOPLE_SCHEMA)
-    with pytest.raises(strata.UnsupportedError, match="branch"):
-        t.copy({"branch": "dev"})
+    with pytest.raises(strata.UnsupportedError, match="batch-scan-mode"):
+        t.copy({"batch-scan-mode": "compact"})
     # implemented options are taken.
     t2 = t.copy({"write-buffer-size": "64 mb"})
     t2.write(people([1]))
