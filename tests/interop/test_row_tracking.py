@@ -262,3 +262,72 @@ def test_data_evolution_java_writes_columns_strata_stitches(java, strata, wh, tm
     f.write_text(json.dumps({"id": 20, "dt": "p", "a": "n", "b": 1}) + "\n")
     r = strata.write(ident, [str(f)], check=False)
     assert r.returncode != 0 and "data-evolution.enabled" in r.stderr, r.stderr
+
+
+def test_data_evolution_strata_writes_columns_java_reads(java, strata, wh, tmp_path):
+    """strata writes some columns of existing rows (``strata update-columns``, the library's
+    ``Table::update_columns``): one file of those columns per row-id range touched, with the
+    range's ``firstRowId`` and ``writeCols``, as Java's partial writer; Java reads the stitched
+    rows (its ``DataEvolutionSplitRead``) equal to a model, alternating with Java's updates."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    ident = "db.dew"
+    java.create_table(wh, ident, _evolution_schema())
+    model = {}
+    for rows in ([{"id": i, "dt": "p", "a": f"a{i}", "b": i} for i in range(0, 5)],
+                 [{"id": i, "dt": "q", "a": f"a{i}", "b": i} for i in range(5, 8)]):
+        java.write(wh, ident, rows)
+        model.update({r["id"]: dict(r) for r in rows})
+    tracked_columns = ["id", "dt", "a", "b", "_ROW_ID", "_SEQUENCE_NUMBER"]
+    rid = {i: v[0] for i, v in _tracked(_java_rows(java, wh, ident, tracked_columns)).items()}
+
+    def strata_update(changes, n=[0]):
+        n[0] += 1
+        cols = [k for k in changes[0] if k != "id"]
+        table = {"_ROW_ID": pa.array([rid[c["id"]] for c in changes], pa.int64())}
+        for k in cols:
+            table[k] = pa.array([c[k] for c in changes], pa.int32() if k == "b" else pa.string())
+        f = tmp_path / f"update-{n[0]}.parquet"
+        pq.write_table(pa.table(table), f)
+        strata.run("update-columns", ident, str(f))
+        for c in changes:
+            model[c["id"]].update({k: c[k] for k in cols})
+
+    def java_update(columns, changes):
+        java.call("Paimon2RowTracking.updateColumns", warehouse=_abs(wh), table=ident,
+                  columns=columns, rows=[dict(c, _ROW_ID=rid[c["id"]]) for c in changes])
+        for c in changes:
+            model[c["id"]].update({k: c[k] for k in columns})
+
+    def check(what):
+        want = sorted(json.dumps({k: model[i][k] for k in ("id", "dt", "a", "b")},
+                                 separators=(",", ":")) for i in model)
+        assert java.read(wh, ident) == want, f"{what}: Java reads"
+        assert sorted(strata.read_lines(ident)) == want, f"{what}: strata reads"
+        got = sorted(strata.read_lines(ident, columns=tracked_columns))
+        assert got == _java_rows(java, wh, ident, tracked_columns), f"{what}: $row_tracking"
+
+    strata_update([{"id": 1, "b": 10}, {"id": 3, "b": None}, {"id": 6, "b": 60}])
+    check("strata updated b")
+    java_update(["a"], [{"id": 1, "a": "j1"}, {"id": 7, "a": "j7"}])
+    check("Java updated a")
+    strata_update([{"id": 1, "a": "s1", "b": 11}, {"id": 2, "a": "s2", "b": 22}])
+    check("strata updated a, b")
+    meta = java.call("Paimon2RowTracking.meta", warehouse=_abs(wh), table=ident)
+    partial = [f for f in meta["files"] if f["writeCols"]]
+    assert sorted(tuple(f["writeCols"]) for f in partial) == \
+        [("a",), ("a",), ("a", "b"), ("b",), ("b",)], partial
+    bases = {f["firstRowId"]: f["rowCount"] for f in meta["files"] if not f["writeCols"]}
+    for f in partial:
+        # Each covers a whole range, stamped with the snapshot that wrote it.
+        assert bases[f["firstRowId"]] == f["rowCount"], f
+        assert f["minSequenceNumber"] == f["maxSequenceNumber"] and f["fileSource"] == "APPEND", f
+    # The snapshots' nextRowId never moves for column writes.
+    assert {s["nextRowId"] for s in meta["snapshots"][1:]} == {8}, meta["snapshots"]
+    # A row id no range holds is refused, nothing committed.
+    f = tmp_path / "bad.parquet"
+    pq.write_table(pa.table({"_ROW_ID": pa.array([99], pa.int64()), "b": pa.array([1], pa.int32())}), f)
+    r = strata.run("update-columns", ident, str(f), check=False)
+    assert r.returncode != 0 and "_ROW_ID 99" in r.stderr, r.stderr
+    check("after the refused update")

@@ -63,6 +63,16 @@ pub enum Command {
         #[arg(long)]
         metrics: bool,
     },
+    /// Write some columns of existing rows of a data-evolution table by row id: each Parquet
+    /// file holds `_ROW_ID` and the columns to write (one file of those columns per row-id
+    /// range touched, as Java's partial-column writes; see docs/row-tracking.md)
+    UpdateColumns {
+        /// DB.TABLE
+        table: String,
+        /// Parquet files with `_ROW_ID` and the columns to write
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
     /// Compact a primary-key table, per partition and bucket, and commit a COMPACT snapshot.
     Compact {
         /// DB.TABLE

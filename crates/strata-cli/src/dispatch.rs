@@ -10,7 +10,7 @@ use strata::catalog::{Catalog, FileSystemCatalog};
 use crate::cli::{Cli, Command};
 use crate::commands::{
     branches, catalog, compact, demo, levels, maintenance, metadata, read, rescale,
-    rewrite_file_index, scan, sql, tail, write,
+    rewrite_file_index, scan, sql, tail, update_columns, write,
 };
 use crate::error::Result;
 
@@ -74,6 +74,9 @@ pub async fn run(cli: Cli) -> Result<()> {
             full,
             metrics,
         } => compact::run(catalog.as_ref(), &table, &partition, bucket, full, metrics).await,
+        Command::UpdateColumns { table, files } => {
+            update_columns::run(catalog.as_ref(), &table, &files).await
+        }
         Command::RewriteFileIndex { table, partition } => {
             rewrite_file_index::run(catalog.as_ref(), &table, &partition).await
         }

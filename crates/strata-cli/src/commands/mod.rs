@@ -17,4 +17,5 @@ pub(crate) mod rewrite_file_index;
 pub mod scan;
 pub mod sql;
 pub mod tail;
+pub(crate) mod update_columns;
 pub(crate) mod write;

@@ -28,7 +28,7 @@
 //! `READ_AHEAD_FILES × CHANNEL_BATCHES` batches while both cores decode.
 
 mod batching;
-mod data_evolution;
+pub(crate) mod data_evolution;
 pub mod deletion_vectors;
 mod file_index;
 mod incremental;

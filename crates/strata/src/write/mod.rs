@@ -26,6 +26,7 @@ mod record_merge;
 mod rescale;
 mod routing;
 mod row_kinds;
+mod update_columns;
 mod writer_channels;
 
 use std::collections::HashMap;
