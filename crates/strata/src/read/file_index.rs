@@ -9,6 +9,7 @@ use strata_spec::manifest::DataFileMeta;
 use strata_spec::schema::TableSchema;
 
 use super::plan::ReadPlan;
+use super::ReadMetrics;
 use crate::expr::BoundLeafPredicate;
 use crate::format::file_index::{self, IndexedColumn, INDEX_PATH_SUFFIX};
 use crate::io::FileIO;
@@ -25,13 +26,15 @@ pub(crate) fn read_enabled(table: &Table) -> Result<bool> {
 
 /// Whether `file` may hold a row matching `plan`'s filter by its file indexes (true when it
 /// has none, or the filter tests no indexed column). `data_path` is where the data file is
-/// read from (its `.index` file sits beside it).
+/// read from (its `.index` file sits beside it); the bytes of a `.index` file count in
+/// `metrics`' `bytes_read`.
 pub(crate) async fn may_match(
     plan: &ReadPlan,
     file: &DataFileMeta,
     io: &FileIO,
     data_path: &Path,
     data_schema: &TableSchema,
+    metrics: Option<&ReadMetrics>,
 ) -> Result<bool> {
     let Some(filter) = &plan.bound else {
         return Ok(true);
@@ -55,6 +58,9 @@ pub(crate) async fn may_match(
             }
             let path = sibling(data_path, name);
             fetched = io.get(&path).await?;
+            if let Some(m) = metrics {
+                ReadMetrics::add(&m.bytes_read, fetched.len() as u64);
+            }
             &fetched
         }
     };

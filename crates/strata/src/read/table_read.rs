@@ -492,7 +492,15 @@ impl FileReadContext {
         };
         let data_schema = self.table.schema_manager().schema(file.schema_id).await?;
         if self.file_index
-            && !super::file_index::may_match(&self.plan, file, &io, &path, &data_schema).await?
+            && !super::file_index::may_match(
+                &self.plan,
+                file,
+                &io,
+                &path,
+                &data_schema,
+                self.hints.metrics.as_deref(),
+            )
+            .await?
         {
             if let Some(m) = &self.hints.metrics {
                 ReadMetrics::add(&m.files_skipped_by_index, 1);
