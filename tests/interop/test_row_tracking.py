@@ -314,10 +314,15 @@ def test_data_evolution_strata_writes_columns_java_reads(java, strata, wh, tmp_p
     check("Java updated a")
     strata_update([{"id": 1, "a": "s1", "b": 11}, {"id": 2, "a": "s2", "b": 22}])
     check("strata updated a, b")
+    # SQL UPDATE writes only the assigned column of the selected rows.
+    strata.run("sql", "-e", f"UPDATE {ident} SET b = b + 1000 WHERE a LIKE 's%' OR id = 7")
+    for i in (1, 2, 7):
+        model[i]["b"] = model[i]["b"] + 1000
+    check("SQL UPDATE")
     meta = java.call("Paimon2RowTracking.meta", warehouse=_abs(wh), table=ident)
     partial = [f for f in meta["files"] if f["writeCols"]]
     assert sorted(tuple(f["writeCols"]) for f in partial) == \
-        [("a",), ("a",), ("a", "b"), ("b",), ("b",)], partial
+        [("a",), ("a",), ("a", "b"), ("b",), ("b",), ("b",), ("b",)], partial
     bases = {f["firstRowId"]: f["rowCount"] for f in meta["files"] if not f["writeCols"]}
     for f in partial:
         # Each covers a whole range, stamped with the snapshot that wrote it.

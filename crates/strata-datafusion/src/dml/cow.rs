@@ -21,6 +21,9 @@
 //! DataFusion's one-row `count` of changed rows. Tables with `deletion-vectors.enabled` are
 //! refused: Paimon marks their rows deleted in deletion vectors instead, which strata does not
 //! write for append tables yet.
+//!
+//! On a data-evolution table an `UPDATE` rewrites nothing: only the assigned columns of the
+//! selected rows are written, by row id (`Table::update_columns`), as Spark does there.
 
 use std::fmt;
 use std::sync::Arc;
@@ -223,6 +226,16 @@ struct Rewrite {
 impl Rewrite {
     /// Rewrites and commits; the number of rows changed.
     async fn run(&self) -> Result<u64> {
+        if let Change::Update(assignments) = &self.change {
+            let data_evolution = self
+                .table
+                .options()
+                .data_evolution_enabled()
+                .map_err(|e| plan_error(e.to_string()))?;
+            if data_evolution {
+                return self.update_columns(assignments).await;
+            }
+        }
         // The latest snapshot, whatever the table's scan.* options say: the rewrite replaces
         // what is live now.
         let mut scan = self.table.new_scan().with_latest();
@@ -322,6 +335,68 @@ impl Rewrite {
             }
         }
         Ok((changed, removed))
+    }
+
+    /// UPDATE of a data-evolution table: only the assigned columns of the selected rows are
+    /// written, by row id (`Table::update_columns`: one file of those columns per row-id range,
+    /// as Spark's data-evolution `UPDATE` / `MERGE INTO`); no data file is rewritten.
+    async fn update_columns(&self, assignments: &[(usize, Arc<dyn PhysicalExpr>)]) -> Result<u64> {
+        let mut scan = self.table.new_scan().with_latest();
+        if let Some(p) = &self.predicate {
+            scan = scan.with_filter(p.clone());
+        }
+        let plan = scan.plan().await.map_err(to_df)?;
+        if plan.snapshot.is_none() {
+            return Ok(0);
+        }
+        // The table's columns (the condition and assignments index them), then `_ROW_ID`.
+        let mut names: Vec<String> = self
+            .table_schema
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        names.push("_ROW_ID".to_string());
+        let mut stream = self
+            .table
+            .new_read()
+            .with_string_views()
+            .with_projection(names)
+            .to_stream(plan.splits)
+            .map_err(to_df)?;
+        let row_id = self.table_schema.fields().len();
+        let mut fields = vec![Field::new("_ROW_ID", DataType::Int64, false)];
+        for (index, _) in assignments {
+            let f = self.table_schema.field(*index);
+            fields.push(Field::new(f.name(), f.data_type().clone(), true));
+        }
+        let out_schema = Arc::new(Schema::new(fields));
+        let mut out = Vec::new();
+        while let Some(batch) = stream.next().await {
+            let batch = batch.map_err(to_df)?;
+            let mask = self.mask(&batch)?;
+            if mask.true_count() == 0 {
+                continue;
+            }
+            let mut columns = vec![arrow::compute::filter(batch.column(row_id), &mask)?];
+            for (index, expr) in assignments {
+                let target = self.table_schema.field(*index).data_type();
+                let value = expr.evaluate(&batch)?.into_array(batch.num_rows())?;
+                let value = if value.data_type() == target {
+                    value
+                } else {
+                    cast(&value, target)?
+                };
+                columns.push(arrow::compute::filter(&value, &mask)?);
+            }
+            out.push(RecordBatch::try_new(out_schema.clone(), columns)?);
+        }
+        let changes = arrow::compute::concat_batches(&out_schema, &out)?;
+        let changed = changes.num_rows() as u64;
+        if changed > 0 {
+            self.table.update_columns(&changes).await.map_err(to_df)?;
+        }
+        Ok(changed)
     }
 
     /// The rows the condition selects (NULL: not selected).
