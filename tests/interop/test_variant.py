@@ -125,3 +125,23 @@ def test_shredded_java_files_are_rebuilt(java, strata, wh, tmp_path):
     # strata does not write shredded files: a write to the table that asks for them is refused.
     res = strata.write(ident, [str(f)], check=False)
     assert res.returncode != 0 and "variant.inferShreddingSchema" in res.stderr, res.stderr
+
+
+def test_json_lines_into_variant_columns_read_by_java(java, strata, wh, tmp_path):
+    """``strata write`` of JSON lines: a VARIANT column takes any JSON value, encoded as the
+    variant binary (``strata::arrow::variant_from_json``); Java decodes the same documents."""
+    ident = "db.var_jsonl"
+    strata.create_table(ident, SCHEMA)
+    f = tmp_path / "docs.jsonl"
+    f.write_text("".join(json.dumps({"id": i, "v": json.loads(d)}) + "\n" for i, d in enumerate(DOCS))
+                 + json.dumps({"id": len(DOCS), "v": None}) + "\n")
+    strata.write(ident, [str(f)])
+    back = _java_rows(java, wh, ident)
+    assert [r["id"] for r in back] == list(range(len(DOCS) + 1))
+    assert back[-1]["json"] is None
+    for r in back[:-1]:
+        if DOCS[r["id"]] == "null":
+            # A JSON null in a line is SQL NULL, not a variant holding null.
+            assert r["json"] is None, r
+            continue
+        assert json.loads(r["json"]) == json.loads(DOCS[r["id"]]), (r, DOCS[r["id"]])

@@ -3,7 +3,8 @@
 //! Every file is decoded into Arrow batches and handed to the table writer, which matches
 //! columns to the table by name and casts them to the table's types. JSON lines are decoded
 //! directly into the table's Arrow schema (unknown keys are an error); CSV files are decoded
-//! with their header's columns typed like the table's columns of the same name. All files of
+//! with their header's columns typed like the table's columns of the same name. In JSON lines a
+//! VARIANT column takes any JSON value, encoded as Paimon's variant binary (`variant_input`). All files of
 //! one call form one commit; on any error the files written so far are deleted.
 
 use std::fs::File;
@@ -83,11 +84,19 @@ pub async fn write_files(
             .progress_chars("=> "),
     );
     let mut write = table.new_write()?.with_overwrite(overwrite.is_some());
+    // VARIANT columns take any JSON in JSON lines (`variant_input`).
+    let variants: Vec<String> = table
+        .schema()
+        .fields
+        .iter()
+        .filter(|f| matches!(f.data_type.kind, strata::spec::TypeKind::Variant))
+        .map(|f| f.name.clone())
+        .collect();
     let result = async {
         for (path, kind, size) in &inputs {
             bar.set_message(path.display().to_string());
             let target = write.arrow_schema().clone();
-            let batches = decode(path, *kind, &target)?;
+            let batches = decode(path, *kind, &target, &variants)?;
             for b in batches {
                 let b = b?;
                 write
@@ -131,7 +140,7 @@ fn open(path: &Path) -> Result<File> {
     File::open(path).map_err(|e| msg(format!("cannot open {}: {e}", path.display())))
 }
 
-fn decode(path: &Path, kind: Kind, target: &Arc<Schema>) -> Result<BatchIter> {
+fn decode(path: &Path, kind: Kind, target: &Arc<Schema>, variants: &[String]) -> Result<BatchIter> {
     let shown = path.display().to_string();
     match kind {
         Kind::Parquet => {
@@ -141,6 +150,20 @@ fn decode(path: &Path, kind: Kind, target: &Arc<Schema>) -> Result<BatchIter> {
             Ok(Box::new(
                 reader.map(move |r| r.map_err(|e| msg(format!("{shown}: {e}")))),
             ))
+        }
+        Kind::Jsonl if !variants.is_empty() => {
+            let lines = crate::variant_input::VariantLines::new(
+                BufReader::new(open(path)?),
+                variants.to_vec(),
+            );
+            let reader = arrow_json::ReaderBuilder::new(target.clone())
+                .with_batch_size(BATCH_ROWS)
+                .with_strict_mode(true)
+                .build(BufReader::new(lines))
+                .map_err(|e| msg(format!("{shown}: {e}")))?;
+            Ok(Box::new(reader.map(move |r| {
+                r.map_err(|e| msg(format!("{shown}: invalid JSON line input: {e}")))
+            })))
         }
         Kind::Jsonl => {
             let reader = arrow_json::ReaderBuilder::new(target.clone())

@@ -14,6 +14,7 @@ mod error;
 mod input;
 mod json_values;
 mod output;
+mod variant_input;
 
 use std::process::ExitCode;
 

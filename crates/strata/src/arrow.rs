@@ -12,3 +12,4 @@ pub use crate::format::convert::{
     cast_array, cast_batch_to_schema, cast_batch_with_defaults, ColumnDefaults,
 };
 pub use crate::format::datum::{datum_at, datums_to_array};
+pub use crate::format::variant_json::{variant_from_json, variant_to_json};

@@ -51,6 +51,7 @@ pub(crate) mod read_hints;
 pub(crate) mod rowgroup_stats;
 pub(crate) mod stats;
 pub(crate) mod stats_options;
+pub(crate) mod variant_json;
 mod variant_shredding;
 
 pub(crate) use datum::datum_at;
