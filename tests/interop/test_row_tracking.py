@@ -257,11 +257,16 @@ def test_data_evolution_java_writes_columns_strata_stitches(java, strata, wh, tm
     # Statistics must not count a range's rows once per file.
     n = strata.json_lines("sql", "--format", "jsonl", "-e", f"SELECT count(*) AS n FROM {ident}")
     assert n == [{"n": len(model)}], n
-    # strata does not write to such tables (its writers do not write partial columns yet).
-    f = tmp_path / "more.jsonl"
-    f.write_text(json.dumps({"id": 20, "dt": "p", "a": "n", "b": 1}) + "\n")
-    r = strata.write(ident, [str(f)], check=False)
-    assert r.returncode != 0 and "data-evolution.enabled" in r.stderr, r.stderr
+    # strata appends whole rows as Java does: new ids, the snapshot id as sequence number.
+    more = [{"id": 20, "dt": "p", "a": "n20", "b": 1}, {"id": 21, "dt": "r", "a": "n21", "b": 2}]
+    _strata_write(strata, tmp_path, ident, more)
+    model.update({r["id"]: dict(r) for r in more})
+    check("after strata's insert")
+    meta = java.call("Paimon2RowTracking.meta", warehouse=_abs(wh), table=ident)
+    last = meta["snapshots"][-1]["id"]
+    new = [f for f in meta["files"] if f["minSequenceNumber"] == last]
+    assert sorted((f["rowCount"], f["maxSequenceNumber"]) for f in new) == [(1, last), (1, last)], new
+    assert meta["snapshots"][-1]["nextRowId"] == meta["snapshots"][-2]["nextRowId"] + 2
 
 
 def test_data_evolution_strata_writes_columns_java_reads(java, strata, wh, tmp_path):

@@ -51,6 +51,8 @@ pub(super) struct WriterConfig {
     shredding: Option<MapShredding>,
     /// `file-index.*`: the indexes built for each file (Java's `DataFileIndexWriter`).
     file_index: FileIndexOptions,
+    /// `data-evolution.enabled`: sequence numbers restart at 0 in every file.
+    per_file_sequence: bool,
 }
 
 impl WriterConfig {
@@ -69,6 +71,7 @@ impl WriterConfig {
         )?;
         Ok(WriterConfig {
             file_index,
+            per_file_sequence: opts.data_evolution_enabled()?,
             shredding,
             arrow_schema,
             row_type,
@@ -180,7 +183,13 @@ impl BucketWriter {
                 writer,
                 stats: StatsCollector::new(&self.config.row_type, &self.config.stats_modes)?,
                 name,
-                min_seq: self.next_seq,
+                // Data evolution: every file counts from 0 (Java's AppendOnlyWriter gives
+                // each file a new counter), which the commit stamps with the snapshot id.
+                min_seq: if self.config.per_file_sequence {
+                    0
+                } else {
+                    self.next_seq
+                },
                 rows: 0,
                 index: DataFileIndexWriter::create(&self.config.file_index, &self.config.row_type)?,
             });

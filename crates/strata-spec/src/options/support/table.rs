@@ -23,7 +23,7 @@ const APPEND_COMPACT: &str =
 const BLOB: &str = "only for BLOB columns (blob-field, refused)";
 const CHAIN: &str = "only for chain tables (chain-table.enabled, refused)";
 const CLUSTER: &str = "only with clustering (clustering.columns / clustering.incremental, refused)";
-const DATA_EVO: &str = "only for data-evolution tables (data-evolution.enabled, refused)";
+const DATA_EVO: &str = "tunes Java's data-evolution compaction, MERGE INTO and row sidecars; strata's column writes (Table::update_columns, UPDATE) and stitched reads need none of it";
 const FLINK: &str =
     "Flink/Spark job setting (parallelism, operators, resources); no effect on files or reads";
 const FORMAT_TABLE: &str = "only for format tables (type = format-table, refused)";
@@ -132,7 +132,7 @@ pub(super) const KEYS: &[Entry] = &[
     implemented("cross-partition-upsert.bootstrap-parallelism"),
     implemented("cross-partition-upsert.index-ttl"),
     no_effect("data-evolution.compaction.rewrite-row-ids", DATA_EVO),
-    unsupported("data-evolution.enabled", "writes of some columns of existing rows by row id (Java's withWriteType); strata's batch reads stitch such files, its writers do not write to these tables", &["false"]).read_honoured().stream_refused("streaming and incremental reads would read each file of a row-id range on its own; batch reads stitch them as Java's DataEvolutionSplitRead", &["false"]),
+    implemented("data-evolution.enabled").stream_refused("streaming and incremental reads would read each file of a row-id range on its own; batch reads stitch them as Java's DataEvolutionSplitRead", &["false"]),
     no_effect("data-evolution.merge-into.file-pruning", DATA_EVO),
     no_effect("data-evolution.merge-into.source-persist", DATA_EVO),
     no_effect("data-evolution.reassign.skip-contiguous-row-count", DATA_EVO),

@@ -156,7 +156,6 @@ fn unsupported_values_are_reported() {
         ("tag.time-expire-enabled", "false"),
         ("write.compaction-skip", "true"),
         ("write.sequence-number-init-mode", "snapshot"),
-        ("data-evolution.enabled", "true"),
         ("file-index.range-bitmap.columns", "a"),
         ("metadata.iceberg.storage", "hadoop-catalog"),
         ("log.system", "kafka"),
