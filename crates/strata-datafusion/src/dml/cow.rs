@@ -304,6 +304,7 @@ impl Rewrite {
                     files: vec![file.clone()],
                     raw_convertible: true,
                     row_range: None,
+                    branch: split.branch.clone(),
                 };
                 // Strings as views: the condition and assignments were planned against the
                 // provider's schema.

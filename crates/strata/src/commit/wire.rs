@@ -83,6 +83,9 @@ struct DataSplitWire {
     /// `[start, end)` rows of the one file (version [`SPLIT_ROW_RANGE_VERSION`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     row_range: Option<[u64; 2]>,
+    /// [`DataSplit::branch`], when set (a split of a `scan.fallback-branch` table).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    branch: Option<String>,
 }
 
 fn encode_files(
@@ -252,6 +255,7 @@ impl Serialize for DataSplit {
             .map_err(serde::ser::Error::custom)?,
             raw_convertible: self.raw_convertible,
             row_range: self.row_range.as_ref().map(|r| [r.start, r.end]),
+            branch: self.branch.clone(),
         }
         .serialize(s)
     }
@@ -296,6 +300,7 @@ impl<'de> Deserialize<'de> for DataSplit {
                 files,
                 raw_convertible: w.raw_convertible,
                 row_range,
+                branch: w.branch,
             })
         })();
         split.map_err(D::Error::custom)

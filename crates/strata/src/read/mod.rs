@@ -30,6 +30,7 @@
 mod batching;
 pub(crate) mod data_evolution;
 pub mod deletion_vectors;
+mod fallback;
 mod file_index;
 mod incremental;
 mod incremental_diff;

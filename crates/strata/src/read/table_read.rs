@@ -180,6 +180,9 @@ impl TableRead {
         &self,
         splits: Vec<DataSplit>,
     ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+        if super::fallback::has_other_branch(&self.table, &splits) {
+            return super::fallback::to_stream(self, splits);
+        }
         let table = self.table.identifier().to_string();
         let batches = self.open_stream(splits).with_table(&table)?;
         Ok(batches.map(move |b| b.with_table(&table)).boxed())
@@ -373,6 +376,26 @@ impl TableRead {
             dv: self.dv_cache()?,
             lookup_merge: crate::lsm::merge::lookup_merge_applies(self.table.options())?,
         })
+    }
+
+    /// The table this read reads.
+    pub(super) fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// The row limit, if any.
+    pub(super) fn limit(&self) -> Option<usize> {
+        self.limit
+    }
+
+    /// This read (projection, filter, settings) on `table`, another branch of the same
+    /// table, without a limit (`super::fallback`).
+    pub(super) fn on_table(&self, table: Table) -> TableRead {
+        TableRead {
+            table,
+            limit: None,
+            ..self.clone()
+        }
     }
 
     /// Reads `splits` into memory.

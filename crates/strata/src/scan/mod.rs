@@ -32,6 +32,7 @@
 
 mod bucket_select;
 mod entries;
+pub(crate) mod fallback;
 mod incremental;
 mod incremental_between;
 mod pk_splits;
@@ -88,6 +89,8 @@ pub struct TableScan {
     cache: Option<Arc<dyn Cache>>,
     /// Plan the latest snapshot whatever the table's `scan.*` options say.
     latest: bool,
+    /// Plan the table's own branch only, whatever `scan.fallback-branch` says (`fallback`).
+    own_branch: bool,
 }
 
 impl TableScan {
@@ -101,7 +104,16 @@ impl TableScan {
             buckets: None,
             cache,
             latest: false,
+            own_branch: false,
         }
+    }
+
+    /// Plan the table's own branch only, ignoring `scan.fallback-branch` /
+    /// `scan.primary-branch` (`fallback`): streaming reads and the scans of maintenance jobs,
+    /// which Java runs on the own branch too.
+    pub(crate) fn own_branch(mut self) -> Self {
+        self.own_branch = true;
+        self
     }
 
     /// Plan the latest snapshot and every live file of the selected buckets, ignoring the
@@ -152,10 +164,12 @@ impl TableScan {
     /// row is read, a table or file its reads do not honour (`read_audit`).
     pub async fn plan(&self) -> Result<Plan> {
         let started = Instant::now();
-        let mut plan = self
-            .plan_inner()
-            .await
-            .with_table(self.table.identifier())?;
+        let planned = match fallback::plan(self).await {
+            Ok(Some(plan)) => Ok(plan),
+            Ok(None) => self.plan_inner().await,
+            Err(e) => Err(e),
+        };
+        let mut plan = planned.with_table(self.table.identifier())?;
         plan.metrics.planning_micros = started.elapsed().as_micros() as u64;
         Ok(plan)
     }

@@ -30,6 +30,12 @@ pub struct DataSplit {
     /// by [`DataSplit::slices`] so that several readers share it. `None` (every split a scan
     /// plans) reads every file whole.
     pub row_range: Option<std::ops::Range<u64>>,
+    /// The branch whose snapshot the files were planned from, when it is not the branch of
+    /// the table reading them: a table with `scan.fallback-branch` or `scan.primary-branch`
+    /// takes whole partitions from that branch (Java's `FallbackDataSplit`), and its
+    /// [`crate::read::TableRead`] reads such a split with that branch's table (its schemas).
+    /// `None` (every split of a table without those options): the reading table's branch.
+    pub branch: Option<String>,
 }
 
 impl DataSplit {
@@ -56,6 +62,7 @@ impl DataSplit {
             files,
             raw_convertible,
             row_range: _,
+            branch,
         } = self;
         files
             .into_iter()
@@ -67,6 +74,7 @@ impl DataSplit {
                 files: vec![f],
                 raw_convertible,
                 row_range: None,
+                branch: branch.clone(),
             })
             .collect()
     }
@@ -175,6 +183,7 @@ pub(crate) fn add_to_split(
             files: Vec::new(),
             raw_convertible,
             row_range: None,
+            branch: None,
         })
         .files
         .push(e.file);

@@ -424,7 +424,13 @@ impl Follower {
     /// Flink's streaming source.
     async fn whole_snapshot(&mut self, id: i64) -> Result<BoxStream<'static, Result<RecordBatch>>> {
         let table = &self.builder.table;
-        let splits = table.new_scan().with_snapshot(id).plan().await?.splits;
+        let splits = table
+            .new_scan()
+            .with_snapshot(id)
+            .own_branch()
+            .plan()
+            .await?
+            .splits;
         let mut read = table.new_read().with_row_kinds();
         if let Some(cols) = &self.builder.projection {
             read = read.with_projection(cols.clone());

@@ -50,6 +50,20 @@ impl Table {
             })
             .collect();
         refuse_unsupported_options(&set_options, &format!("altering table {id}"))?;
+        // Java's `SchemaValidation.validateFallbackBranch`: the branch must exist.
+        for key in ["scan.fallback-branch", "scan.primary-branch"] {
+            if let Some(b) = set_options.get(key).filter(|b| !b.trim().is_empty()) {
+                if !self.branch_exists(b).await? {
+                    return Err(ErrorDetail::InvalidOption {
+                        key: key.into(),
+                        message: format!(
+                            "Cannot set '{key}' = '{b}' because the branch '{b}' does not exist."
+                        ),
+                    }
+                    .into());
+                }
+            }
+        }
         let has_snapshots = self.snapshot_manager().latest_id().await?.is_some();
         let check = |history: &[Arc<TableSchema>], new: &TableSchema| -> Result<()> {
             check_new_schema(self, &id, history, new, has_snapshots)
@@ -134,6 +148,16 @@ fn check_new_schema(
                  table that holds data: rows still in its postpone buckets would be read as a \
                  real bucket; strata refuses the change"
             ),
+        }
+        .into());
+    }
+    let set = |k: &str| new.options.get(k).is_some_and(|b| !b.trim().is_empty());
+    if set("scan.fallback-branch") && set("scan.primary-branch") {
+        return Err(ErrorDetail::InvalidOption {
+            key: "scan.primary-branch".into(),
+            message: "Cannot set both 'scan.fallback-branch' and 'scan.primary-branch' at the \
+                      same time."
+                .into(),
         }
         .into());
     }

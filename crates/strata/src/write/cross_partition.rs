@@ -240,6 +240,7 @@ impl GlobalIndexAssigner {
                 files: metas.clone(),
                 raw_convertible: false,
                 row_range: None,
+                branch: None,
             });
         }
         splits.sort_by(|a, b| {

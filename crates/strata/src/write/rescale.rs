@@ -119,6 +119,7 @@ impl Table {
         let mut splits = self
             .new_scan()
             .with_snapshot(snapshot.id)
+            .own_branch()
             .plan()
             .await?
             .splits;

@@ -191,6 +191,7 @@ impl Table {
             files: vec![file.clone()],
             raw_convertible: true,
             row_range: None,
+            branch: None,
         };
         let mut rows = self
             .new_read()

@@ -57,10 +57,10 @@ async fn table_defaults_apply_at_create_only() {
     // A default strata does not implement is refused like the table's own option.
     let bad = catalog
         .clone()
-        .with_table_defaults([("scan.fallback-branch".to_string(), "x".to_string())]);
+        .with_table_defaults([("chain-table.enabled".to_string(), "true".to_string())]);
     let c: strata::catalog::Identifier = "db.c".parse().unwrap();
     let e = bad.create_table(&c, &schema(""), false).await.unwrap_err();
-    assert!(e.to_string().contains("scan.fallback-branch"), "{e}");
+    assert!(e.to_string().contains("chain-table.enabled"), "{e}");
 }
 
 /// A catalog that decides commits itself (as Paimon's REST catalog does), built on the

@@ -433,11 +433,11 @@ async fn unsupported_options_are_refused_at_creation_dynamic_options_and_writes(
         .unwrap();
     let t = wh.catalog.get_table(&id).await.unwrap();
     let err = t
-        .with_dynamic_options([("scan.fallback-branch".to_string(), "b".to_string())])
+        .with_dynamic_options([("chain-table.enabled".to_string(), "true".to_string())])
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
     assert!(
-        err.to_string().contains("`scan.fallback-branch` = `b`"),
+        err.to_string().contains("`chain-table.enabled` = `true`"),
         "{err}"
     );
     // Time travel by dynamic options is honoured (read back in `read_audit.rs`).

@@ -289,8 +289,6 @@ async fn reads_refuse_options_that_change_the_rows_they_do_not_honour() {
         .await;
     write(&t, batch(0..10, "a")).await;
     for (key, value) in [
-        ("scan.fallback-branch", "backup"),
-        ("scan.primary-branch", "primary"),
         ("type", "format-table"),
         ("scan.partitions", "dt=1"),
     ] {

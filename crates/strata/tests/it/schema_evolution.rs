@@ -402,9 +402,9 @@ async fn refused_alters_name_the_column_or_option_and_write_nothing() {
         ),
         // An option strata does not implement is refused at ALTER as at CREATE.
         (
-            vec![SchemaChange::set_option("scan.fallback-branch", "b")],
+            vec![SchemaChange::set_option("chain-table.enabled", "true")],
             ErrorKind::Unsupported,
-            &["scan.fallback-branch", "db.ev"],
+            &["chain-table.enabled", "db.ev"],
         ),
         (
             vec![SchemaChange::set_option("file.format", "orc")],

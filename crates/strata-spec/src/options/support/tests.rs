@@ -176,7 +176,7 @@ fn lookups() {
         Some(OptionSupport::NoEffectOnData(_))
     ));
     assert!(matches!(
-        option_support("scan.fallback-branch"),
+        option_support("chain-table.enabled"),
         Some(OptionSupport::Unsupported(_))
     ));
     // Family keys: the longest family wins, exact keys win over families.
@@ -243,8 +243,6 @@ fn every_entry_has_a_read_reason_unless_honoured() {
 #[test]
 fn reads_refuse_what_they_cannot_honour_and_nothing_else() {
     let refused = [
-        ("scan.fallback-branch", "b"),
-        ("scan.primary-branch", "b"),
         ("sequence.snapshot-ordering", "true"),
         ("type", "format-table"),
         ("blob-field", "pic"),

@@ -1,0 +1,257 @@
+//! Batch scans of a table with `scan.fallback-branch` or `scan.primary-branch` (Java's
+//! `FallbackReadFileStoreTable` and its `FallbackReadScan`): the table reads whole partitions
+//! from two branches.
+//!
+//! * `scan.fallback-branch = b`: every partition that has a live file on the table's own
+//!   branch (the partition filter alone decides, not the data filter) is read from it; the
+//!   partitions only `b` has are read from `b`. A table without partition keys has one
+//!   partition: it is read from `b` only while the own branch has no live file.
+//! * `scan.primary-branch = b` (Java 2.0): the other way round — partitions `b` has are read
+//!   from `b`, the rest from the own branch.
+//!
+//! Splits taken from the other branch carry its name ([`DataSplit::branch`], Java's
+//! `FallbackDataSplit`); [`crate::read::TableRead`] reads them with that branch's table, whose
+//! schemas may differ from the own branch's (`read::fallback`). As in Java, the two branches
+//! must have the same row type (types by position, nullability ignored); strata also needs
+//! the same column names (it binds filters and projections by name).
+//!
+//! What Java does not fall back on, strata does not either: streaming reads, incremental
+//! reads, writes and the scans of writers (copy-on-write, [`TableScan::with_latest`]) use the
+//! own branch only. A fallback branch that does not exist is ignored (Java logs it and reads
+//! the own branch). Time travel of such a table (an explicit snapshot, or `scan.snapshot-id`,
+//! `scan.tag-name`, timestamps, ...) is refused by name: Java maps the snapshot to the other
+//! branch by its time, which strata does not implement.
+
+use std::collections::HashSet;
+
+use strata_spec::options::StartupMode;
+
+use super::{DataSplit, Plan, TableScan};
+use crate::error::ErrorDetail;
+use crate::expr::Predicate;
+use crate::table::Table;
+use crate::{ErrorKind, Result};
+
+/// `scan.fallback-branch` (Java `CoreOptions.SCAN_FALLBACK_BRANCH`).
+pub(crate) const FALLBACK_BRANCH: &str = "scan.fallback-branch";
+/// `scan.primary-branch` (Java `CoreOptions.SCAN_PRIMARY_BRANCH`).
+pub(crate) const PRIMARY_BRANCH: &str = "scan.primary-branch";
+/// `scan.fallback-branch.read-fail-fast` (Java `SCAN_FALLBACK_BRANCH_READ_FAIL_FAST`).
+pub(crate) const READ_FAIL_FAST: &str = "scan.fallback-branch.read-fail-fast";
+
+/// The other branch `table` reads through, with its option key and whether the table's own
+/// branch comes first (fallback) or second (primary), as Java's `FileStoreTableFactory`
+/// chooses: a non-blank `scan.fallback-branch` wins over `scan.primary-branch`.
+pub(crate) fn other_branch(table: &Table) -> Option<(&'static str, String, bool)> {
+    let opts = table.options();
+    let set = |key: &str| {
+        opts.get(key)
+            .filter(|b| !b.trim().is_empty())
+            .map(str::to_string)
+    };
+    if let Some(b) = set(FALLBACK_BRANCH) {
+        return Some((FALLBACK_BRANCH, b, true));
+    }
+    set(PRIMARY_BRANCH).map(|b| (PRIMARY_BRANCH, b, false))
+}
+
+/// The other branch's table, or `None` when it does not exist (Java's
+/// `createOtherBranchTable` returning null: the table reads its own branch).
+pub(crate) async fn other_table(table: &Table, branch: &str) -> Result<Option<Table>> {
+    match table.switch_to_branch(branch).await {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Java's `FallbackReadFileStoreTable.validateSchema`: the same field types by position,
+/// nullability ignored; strata also needs the same names.
+pub(crate) fn validate_schema(own: &Table, other: &Table, key: &str) -> Result<()> {
+    let (a, b) = (own.schema().row_type(), other.schema().row_type());
+    let same = a.fields.len() == b.fields.len()
+        && a.fields.iter().zip(&b.fields).all(|(x, y)| {
+            x.name == y.name && x.data_type.with_nullable(true) == y.data_type.with_nullable(true)
+        });
+    if same {
+        return Ok(());
+    }
+    let names = |t: &Table| {
+        t.schema()
+            .row_type()
+            .fields
+            .iter()
+            .map(|f| format!("{} {}", f.name, f.data_type))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Err(ErrorDetail::InvalidArgument(format!(
+        "Branch {} and {} does not have the same row type. This validation is triggered \
+         because '{key}' is configured to '{}'. The fallback branch must have the same schema \
+         as the main branch. Row type of branch {} is ({}). Row type of branch {} is ({}).",
+        own.branch(),
+        other.branch(),
+        other.branch(),
+        own.branch(),
+        names(own),
+        other.branch(),
+        names(other)
+    ))
+    .into())
+}
+
+/// The plan of `scan` through the other branch, or `None` when the table reads only its own
+/// branch (no option, the other branch missing or the same, a writer's or stream's scan).
+pub(super) async fn plan(scan: &TableScan) -> Result<Option<Plan>> {
+    if scan.latest || scan.own_branch {
+        return Ok(None);
+    }
+    let own = &scan.table;
+    let Some((key, name, own_first)) = other_branch(own) else {
+        return Ok(None);
+    };
+    if name == own.branch() {
+        return Ok(None);
+    }
+    let travels = scan.snapshot_id.is_some()
+        || scan.snapshot_meta.is_some()
+        || !matches!(
+            own.options().startup_mode()?,
+            StartupMode::Default
+                | StartupMode::LatestFull
+                | StartupMode::Full
+                | StartupMode::Latest
+        );
+    if travels {
+        return Err(ErrorDetail::UnsupportedOption {
+            key: key.into(),
+            message: format!(
+                "time travel of {} with `{key}` = `{name}`: Java maps the snapshot to branch \
+                 `{name}` by its time, strata does not; read `{}$branch_{name}` and the own \
+                 branch at their own snapshots instead",
+                own.identifier(),
+                own.identifier().main()
+            ),
+        }
+        .into());
+    }
+    let Some(other) = other_table(own, &name).await? else {
+        return Ok(None);
+    };
+    validate_schema(own, &other, key)?;
+    let other_scan = TableScan {
+        table: other.clone(),
+        cache: other.cache().cloned().or_else(|| scan.cache.clone()),
+        ..scan.clone()
+    };
+    let (first, second) = match own_first {
+        true => (scan.clone(), other_scan),
+        false => (other_scan, scan.clone()),
+    };
+    let first_plan = first.plan_inner().await?;
+    // Java's `newPartitionListingScan(true).listPartitions()`: the partitions with a live file
+    // under the partition filter alone, at the snapshot the first side planned.
+    let complete: HashSet<Vec<u8>> = match &first_plan.snapshot {
+        None => HashSet::new(),
+        Some(s) => {
+            let mut listing = first.clone().with_snapshot_meta(s.clone());
+            listing.filter = scan
+                .filter
+                .as_ref()
+                .and_then(|f| partition_part(f, &first.table.schema().partition_keys));
+            listing.buckets = None;
+            listing
+                .plan_inner()
+                .await?
+                .splits
+                .iter()
+                .map(|s| s.partition.as_bytes().to_vec())
+                .collect()
+        }
+    };
+    let second_plan = second.plan_inner().await?;
+    let mark = |splits: Vec<DataSplit>, is_other: bool| -> Vec<DataSplit> {
+        splits
+            .into_iter()
+            .map(|mut s| {
+                if is_other {
+                    s.branch = Some(name.clone());
+                }
+                s
+            })
+            .collect()
+    };
+    let (own_plan, other_first) = match own_first {
+        true => (first_plan.clone(), false),
+        false => (second_plan.clone(), true),
+    };
+    let mut splits = mark(first_plan.splits, other_first);
+    splits.extend(
+        mark(second_plan.splits, !other_first)
+            .into_iter()
+            .filter(|s| !complete.contains(s.partition.as_bytes())),
+    );
+    let mut metrics = own_plan.metrics;
+    metrics.splits = splits.len();
+    metrics.files = splits.iter().map(|s| s.files.len()).sum();
+    Ok(Some(Plan {
+        snapshot: own_plan.snapshot,
+        splits,
+        metrics,
+    }))
+}
+
+/// The part of `p` that tests only `keys` (names as a filter binds them: exact, else
+/// case-insensitive), as `BoundPredicate::extract_for_columns` extracts it: conjuncts on
+/// other columns dropped, an `Or` kept only whole. `None`: nothing constrains the keys.
+fn partition_part(p: &Predicate, keys: &[String]) -> Option<Predicate> {
+    let is_key = |c: &str| keys.iter().any(|k| k == c || k.eq_ignore_ascii_case(c));
+    fn only(p: &Predicate, is_key: &dyn Fn(&str) -> bool) -> bool {
+        match p {
+            Predicate::AlwaysTrue | Predicate::AlwaysFalse => true,
+            Predicate::Leaf(l) => is_key(&l.column),
+            Predicate::And(c) | Predicate::Or(c) => c.iter().all(|c| only(c, is_key)),
+            Predicate::Not(c) => only(c, is_key),
+        }
+    }
+    match p {
+        Predicate::AlwaysTrue => None,
+        Predicate::And(children) => {
+            let kept: Vec<Predicate> = children
+                .iter()
+                .filter_map(|c| partition_part(c, keys))
+                .collect();
+            (!kept.is_empty()).then(|| Predicate::And(kept))
+        }
+        Predicate::Or(children) => {
+            let kept = children
+                .iter()
+                .map(|c| partition_part(c, keys))
+                .collect::<Option<Vec<_>>>()?;
+            Some(Predicate::Or(kept))
+        }
+        other => only(other, &is_key).then(|| other.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strata_spec::Datum;
+
+    #[test]
+    fn partition_part_keeps_only_partition_conjuncts() {
+        let keys = vec!["dt".to_string()];
+        let dt = Predicate::equal("dt", Datum::String("a".into()));
+        let v = Predicate::greater_than("v", Datum::Int(1));
+        let both = Predicate::and([dt.clone(), v.clone()]);
+        assert_eq!(
+            partition_part(&both, &keys),
+            Some(Predicate::And(vec![dt.clone()]))
+        );
+        assert_eq!(partition_part(&v, &keys), None);
+        assert_eq!(partition_part(&Predicate::or([dt.clone(), v]), &keys), None);
+        let upper = Predicate::equal("DT", Datum::String("a".into()));
+        assert_eq!(partition_part(&upper, &keys), Some(upper));
+    }
+}
