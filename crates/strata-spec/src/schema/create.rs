@@ -403,8 +403,8 @@ fn check_column_options(table: &TableSchema) -> Result<()> {
     // fixed (`N > 0`) and postpone (`-2`) buckets keep a key unique within a partition only
     // (Paimon #6307, "Cross partition can work with fixed bucket and postpone bucket", removed
     // `validateBucket`'s "You should use dynamic bucket (bucket = -1) mode in cross partition
-    // update case" of Java ≤ 1.3). So strata accepts all three as Java does, and its writer
-    // refuses rows for the KEY_DYNAMIC case it does not implement (strata `write::kv_write`).
+    // update case" of Java ≤ 1.3). So strata accepts all three as Java does; its writer routes
+    // KEY_DYNAMIC rows by the global key index (strata `write::cross_partition`).
     if !sequence.is_empty() && table.cross_partition_update() {
         return Err(option_error(
             options::SEQUENCE_FIELD,
