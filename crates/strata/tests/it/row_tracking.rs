@@ -2,7 +2,8 @@
 //! assigned at commit as Java's `RowTrackingCommitUtils` does (`firstRowId` per file, the
 //! snapshot's `nextRowId`, new files stamped with the snapshot id), `_ROW_ID` and
 //! `_SEQUENCE_NUMBER` read by name (projection and filter), Java's `SchemaValidation` rules,
-//! INSERT OVERWRITE, and the copy-on-write refusal.
+//! INSERT OVERWRITE, the copy-on-write refusal, and data evolution (`Table::update_columns`
+//! writing some columns by row id, reads stitching them).
 
 use std::sync::Arc;
 
@@ -146,4 +147,126 @@ async fn java_schema_rules_and_copy_on_write_refusal() {
     let err = t.new_commit().unwrap().commit(vec![msg]).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
     assert!(err.to_string().contains("row ids"), "{err}");
+}
+
+const EVOLVING: &str = r#"{"fields":[{"name":"id","type":"BIGINT NOT NULL"},{"name":"dt","type":"STRING"},
+ {"name":"v","type":"INT"}],"partitionKeys":["dt"],
+ "options":{"bucket":"-1","row-tracking.enabled":"true","data-evolution.enabled":"true"}}"#;
+
+/// (id, v, _ROW_ID) sorted by id.
+async fn evolved(t: &Table, filter: Option<&str>) -> Vec<(i64, Option<i32>, i64)> {
+    let mut read = t
+        .new_read()
+        .with_projection(vec!["id".into(), "v".into(), "_ROW_ID".into()]);
+    if let Some(f) = filter {
+        read = read.with_filter(parse_sql_predicate(f).unwrap());
+    }
+    let plan = t.new_scan().plan().await.unwrap();
+    let mut out = Vec::new();
+    for b in read.to_batches(plan.splits).await.unwrap() {
+        let ids = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+        let vs = b
+            .column(1)
+            .as_any()
+            .downcast_ref::<arrow_array::Int32Array>()
+            .unwrap();
+        let rids = b.column(2).as_any().downcast_ref::<Int64Array>().unwrap();
+        for i in 0..b.num_rows() {
+            let v = (!vs.is_null(i)).then(|| vs.value(i));
+            out.push((ids.value(i), v, rids.value(i)));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[tokio::test]
+async fn data_evolution_column_writes_are_stitched_by_row_id() {
+    let wh = Warehouse::new();
+    let t = wh.create("db.e", EVOLVING).await;
+    let rows = |ids: &[i64], dt: &str, vs: &[i32]| {
+        let schema = Arc::new(ArrowSchema::new(vec![
+            Field::new("id", ArrowType::Int64, false),
+            Field::new("dt", ArrowType::Utf8, true),
+            Field::new("v", ArrowType::Int32, true),
+        ]));
+        RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(Int64Array::from(ids.to_vec())),
+                Arc::new(StringArray::from(vec![dt; ids.len()])),
+                Arc::new(arrow_array::Int32Array::from(vs.to_vec())),
+            ],
+        )
+        .unwrap()
+    };
+    t.write_batches([rows(&[1, 2, 3], "a", &[10, 20, 30])], None)
+        .await
+        .unwrap();
+    t.write_batches([rows(&[4, 5], "b", &[40, 50])], None)
+        .await
+        .unwrap();
+    // v of row ids 1 and 4 (ids 2 and 5), then of row id 1 again.
+    let update = |rids: &[i64], vs: &[Option<i32>]| {
+        let schema = Arc::new(ArrowSchema::new(vec![
+            Field::new("_ROW_ID", ArrowType::Int64, false),
+            Field::new("v", ArrowType::Int32, true),
+        ]));
+        RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(Int64Array::from(rids.to_vec())),
+                Arc::new(arrow_array::Int32Array::from(vs.to_vec())),
+            ],
+        )
+        .unwrap()
+    };
+    let s3 = t
+        .update_columns(&update(&[1, 4], &[Some(21), None]))
+        .await
+        .unwrap();
+    assert_eq!(s3, Some(3));
+    t.update_columns(&update(&[1], &[Some(22)])).await.unwrap();
+    assert_eq!(
+        evolved(&t, None).await,
+        vec![
+            (1, Some(10), 0),
+            (2, Some(22), 1),
+            (3, Some(30), 2),
+            (4, Some(40), 3),
+            (5, None, 4)
+        ]
+    );
+    // Filters apply to the stitched rows.
+    assert_eq!(evolved(&t, Some("v > 20")).await.len(), 3);
+    // One file of `v` per range touched, with the range's firstRowId; nextRowId unchanged.
+    let plan = t.new_scan().plan().await.unwrap();
+    let mut partial: Vec<_> = plan
+        .splits
+        .iter()
+        .flat_map(|s| s.files.iter())
+        .filter_map(|f| {
+            f.write_cols
+                .clone()
+                .map(|c| (f.first_row_id, f.row_count, c))
+        })
+        .collect();
+    partial.sort();
+    assert_eq!(
+        partial,
+        vec![
+            (Some(0), 3, vec!["v".to_string()]),
+            (Some(0), 3, vec!["v".to_string()]),
+            (Some(3), 2, vec!["v".to_string()]),
+        ]
+    );
+    let sm = t.snapshot_manager();
+    assert_eq!(sm.snapshot(4).await.unwrap().next_row_id, Some(5));
+    // A row id no range holds is refused, nothing committed.
+    let err = t
+        .update_columns(&update(&[9], &[Some(1)]))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("_ROW_ID 9"), "{err}");
+    assert_eq!(sm.latest_id().await.unwrap(), Some(4));
 }
