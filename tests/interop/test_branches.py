@@ -9,6 +9,9 @@
   branch and Java no longer lists it; strata's fast-forward lands what Java's reads.
 * Flink 2.0 creates a branch of a strata table (``CALL sys.create_branch``) and writes it; strata
   reads it and writes on it; Flink reads strata's commits on the branch.
+* ``scan.fallback-branch`` set by Java and by strata, ``scan.primary-branch`` set by strata:
+  both engines read the same whole partitions from each branch (Java's
+  ``FallbackReadFileStoreTable``), and writes stay on the table's own branch.
 * Orphan cleanup by strata after branch writes and compactions (files only a branch references)
   deletes only a real orphan: Java's reads of main and of the branch stay intact.
 """
@@ -206,6 +209,52 @@ def test_flink_branches_of_a_strata_table(flink, strata, inputs):
     got = flink.rows(f"SELECT id, dt, v FROM {branch}")
     assert sorted(got) == sorted([[i, d, v] for (d, i), v in fb.rows.items()])
     assert_same_rows(strata.read_lines(IDENT), main.lines(), "main untouched")
+
+
+def _read_through(own: "Model", other: "Model") -> "Model":
+    """Java's ``FallbackReadScan``: every partition ``own`` has, from ``own``; the partitions
+    only ``other`` has, from ``other`` (whole partitions)."""
+    have = {d for (d, _) in own.rows}
+    rows = dict(own.rows)
+    rows.update({k: v for k, v in other.rows.items() if k[0] not in have})
+    return Model(rows)
+
+
+def test_java_sets_fallback_branch_both_read_through_it(java, strata, inputs):
+    wh = _abs(strata.warehouse)
+    java.create_table(wh, IDENT, _schema())
+    main, fb = Model(), Model()
+    java.write(wh, IDENT, _rows_json(main.apply([(1, "d1", "main")])))
+    java.call("Branches.create", warehouse=wh, table=IDENT, branch="fb")
+    java.write(wh, f"{IDENT}$branch_fb", _rows_json(fb.apply([(1, "d1", "fb"), (2, "d2", "fb")])))
+    java.alter_table(wh, IDENT, [{"op": "setOption", "key": "scan.fallback-branch", "value": "fb"}])
+    _both_read(strata, java, IDENT, _read_through(main, fb), "(Java set scan.fallback-branch)")
+    # strata writes on the table: its own branch, so partition d2 now comes from main.
+    write("strata", strata, None, IDENT, main.apply([(3, "d2", "strata")]), inputs)
+    _both_read(strata, java, IDENT, _read_through(main, fb), "(strata wrote d2 on main)")
+    _both_read(strata, java, f"{IDENT}$branch_fb", fb, "(the fallback branch itself)")
+    p = strata.run("delete-branch", IDENT, "fb", check=False)
+    assert p.returncode != 0 and "scan.fallback-branch" in p.stderr
+
+
+def test_strata_sets_fallback_and_primary_branch_java_reads(java, strata, inputs):
+    wh = _abs(strata.warehouse)
+    strata.create_table(IDENT, _schema())
+    main, pb = Model(), Model()
+    write("strata", strata, None, IDENT, main.apply([(1, "d1", "main"), (2, "d2", "main")]), inputs)
+    strata.run("create-branch", IDENT, "pb")
+    write("strata", strata, None, f"{IDENT}$branch_pb",
+          pb.apply([(1, "d1", "pb"), (3, "d3", "pb")]), inputs)
+    p = strata.run("sql", "-e", "ALTER TABLE db.t SET ('scan.fallback-branch' = 'nope')", check=False)
+    assert p.returncode != 0 and "does not exist" in p.stderr
+    strata.run("sql", "-e", "ALTER TABLE db.t SET ('scan.fallback-branch' = 'pb')")
+    _both_read(strata, java, IDENT, _read_through(main, pb), "(strata set scan.fallback-branch)")
+    strata.run("sql", "-e",
+               "ALTER TABLE db.t SET ('scan.fallback-branch' = ' ', 'scan.primary-branch' = 'pb')")
+    _both_read(strata, java, IDENT, _read_through(pb, main), "(strata set scan.primary-branch)")
+    # Java writes on the table: its own branch (main), partition d2 stays main's.
+    java.write(wh, IDENT, _rows_json(main.apply([(4, "d2", "java")])))
+    _both_read(strata, java, IDENT, _read_through(pb, main), "(Java wrote on main)")
 
 
 def _rows_json(t: pa.Table):
