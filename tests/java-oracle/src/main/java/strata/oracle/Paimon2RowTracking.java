@@ -80,6 +80,7 @@ final class Paimon2RowTracking {
                 m.put("partition", Commands.partition(e.partition(), t.schema().logicalPartitionType()));
                 m.put("fileName", f.fileName());
                 m.put("rowCount", f.rowCount());
+                m.put("fileSize", f.fileSize());
                 m.put("firstRowId", f.firstRowId());
                 m.put("writeCols", f.writeCols() == null ? null : new ArrayList<Object>(f.writeCols()));
                 m.put("minSequenceNumber", f.minSequenceNumber());
