@@ -159,15 +159,22 @@ def test_strata_written_indexes_skip_files(java, strata, inputs, separate):
     _check_filters(strata, java, ident, model)
 
 
-def test_bloom_filter_bytes_match_java(java, strata, inputs):
-    """The same rows indexed by a bloom filter: strata's container bytes equal Java's."""
-    opts = {"bucket": "-1", "file-index.bloom-filter.columns": "name,v,id",
-            "file-index.bloom-filter.name.items": "30", "file-index.bloom-filter.v.fpp": "0.2",
-            "file-index.bloom-filter.v.items": "15", "file-index.bloom-filter.id.items": "25",
-            "file-index.in-manifest-threshold": "1 kb"}
+@pytest.mark.parametrize("kinds", ["bloom", "bitmap-bsi"])
+def test_index_bytes_match_java(java, strata, inputs, kinds):
+    """The same rows indexed the same way: strata's container bytes equal Java's (bloom
+    filters; bitmaps of versions 1 and 2, whose bitmaps Java lays out in its HashMap's order;
+    bsi)."""
+    if kinds == "bloom":
+        opts = {"file-index.bloom-filter.columns": "name,v,id",
+                "file-index.bloom-filter.name.items": "30", "file-index.bloom-filter.v.fpp": "0.2",
+                "file-index.bloom-filter.v.items": "15", "file-index.bloom-filter.id.items": "25"}
+    else:
+        opts = {"file-index.bitmap.columns": "cat,name,id", "file-index.bitmap.id.version": "1",
+                "file-index.bitmap.name.index-block-size": "64b", "file-index.bsi.columns": "v,id"}
+    opts.update({"bucket": "-1", "file-index.in-manifest-threshold": "4 kb"})
     blobs = {}
     for writer in ("java", "strata"):
-        ident = f"db.{writer}"
+        ident = f"db.{writer}_{kinds.replace('-', '_')}"
         schema = paimon_schema_json(SCHEMA, options=opts)
         if writer == "strata":
             strata.create_table(ident, schema)

@@ -193,6 +193,48 @@ fn java_double_order(bits: i64) -> i64 {
     }
 }
 
+/// Java's `hashCode` of a key's boxed value (`BinaryString`: Murmur3 over its bytes).
+fn java_hash_code(key: &BitmapKey) -> i32 {
+    match key {
+        BitmapKey::Bool(b) => {
+            if *b {
+                1231
+            } else {
+                1237
+            }
+        }
+        BitmapKey::Byte(v) => *v as i32,
+        BitmapKey::Short(v) => *v as i32,
+        BitmapKey::Int(v) | BitmapKey::Float(v) => *v,
+        BitmapKey::Long(v) | BitmapKey::Double(v) => (*v ^ ((*v as u64) >> 32) as i64) as i32,
+        BitmapKey::Str(b) => strata_spec::bucket::hash_bytes_by_words(b),
+    }
+}
+
+/// The iteration order of the `java.util.HashMap` `BitmapFileIndex.Writer` fills with
+/// `computeIfAbsent` in the order of `keys`: by bucket (`(h ^ h >>> 16) & (capacity - 1)`, the
+/// capacity doubling from 16 while the size exceeds 3/4 of it), and within a bucket newest
+/// first (`computeIfAbsent` links a new node at the head of its bin; resizes keep the order).
+/// Bins Java turns into trees (8 colliding values in a map of 64+ buckets) may iterate
+/// differently; readers find the bitmaps by offset either way.
+fn java_hash_map_order(keys: &[BitmapKey]) -> Vec<&BitmapKey> {
+    let mut capacity = 16usize;
+    while keys.len() > capacity * 3 / 4 {
+        capacity *= 2;
+    }
+    let mut keyed: Vec<(usize, usize, &BitmapKey)> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let h = java_hash_code(k);
+            let spread = (h ^ ((h as u32) >> 16) as i32) as u32 as usize;
+            (spread & (capacity - 1), i, k)
+        })
+        .collect();
+    keyed.sort_by_key(|(bucket, i, _)| (*bucket, std::cmp::Reverse(*i)));
+    keyed.into_iter().map(|(_, _, k)| k).collect()
+}
+
 /// Where a value's rows are: one row inline, or a serialized bitmap at an offset of the body.
 #[derive(Clone, Copy, Debug)]
 enum Location {
@@ -362,6 +404,8 @@ pub(crate) struct BitmapWriter {
     version: u8,
     block_size: usize,
     bitmaps: HashMap<BitmapKey, RoaringBitmap>,
+    /// Distinct values in the order of their first row (the insertion order of Java's map).
+    order: Vec<BitmapKey>,
     nulls: RoaringBitmap,
     rows: u32,
 }
@@ -383,6 +427,7 @@ impl BitmapWriter {
             version,
             block_size,
             bitmaps: HashMap::new(),
+            order: Vec::new(),
             nulls: RoaringBitmap::new(),
             rows: 0,
         })
@@ -390,9 +435,16 @@ impl BitmapWriter {
 
     pub(crate) fn write(&mut self, value: Option<&Datum>) {
         match value.and_then(|v| key_of(&self.kind, v)) {
-            Some(k) => {
-                self.bitmaps.entry(k).or_default().insert(self.rows);
-            }
+            Some(k) => match self.bitmaps.get_mut(&k) {
+                Some(b) => {
+                    b.insert(self.rows);
+                }
+                None => {
+                    self.order.push(k.clone());
+                    self.bitmaps
+                        .insert(k, RoaringBitmap::from_iter([self.rows]));
+                }
+            },
             None => {
                 self.nulls.insert(self.rows);
             }
@@ -400,8 +452,9 @@ impl BitmapWriter {
         self.rows += 1;
     }
 
-    /// The serialized index. Bitmaps are laid out in value order (Java lays them out in its
-    /// `HashMap`'s order; readers find them by offset either way).
+    /// The serialized index, byte-identical to Java's: bitmaps laid out (and version 1's
+    /// entries listed) in the iteration order of Java's `HashMap` of the values, version 2's
+    /// entries sorted by value.
     pub(crate) fn finish(&self) -> Vec<u8> {
         let serialize = |b: &RoaringBitmap| {
             let mut b = b.clone();
@@ -412,13 +465,12 @@ impl BitmapWriter {
         };
         let null_bytes = serialize(&self.nulls);
         let null_card = self.nulls.len();
-        let mut keys: Vec<&BitmapKey> = self.bitmaps.keys().collect();
-        keys.sort_by(|a, b| java_compare(a, b));
+        let keys = java_hash_map_order(&self.order);
         let mut body = Vec::new();
         if null_card > 1 {
             body.extend_from_slice(&null_bytes);
         }
-        // (key, offset, length)
+        // (key, offset, length), in Java's map order
         let mut entries = Vec::with_capacity(keys.len());
         for k in keys {
             let b = &self.bitmaps[k];
@@ -452,7 +504,8 @@ impl BitmapWriter {
                 out.extend_from_slice(&offset.to_be_bytes());
             }
         } else {
-            // Blocks as `BitmapIndexBlock.tryAdd` fills them.
+            // Entries sorted by value, in blocks as `BitmapIndexBlock.tryAdd` fills them.
+            entries.sort_by(|a, b| java_compare(a.0, b.0));
             let mut blocks: Vec<(usize, usize, usize)> = Vec::new(); // (first entry, end, bytes)
             for (i, (k, _, _)) in entries.iter().enumerate() {
                 let entry_bytes = 8 + key_size(k);
@@ -512,6 +565,20 @@ mod tests {
                 .is_empty()
                 || expected.contains_key(&Some(i32::MIN))
         );
+    }
+
+    #[test]
+    fn java_bytes_of_a_small_int_index() {
+        // Java 2.0.0: `new BitmapFileIndex(INT, {version: 1}).createWriter()` fed 0..9, 50, 51.
+        let java = "010000000c0000000c0000000000ffffffff00000001fffffffe00000032fffffff50000\
+                    0002fffffffd00000033fffffff400000003fffffffc00000004fffffffb00000005ffff\
+                    fffa00000006fffffff900000007fffffff800000008fffffff700000009fffffff6";
+        let mut w = BitmapWriter::new(TypeKind::Int, 1, DEFAULT_BLOCK_SIZE).unwrap();
+        for v in (0..10).chain([50, 51]) {
+            w.write(Some(&Datum::Int(v)));
+        }
+        let hex: String = w.finish().iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(hex, java.replace(' ', ""));
     }
 
     #[test]

@@ -327,8 +327,10 @@ impl DataFileIndexWriter {
     pub(crate) fn finish(&self) -> FileIndexOutput {
         // Java: indexMaintainers (type -> column -> maintainer), both HashMaps; the result
         // map column -> type -> bytes filled in that order, both HashMaps.
-        let types =
-            java_hash_map_order(dedup(self.writers.iter().map(|w| w.index_type.clone())).collect());
+        let types = java_hash_map_order(
+            dedup(self.writers.iter().map(|w| w.index_type.clone())).collect(),
+            true,
+        );
         let mut inserted: Vec<String> = Vec::new();
         for t in &types {
             let cols = java_hash_map_order(
@@ -337,6 +339,7 @@ impl DataFileIndexWriter {
                     .filter(|w| &w.index_type == t)
                     .map(|w| w.column.clone())
                     .collect(),
+                false,
             );
             for c in cols {
                 if !inserted.contains(&c) {
@@ -344,7 +347,7 @@ impl DataFileIndexWriter {
                 }
             }
         }
-        let columns = java_hash_map_order(inserted);
+        let columns = java_hash_map_order(inserted, true);
         let mut indexes = Vec::new();
         for c in columns {
             let col_types: Vec<String> = types
@@ -357,7 +360,7 @@ impl DataFileIndexWriter {
                 .cloned()
                 .collect();
             let mut entries = Vec::new();
-            for t in java_hash_map_order(col_types) {
+            for t in java_hash_map_order(col_types, false) {
                 let w = self
                     .writers
                     .iter()
@@ -401,19 +404,22 @@ fn java_string_hash(s: &str) -> i32 {
 
 /// The iteration order of a `java.util.HashMap<String, _>` filled with `keys` in this order:
 /// by bucket (`spread(hash) & (capacity - 1)`, the capacity doubling from 16 while the size
-/// exceeds 3/4 of it), insertion order within a bucket (resizes keep it).
-fn java_hash_map_order(keys: Vec<String>) -> Vec<String> {
+/// exceeds 3/4 of it); within a bucket in insertion order for `put`, newest first for
+/// `computeIfAbsent` (`head`: it links a new node at the head of its bin). Resizes keep the
+/// order within a bin.
+fn java_hash_map_order(keys: Vec<String>, head: bool) -> Vec<String> {
     let mut capacity = 16usize;
     while keys.len() > capacity * 3 / 4 {
         capacity *= 2;
     }
-    let mut keyed: Vec<(usize, usize, String)> = keys
+    let mut keyed: Vec<(usize, i64, String)> = keys
         .into_iter()
         .enumerate()
         .map(|(i, k)| {
             let h = java_string_hash(&k);
             let spread = h ^ ((h as u32) >> 16) as i32;
-            ((spread as u32 as usize) & (capacity - 1), i, k)
+            let rank = if head { -(i as i64) } else { i as i64 };
+            ((spread as u32 as usize) & (capacity - 1), rank, k)
         })
         .collect();
     keyed.sort();
@@ -430,7 +436,7 @@ mod tests {
         // and 6.
         assert_eq!(java_string_hash("name"), 3373707);
         assert_eq!(
-            java_hash_map_order(vec!["name".into(), "v".into()]),
+            java_hash_map_order(vec!["name".into(), "v".into()], true),
             vec!["v".to_string(), "name".to_string()]
         );
     }
