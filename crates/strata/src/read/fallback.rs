@@ -11,6 +11,7 @@
 //! returned (Java catches only the second branch's).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
@@ -18,7 +19,6 @@ use futures::stream::{self, BoxStream};
 use futures::{StreamExt, TryStreamExt};
 
 use super::limit::limit_rows;
-use super::TableRead;
 use crate::error::ErrorDetail;
 use crate::scan::fallback::{
     other_branch, other_table, validate_schema, FALLBACK_BRANCH, READ_FAIL_FAST,
@@ -36,15 +36,22 @@ fn is_other(table: &Table, split: &DataSplit) -> bool {
     split.branch.as_deref().is_some_and(|b| b != table.branch())
 }
 
-/// The rows of `splits`: the own branch's through `read`, each other branch's through `read`
-/// on that branch's table, in that order; `read`'s limit over all of them.
+/// Opens a read of splits with a table: the caller's `TableRead` (projection, filter,
+/// settings, no limit) on that table.
+pub(super) type OpenRead = Arc<
+    dyn Fn(Table, Vec<DataSplit>) -> Result<BoxStream<'static, Result<RecordBatch>>> + Send + Sync,
+>;
+
+/// The rows of `splits`: the own branch's through `open` on `own_table`, each other branch's
+/// through `open` on that branch's table, in that order, all with `schema` (the own read's
+/// output schema); `limit` over all of them.
 pub(super) fn to_stream(
-    read: &TableRead,
+    own_table: Table,
     splits: Vec<DataSplit>,
+    schema: SchemaRef,
+    limit: Option<usize>,
+    open: OpenRead,
 ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
-    let own_table = read.table().clone();
-    let schema = read.output_schema()?;
-    let base = read.on_table(own_table.clone());
     let fall_through = other_branch(&own_table).is_some_and(|(key, _, _)| key == FALLBACK_BRANCH)
         && !own_table
             .options()
@@ -64,16 +71,17 @@ pub(super) fn to_stream(
     }
     let mut streams = Vec::new();
     if !own.is_empty() {
-        streams.push(base.to_stream(own)?);
+        streams.push(open(own_table.clone(), own)?);
     }
     for (branch, splits) in others {
-        let (base, schema) = (base.clone(), schema.clone());
+        let (open, schema, own_table) = (open.clone(), schema.clone(), own_table.clone());
         let opened = async move {
-            match open_branch(&base, &branch, splits.clone()).await {
+            match open_branch(&own_table, &open, &branch, splits.clone()).await {
                 Ok(s) => Ok(conform(s, schema)),
                 Err(e) if !fall_through => Err(e),
                 // Java logs the failure and reads the split with the current branch's read.
-                Err(_) => base.to_stream(
+                Err(_) => open(
+                    own_table,
                     splits
                         .into_iter()
                         .map(|mut s| {
@@ -87,7 +95,7 @@ pub(super) fn to_stream(
         streams.push(stream::once(opened).try_flatten().boxed());
     }
     let all = stream::iter(streams).flatten().boxed();
-    Ok(match read.limit() {
+    Ok(match limit {
         Some(n) => limit_rows(all, n),
         None => all,
     })
@@ -95,11 +103,11 @@ pub(super) fn to_stream(
 
 /// `splits` of branch `branch` read with that branch's table.
 async fn open_branch(
-    base: &TableRead,
+    own: &Table,
+    open: &OpenRead,
     branch: &str,
     splits: Vec<DataSplit>,
 ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
-    let own = base.table();
     let Some(other) = other_table(own, branch).await? else {
         return Err(ErrorDetail::TableNotFound(format!(
             "{} (branch {branch}, which planned splits of this read, does not exist)",
@@ -109,7 +117,7 @@ async fn open_branch(
     };
     let key = other_branch(own).map_or(FALLBACK_BRANCH, |(k, _, _)| k);
     validate_schema(own, &other, key)?;
-    base.on_table(other).to_stream(splits)
+    open(other, splits)
 }
 
 /// `batches` with `schema` (the own read's): the same columns, cast where a type differs in

@@ -181,7 +181,17 @@ impl TableRead {
         splits: Vec<DataSplit>,
     ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
         if super::fallback::has_other_branch(&self.table, &splits) {
-            return super::fallback::to_stream(self, splits);
+            // Splits of another branch (`scan.fallback-branch`): read with its table.
+            let base = self.on_table(self.table.clone());
+            let open: super::fallback::OpenRead =
+                Arc::new(move |table, splits| base.on_table(table).to_stream(splits));
+            return super::fallback::to_stream(
+                self.table.clone(),
+                splits,
+                self.output_schema()?,
+                self.limit,
+                open,
+            );
         }
         let table = self.table.identifier().to_string();
         let batches = self.open_stream(splits).with_table(&table)?;
@@ -378,19 +388,9 @@ impl TableRead {
         })
     }
 
-    /// The table this read reads.
-    pub(super) fn table(&self) -> &Table {
-        &self.table
-    }
-
-    /// The row limit, if any.
-    pub(super) fn limit(&self) -> Option<usize> {
-        self.limit
-    }
-
     /// This read (projection, filter, settings) on `table`, another branch of the same
     /// table, without a limit (`super::fallback`).
-    pub(super) fn on_table(&self, table: Table) -> TableRead {
+    fn on_table(&self, table: Table) -> TableRead {
         TableRead {
             table,
             limit: None,

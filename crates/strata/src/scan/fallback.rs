@@ -16,9 +16,9 @@
 //! the same column names (it binds filters and projections by name).
 //!
 //! What Java does not fall back on, strata does not either: streaming reads, incremental
-//! reads, writes and the scans of writers (copy-on-write, [`TableScan::with_latest`]) use the
-//! own branch only. A fallback branch that does not exist is ignored (Java logs it and reads
-//! the own branch). Time travel of such a table (an explicit snapshot, or `scan.snapshot-id`,
+//! reads, writes and the scans of writers (copy-on-write,
+//! [`crate::scan::TableScan::with_latest`]) use the own branch only. A fallback branch that
+//! does not exist is ignored (Java logs it and reads the own branch). Time travel of such a table (an explicit snapshot, or `scan.snapshot-id`,
 //! `scan.tag-name`, timestamps, ...) is refused by name: Java maps the snapshot to the other
 //! branch by its time, which strata does not implement.
 
@@ -26,7 +26,7 @@ use std::collections::HashSet;
 
 use strata_spec::options::StartupMode;
 
-use super::{DataSplit, Plan, TableScan};
+use super::plan::{DataSplit, Plan};
 use crate::error::ErrorDetail;
 use crate::expr::Predicate;
 use crate::table::Table;
@@ -100,111 +100,81 @@ pub(crate) fn validate_schema(own: &Table, other: &Table, key: &str) -> Result<(
     .into())
 }
 
-/// The plan of `scan` through the other branch, or `None` when the table reads only its own
-/// branch (no option, the other branch missing or the same, a writer's or stream's scan).
-pub(super) async fn plan(scan: &TableScan) -> Result<Option<Plan>> {
-    if scan.latest || scan.own_branch {
-        return Ok(None);
+/// The refusal of a time-travel scan of `table` (`key` = `name`): Java maps the snapshot to
+/// the other branch by its time, which strata does not implement.
+pub(crate) fn time_travel_refused(table: &Table, key: &str, name: &str) -> crate::Error {
+    ErrorDetail::UnsupportedOption {
+        key: key.into(),
+        message: format!(
+            "time travel of {} with `{key}` = `{name}`: Java maps the snapshot to branch \
+             `{name}` by its time, strata does not; read `{}$branch_{name}` and the own \
+             branch at their own snapshots instead",
+            table.identifier(),
+            table.identifier().main()
+        ),
     }
-    let own = &scan.table;
-    let Some((key, name, own_first)) = other_branch(own) else {
-        return Ok(None);
-    };
-    if name == own.branch() {
-        return Ok(None);
-    }
-    let travels = scan.snapshot_id.is_some()
-        || scan.snapshot_meta.is_some()
-        || !matches!(
-            own.options().startup_mode()?,
-            StartupMode::Default
-                | StartupMode::LatestFull
-                | StartupMode::Full
-                | StartupMode::Latest
-        );
-    if travels {
-        return Err(ErrorDetail::UnsupportedOption {
-            key: key.into(),
-            message: format!(
-                "time travel of {} with `{key}` = `{name}`: Java maps the snapshot to branch \
-                 `{name}` by its time, strata does not; read `{}$branch_{name}` and the own \
-                 branch at their own snapshots instead",
-                own.identifier(),
-                own.identifier().main()
-            ),
-        }
-        .into());
-    }
-    let Some(other) = other_table(own, &name).await? else {
-        return Ok(None);
-    };
-    validate_schema(own, &other, key)?;
-    let other_scan = TableScan {
-        table: other.clone(),
-        cache: other.cache().cloned().or_else(|| scan.cache.clone()),
-        ..scan.clone()
-    };
-    let (first, second) = match own_first {
-        true => (scan.clone(), other_scan),
-        false => (other_scan, scan.clone()),
-    };
-    let first_plan = first.plan_inner().await?;
-    // Java's `newPartitionListingScan(true).listPartitions()`: the partitions with a live file
-    // under the partition filter alone, at the snapshot the first side planned.
-    let complete: HashSet<Vec<u8>> = match &first_plan.snapshot {
-        None => HashSet::new(),
-        Some(s) => {
-            let mut listing = first.clone().with_snapshot_meta(s.clone());
-            listing.filter = scan
-                .filter
-                .as_ref()
-                .and_then(|f| partition_part(f, &first.table.schema().partition_keys));
-            listing.buckets = None;
-            listing
-                .plan_inner()
-                .await?
-                .splits
-                .iter()
-                .map(|s| s.partition.as_bytes().to_vec())
-                .collect()
-        }
-    };
-    let second_plan = second.plan_inner().await?;
+    .into()
+}
+
+/// Whether the table's own `scan.mode` reads the latest snapshot (no time travel).
+pub(crate) fn reads_latest(table: &Table) -> Result<bool> {
+    Ok(matches!(
+        table.options().startup_mode()?,
+        StartupMode::Default | StartupMode::LatestFull | StartupMode::Full | StartupMode::Latest
+    ))
+}
+
+/// Java's `FallbackReadScan.plan`: the first side's splits, then the second side's splits
+/// of the partitions not in `complete` (the first side's partitions); the other branch's
+/// splits named `branch`. The plan's snapshot and metrics are the own branch's.
+pub(crate) fn combine(
+    first: Plan,
+    second: Plan,
+    complete: &HashSet<Vec<u8>>,
+    own_first: bool,
+    branch: &str,
+) -> Plan {
     let mark = |splits: Vec<DataSplit>, is_other: bool| -> Vec<DataSplit> {
         splits
             .into_iter()
             .map(|mut s| {
                 if is_other {
-                    s.branch = Some(name.clone());
+                    s.branch = Some(branch.to_string());
                 }
                 s
             })
             .collect()
     };
-    let (own_plan, other_first) = match own_first {
-        true => (first_plan.clone(), false),
-        false => (second_plan.clone(), true),
+    let (own, mut splits, rest) = match own_first {
+        true => (
+            first.clone(),
+            mark(first.splits, false),
+            mark(second.splits, true),
+        ),
+        false => (
+            second.clone(),
+            mark(first.splits, true),
+            mark(second.splits, false),
+        ),
     };
-    let mut splits = mark(first_plan.splits, other_first);
     splits.extend(
-        mark(second_plan.splits, !other_first)
-            .into_iter()
+        rest.into_iter()
             .filter(|s| !complete.contains(s.partition.as_bytes())),
     );
-    let mut metrics = own_plan.metrics;
+    let mut metrics = own.metrics;
     metrics.splits = splits.len();
     metrics.files = splits.iter().map(|s| s.files.len()).sum();
-    Ok(Some(Plan {
-        snapshot: own_plan.snapshot,
+    Plan {
+        snapshot: own.snapshot,
         splits,
         metrics,
-    }))
+    }
 }
 
 /// The part of `p` that tests only `keys` (names as a filter binds them: exact, else
 /// case-insensitive), as `BoundPredicate::extract_for_columns` extracts it: conjuncts on
 /// other columns dropped, an `Or` kept only whole. `None`: nothing constrains the keys.
-fn partition_part(p: &Predicate, keys: &[String]) -> Option<Predicate> {
+pub(crate) fn partition_part(p: &Predicate, keys: &[String]) -> Option<Predicate> {
     let is_key = |c: &str| keys.iter().any(|k| k == c || k.eq_ignore_ascii_case(c));
     fn only(p: &Predicate, is_key: &dyn Fn(&str) -> bool) -> bool {
         match p {

@@ -164,7 +164,7 @@ impl TableScan {
     /// row is read, a table or file its reads do not honour (`read_audit`).
     pub async fn plan(&self) -> Result<Plan> {
         let started = Instant::now();
-        let planned = match fallback::plan(self).await {
+        let planned = match self.plan_through_branches().await {
             Ok(Some(plan)) => Ok(plan),
             Ok(None) => self.plan_inner().await,
             Err(e) => Err(e),
@@ -172,6 +172,68 @@ impl TableScan {
         let mut plan = planned.with_table(self.table.identifier())?;
         plan.metrics.planning_micros = started.elapsed().as_micros() as u64;
         Ok(plan)
+    }
+
+    /// The plan through the other branch of a table with `scan.fallback-branch` /
+    /// `scan.primary-branch` (`fallback`, Java's `FallbackReadScan.plan`), or `None` when the
+    /// scan reads the own branch only (no such option, the branch missing or the same, a
+    /// writer's or stream's scan).
+    async fn plan_through_branches(&self) -> Result<Option<Plan>> {
+        if self.latest || self.own_branch {
+            return Ok(None);
+        }
+        let own = &self.table;
+        let Some((key, name, own_first)) = fallback::other_branch(own) else {
+            return Ok(None);
+        };
+        if name == own.branch() {
+            return Ok(None);
+        }
+        if self.snapshot_id.is_some()
+            || self.snapshot_meta.is_some()
+            || !fallback::reads_latest(own)?
+        {
+            return Err(fallback::time_travel_refused(own, key, &name));
+        }
+        let Some(other) = fallback::other_table(own, &name).await? else {
+            return Ok(None);
+        };
+        fallback::validate_schema(own, &other, key)?;
+        let other_scan = TableScan {
+            table: other.clone(),
+            cache: other.cache().cloned().or_else(|| self.cache.clone()),
+            ..self.clone()
+        };
+        let (first, second) = match own_first {
+            true => (self.clone(), other_scan),
+            false => (other_scan, self.clone()),
+        };
+        let first_plan = first.plan_inner().await?;
+        // Java's `newPartitionListingScan(true).listPartitions()`: the partitions with a live
+        // file under the partition filter alone, at the snapshot the first side planned.
+        let complete = match &first_plan.snapshot {
+            None => Default::default(),
+            Some(s) => {
+                let mut listing = first.clone().with_snapshot_meta(s.clone());
+                listing.filter = self.filter.as_ref().and_then(|f| {
+                    fallback::partition_part(f, &first.table.schema().partition_keys)
+                });
+                listing.buckets = None;
+                let plan = listing.plan_inner().await?;
+                plan.splits
+                    .iter()
+                    .map(|s| s.partition.as_bytes().to_vec())
+                    .collect()
+            }
+        };
+        let second_plan = second.plan_inner().await?;
+        Ok(Some(fallback::combine(
+            first_plan,
+            second_plan,
+            &complete,
+            own_first,
+            &name,
+        )))
     }
 
     async fn plan_inner(&self) -> Result<Plan> {
