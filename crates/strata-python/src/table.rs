@@ -534,6 +534,22 @@ impl Table {
         self.system(py, "levels", snapshot_id)
     }
 
+    /// Data-evolution tables: writes the columns of `data` (a pyarrow Table, RecordBatch or
+    /// Arrow stream) other than `_ROW_ID` into the rows whose `_ROW_ID` it gives, one file of
+    /// those columns per row-id range touched (as Java's partial-column writes); the other
+    /// columns and rows keep their values. Returns the new snapshot id (`None`: nothing to do).
+    fn update_columns(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
+        let reader = crate::arrow_io::input_reader(data)?;
+        let schema = reader.schema();
+        let batches = reader
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| invalid(format!("update_columns: {e}")))?;
+        let batch = arrow::compute::concat_batches(&schema, &batches)
+            .map_err(|e| invalid(format!("update_columns: {e}")))?;
+        let t = self.inner.clone();
+        block_on(py, async move { t.update_columns(&batch).await })?.py_err()
+    }
+
     /// The LSM tree of each selected bucket as an SVG picture (levels as rows, files as boxes
     /// by key range), as `strata levels --svg` draws it.
     #[pyo3(signature = (snapshot_id = None, partition = None, bucket = None))]

@@ -249,6 +249,10 @@ class Table:
         """Paimon's ``$files`` system table."""
     def levels(self, snapshot_id: Optional[int] = None) -> Any:
         """One row per live file with its bucket and LSM level."""
+    def update_columns(self, data: Any) -> Optional[int]:
+        """Data-evolution tables: write the columns of ``data`` (with ``_ROW_ID``) into those
+        rows, one file of those columns per row-id range; the new snapshot id."""
+        ...
     def levels_svg(
         self,
         snapshot_id: Optional[int] = None,
