@@ -191,7 +191,7 @@ pub(crate) fn partition_part(p: &Predicate, keys: &[String]) -> Option<Predicate
                 .iter()
                 .filter_map(|c| partition_part(c, keys))
                 .collect();
-            (!kept.is_empty()).then(|| Predicate::And(kept))
+            (!kept.is_empty()).then_some(Predicate::And(kept))
         }
         Predicate::Or(children) => {
             let kept = children
