@@ -335,6 +335,13 @@ def test_data_evolution_strata_writes_columns_java_reads(java, strata, wh, tmp_p
         assert f["minSequenceNumber"] == f["maxSequenceNumber"] and f["fileSource"] == "APPEND", f
     # The snapshots' nextRowId never moves for column writes.
     assert {s["nextRowId"] for s in meta["snapshots"][1:]} == {8}, meta["snapshots"]
+    # Java compacts the ranges (DataEvolutionCompactCoordinator): one file per range, the same
+    # rows and ids; strata then writes a column again, and Java reads it.
+    res = java.call("Paimon2RowTracking.compactEvolution", warehouse=_abs(wh), table=ident)
+    assert res["tasks"] >= 1, res
+    check("after Java's data-evolution compaction")
+    strata_update([{"id": 4, "b": 44}])
+    check("strata updated b after the compaction")
     # A row id no range holds is refused, nothing committed.
     f = tmp_path / "bad.parquet"
     pq.write_table(pa.table({"_ROW_ID": pa.array([99], pa.int64()), "b": pa.array([1], pa.int32())}), f)

@@ -3,6 +3,8 @@ package strata.oracle;
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.append.AppendCompactCoordinator;
 import org.apache.paimon.append.AppendCompactTask;
+import org.apache.paimon.append.dataevolution.DataEvolutionCompactCoordinator;
+import org.apache.paimon.append.dataevolution.DataEvolutionCompactTask;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.io.DataFileMeta;
@@ -245,5 +247,32 @@ final class Paimon2RowTracking {
 
     private static InternalRow copy(InternalRow row, RowType type) {
         return new org.apache.paimon.data.serializer.InternalRowSerializer(type).copy(row);
+    }
+
+    /**
+     * Compaction of a data-evolution table as Java plans it ({@link
+     * DataEvolutionCompactCoordinator}, {@code compaction.min.file-num} = 2): each row-id range
+     * of several files rewritten whole into one file with the range's {@code firstRowId}. One
+     * commit. Answer: {@code snapshotId}, {@code tasks}.
+     */
+    static Object compactEvolution(Commands c, Map<String, Object> req) throws Exception {
+        FileStoreTable t = c.table(req).copy(Map.of("compaction.min.file-num", "2"));
+        Snapshot s = t.snapshotManager().latestSnapshot();
+        List<DataEvolutionCompactTask> tasks =
+                new DataEvolutionCompactCoordinator(t, false, false, s).plan();
+        String user = UUID.randomUUID().toString();
+        List<CommitMessage> messages = new ArrayList<>();
+        for (DataEvolutionCompactTask task : tasks) {
+            messages.add(task.doCompact(t, user));
+        }
+        if (!messages.isEmpty()) {
+            try (BatchTableCommit commit = t.newBatchWriteBuilder().newCommit()) {
+                commit.commit(messages);
+            }
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("snapshotId", t.snapshotManager().latestSnapshotId());
+        out.put("tasks", tasks.size());
+        return out;
     }
 }
