@@ -15,6 +15,7 @@
 //! | [`dictionary_choice`] | which columns keep a dictionary: parquet-java's fallback rule |
 //! | [`column_orders`] | footer column orders Java/Spark/pyarrow read statistics under |
 //! | [`parquet_reader`] | [`read_parquet`]: any writer's file as batches of the read schema |
+//! | `blob_reader` | `.blob` files of BLOB columns (Java's `BlobFileFormat`), read whole |
 //! | [`data_file_reader`] | [`read_data_file`]: a data file of any format, picked by its extension |
 //! | `orc_reader` | ORC data files Java writes (`file.format` = orc), via orc-rust |
 //! | `avro_reader` | Avro data files Java writes (`file.format` = avro), via arrow-avro |
@@ -29,6 +30,7 @@
 pub(crate) mod arrow_types;
 mod avro_container;
 mod avro_reader;
+pub(crate) mod blob_reader;
 mod column_orders;
 pub(crate) mod convert;
 pub(crate) mod data_file_reader;
