@@ -25,6 +25,7 @@
 use std::collections::HashSet;
 
 use strata_spec::options::StartupMode;
+use strata_spec::schema::TableSchema;
 
 use super::plan::{DataSplit, Plan};
 use crate::error::ErrorDetail;
@@ -43,11 +44,17 @@ pub(crate) const READ_FAIL_FAST: &str = "scan.fallback-branch.read-fail-fast";
 /// branch comes first (fallback) or second (primary), as Java's `FileStoreTableFactory`
 /// chooses: a non-blank `scan.fallback-branch` wins over `scan.primary-branch`.
 pub(crate) fn other_branch(table: &Table) -> Option<(&'static str, String, bool)> {
-    let opts = table.options();
+    other_branch_of(table.schema())
+}
+
+/// [`other_branch`] of a schema's options.
+pub(crate) fn other_branch_of(schema: &TableSchema) -> Option<(&'static str, String, bool)> {
     let set = |key: &str| {
-        opts.get(key)
+        schema
+            .options
+            .get(key)
             .filter(|b| !b.trim().is_empty())
-            .map(str::to_string)
+            .cloned()
     };
     if let Some(b) = set(FALLBACK_BRANCH) {
         return Some((FALLBACK_BRANCH, b, true));

@@ -183,17 +183,28 @@ impl TableScan {
             return Ok(None);
         }
         let own = &self.table;
+        if self.snapshot_id.is_some()
+            || self.snapshot_meta.is_some()
+            || !fallback::reads_latest(own)?
+        {
+            // Time travel: a handle at an older schema may lack the option Java takes from
+            // the latest schema (its `FallbackReadFileStoreTable` keeps it through `copy`).
+            let latest = own.schema_manager().latest().await?;
+            let schemas = [Some(own.schema()), latest.as_ref()];
+            for s in schemas.into_iter().flatten() {
+                if let Some((key, name, _)) = fallback::other_branch_of(s) {
+                    if name != own.branch() {
+                        return Err(fallback::time_travel_refused(own, key, &name));
+                    }
+                }
+            }
+            return Ok(None);
+        }
         let Some((key, name, own_first)) = fallback::other_branch(own) else {
             return Ok(None);
         };
         if name == own.branch() {
             return Ok(None);
-        }
-        if self.snapshot_id.is_some()
-            || self.snapshot_meta.is_some()
-            || !fallback::reads_latest(own)?
-        {
-            return Err(fallback::time_travel_refused(own, key, &name));
         }
         let Some(other) = fallback::other_table(own, &name).await? else {
             return Ok(None);
