@@ -4,8 +4,8 @@
 //!
 //! * **Table options** ([`check_options`]): `strata_spec::options::support` classifies every
 //!   option Java knows for reads too ([`ReadSupport`]); a set option that changes what a read
-//!   must return and that no read path of strata honours (`data-evolution.enabled`,
-//!   `scan.fallback-branch`, `sequence.snapshot-ordering`, ...) refuses the read, naming each
+//!   must return and that no read path of strata honours (`chain-table.enabled`,
+//!   `sequence.snapshot-ordering`, ...) refuses the read, naming each
 //!   option, its value and what Java does with it.
 //! * **Data files** ([`check_file`]): the fields of Java 2.0's `DataFileMeta` that change how a
 //!   file is read. A format strata has no reader for (`lance`, `vortex`, `blob`, `csv`,
