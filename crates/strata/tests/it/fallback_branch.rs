@@ -212,3 +212,31 @@ async fn read_fail_fast_decides_what_a_failing_fallback_read_does() {
         }
     }
 }
+
+#[tokio::test]
+async fn streaming_reads_follow_the_own_branch_only() {
+    use futures::StreamExt;
+    let lake = Lake::new();
+    let t = partitioned(&lake, "db.s").await;
+    write(&t, rows_dt(0..2, "a")).await;
+    t.create_branch("fb", BranchStart::Empty).await.unwrap();
+    write(&lake.table("db.s$branch_fb").await, rows_dt(200..202, "b")).await;
+    let t = set(&lake, "db.s", "scan.fallback-branch", "fb").await;
+    let last = write(&t, rows_dt(2..3, "a")).await;
+    assert_eq!(ids(&t, None, None).await, vec![0, 1, 2, 200, 201]);
+    // Java's stream scan is the wrapped table's: the own branch's snapshots only.
+    let mut s = t
+        .new_stream_read()
+        .with_start(strata::stream::StartingPosition::Earliest)
+        .until_snapshot(last)
+        .changes()
+        .unwrap();
+    let mut got = Vec::new();
+    while let Some(b) = s.next().await {
+        let b = b.unwrap().batch;
+        let c = b.column(1).as_any().downcast_ref::<Int64Array>().unwrap();
+        got.extend(c.values().iter().copied());
+    }
+    got.sort();
+    assert_eq!(got, vec![0, 1, 2]);
+}
