@@ -14,86 +14,44 @@
 //! exceed it, the largest one is spilled to local disk (`write-buffer-spillable`, default
 //! true; up to `write-buffer-spill.max-disk-size`) or else flushed to a level-0 file, like
 //! Java's shared memory pool asking the biggest writer to give memory back.
+//!
+//! Split by concern: [`bucket_mode`] chooses how rows find their bucket (and refuses what
+//! strata does not write), [`settings`] reads the changelog writers, compaction and write
+//! options once, [`rows`] gives rows their kinds and routes them; this file holds the
+//! per-bucket writers, their restore, compaction, memory and commit.
+
+mod bucket_mode;
+mod rows;
+mod settings;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow_array::{Array, ArrayRef, RecordBatch};
-use arrow_select::filter::filter_record_batch;
+use arrow_array::RecordBatch;
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::kv::RowKind;
+use strata_spec::manifest::DataFileMeta;
 
-use super::compact_manager::{
-    BucketLookup, CompactManager, CompactSettings, CompactionMetrics, Picking,
-};
-use super::cross_partition::{GlobalIndexAssigner, LiveBuckets};
+use super::compact_manager::{BucketLookup, CompactManager, CompactionMetrics, Picking};
 use super::deletion_vectors::BucketVectors;
-use super::lookup_settings::{changelog_writers, lookup_mode, lookup_reason, ChangelogWriters};
 use super::merge_tree_writer::MergeTreeWriter;
 use super::routing::Router;
 use crate::commit::CommitMessage;
-use crate::error::ErrorDetail;
-use crate::index::{DynamicBucketAssigner, KeyHasher};
-use crate::lsm::compact::bucket::TableCompaction;
 use crate::lsm::compact::levels::Levels;
-use crate::lsm::compact::lookup::{LookupChangelog, LookupMode};
 use crate::lsm::compact::strategy::CompactStrategy;
-use crate::lsm::kv_file_writer::KvWriterConfig;
-use crate::lsm::merge::MergeFunction;
 use crate::table::Table;
-use crate::{Error, Result};
-use strata_spec::manifest::DataFileMeta;
-use strata_spec::options::ChangelogProducer;
-
-enum Buckets {
-    Fixed,
-    Dynamic {
-        hasher: KeyHasher,
-        assigner: Box<DynamicBucketAssigner>,
-    },
-    /// `bucket = -1` with a primary key that lacks a partition key: Java's `KEY_DYNAMIC`
-    /// bucket mode (`KeyValueFileStore.bucketMode`), cross-partition upsert: a global key →
-    /// (partition, bucket) index (Java's `GlobalIndexAssigner`, bootstrapped from every live
-    /// key at the first write) retracts a key from its old partition when it arrives in a new
-    /// one; no HASH index files are written.
-    KeyDynamic {
-        /// Built at the first write.
-        assigner: Option<Box<GlobalIndexAssigner>>,
-        /// The restored snapshot's live files per bucket (with their bucket count), kept for
-        /// the bootstrap until the first write.
-        live: Option<LiveBuckets>,
-    },
-    /// `bucket = -2`: every row to its partition's postpone bucket, unsorted
-    /// ([`super::postpone::PostponeWrite`], Java's `PostponeBucketFileStoreWrite`).
-    Postpone(Box<super::postpone::PostponeWrite>),
-}
-
-/// Why an INSERT OVERWRITE of a cross-partition-upsert (`KEY_DYNAMIC`) table is refused.
-fn key_dynamic_overwrite_refusal(table: &Table) -> Error {
-    let schema = table.schema();
-    ErrorDetail::Unsupported(format!(
-        "overwriting {}: its primary key ({}) does not include every partition key ({}) and \
-         bucket = -1 (Paimon's cross-partition upsert, bucket mode KEY_DYNAMIC); strata writes \
-         such tables through a global key index, but not by INSERT OVERWRITE, where a key of \
-         an overwritten partition may still live in another one. Delete the rows and write \
-         them again instead",
-        table.identifier(),
-        schema.primary_keys.join(", "),
-        schema.partition_keys.join(", "),
-    ))
-    .into()
-}
+use crate::Result;
+use bucket_mode::Buckets;
+use settings::{KvOptions, WriterSetup};
 
 pub(super) struct KvWrite {
     table: Table,
     router: Router,
     buckets: Buckets,
-    config: Arc<KvWriterConfig>,
-    /// `changelog-producer = input`: the changelog files' settings.
-    changelog: Option<Arc<KvWriterConfig>>,
-    /// `changelog-producer = lookup`: what lookup compactions write.
-    lookup_changelog: Option<Arc<LookupChangelog>>,
-    merge: Arc<dyn MergeFunction>,
+    /// The changelog writers and compaction of every bucket.
+    setup: WriterSetup,
+    /// The write's settings from the table options.
+    options: KvOptions,
     writers: HashMap<(BinaryRow, i32), MergeTreeWriter>,
     /// Live files per (partition, bucket) of the latest snapshot, loaded at the first write.
     restored: Option<HashMap<(BinaryRow, i32), Vec<DataFileMeta>>>,
@@ -102,162 +60,32 @@ pub(super) struct KvWrite {
     /// The snapshot the buckets (files and deletion vectors) were restored from: the base of
     /// this writer's compactions (`CommitMessage::compact_base`).
     base: Option<i64>,
-    /// What every bucket compacts with (rewriters, task options).
-    compaction: TableCompaction,
-    compact: CompactSettings,
-    /// `write-only`: no compaction on write.
-    write_only: bool,
-    /// Buckets kept at one level (`force-lookup`, which strata's lookup compaction does not
-    /// cover; see `Picking::AlwaysFull`).
-    always_full: bool,
-    /// Lookup compaction (deletion vectors or first-row; `crate::lsm::compact::lookup`).
-    lookup: Option<LookupMode>,
-    num_levels: i32,
-    force_compact: bool,
     /// The buckets' deletion vectors and index files (deletion-vector tables), loaded at the
     /// first write.
     vectors: Option<BucketVectors>,
-    /// `full-compaction.delta-commits`.
-    full_delta_commits: Option<i64>,
     /// An OVERWRITE write: buckets start without their previous files (Java
     /// `ignorePreviousFiles`), so compaction only touches the new files.
     overwrite: bool,
-    row_kind_field: Option<usize>,
-    ignore_delete: bool,
-    ignore_update_before: bool,
-    buffer_size: usize,
-    spillable: bool,
-    spill_max_disk: u64,
     spill_dir: std::path::PathBuf,
 }
 
 impl KvWrite {
     pub(super) async fn new(table: Table, overwrite: bool) -> Result<Self> {
-        let schema = table.schema().clone();
-        let opts = table.options();
-        // `changelog-producer = input` is written here (changelog files of every flush); the
-        // lookup and full-compaction producers derive the changelog in compaction, which
-        // strata does not: a commit without their changelog would be invisible to every
-        // streaming reader of it.
-        let producer = opts.changelog_producer()?;
-        let ChangelogWriters {
-            input: changelog,
-            lookup: lookup_changelog,
-            full: full_changelog,
-        } = changelog_writers(&table, overwrite)?;
-        let compaction = TableCompaction::new(&table)?;
-        let merge = compaction.merge.clone();
-        let config = compaction.config.clone();
-        let bucket = opts.bucket()?;
-        let buckets = match bucket {
-            -1 if schema.cross_partition_update() => {
-                if overwrite {
-                    return Err(key_dynamic_overwrite_refusal(&table));
-                }
-                Buckets::KeyDynamic {
-                    assigner: None,
-                    live: None,
-                }
-            }
-            -1 => Buckets::Dynamic {
-                hasher: KeyHasher::new(&table)?,
-                assigner: Box::new(if overwrite {
-                    DynamicBucketAssigner::for_overwrite(&table).await?
-                } else {
-                    DynamicBucketAssigner::new(&table).await?
-                }),
-            },
-            n if n > 0 => Buckets::Fixed,
-            strata_spec::options::POSTPONE_BUCKET => Buckets::Postpone(Box::new(
-                super::postpone::PostponeWrite::new(table.clone())?,
-            )),
-            other => {
-                return Err(ErrorDetail::UnsupportedOption {
-                    key: "bucket".into(),
-                    message: format!(
-                        "bucket = {other} is not supported for primary-key table {} \
-                         (use bucket = -1 for dynamic buckets or a positive bucket count)",
-                        table.identifier()
-                    ),
-                }
-                .into())
-            }
-        };
-        let row_kind_field =
-            match opts.get("rowkind.field") {
-                None => None,
-                Some(name) => {
-                    let idx = schema.row_type().index_of(name).ok_or_else(|| {
-                        ErrorDetail::InvalidOption {
-                            key: "rowkind.field".into(),
-                            message: format!(
-                                "column {name} does not exist in {}",
-                                table.identifier()
-                            ),
-                        }
-                    })?;
-                    Some(idx)
-                }
-            };
-        let ignore_delete = opts.ignore_delete()?;
-        let ignore_update_before = opts.get_bool("ignore-update-before")?.unwrap_or(false);
-        let buffer_size = opts.write_buffer_size()? as usize;
-        let spillable = opts.write_buffer_spillable()?;
-        let spill_max_disk = opts
-            .get_memory_size("write-buffer-spill.max-disk-size")?
-            .unwrap_or(u64::MAX);
-        let need_lookup = lookup_reason(opts)?.is_some();
-        let lookup = lookup_mode(opts)?;
-        // Validate the strategy options now rather than at the first flush.
-        CompactStrategy::from_options(opts, need_lookup)?;
-        let compact = CompactSettings {
-            key_types: compaction.key_types.clone(),
-            task: compaction.task.clone(),
-            stop_trigger: opts.num_sorted_run_stop_trigger()?.max(1) as usize,
-            deletion_vectors: compaction.deletion_vectors,
-            full_changelog,
-        };
-        let full_delta_commits = match opts.get_i64("full-compaction.delta-commits")? {
-            Some(n) if n < 1 => {
-                return Err(ErrorDetail::InvalidOption {
-                    key: "full-compaction.delta-commits".into(),
-                    message: format!("must be at least 1, got {n}"),
-                }
-                .into())
-            }
-            // The full-compaction producer compacts fully at every commit unless told otherwise
-            // (Flink's `GlobalFullCompactionSinkWrite` with `max(delta-commits, 1)`).
-            None if producer == ChangelogProducer::FullCompaction => Some(1),
-            other => other,
-        };
+        let setup = WriterSetup::new(&table, overwrite)?;
+        let buckets = Buckets::choose(&table, overwrite).await?;
+        let options = KvOptions::new(&table, &setup)?;
         Ok(KvWrite {
             router: Router::new(&table)?,
-            write_only: opts.write_only()?,
-            always_full: need_lookup && lookup.is_none(),
-            lookup,
-            num_levels: opts.num_levels()?,
-            force_compact: opts.commit_force_compact()?,
-            compact,
             table,
             buckets,
-            config,
-            changelog,
-            lookup_changelog,
-            merge,
+            setup,
+            options,
             writers: HashMap::new(),
             restored: None,
             restored_buckets: HashMap::new(),
             base: None,
-            compaction,
             vectors: None,
-            full_delta_commits,
             overwrite,
-            row_kind_field,
-            ignore_delete,
-            ignore_update_before,
-            buffer_size,
-            spillable,
-            spill_max_disk,
             spill_dir: std::env::temp_dir().join("strata-spill"),
         })
     }
@@ -277,85 +105,33 @@ impl KvWrite {
         batch: &RecordBatch,
         kinds: Option<&[RowKind]>,
     ) -> Result<()> {
-        let kinds: Vec<i8> = match kinds {
-            Some(k) => {
-                if k.len() != batch.num_rows() {
-                    return Err(ErrorDetail::InvalidArgument(format!(
-                        "{} row kinds for a batch of {} rows",
-                        k.len(),
-                        batch.num_rows()
-                    ))
-                    .into());
-                }
-                k.iter().map(|k| k.to_byte()).collect()
-            }
-            None => match self.row_kind_field {
-                Some(idx) => self.kinds_from_column(batch.column(idx))?,
-                None => vec![RowKind::Insert.to_byte(); batch.num_rows()],
-            },
-        };
+        let kinds = rows::row_kinds(&self.table, &self.options, batch, kinds)?;
         // Row-kind filter (ignore-delete / ignore-update-before).
-        let (batch, kinds) = self.filter_kinds(batch, kinds)?;
+        let (batch, kinds) = rows::filter_kinds(&self.options, batch, kinds)?;
         if batch.num_rows() == 0 {
             return Ok(());
         }
         // Kinds travel with the rows through routing as an extra column.
-        let mut cols = batch.columns().to_vec();
-        cols.push(Arc::new(arrow_array::Int8Array::from(kinds)) as ArrayRef);
-        let mut fields = batch.schema().fields().to_vec();
-        fields.push(Arc::new(arrow_schema::Field::new(
-            "_row_kind",
-            arrow_schema::DataType::Int8,
-            false,
-        )));
-        let with_kinds = RecordBatch::try_new(Arc::new(arrow_schema::Schema::new(fields)), cols)
-            .map_err(|e| Error::arrow("attaching row kinds", e))?;
+        let with_kinds = rows::attach_kinds(&batch, kinds)?;
         if let Buckets::Postpone(postpone) = &mut self.buckets {
             // No restore: Java's postpone writers ignore previous files.
             for (partition, _, part) in self.router.route(&with_kinds)? {
-                let (values, kinds) = split_kinds(&part);
+                let (values, kinds) = rows::split_kinds(&part);
                 postpone.write(partition, values, kinds).await?;
             }
             return Ok(());
         }
         self.restore().await?;
-        let mut parts = Vec::new();
-        let mut routed = Vec::new();
-        if let Buckets::KeyDynamic { assigner, live } = &mut self.buckets {
-            if assigner.is_none() {
-                let files = live.take().unwrap_or_default();
-                let built = GlobalIndexAssigner::bootstrap(&self.table, self.base, &files).await?;
-                *assigner = Some(Box::new(built));
-            }
-            parts = assigner
-                .as_mut()
-                .expect("bootstrapped above")
-                .assign(&with_kinds)?;
-        } else {
-            routed = self.router.route(&with_kinds)?;
-        }
-        for (partition, bucket, part) in routed {
-            match &mut self.buckets {
-                Buckets::Fixed => parts.push((partition, bucket, part)),
-                // Written above; kept out of the merge-tree writers.
-                Buckets::Postpone(_) => {
-                    return Err(ErrorDetail::InvalidArgument(
-                        "postpone rows reached the merge-tree writers".into(),
-                    )
-                    .into())
-                }
-                Buckets::KeyDynamic { .. } => {}
-                Buckets::Dynamic { hasher, assigner } => {
-                    let hashes = hasher.hash_batch(&part)?;
-                    let assigned = assigner.assign_batch(&partition, &hashes).await?;
-                    for (b, sub) in split_by_bucket(&part, &assigned)? {
-                        parts.push((partition.clone(), b, sub));
-                    }
-                }
-            }
-        }
+        let parts = rows::route(
+            &mut self.buckets,
+            &self.router,
+            &self.table,
+            self.base,
+            &with_kinds,
+        )
+        .await?;
         for (partition, bucket, part) in parts {
-            let (values, kinds) = split_kinds(&part);
+            let (values, kinds) = rows::split_kinds(&part);
             let writer = self.writer(partition, bucket)?;
             writer.write(values, kinds)?;
         }
@@ -395,7 +171,7 @@ impl KvWrite {
         self.restored = Some(files);
         // An overwrite starts its buckets afresh and its OVERWRITE snapshot deletes the
         // partitions' index files: no vectors to carry over.
-        self.vectors = Some(match (&snapshot, self.compact.deletion_vectors) {
+        self.vectors = Some(match (&snapshot, self.options.compact.deletion_vectors) {
             (Some(s), true) if !self.overwrite => BucketVectors::restore(&self.table, s).await?,
             _ => BucketVectors::default(),
         });
@@ -455,29 +231,33 @@ impl KvWrite {
         let dir = self.table.partition_path(partition)?;
         let opts = self.table.options();
         let files = if self.overwrite { Vec::new() } else { files };
-        let levels = Levels::new(self.compact.key_types.to_vec(), self.num_levels, files)?;
-        let picking = if self.write_only {
+        let levels = Levels::new(
+            self.options.compact.key_types.to_vec(),
+            self.options.num_levels,
+            files,
+        )?;
+        let picking = if self.options.write_only {
             Picking::Off
-        } else if self.always_full {
+        } else if self.options.always_full {
             Picking::AlwaysFull
         } else {
             let restored = levels.all_files();
             Picking::Strategy(CompactStrategy::for_bucket(
                 opts,
-                self.lookup.is_some(),
+                self.options.lookup.is_some(),
                 &restored,
             )?)
         };
-        let rewriter = self.compaction.rewriter(partition, *bucket)?;
+        let rewriter = self.setup.compaction.rewriter(partition, *bucket)?;
         let mut manager = CompactManager::new(
             partition.clone(),
             *bucket,
             levels,
             picking,
-            self.compact.clone(),
+            self.options.compact.clone(),
             Arc::new(rewriter),
         );
-        if let Some(mode) = self.lookup {
+        if let Some(mode) = self.options.lookup {
             // An overwrite starts the bucket afresh (its OVERWRITE snapshot drops the old
             // index files), so it has no vectors to carry over.
             let vectors = self
@@ -488,9 +268,9 @@ impl KvWrite {
             manager = manager.with_lookup(BucketLookup {
                 mode,
                 vectors,
-                bitmap64: self.compaction.bitmap64,
+                bitmap64: self.setup.compaction.bitmap64,
                 dirty: false,
-                changelog: self.lookup_changelog.clone(),
+                changelog: self.setup.lookup_changelog.clone(),
             });
         }
         let writer = MergeTreeWriter::new(
@@ -498,14 +278,14 @@ impl KvWrite {
             self.table.paths().clone(),
             dir,
             *bucket,
-            self.config.clone(),
-            self.merge.clone(),
+            self.setup.config.clone(),
+            self.setup.merge.clone(),
             self.spill_dir.clone(),
             next_seq,
             manager,
-            self.force_compact,
+            self.options.force_compact,
         );
-        Ok(match &self.changelog {
+        Ok(match &self.setup.changelog {
             Some(config) => writer.with_input_changelog(config.clone()),
             None => writer,
         })
@@ -538,7 +318,7 @@ impl KvWrite {
     async fn enforce_memory(&mut self) -> Result<()> {
         loop {
             let total: usize = self.writers.values().map(|w| w.memory()).sum();
-            if total <= self.buffer_size {
+            if total <= self.options.buffer_size {
                 return Ok(());
             }
             let spilled: u64 = self.writers.values().map(|w| w.spilled_bytes()).sum();
@@ -550,34 +330,12 @@ impl KvWrite {
             else {
                 return Ok(());
             };
-            if self.spillable && spilled < self.spill_max_disk {
+            if self.options.spillable && spilled < self.options.spill_max_disk {
                 biggest.spill().await?;
             } else {
                 biggest.flush_for_memory().await?;
             }
         }
-    }
-
-    fn kinds_from_column(&self, col: &ArrayRef) -> Result<Vec<i8>> {
-        let name =
-            &self.table.schema().fields[self.row_kind_field.expect("called with a field")].name;
-        super::row_kinds::parse_row_kind_column(col, name)
-    }
-
-    fn filter_kinds(&self, batch: &RecordBatch, kinds: Vec<i8>) -> Result<(RecordBatch, Vec<i8>)> {
-        let drop = |k: i8| {
-            (self.ignore_delete
-                && (k == RowKind::Delete.to_byte() || k == RowKind::UpdateBefore.to_byte()))
-                || (self.ignore_update_before && k == RowKind::UpdateBefore.to_byte())
-        };
-        if !kinds.iter().any(|k| drop(*k)) {
-            return Ok((batch.clone(), kinds));
-        }
-        let keep: arrow_array::BooleanArray = kinds.iter().map(|k| Some(!drop(*k))).collect();
-        let filtered = filter_record_batch(batch, &keep)
-            .map_err(|e| Error::arrow("dropping ignored row kinds", e))?;
-        let kinds = kinds.into_iter().filter(|k| !drop(*k)).collect();
-        Ok((filtered, kinds))
     }
 
     /// Flushes every bucket and returns the new files (and index changes) per bucket.
@@ -669,7 +427,11 @@ impl KvWrite {
     /// N = 1). Java's Flink sink counts checkpoints instead; a batch writer has no
     /// checkpoints, and snapshot ids are what every writer of the table shares.
     async fn full_compaction_due(&self) -> Result<bool> {
-        let Some(n) = self.full_delta_commits.filter(|_| !self.write_only) else {
+        let Some(n) = self
+            .options
+            .full_delta_commits
+            .filter(|_| !self.options.write_only)
+        else {
             return Ok(false);
         };
         if n == 1 {
@@ -697,39 +459,4 @@ impl KvWrite {
             assigner.abort().await;
         }
     }
-}
-
-/// The value columns and the row kinds of a routed batch (its last column, added by
-/// [`KvWrite::write`]).
-fn split_kinds(part: &RecordBatch) -> (Vec<ArrayRef>, Vec<i8>) {
-    let n = part.num_columns();
-    let kinds = part
-        .column(n - 1)
-        .as_any()
-        .downcast_ref::<arrow_array::Int8Array>()
-        .expect("the last column is the Int8 row-kind column added by KvWrite::write")
-        .values()
-        .to_vec();
-    (part.columns()[..n - 1].to_vec(), kinds)
-}
-
-/// Splits rows by their assigned bucket, keeping arrival order within each bucket.
-fn split_by_bucket(batch: &RecordBatch, buckets: &[i32]) -> Result<Vec<(i32, RecordBatch)>> {
-    let first = buckets.first().copied().unwrap_or(0);
-    if buckets.iter().all(|b| *b == first) {
-        return Ok(vec![(first, batch.clone())]);
-    }
-    let mut groups: std::collections::BTreeMap<i32, Vec<u32>> = Default::default();
-    for (i, b) in buckets.iter().enumerate() {
-        groups.entry(*b).or_default().push(i as u32);
-    }
-    groups
-        .into_iter()
-        .map(|(b, rows)| {
-            let part =
-                arrow_select::take::take_record_batch(batch, &arrow_array::UInt32Array::from(rows))
-                    .map_err(|e| Error::arrow("splitting batch by bucket", e))?;
-            Ok((b, part))
-        })
-        .collect()
 }
