@@ -15,8 +15,9 @@
 //! (`DeltaVarintCompressor`); a NULL row is length `-1` and a placeholder (a BLOB left to an
 //! older file, written by Java's data-evolution updates) `-2`, neither with a record. A row's
 //! payload starts 4 bytes after its record and is `length - 16` bytes long
-//! (`BlobFormatReader`); with `blob-as-descriptor` Java returns a [`blob_descriptor`] of that
-//! range instead of the bytes.
+//! (`BlobFormatReader`); with `blob-as-descriptor` Java returns a `BlobDescriptor` of that
+//! range (the file's path as Java spells it, offset, length) instead of the bytes, which strata
+//! refuses (the option audit).
 //!
 //! Bad bytes are an error naming the file ([`ErrorDetail::DataFile`]), never a panic.
 
@@ -175,21 +176,6 @@ pub(crate) fn read_blob_file(path: &str, bytes: &[u8]) -> Result<BinaryArray> {
         }
     }
     Ok(out.finish())
-}
-
-/// Java `BlobDescriptor.serialize` (version 2): `version:u8, magic "BLOBDESC":i64, uri_length:i32,
-/// uri, offset:i64, length:i64`, little-endian — what Java returns for a BLOB read with
-/// `blob-as-descriptor = true` (the `.blob` file's path, the payload's offset and length).
-pub(crate) fn blob_descriptor(uri: &str, offset: u64, length: u64) -> Vec<u8> {
-    const DESCRIPTOR_MAGIC: i64 = 0x424C_4F42_4445_5343; // "BLOBDESC"
-    let mut out = Vec::with_capacity(29 + uri.len());
-    out.push(2u8);
-    out.extend_from_slice(&DESCRIPTOR_MAGIC.to_le_bytes());
-    out.extend_from_slice(&(uri.len() as i32).to_le_bytes());
-    out.extend_from_slice(uri.as_bytes());
-    out.extend_from_slice(&(offset as i64).to_le_bytes());
-    out.extend_from_slice(&(length as i64).to_le_bytes());
-    out
 }
 
 /// Java `DeltaVarintCompressor.decompress`: ZigZag varints of the first value and the deltas.

@@ -181,15 +181,3 @@ fn bad_bytes_are_errors_naming_the_file() {
         assert!(text.contains(want), "{want}: {text}");
     }
 }
-
-#[test]
-fn descriptor_is_java_serialized_form() {
-    let d = blob_descriptor("file:/w/t/bucket-0/data-1.blob", 4, 20);
-    assert_eq!(d[0], 2);
-    assert_eq!(&d[1..9], &0x424C_4F42_4445_5343i64.to_le_bytes());
-    assert_eq!(&d[9..13], &30i32.to_le_bytes());
-    assert_eq!(&d[13..43], b"file:/w/t/bucket-0/data-1.blob");
-    assert_eq!(&d[43..51], &4i64.to_le_bytes());
-    assert_eq!(&d[51..59], &20i64.to_le_bytes());
-    assert_eq!(d.len(), 59);
-}

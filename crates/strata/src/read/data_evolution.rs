@@ -10,8 +10,9 @@
 //!
 //! A group's files are read whole (no statistics pruning: a file without a column cannot
 //! answer a filter on it) and stitched in memory; the read's filter and projection apply to
-//! the stitched rows. Java's BLOB and vector-store files, and deletion vectors on such tables,
-//! are refused by name.
+//! the stitched rows. A BLOB column comes from its `.blob` files (sub-ranges of the group, after
+//! the data files as Java's `BlobFileBunch`: `super::blob_files`). Java's vector-store files,
+//! and deletion vectors on such tables, are refused by name.
 
 use arrow_array::{new_null_array, ArrayRef};
 use futures::StreamExt;
@@ -34,12 +35,12 @@ pub(crate) fn group_by_row_ranges(
 ) -> Result<Vec<Vec<DataFileMeta>>> {
     let range = |f: &DataFileMeta| -> Result<(i64, i64)> {
         let lower = f.file_name.to_ascii_lowercase();
-        if lower.ends_with(".blob") || lower.contains(".vector") {
+        if lower.contains(".vector") {
             return Err(unsupported(
                 table,
                 format!(
-                    "data file {} is a BLOB or vector-store file (Java's BlobFileBunch / \
-                     VectorFileBunch); strata does not read them",
+                    "data file {} is a vector-store file (Java's VectorFileBunch); strata does \
+                     not read them",
                     f.file_name
                 ),
             ));
@@ -74,9 +75,34 @@ pub(crate) fn group_by_row_ranges(
     }
     groups
         .into_iter()
-        .map(|(_, mut g)| {
+        .map(|(_, g)| {
+            // `.blob` files hold sub-ranges of their data file's rows (Java's BlobFileBunch):
+            // kept after the data files, by first row id, each inside the data files' range.
+            let (mut g, mut blobs): (Vec<_>, Vec<_>) =
+                g.into_iter().partition(|(_, f)| !is_blob_file(f));
             g.sort_by_key(|(_, f)| std::cmp::Reverse(f.max_sequence_number));
-            if g.iter().any(|(r, _)| *r != g[0].0) {
+            blobs.sort_by_key(|(r, f)| (r.0, std::cmp::Reverse(f.max_sequence_number)));
+            let Some(&(from, to)) = g.first().map(|(r, _)| r) else {
+                let names: Vec<_> = blobs.iter().map(|(_, f)| f.file_name.as_str()).collect();
+                return Err(unsupported(
+                    table,
+                    format!(
+                        "BLOB files {} hold row ids no data file holds",
+                        names.join(", ")
+                    ),
+                ));
+            };
+            if let Some((_, f)) = blobs.iter().find(|(r, _)| r.0 < from || r.1 > to) {
+                return Err(unsupported(
+                    table,
+                    format!(
+                        "BLOB file {} reaches past the row ids {from}..={to} of its data files",
+                        f.file_name
+                    ),
+                ));
+            }
+            g.extend(blobs);
+            if g.iter().any(|(r, f)| !is_blob_file(f) && *r != g[0].0) {
                 let names: Vec<_> = g.iter().map(|(_, f)| f.file_name.as_str()).collect();
                 return Err(unsupported(
                     table,
@@ -108,6 +134,11 @@ pub(crate) async fn read_group(
     let mut schemas = Vec::with_capacity(files.len());
     for (i, file) in files.iter().enumerate() {
         let schema = table.schema_manager().schema(file.schema_id).await?;
+        if is_blob_file(file) {
+            // read below, by bunch (after every data file, as Java's fieldsFiles)
+            schemas.push(Vec::new());
+            continue;
+        }
         let mut held: Vec<DataField> = schema
             .fields
             .iter()
@@ -129,6 +160,33 @@ pub(crate) async fn read_group(
         schemas.push(data_fields);
     }
     let mut columns: Vec<Option<ArrayRef>> = vec![None; read_fields.len()];
+    let first_row_id = files.first().and_then(|f| f.first_row_id).unwrap_or(0);
+    for (j, rf) in read_fields.iter().enumerate() {
+        if source[j].is_some() {
+            continue;
+        }
+        let mut bunch = Vec::new();
+        for file in files.iter().filter(|f| is_blob_file(f)) {
+            let schema = table.schema_manager().schema(file.schema_id).await?;
+            let column = file.write_cols.as_ref().and_then(|c| c.first());
+            if column.is_some_and(|c| schema.fields.iter().any(|f| &f.name == c && f.id == rf.id)) {
+                bunch.push(file);
+            }
+        }
+        if !bunch.is_empty() {
+            columns[j] = Some(
+                super::blob_files::read_bunch(
+                    table,
+                    partition_dir,
+                    bucket,
+                    &bunch,
+                    first_row_id,
+                    rows,
+                )
+                .await?,
+            );
+        }
+    }
     for (i, file) in files.iter().enumerate() {
         let wanted: Vec<usize> = (0..read_fields.len())
             .filter(|j| source[*j] == Some(i))
@@ -216,6 +274,11 @@ pub(crate) async fn read_group(
         });
     }
     Ok((out, rows))
+}
+
+/// A `.blob` file (Java's `BlobFileFormat.isBlobFile`).
+pub(crate) fn is_blob_file(f: &DataFileMeta) -> bool {
+    f.file_name.to_ascii_lowercase().ends_with(".blob")
 }
 
 fn unsupported(table: &Table, why: String) -> Error {

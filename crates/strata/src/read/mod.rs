@@ -28,6 +28,7 @@
 //! `READ_AHEAD_FILES × CHANNEL_BATCHES` batches while both cores decode.
 
 mod batching;
+mod blob_files;
 pub(crate) mod data_evolution;
 pub mod deletion_vectors;
 mod fallback;

@@ -36,7 +36,7 @@ use crate::{Error, Result};
 /// Refuses a read of `table` when it sets an option reads do not honour (streaming-only
 /// options only when `streaming`).
 pub(crate) fn check_options(table: &Table, streaming: bool) -> Result<()> {
-    refuse_blob_columns(table, "reading")?;
+    check_blob_columns(table)?;
     let options = table.options().as_map();
     let refused = refused_read_options(options, streaming);
     if refused.is_empty() {
@@ -61,6 +61,39 @@ pub(crate) fn check_options(table: &Table, streaming: bool) -> Result<()> {
     .into())
 }
 
+/// Refuses a read of a table with BLOB columns strata cannot read, naming them: it reads the
+/// top-level BLOB columns of an append table with `data-evolution.enabled` from their `.blob`
+/// files (`crate::read::data_evolution`, Java's `BlobFileBunch`); BLOB inside ARRAY, MAP,
+/// MULTISET or ROW (Java's `ArrayBlobElementSerializer` / `MapBlobElementSerializer`) and the
+/// BLOBs of primary-key tables (Java's `PrimaryKeyBlobExternalizer`) stay refused.
+/// `blob-as-descriptor`, `blob-descriptor-field` and `blob-view-field` are refused by the
+/// option audit.
+fn check_blob_columns(table: &Table) -> Result<()> {
+    let top_level = |t: &strata_spec::DataType| matches!(t.kind, strata_spec::TypeKind::Blob);
+    if table.is_primary_key_table()
+        || !table.options().data_evolution_enabled().unwrap_or(false)
+        || table
+            .schema()
+            .fields
+            .iter()
+            .any(|f| !top_level(&f.data_type) && has_blob(&f.data_type))
+    {
+        return refuse_blob_columns(table, "reading");
+    }
+    Ok(())
+}
+
+fn has_blob(t: &strata_spec::DataType) -> bool {
+    use strata_spec::TypeKind as K;
+    match &t.kind {
+        K::Blob => true,
+        K::Array(e) | K::Multiset(e) => has_blob(e),
+        K::Map { key, value } => has_blob(key) || has_blob(value),
+        K::Row(fields) => fields.iter().any(|f| has_blob(&f.data_type)),
+        _ => false,
+    }
+}
+
 /// Refuses a table with a BLOB column (also inside ARRAY, MAP, MULTISET or ROW), naming it: Java
 /// 2.0 keeps BLOB values in separate `.blob` files (`BlobFileFormat`, with data evolution or
 /// primary-key managed blobs) beside the Parquet files of the other columns, and stores
@@ -68,16 +101,6 @@ pub(crate) fn check_options(table: &Table, streaming: bool) -> Result<()> {
 /// writes none of that, so `doing` (reading, writing) such a table is refused rather than
 /// returning or writing the column wrongly.
 pub(crate) fn refuse_blob_columns(table: &Table, doing: &str) -> Result<()> {
-    fn has_blob(t: &strata_spec::DataType) -> bool {
-        use strata_spec::TypeKind as K;
-        match &t.kind {
-            K::Blob => true,
-            K::Array(e) | K::Multiset(e) => has_blob(e),
-            K::Map { key, value } => has_blob(key) || has_blob(value),
-            K::Row(fields) => fields.iter().any(|f| has_blob(&f.data_type)),
-            _ => false,
-        }
-    }
     let schema = table.schema();
     let blobs: Vec<&str> = schema
         .fields
@@ -91,7 +114,8 @@ pub(crate) fn refuse_blob_columns(table: &Table, doing: &str) -> Result<()> {
     Err(ErrorDetail::Unsupported(format!(
         "{doing} table {}: column(s) {} hold BLOB values, which Java Paimon 2.0 stores in \
          separate .blob files (BlobFileFormat) next to the other columns' data files; strata \
-         does not read or write BLOB storage",
+         writes no BLOB storage and reads only top-level BLOB columns of append tables with \
+         data-evolution.enabled",
         table.identifier(),
         blobs.join(", ")
     ))
@@ -114,15 +138,25 @@ pub(crate) fn check_file(
         ))
         .into())
     };
+    let data_evolution = table.options().data_evolution_enabled().unwrap_or(false);
+    // a `.blob` file of one BLOB column, read by row id with its data files
+    let blob_file = data_evolution
+        && file.file_name.to_ascii_lowercase().ends_with(".blob")
+        && file.write_cols.as_ref().is_some_and(|c| {
+            c.len() == 1
+                && table.schema().fields.iter().any(|f| {
+                    f.name == c[0] && matches!(f.data_type.kind, strata_spec::TypeKind::Blob)
+                })
+        });
     let name = object_store::path::Path::from(file.file_name.as_str());
-    if DataFileFormat::of(&name, &file.file_name).is_err() {
+    if !blob_file && DataFileFormat::of(&name, &file.file_name).is_err() {
         let ext = file.file_name.rsplit_once('.').map_or("(none)", |(_, e)| e);
         return refuse(format!(
             "is in a format strata has no reader for (extension .{ext}; strata reads Parquet, \
-             ORC and Avro data files)"
+             ORC and Avro data files, and the .blob files of BLOB columns of data-evolution \
+             tables)"
         ));
     }
-    let data_evolution = table.options().data_evolution_enabled().unwrap_or(false);
     if let Some(cols) = file
         .write_cols
         .as_ref()

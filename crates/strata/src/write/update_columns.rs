@@ -39,6 +39,7 @@ impl Table {
     /// other columns and rows keep their values). Each `_ROW_ID` must be a row of the latest
     /// snapshot, at most once. Returns the new snapshot id (`None` for an empty batch).
     pub async fn update_columns(&self, batch: &RecordBatch) -> Result<Option<i64>> {
+        crate::scan::read_audit::refuse_blob_columns(self, "updating columns of")?;
         if !self.options().data_evolution_enabled()? {
             return Err(invalid(format!(
                 "updating columns of {} by row id needs data-evolution.enabled = true",

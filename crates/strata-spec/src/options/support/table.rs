@@ -61,7 +61,7 @@ pub(super) const KEYS: &[Entry] = &[
     unsupported("blob-as-descriptor", "BLOB values written as descriptors instead of bytes; strata writes no BLOB files", &["false"]),
     no_effect("blob-compaction.enabled", DATA_EVO),
     unsupported("blob-descriptor-field", "BLOB columns stored as serialized BlobDescriptor; strata does not implement BLOB storage", &[""]),
-    unsupported("blob-field", "BLOB columns stored in separate .blob files; strata does not implement BLOB storage", &[""]),
+    unsupported("blob-field", "BLOB columns stored in separate .blob files; strata reads them (top-level BLOB columns of data-evolution append tables) but does not write them", &[""]).read_honoured(),
     unsupported("blob-view-field", "BLOB view columns resolved from upstream tables at read time; not implemented", &[""]),
     no_effect("blob-view.resolve.enabled", BLOB),
     no_effect("blob-write-null-on-fetch-failure", BLOB),

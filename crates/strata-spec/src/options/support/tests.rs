@@ -245,7 +245,8 @@ fn reads_refuse_what_they_cannot_honour_and_nothing_else() {
     let refused = [
         ("sequence.snapshot-ordering", "true"),
         ("type", "format-table"),
-        ("blob-field", "pic"),
+        ("blob-as-descriptor", "true"),
+        ("blob-view-field", "pic"),
         ("chain-table.enabled", "true"),
         ("postpone.merge-on-read", "true"),
         ("data-file.thin-mode", "true"),
@@ -261,6 +262,7 @@ fn reads_refuse_what_they_cannot_honour_and_nothing_else() {
     let fine = [
         ("data-evolution.enabled", "false"),
         ("data-evolution.enabled", "true"),
+        ("blob-field", "pic"),
         ("row-tracking.enabled", "true"),
         ("file-index.bloom-filter.columns", "a"),
         ("target-file-row-num", "10"),
