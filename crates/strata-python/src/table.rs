@@ -12,7 +12,7 @@ use strata::maintenance::{
     older_than, retained_until, ExpireConfig, ExpireOverrides, ExpireSnapshots, TableLifecycle,
 };
 use strata::table::branches::BranchStart;
-use strata::write::CompactRequest;
+use strata::write::{CompactRequest, RescaleRequest};
 
 use crate::errors::{invalid, IntoPy};
 use crate::progress::Progress;
@@ -311,6 +311,37 @@ impl Table {
                 ("snapshot_id", obj(py, report.snapshot)?),
                 ("buckets", obj(py, report.buckets.len())?),
                 ("tasks", tasks.into_any().unbind()),
+            ],
+        )
+    }
+
+    /// Rewrites the partitions matching ``partitions`` (a partition spec dict, possibly
+    /// partial; ``None``: every partition) into ``bucket_num`` buckets (``None``: the table's
+    /// ``bucket``) in one OVERWRITE commit, as ``strata rescale`` and Paimon's
+    /// ``RescaleProcedure``. Returns ``{"snapshot_id", "rows", "bucket_num"}``.
+    #[pyo3(signature = (bucket_num = None, partitions = None))]
+    fn rescale<'py>(
+        &self,
+        py: Python<'py>,
+        bucket_num: Option<i32>,
+        partitions: Option<HashMap<String, Bound<'py, PyAny>>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let mut partition = Vec::new();
+        for (k, v) in partitions.unwrap_or_default() {
+            partition.push((k, v.str()?.to_string()));
+        }
+        let request = RescaleRequest {
+            bucket_num,
+            partition,
+        };
+        let t = self.inner.clone();
+        let report = block_on(py, async move { t.rescale(&request).await })?.py_err()?;
+        dict(
+            py,
+            vec![
+                ("snapshot_id", obj(py, report.snapshot)?),
+                ("rows", obj(py, report.rows)?),
+                ("bucket_num", obj(py, report.bucket_num)?),
             ],
         )
     }

@@ -216,6 +216,14 @@ class Table:
         progress: Optional[bool] = None,
     ) -> Dict[str, Any]:
         """Compacts a primary-key table; returns ``{"snapshot_id", "buckets", "tasks"}``."""
+    def rescale(
+        self,
+        bucket_num: Optional[int] = None,
+        partitions: Optional[PartitionSpec] = None,
+    ) -> Dict[str, Any]:
+        """Rewrites the partitions matching ``partitions`` (``None``: all) into ``bucket_num``
+        buckets (``None``: the table's ``bucket``) in one OVERWRITE commit, as ``strata
+        rescale``; returns ``{"snapshot_id", "rows", "bucket_num"}``."""
     def expire_snapshots(
         self,
         retain_max: Optional[int] = None,
