@@ -424,19 +424,32 @@ impl ExpireSnapshots {
 /// Expiry after a successful commit (Java `TableCommitImpl` maintenance): snapshots, then
 /// with a decoupled changelog lifecycle the long-lived changelogs (Java
 /// `newExpireRunnable`), then tags whose retention time is over. `None` for `write-only`
-/// tables.
+/// tables, and for commits of a postpone-bucket primary-key table (`bucket = -2`), whose
+/// snapshots and changelogs Java never expires on commit (`PrimaryKeyFileStoreTable`
+/// overrides `newExpireRunnable` to return null; its tags still expire, through the tag
+/// manager Java keeps for every table that is not `write-only`). Java's postpone compaction
+/// commits through the table with a real bucket count (`PostponeUtils.tableForPostponeCompact`)
+/// and so expires; strata's does the same ([`Table::compact`]).
 pub async fn expire_after_commit(table: &Table) -> Result<Option<ExpireReport>> {
-    if table.options().write_only()? {
+    let opts = table.options();
+    if opts.write_only()? {
         return Ok(None);
     }
-    let report = ExpireSnapshots::new(table)?.expire().await?;
-    if changelog_decoupled(table)? {
-        super::expire_changelog::ExpireChangelogs::new(table)?
-            .expire()
-            .await?;
-    }
+    let postpone =
+        table.is_primary_key_table() && opts.bucket()? == strata_spec::options::POSTPONE_BUCKET;
+    let report = if postpone {
+        None
+    } else {
+        let report = ExpireSnapshots::new(table)?.expire().await?;
+        if changelog_decoupled(table)? {
+            super::expire_changelog::ExpireChangelogs::new(table)?
+                .expire()
+                .await?;
+        }
+        Some(report)
+    };
     super::tag_ops::expire_tags(table, chrono::Local::now().naive_local()).await?;
-    Ok(Some(report))
+    Ok(report)
 }
 
 /// Java `CoreOptions.changelogLifecycleDecoupled`: changelogs kept longer than snapshots

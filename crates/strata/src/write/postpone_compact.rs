@@ -190,6 +190,8 @@ impl Table {
                 groups.entry(n).or_default().push(entry);
             }
             let mut done = 0;
+            // A bucket count of this compaction: the table its expiry runs with.
+            let real_bucket = groups.keys().next().copied();
             for (n, partitions) in groups {
                 let real = self.with_dynamic_options([
                     ("bucket".to_string(), n.to_string()),
@@ -234,6 +236,18 @@ impl Table {
                 .collect();
             committing = true;
             let committed = self.new_commit()?.commit_messages(messages, None).await?;
+            // Java commits postpone compaction through the table with a real bucket count
+            // and `write-only = false` (`PostponeUtils.tableForPostponeCompact`), so its
+            // commit expires snapshots, which a commit of the `bucket = -2` table does not
+            // (`maintenance::expire_after_commit`). The compaction has landed: an expiry
+            // failure leaves snapshots for the next expiry, as after any commit.
+            if let Some(n) = real_bucket.filter(|_| committed.compact.is_some()) {
+                let real = self.with_dynamic_options([
+                    ("bucket".to_string(), n.to_string()),
+                    ("write-only".to_string(), "false".to_string()),
+                ])?;
+                let _ = crate::maintenance::expire_after_commit(&real).await;
+            }
             Ok::<_, Error>(CompactReport {
                 buckets: visited,
                 snapshot: committed.compact,

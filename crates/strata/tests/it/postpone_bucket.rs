@@ -265,3 +265,51 @@ async fn a_retraction_the_merge_engine_refuses_fails_the_postpone_write() {
     w.abort().await;
     assert!(t.snapshot_manager().latest_id().await.unwrap().is_none());
 }
+
+#[tokio::test]
+async fn postpone_writes_keep_their_snapshots_and_the_compaction_expires_them() {
+    // Java: `PrimaryKeyFileStoreTable.newExpireRunnable` is null for bucket = -2, so commits of
+    // postponed writes never expire snapshots (Flink's `testPostponeWriteNotExpireSnapshots`);
+    // the postpone compaction commits through the table with a real bucket count
+    // (`PostponeUtils.tableForPostponeCompact`, write-only off), which does expire.
+    let lake = Lake::new();
+    let retain = r#","snapshot.num-retained.min":"3","snapshot.num-retained.max":"3""#;
+    let t = create(&lake, retain).await;
+    for i in 0..5 {
+        t.write_batches([rows(&[i], "a", "v")], None).await.unwrap();
+    }
+    let ids = t.snapshot_manager().list_ids().await.unwrap();
+    assert_eq!(ids, vec![1, 2, 3, 4, 5]);
+    let report = t
+        .compact(&CompactRequest::default(), &|_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(report.snapshot, Some(6));
+    let ids = t.snapshot_manager().list_ids().await.unwrap();
+    assert_eq!(ids, vec![4, 5, 6]);
+    assert_eq!(read(&t).await.len(), 5);
+    // Postponed writes after the compaction again keep every snapshot.
+    t.write_batches([rows(&[9], "a", "v")], None).await.unwrap();
+    let ids = t.snapshot_manager().list_ids().await.unwrap();
+    assert_eq!(ids, vec![4, 5, 6, 7]);
+
+    // The same writes to a fixed-bucket table expire as usual.
+    let fixed = lake
+        .create(
+            "db.f",
+            &format!(
+                r#"{{"fields":[{{"name":"id","type":"BIGINT NOT NULL"}},{{"name":"dt","type":"STRING NOT NULL"}},
+                {{"name":"v","type":"STRING"}}],"partitionKeys":["dt"],"primaryKeys":["id","dt"],
+                "options":{{"bucket":"2"{retain}}}}}"#
+            ),
+        )
+        .await;
+    for i in 0..5 {
+        fixed
+            .write_batches([rows(&[i], "a", "v")], None)
+            .await
+            .unwrap();
+    }
+    let ids = fixed.snapshot_manager().list_ids().await.unwrap();
+    assert_eq!(ids, vec![3, 4, 5]);
+}
