@@ -179,13 +179,52 @@ pub async fn partitions(table: &Table) -> Result<RecordBatch> {
 /// the partition text (`k=v/k2=v2`, NULL as the default partition name). strata's catalog
 /// keeps no partition metadata, so `created_at`, `created_by`, `updated_by` and `options` are
 /// NULL and `done` is false, as Java shows them for a filesystem catalog.
+///
+/// A table with `scan.fallback-branch` / `scan.primary-branch` lists its partitions as its
+/// reads see them (Java's `FallbackReadScan.listPartitionEntries`): the first branch's, then
+/// the other's partitions the first lacks; at a given snapshot such a table is refused (time
+/// travel through the other branch is not implemented).
 pub async fn partitions_at(table: &Table, snapshot_id: Option<i64>) -> Result<RecordBatch> {
     let mut rows = Rows::new(
         format!("{}$partitions", table.identifier()),
         partitions_fields(),
     );
+    let mut out = partition_rows(table, snapshot_id).await?;
+    if let Some((key, name, own_first)) = crate::scan::fallback::other_branch(table) {
+        if name != table.branch() {
+            if snapshot_id.is_some() {
+                return Err(crate::scan::fallback::time_travel_refused(
+                    table, key, &name,
+                ));
+            }
+            if let Some(other) = crate::scan::fallback::other_table(table, &name).await? {
+                let other_rows = partition_rows(&other, None).await?;
+                let (first, second) = match own_first {
+                    true => (out, other_rows),
+                    false => (other_rows, out),
+                };
+                let have: std::collections::HashSet<String> =
+                    first.iter().map(|(text, _)| text.clone()).collect();
+                out = first;
+                out.extend(second.into_iter().filter(|(text, _)| !have.contains(text)));
+                out.sort_by(|a, b| a.0.cmp(&b.0));
+            }
+        }
+    }
+    for (_, row) in out {
+        rows.push(row)?;
+    }
+    rows.finish()
+}
+
+/// The `partitions` rows of `table`'s own branch at `snapshot_id` (default: the latest),
+/// sorted by partition text.
+async fn partition_rows(
+    table: &Table,
+    snapshot_id: Option<i64>,
+) -> Result<Vec<(String, Vec<Cell>)>> {
     let Some(snapshot) = snapshot_of(table, snapshot_id).await? else {
-        return rows.finish();
+        return Ok(Vec::new());
     };
     let mut groups: Vec<(BinaryRow, Totals)> = Vec::new();
     let mut index: HashMap<BinaryRow, usize> = HashMap::new();
@@ -243,10 +282,7 @@ pub async fn partitions_at(table: &Table, snapshot_id: Option<i64>) -> Result<Re
         ));
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
-    for (_, row) in out {
-        rows.push(row)?;
-    }
-    rows.finish()
+    Ok(out)
 }
 
 /// Rows deleted by deletion vectors per partition (`None` per partition when a vector's
