@@ -2,7 +2,8 @@
 //! `Struct{value, metadata}` binaries and stored as that Parquet group (unshredded), so what is
 //! written is read back byte for byte; a shredded file (Java's `typed_value`) is refused naming
 //! the column (`tests/interop/test_variant.py`). A table with a BLOB column (Java 2.0's separate
-//! `.blob` files) is refused for reads and writes, naming the column.
+//! `.blob` files) is refused for writes, naming the column, and for reads unless it is a
+//! top-level BLOB of a data-evolution append table (read from its `.blob` files).
 
 use std::sync::Arc;
 
@@ -95,6 +96,65 @@ async fn blob_columns_are_refused_by_name() {
     let err = t.new_scan().plan().await.unwrap_err().to_string();
     assert!(
         err.contains("reading table db.b") && err.contains("pic"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn blob_columns_of_data_evolution_tables_are_read_not_written() {
+    let wh = Warehouse::new();
+    let options = r#""options":{"bucket":"-1","row-tracking.enabled":"true","data-evolution.enabled":"true"}"#;
+    let t = wh
+        .create(
+            "db.de",
+            &format!(
+                r#"{{"fields":[{{"name":"id","type":"INT"}},{{"name":"pic","type":"BLOB"}}],
+                  "partitionKeys":[],{options}}}"#
+            ),
+        )
+        .await;
+    // reads plan (the .blob files are read by row id: tests/interop/test_blob.py)
+    let plan = t
+        .new_scan()
+        .plan()
+        .await
+        .expect("a BLOB column of a data-evolution table reads");
+    assert!(plan.splits.is_empty());
+    // writes stay refused by name
+    let err = t.new_write().err().expect("writing is refused");
+    assert_eq!(err.kind(), strata::ErrorKind::Unsupported);
+    assert!(
+        err.to_string().contains("pic") && err.to_string().contains(".blob"),
+        "{err}"
+    );
+    let batch = RecordBatch::try_new(
+        Arc::new(ArrowSchema::new(vec![
+            Field::new("_ROW_ID", ArrowType::Int64, false),
+            Field::new("id", ArrowType::Int32, true),
+        ])),
+        vec![
+            Arc::new(arrow_array::Int64Array::from(vec![0])),
+            Arc::new(Int32Array::from(vec![1])),
+        ],
+    )
+    .unwrap();
+    let err = t.update_columns(&batch).await.unwrap_err();
+    assert_eq!(err.kind(), strata::ErrorKind::Unsupported, "{err}");
+    assert!(err.to_string().contains("pic"), "{err}");
+
+    // BLOB inside an ARRAY (Java's ArrayBlobElementSerializer) stays refused for reads
+    let nested = wh
+        .create(
+            "db.nested",
+            &format!(
+                r#"{{"fields":[{{"name":"id","type":"INT"}},{{"name":"pics","type":"ARRAY<BLOB>"}}],
+                  "partitionKeys":[],{options}}}"#
+            ),
+        )
+        .await;
+    let err = nested.new_scan().plan().await.unwrap_err().to_string();
+    assert!(
+        err.contains("reading table db.nested") && err.contains("pics"),
         "{err}"
     );
 }
