@@ -101,7 +101,7 @@ impl Table {
         }
 
         // The live row-id ranges, by first row id.
-        let plan = self.new_scan().plan().await?;
+        let plan = self.new_scan().own_branch().plan().await?;
         let snapshot = plan.snapshot.as_ref().map(|s| s.id);
         let mut ranges: BTreeMap<i64, Range> = BTreeMap::new();
         for split in plan.splits {
