@@ -19,6 +19,7 @@
 //! | [`procedures`] | `CALL sys.compact`, `expire_snapshots`, tags, `rollback`, `remove_orphan_files` |
 //! | [`rewrite`] | time travel and `/*+ OPTIONS(…) */` hints: parsed from the tokens, resolved per table reference |
 //! | [`ast`] | name parts, option text, Paimon type text of sqlparser's AST |
+//! | [`variant`] | `parse_json` (JSON text into VARIANT) and the refusal of other values into VARIANT columns |
 
 pub(crate) mod alter;
 pub(crate) mod ast;
@@ -27,3 +28,4 @@ pub(crate) mod ddl;
 pub(crate) mod procedures;
 pub(crate) mod rewrite;
 pub mod session;
+pub(crate) mod variant;

@@ -30,7 +30,7 @@ use datafusion::sql::sqlparser::dialect::{Dialect, GenericDialect};
 use strata::catalog::{Catalog, Identifier};
 
 use super::context::SqlContext;
-use super::{alter, ddl, procedures, rewrite};
+use super::{alter, ddl, procedures, rewrite, variant};
 use crate::error::{plan_error, to_df};
 use crate::provider::catalog::block_on;
 
@@ -106,9 +106,9 @@ impl SqlSession {
 
     /// A session with `config` (its default catalog and schema are set to the warehouse).
     pub fn with_config(catalog: Arc<dyn Catalog>, config: SessionConfig) -> Self {
-        SqlSession {
-            inner: SqlContext::new(catalog, config),
-        }
+        let inner = SqlContext::new(catalog, config);
+        variant::register(inner.context());
+        SqlSession { inner }
     }
 
     /// The DataFusion context (register more tables or functions on it).
@@ -193,6 +193,11 @@ impl SqlSession {
                 return ddl::insert_static_partition(cx, parsed, insert).await
             }
             _ => {}
+        }
+        if let Statement::Insert(insert) = &stmt {
+            let insert = insert.clone();
+            let planned = cx.datafusion_statement(parsed, &mut stmt).await;
+            return variant::checked_insert(cx, &insert, planned).await;
         }
         cx.datafusion_statement(parsed, &mut stmt).await
     }
