@@ -103,6 +103,7 @@ impl Table {
             .new_incremental_scan(IncrementalBetween::ids(snapshot.id - 1, snapshot.id))
             .for_streaming();
         super::read_audit::check_options(self, true)?;
+        refuse_data_evolution(self)?;
         let mode = scan.range_mode()?;
         let mut groups = BTreeMap::new();
         scan.add_changes(snapshot, mode, snapshot.id, &mut groups)
@@ -231,6 +232,7 @@ impl IncrementalScan {
     /// Plans the splits of the range.
     pub async fn plan(&self) -> Result<IncrementalPlan> {
         super::read_audit::check_options(&self.table, self.streaming)?;
+        refuse_data_evolution(&self.table)?;
         let resolved = match &self.between {
             IncrementalBetween::Snapshots { start, end } => {
                 self.resolve_snapshots(start, end).await?
@@ -607,4 +609,26 @@ impl IncrementalScan {
 /// Adds `e`'s file to the split of its (partition, bucket).
 fn push(groups: &mut BTreeMap<(Vec<u8>, i32), DataSplit>, snapshot_id: i64, e: ManifestEntry) {
     add_to_split(groups, snapshot_id, e, false);
+}
+
+/// Refuses the changes of snapshots of a data-evolution table: a snapshot that updates some
+/// columns adds files holding only those columns of rows written earlier (`writeCols`), which
+/// are rows only once stitched by row id with the files of the rest of their range, as Java's
+/// `DataEvolutionSplitRead` stitches a whole snapshot. Read on their own they would be rows
+/// with NULL in every other column, so strata refuses instead of returning them.
+fn refuse_data_evolution(table: &Table) -> Result<()> {
+    if !table.options().data_evolution_enabled()? {
+        return Ok(());
+    }
+    Err(ErrorDetail::UnsupportedOption {
+        key: "data-evolution.enabled".into(),
+        message: format!(
+            "an incremental or streaming read of {}: the files a snapshot adds to a \
+             data-evolution table may hold only some columns of rows written earlier, and \
+             strata stitches them by row id only in reads of a whole snapshot; read a snapshot \
+             (scan.snapshot-id, --snapshot) instead",
+            table.identifier()
+        ),
+    }
+    .into())
 }

@@ -269,4 +269,18 @@ async fn data_evolution_column_writes_are_stitched_by_row_id() {
         .unwrap_err();
     assert!(err.to_string().contains("_ROW_ID 9"), "{err}");
     assert_eq!(sm.latest_id().await.unwrap(), Some(4));
+    // The changes of a column update are not rows on their own: incremental reads and
+    // streams are refused by name rather than return NULLs in every other column.
+    for (from, to) in [(2, 3), (0, 4)] {
+        let err = t
+            .new_incremental_scan(strata::scan::IncrementalBetween::ids(from, to))
+            .plan()
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
+        assert!(err.to_string().contains("data-evolution.enabled"), "{err}");
+    }
+    let snapshot = sm.snapshot(3).await.unwrap();
+    let err = t.plan_snapshot_changes(&snapshot).await.unwrap_err();
+    assert!(err.to_string().contains("data-evolution.enabled"), "{err}");
 }
