@@ -332,7 +332,10 @@ async fn rewrite_file_index(session: &SqlContext, f: &Function) -> Result<Record
             "snapshot_id",
             Arc::new(Int64Array::from(vec![report.snapshot])) as ArrayRef,
         ),
-        ("files", Arc::new(Int64Array::from(vec![report.files as i64]))),
+        (
+            "files",
+            Arc::new(Int64Array::from(vec![report.files as i64])),
+        ),
         (
             "written_indexes",
             Arc::new(Int64Array::from(vec![report.index_files as i64])),

@@ -123,15 +123,6 @@ impl TableCommit {
         // A compaction, or an append that removes files (a copy-on-write rewrite), may only
         // land while the files it removes are live.
         let removes_files = adds.iter().any(|e| e.kind == FileKind::Delete);
-        if kind == CommitKind::Compact || (overwrite.is_none() && removes_files) {
-            // Conflicts are checked per partition (live files, level overlaps, bucket
-            // counts), so only the partitions the compaction touches are read.
-            let mut touched: Vec<BinaryRow> = adds.iter().map(|e| e.partition.clone()).collect();
-            touched.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-            touched.dedup();
-            let base = match &latest {
-                Some(_) => {
-                    crate::scan::live_entries_of_partitions(table, &base_metas, &touched).await?
         if removes_files
             && overwrite.is_none()
             && kind != CommitKind::Compact
@@ -147,6 +138,15 @@ impl TableCommit {
             ))
             .into());
         }
+        if kind == CommitKind::Compact || (overwrite.is_none() && removes_files) {
+            // Conflicts are checked per partition (live files, level overlaps, bucket
+            // counts), so only the partitions the compaction touches are read.
+            let mut touched: Vec<BinaryRow> = adds.iter().map(|e| e.partition.clone()).collect();
+            touched.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+            touched.dedup();
+            let base = match &latest {
+                Some(_) => {
+                    crate::scan::live_entries_of_partitions(table, &base_metas, &touched).await?
                 }
                 None => Vec::new(),
             };

@@ -28,8 +28,8 @@ mod message;
 mod overwrite;
 mod recompact;
 mod retry;
-mod split;
 pub(crate) mod row_tracking;
+mod split;
 mod table_commit;
 pub mod wire;
 

@@ -14,7 +14,6 @@
 mod bucket_writer;
 mod compact_manager;
 mod compact_table;
-mod rewrite_file_index;
 mod cross_partition;
 mod deletion_vectors;
 mod kv_write;
@@ -24,6 +23,7 @@ mod postpone;
 mod postpone_compact;
 mod record_merge;
 mod rescale;
+mod rewrite_file_index;
 mod routing;
 mod row_kinds;
 mod update_columns;
@@ -47,9 +47,9 @@ pub use crate::lsm::compact::task::TaskMetrics;
 use bucket_writer::{BucketWriter, WriterConfig};
 pub use compact_manager::CompactionMetrics;
 pub use compact_table::{CompactReport, CompactRequest};
-pub use rewrite_file_index::RewriteFileIndexReport;
 pub use record_merge::{MergeRow, RecordMerge};
 pub use rescale::{RescaleReport, RescaleRequest};
+pub use rewrite_file_index::RewriteFileIndexReport;
 use routing::Router;
 use row_kinds::AppendRowKinds;
 pub use writer_channels::WriterChannels;
@@ -293,10 +293,10 @@ impl TableWrite {
                     next_seq,
                 );
                 self.writers.insert(key.clone(), w);
+                self.writer_order.push(key.clone());
             }
             let w = self
                 .writers
-                self.writer_order.push(key.clone());
                 .get_mut(&key)
                 .expect("writer was inserted just above");
             w.write(&part).await?;
@@ -340,19 +340,15 @@ impl TableWrite {
         let total_buckets = self.router.total_buckets();
         let mut keys: Vec<_> = self.writers.keys().cloned().collect();
         keys.sort_by(|a, b| (a.0.as_bytes(), a.1).cmp(&(b.0.as_bytes(), b.1)));
-        for key in keys {
-            let w = self
-                .writers
         if self.table.options().row_tracking_enabled()? {
             // Row ids follow the commit's file order: Java's, its writers' `HashMap` by
             // partition (one bucket per partition on these bucket = -1 tables).
             use crate::commit::row_tracking::{java_hash_map_order, Insert};
-            keys = java_hash_map_order(
-                &self.writer_order,
-                |k| k.0.hash_code() as u32,
-                Insert::Put,
-            );
+            keys = java_hash_map_order(&self.writer_order, |k| k.0.hash_code() as u32, Insert::Put);
         }
+        for key in keys {
+            let w = self
+                .writers
                 .get_mut(&key)
                 .expect("key was taken from the map");
             let files = w
@@ -424,10 +420,10 @@ impl TableWrite {
             w.abort().await;
         }
         self.writers.clear();
+        self.writer_order.clear();
     }
 }
 
-        self.writer_order.clear();
 /// Max sequence number per (partition, bucket) among the live files of the latest snapshot
 /// (a free function so the write future never holds `&TableWrite` across an await).
 pub(super) async fn restore_sequence_numbers(

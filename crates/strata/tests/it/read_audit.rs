@@ -288,10 +288,7 @@ async fn reads_refuse_options_that_change_the_rows_they_do_not_honour() {
         )
         .await;
     write(&t, batch(0..10, "a")).await;
-    for (key, value) in [
-        ("type", "format-table"),
-        ("scan.partitions", "dt=1"),
-    ] {
+    for (key, value) in [("type", "format-table"), ("scan.partitions", "dt=1")] {
         let t = alter_as_java(&wh, "db.o", &[(key, Some(value))]).await;
         let e = rows_err(&t).await;
         assert!(
