@@ -240,9 +240,9 @@ impl Table {
         builder.write_all(data, overwrite, partition, progress)
     }
 
-    /// Compacts the primary-key table's buckets (all, one partition, one bucket): with
-    /// ``full=True`` every file goes to the top level, like Paimon's `compact` procedure;
-    /// otherwise the table's compaction strategy decides. Returns a report dict; its
+    /// Compacts the table's buckets (all, one partition, one bucket): with ``full=True``
+    /// every file goes to the top level, like Paimon's `compact` procedure; otherwise the
+    /// table's compaction strategy decides (append tables: Java's append compaction picking). Returns a report dict; its
     /// ``snapshot_id`` is ``None`` when nothing needed compaction.
     #[pyo3(signature = (full = false, partition = None, bucket = None, progress = None))]
     fn compact<'py>(
@@ -253,12 +253,6 @@ impl Table {
         bucket: Option<i32>,
         progress: Option<bool>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        if !self.inner.is_primary_key_table() {
-            return Err(invalid(format!(
-                "{} has no primary key; strata compacts primary-key tables only",
-                self.inner.identifier()
-            )));
-        }
         let mut spec = Vec::new();
         for (k, v) in partition.unwrap_or_default() {
             spec.push((k, v.str()?.to_string()));

@@ -3,7 +3,8 @@
 //! Compaction runs bucket by bucket (a progress bar counts them), then one commit writes the
 //! COMPACT snapshot. Without `--full` each bucket uses the table's normal picking (universal
 //! compaction: nothing happens when the bucket's shape does not call for it); with `--full`
-//! everything goes to the max level, like Paimon's `compact` procedure. Per compaction task a
+//! everything goes to the max level, like Paimon's `compact` procedure (append tables: Java's
+//! `AppendCompactCoordinator` / `BucketedAppendCompactManager` picking). Per compaction task a
 //! metrics record is printed ([`crate::compaction_report`]): human-readable on stderr, or JSON
 //! lines on stdout with `--metrics`.
 
@@ -24,12 +25,6 @@ pub async fn run(
     metrics_json: bool,
 ) -> Result<()> {
     let t = catalog.get_table(&table.parse()?).await?;
-    if !t.is_primary_key_table() {
-        return Err(msg(format!(
-            "{} has no primary key; strata compacts primary-key tables only",
-            t.identifier()
-        )));
-    }
     let mut spec = Vec::new();
     for arg in partition {
         for kv in arg.split(',') {

@@ -19,7 +19,6 @@ use strata_spec::manifest::merge_entries;
 use strata_spec::Datum;
 
 use super::CompactionMetrics;
-use crate::error::ErrorDetail;
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -98,13 +97,6 @@ impl Table {
         request: &CompactRequest,
         progress: &(dyn Fn(usize, usize) + Send + Sync),
     ) -> Result<CompactReport> {
-        if !self.is_primary_key_table() {
-            return Err(ErrorDetail::Unsupported(format!(
-                "{} has no primary key; strata compacts primary-key tables only",
-                self.identifier()
-            ))
-            .into());
-        }
         // Java `CompactAction`: the compactor's own writer is not write-only.
         let table = self.with_dynamic_options([("write-only".to_string(), "false".to_string())])?;
         let opts = table.options();
@@ -140,6 +132,9 @@ impl Table {
     ) -> Attempt {
         if self.options().bucket().ok() == Some(strata_spec::options::POSTPONE_BUCKET) {
             return self.compact_postpone_once(request, progress).await;
+        }
+        if !self.is_primary_key_table() {
+            return self.compact_append_once(request, progress).await;
         }
         let selected = match self.select_buckets(request).await {
             Ok(s) if s.is_empty() => return Attempt::Done(CompactReport::default()),

@@ -11,6 +11,7 @@
 //! [`CommitMessage`] per (partition, bucket); [`TableWrite::abort`] deletes everything written
 //! so a failed write leaves no trace in the table.
 
+mod append_compact;
 mod bucket_writer;
 mod compact_manager;
 mod compact_table;
@@ -386,7 +387,7 @@ impl TableWrite {
     ) -> Result<usize> {
         if !self.table.is_primary_key_table() {
             return Err(ErrorDetail::Unsupported(format!(
-                "compaction of append tables is not implemented yet; {} has no primary key",
+                "TableWrite::compact compacts primary-key tables; {} has no primary key: use Table::compact",
                 self.table.identifier()
             ))
             .into());

@@ -12,6 +12,7 @@ mod lifecycle_support;
 #[path = "../common/maps.rs"]
 mod maps;
 
+mod append_compaction;
 mod append_row_kinds;
 mod append_table;
 mod branches;

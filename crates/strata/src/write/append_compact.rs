@@ -1,0 +1,492 @@
+//! Compaction of append tables (no primary key), as Java Paimon 2.0 does it on an explicit
+//! `compact`: what `strata compact`, SQL's `CALL sys.compact` and `Table::compact` run on
+//! such tables.
+//!
+//! - Unaware-bucket tables (`bucket = -1`): Java's `AppendCompactCoordinator` picking, per
+//!   partition. Files smaller than `target-file-size` × `compaction.small-file-ratio` are
+//!   candidates; sorted by size, they fill a bin (each file counted with
+//!   `source.split.open-file-cost` added) that becomes a task once it holds more than one file
+//!   and at least 2 × `target-file-size`; what is left becomes a task when it holds at least
+//!   `compaction.min.file-num` files. At most `compaction.file-num-limit` candidates are
+//!   planned per run (Java's scan limit).
+//! - Fixed-bucket tables (`bucket = N`): Java's `BucketedAppendCompactManager`, per bucket,
+//!   files in sequence-number order. Normal: `pickCompactBefore` (the first window of
+//!   `compaction.min.file-num` files whose sizes stay under 2 × `target-file-size`). Full
+//!   (`FullCompactTask`): leading files of at least the small-file size are kept, the rest is
+//!   rewritten when it holds more small files than big ones and at least 3 files (everything,
+//!   with `compaction.force-rewrite-all-files`).
+//! - `full` on an unaware-bucket table: every partition's files are rewritten together (when
+//!   there are at least two).
+//!
+//! Each task's files are read in order and rewritten (Java's `compactRewrite`) into files
+//! rolling at `target-file-size`, sequence numbers counting from the first picked file's, file
+//! source COMPACT, level 0, with the file indexes writes build; one COMPACT snapshot DELETEs the
+//! picked files and ADDs the new ones (`AppendCompactTask.doCompact`'s `CompactIncrement`).
+//!
+//! Refused by name: row-tracking and data-evolution tables (their compaction must keep row
+//! ids and stitched columns), and deletion-vector tables (the rewrite must apply and drop the
+//! deletion vectors of the picked files).
+
+use std::collections::BTreeMap;
+
+use futures::TryStreamExt;
+use strata_spec::binary_row::BinaryRow;
+use strata_spec::manifest::{merge_entries, DataFileMeta, FileSource};
+
+use super::bucket_writer::{BucketWriter, WriterConfig};
+use super::compact_table::{Attempt, CompactReport, CompactRequest};
+use super::{CompactionMetrics, TaskMetrics};
+use crate::commit::CommitMessage;
+use crate::error::ErrorDetail;
+use crate::scan::DataSplit;
+use crate::table::Table;
+use crate::{Error, Result};
+
+/// Java `BucketedAppendCompactManager.FULL_COMPACT_MIN_FILE`.
+const FULL_COMPACT_MIN_FILE: usize = 3;
+
+/// The picking settings of one table (Java's `CoreOptions` accessors).
+struct Picking {
+    target_file_size: u64,
+    /// `compactionFileSize(false)`: files below it are small.
+    small_file_size: u64,
+    open_file_cost: u64,
+    min_file_num: usize,
+    file_num_limit: usize,
+    force_rewrite_all: bool,
+}
+
+impl Picking {
+    fn of(table: &Table) -> Result<Self> {
+        let opts = table.options();
+        let target_file_size = opts.target_file_size(false)?;
+        let ratio_text = opts.get_str("compaction.small-file-ratio", "0.7");
+        let ratio: f64 = ratio_text.trim().parse().map_err(|_| {
+            Error::from(ErrorDetail::InvalidArgument(format!(
+                "compaction.small-file-ratio = {ratio_text}: not a number"
+            )))
+        })?;
+        Ok(Picking {
+            target_file_size,
+            small_file_size: (target_file_size as f64 * ratio) as u64,
+            open_file_cost: opts
+                .get_memory_size("source.split.open-file-cost")?
+                .unwrap_or(4 * 1024 * 1024),
+            min_file_num: opts.compaction_min_file_num()?.max(1) as usize,
+            file_num_limit: opts
+                .get_i32("compaction.file-num-limit")?
+                .unwrap_or(100_000)
+                .max(1) as usize,
+            force_rewrite_all: opts
+                .get_bool("compaction.force-rewrite-all-files")?
+                .unwrap_or(false),
+        })
+    }
+
+    /// Java `AppendCompactCoordinator.SubCoordinator.pack` over one partition's candidates.
+    fn pack_unaware(&self, files: &[DataFileMeta]) -> Vec<Vec<DataFileMeta>> {
+        let mut files: Vec<DataFileMeta> = files
+            .iter()
+            .filter(|f| (f.file_size as u64) < self.small_file_size)
+            .cloned()
+            .collect();
+        files.sort_by_key(|f| f.file_size);
+        let mut out = Vec::new();
+        let mut bin: Vec<DataFileMeta> = Vec::new();
+        let mut total = 0u64;
+        for f in files {
+            total += f.file_size as u64 + self.open_file_cost;
+            bin.push(f);
+            if bin.len() > 1 && total >= self.target_file_size.saturating_mul(2) {
+                out.push(std::mem::take(&mut bin));
+                total = 0;
+            }
+        }
+        if bin.len() >= self.min_file_num {
+            out.push(bin);
+        }
+        out
+    }
+
+    /// Java `BucketedAppendCompactManager.pickCompactBefore` over one bucket's files in
+    /// sequence-number order.
+    fn pick_bucketed(&self, files: &[DataFileMeta]) -> Option<Vec<DataFileMeta>> {
+        let mut candidates: std::collections::VecDeque<DataFileMeta> = Default::default();
+        let mut total = 0u64;
+        for f in files {
+            total += f.file_size as u64;
+            candidates.push_back(f.clone());
+            if candidates.len() >= self.min_file_num {
+                return Some(candidates.into());
+            } else if total >= self.target_file_size.saturating_mul(2) {
+                let removed = candidates.pop_front().expect("just pushed");
+                total -= removed.file_size as u64;
+            }
+        }
+        None
+    }
+
+    /// Java `BucketedAppendCompactManager.FullCompactTask.doCompact` (no deletion vectors).
+    fn full_bucketed(&self, files: &[DataFileMeta]) -> Option<Vec<DataFileMeta>> {
+        if !self.force_rewrite_all && files.len() < FULL_COMPACT_MIN_FILE {
+            return None;
+        }
+        let mut rest: &[DataFileMeta] = files;
+        if !self.force_rewrite_all {
+            let big_prefix = rest
+                .iter()
+                .take_while(|f| f.file_size as u64 >= self.small_file_size)
+                .count();
+            rest = &rest[big_prefix..];
+        }
+        if rest.is_empty() {
+            return None;
+        }
+        let big = rest
+            .iter()
+            .filter(|f| f.file_size as u64 >= self.small_file_size)
+            .count();
+        let small = rest.len() - big;
+        (self.force_rewrite_all || (small > big && rest.len() >= FULL_COMPACT_MIN_FILE))
+            .then(|| rest.to_vec())
+    }
+}
+
+impl Table {
+    /// Refuses append tables whose compaction strata does not do yet, naming why.
+    fn refuse_unsupported_append_compaction(&self) -> Result<()> {
+        let opts = self.options();
+        let why = if opts.data_evolution_enabled()? {
+            Some("data-evolution.enabled = true (Java's DataEvolutionCompactCoordinator)")
+        } else if opts.row_tracking_enabled()? {
+            Some("row-tracking.enabled = true (row ids must be kept through the rewrite)")
+        } else if opts.deletion_vectors_enabled()? {
+            Some("deletion-vectors.enabled = true (the picked files' deletion vectors)")
+        } else {
+            None
+        };
+        match why {
+            Some(why) => Err(ErrorDetail::Unsupported(format!(
+                "compaction of append table {}: strata does not compact append tables with {why}; \
+                 compact it with Java Paimon, Spark or Flink",
+                self.identifier()
+            ))
+            .into()),
+            None => Ok(()),
+        }
+    }
+
+    /// One compaction attempt of an append table on the latest snapshot (see the module doc).
+    pub(super) async fn compact_append_once(
+        &self,
+        request: &CompactRequest,
+        progress: &(dyn Fn(usize, usize) + Send + Sync),
+    ) -> Attempt {
+        let plan = match self.append_compact_plan(request).await {
+            Ok(p) => p,
+            Err(e) => return Attempt::Failed(e),
+        };
+        if plan.tasks.is_empty() {
+            return Attempt::Done(CompactReport {
+                buckets: plan.buckets,
+                ..Default::default()
+            });
+        }
+        let mut writers: Vec<BucketWriter> = Vec::new();
+        let mut committing = false;
+        let result = async {
+            let config = std::sync::Arc::new(WriterConfig::from_table(self)?);
+            let mut messages: Vec<CommitMessage> = Vec::new();
+            let mut metrics = Vec::new();
+            for task in &plan.tasks {
+                let started = std::time::Instant::now();
+                let after = self
+                    .rewrite_append_files(&config, task, plan.snapshot_id, &mut writers)
+                    .await?;
+                metrics.push(task_metrics(task, &after, started.elapsed()));
+                let at = messages
+                    .iter()
+                    .position(|m| m.partition == task.partition && m.bucket == task.bucket);
+                let m = match at {
+                    Some(i) => &mut messages[i],
+                    None => {
+                        messages.push(CommitMessage::new(
+                            task.partition.clone(),
+                            task.bucket,
+                            task.total_buckets,
+                        ));
+                        messages.last_mut().expect("pushed")
+                    }
+                };
+                m.compact_before.extend(task.files.iter().cloned());
+                m.compact_after.extend(after);
+                let done = plan
+                    .buckets
+                    .iter()
+                    .position(|(p, b)| *p == task.partition && *b == task.bucket)
+                    .map_or(0, |i| i + 1);
+                progress(done, plan.buckets.len());
+            }
+            committing = true;
+            let committed = self.new_commit()?.commit_messages(messages, None).await?;
+            Ok::<_, Error>((committed, metrics))
+        }
+        .await;
+        match result {
+            Ok((committed, metrics)) => Attempt::Done(CompactReport {
+                buckets: plan.buckets,
+                snapshot: committed.compact,
+                metrics,
+            }),
+            Err(e) => {
+                if !e.may_have_committed() {
+                    for w in &mut writers {
+                        w.abort().await;
+                    }
+                }
+                if committing && e.kind() == crate::ErrorKind::Conflict && !e.may_have_committed() {
+                    Attempt::Lost(e)
+                } else {
+                    Attempt::Failed(e)
+                }
+            }
+        }
+    }
+
+    /// The compaction tasks of the buckets `request` selects.
+    async fn append_compact_plan(&self, request: &CompactRequest) -> Result<AppendPlan> {
+        self.refuse_unsupported_append_compaction()?;
+        let picking = Picking::of(self)?;
+        let unaware = self.options().bucket()? == -1;
+        let Some(snapshot) = self.snapshot_manager().latest().await? else {
+            return Ok(AppendPlan::default());
+        };
+        let selected = self.select_buckets(request).await?;
+        let store = self.manifest_store();
+        let metas = store.data_manifests(&snapshot).await?;
+        let batches = store.read_manifests(&metas).await?;
+        let merged = merge_entries(batches.into_iter().flatten())?;
+        let mut groups: BTreeMap<(Vec<u8>, i32), BucketFiles> = BTreeMap::new();
+        for e in merged.adds {
+            if !selected.contains(&(e.partition.clone(), e.bucket)) {
+                continue;
+            }
+            let g = groups
+                .entry((e.partition.as_bytes().to_vec(), e.bucket))
+                .or_insert_with(|| (e.partition.clone(), e.total_buckets, Vec::new()));
+            g.2.push(e.file);
+        }
+        let mut plan = AppendPlan {
+            snapshot_id: snapshot.id,
+            buckets: selected,
+            tasks: Vec::new(),
+        };
+        let mut candidates_left = picking.file_num_limit;
+        for ((_, bucket), (partition, total_buckets, mut files)) in groups {
+            let picked: Vec<Vec<DataFileMeta>> = if unaware {
+                if request.full {
+                    if files.len() >= 2 {
+                        files.sort_by_key(|f| f.min_sequence_number);
+                        vec![files]
+                    } else {
+                        Vec::new()
+                    }
+                } else {
+                    files.retain(|f| (f.file_size as u64) < picking.small_file_size);
+                    files.truncate(candidates_left);
+                    candidates_left -= files.len();
+                    picking.pack_unaware(&files)
+                }
+            } else {
+                files.sort_by_key(|f| f.min_sequence_number);
+                let one = if request.full {
+                    picking.full_bucketed(&files)
+                } else {
+                    picking.pick_bucketed(&files)
+                };
+                one.into_iter().collect()
+            };
+            for files in picked {
+                plan.tasks.push(AppendTask {
+                    partition: partition.clone(),
+                    bucket,
+                    total_buckets,
+                    files,
+                });
+            }
+        }
+        Ok(plan)
+    }
+
+    /// Rewrites one task's files into new files (Java's `compactRewrite`).
+    async fn rewrite_append_files(
+        &self,
+        config: &std::sync::Arc<WriterConfig>,
+        task: &AppendTask,
+        snapshot_id: i64,
+        writers: &mut Vec<BucketWriter>,
+    ) -> Result<Vec<DataFileMeta>> {
+        let first_seq = task.files.first().map_or(0, |f| f.min_sequence_number);
+        let dir = self.partition_path(&task.partition)?;
+        writers.push(BucketWriter::new(
+            self.clone(),
+            config.clone(),
+            task.partition.clone(),
+            dir,
+            task.bucket,
+            first_seq,
+        ));
+        let writer = writers.last_mut().expect("pushed");
+        let split = DataSplit {
+            snapshot_id,
+            partition: task.partition.clone(),
+            bucket: task.bucket,
+            total_buckets: task.total_buckets,
+            files: task.files.clone(),
+            raw_convertible: true,
+            row_range: None,
+            branch: None,
+        };
+        let mut rows = self.new_read().to_stream(vec![split])?;
+        while let Some(batch) = rows.try_next().await? {
+            writer.write(&batch).await?;
+        }
+        let mut after = writer.prepare_commit().await?;
+        for f in &mut after {
+            f.file_source = Some(FileSource::Compact);
+        }
+        Ok(after)
+    }
+}
+
+/// The metrics record of one rewritten task (everything is rewritten at level 0).
+fn task_metrics(
+    task: &AppendTask,
+    after: &[DataFileMeta],
+    duration: std::time::Duration,
+) -> CompactionMetrics {
+    let input_bytes: i64 = task.files.iter().map(|f| f.file_size).sum();
+    CompactionMetrics {
+        partition: task.partition.clone(),
+        bucket: task.bucket,
+        task: TaskMetrics {
+            output_level: 0,
+            input_files: task.files.len(),
+            input_bytes,
+            upgraded_files: 0,
+            upgraded_bytes: 0,
+            rewritten_input_files: task.files.len(),
+            rewritten_input_bytes: input_bytes,
+            rewrites: 1,
+            output_files: after.len(),
+            output_bytes: after.iter().map(|f| f.file_size).sum(),
+            input_rows: task.files.iter().map(|f| f.row_count).sum(),
+            output_rows: after.iter().map(|f| f.row_count).sum(),
+            duration,
+        },
+    }
+}
+
+/// One (partition, bucket)'s live files: partition, total buckets, files.
+type BucketFiles = (BinaryRow, i32, Vec<DataFileMeta>);
+
+/// The picked files of one compaction run.
+#[derive(Default)]
+struct AppendPlan {
+    snapshot_id: i64,
+    buckets: Vec<(BinaryRow, i32)>,
+    tasks: Vec<AppendTask>,
+}
+
+/// Files of one (partition, bucket) rewritten together (Java's `AppendCompactTask`).
+struct AppendTask {
+    partition: BinaryRow,
+    bucket: i32,
+    total_buckets: i32,
+    files: Vec<DataFileMeta>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, size: i64, seq: i64) -> DataFileMeta {
+        DataFileMeta {
+            file_name: name.into(),
+            file_size: size,
+            row_count: 1,
+            min_key: BinaryRow::empty(),
+            max_key: BinaryRow::empty(),
+            key_stats: strata_spec::stats::SimpleStats::empty(),
+            value_stats: strata_spec::stats::SimpleStats::empty(),
+            min_sequence_number: seq,
+            max_sequence_number: seq,
+            schema_id: 0,
+            level: 0,
+            extra_files: Vec::new(),
+            creation_time: None,
+            delete_row_count: Some(0),
+            embedded_index: None,
+            file_source: Some(FileSource::Append),
+            value_stats_cols: None,
+            external_path: None,
+            first_row_id: None,
+            write_cols: None,
+        }
+    }
+
+    fn picking(target: u64, min: usize) -> Picking {
+        Picking {
+            target_file_size: target,
+            small_file_size: (target as f64 * 0.7) as u64,
+            open_file_cost: 0,
+            min_file_num: min,
+            file_num_limit: 100_000,
+            force_rewrite_all: false,
+        }
+    }
+
+    #[test]
+    fn unaware_packs_as_append_compact_coordinator() {
+        let p = picking(100, 3);
+        // Two small files: fewer than min.file-num, nothing.
+        assert!(p
+            .pack_unaware(&[file("a", 10, 0), file("b", 10, 1)])
+            .is_empty());
+        // A big file is no candidate; three small ones are a task.
+        let tasks = p.pack_unaware(&[
+            file("a", 10, 0),
+            file("b", 90, 1),
+            file("c", 5, 2),
+            file("d", 7, 3),
+        ]);
+        let names: Vec<Vec<&str>> = tasks
+            .iter()
+            .map(|t| t.iter().map(|f| f.file_name.as_str()).collect())
+            .collect();
+        assert_eq!(names, vec![vec!["c", "d", "a"]]);
+        // A bin reaching 2 × target becomes a task on its own.
+        let tasks = p.pack_unaware(&[file("a", 69, 0), file("b", 69, 1), file("c", 69, 2)]);
+        assert_eq!(tasks.len(), 1);
+        assert_eq!(tasks[0].len(), 3);
+    }
+
+    #[test]
+    fn bucketed_picks_as_bucketed_append_compact_manager() {
+        let p = picking(100, 3);
+        let files = [
+            file("a", 150, 0),
+            file("b", 60, 1),
+            file("c", 10, 2),
+            file("d", 10, 3),
+        ];
+        let picked = p.pick_bucketed(&files).expect("a window");
+        let names: Vec<&str> = picked.iter().map(|f| f.file_name.as_str()).collect();
+        assert_eq!(names, vec!["b", "c", "d"]);
+        assert!(p.pick_bucketed(&files[..2]).is_none());
+        // Full: the leading big file stays, three small ones are rewritten.
+        let full = p.full_bucketed(&files).expect("full");
+        assert_eq!(full.len(), 3);
+        assert!(p.full_bucketed(&files[..2]).is_none());
+    }
+}

@@ -1,0 +1,208 @@
+//! Compaction of append tables through `Table::compact`: unaware-bucket tables picked as Java's
+//! `AppendCompactCoordinator` (small files, `compaction.min.file-num`), fixed-bucket tables as
+//! `BucketedAppendCompactManager`; files on disk, levels, file source and sequence numbers
+//! checked, rows read back unchanged; tables strata cannot compact yet refused by name.
+
+use std::sync::Arc;
+
+use crate::common::*;
+use arrow_array::{Int32Array, Int64Array, RecordBatch, StringArray};
+use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
+use strata::table::Table;
+use strata::write::CompactRequest;
+use strata::ErrorKind;
+use strata_spec::manifest::{DataFileMeta, FileSource};
+use strata_spec::snapshot::CommitKind;
+
+fn batch(ids: std::ops::Range<i64>, dt: &str) -> RecordBatch {
+    let schema = Arc::new(ArrowSchema::new(vec![
+        Field::new("id", ArrowType::Int64, false),
+        Field::new("dt", ArrowType::Utf8, true),
+        Field::new("v", ArrowType::Int32, true),
+    ]));
+    let n = ids.end - ids.start;
+    RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(Int64Array::from(ids.clone().collect::<Vec<_>>())),
+            Arc::new(StringArray::from(vec![dt; n as usize])),
+            Arc::new(Int32Array::from(
+                ids.map(|i| (i * 7 % 1000) as i32).collect::<Vec<_>>(),
+            )),
+        ],
+    )
+    .unwrap()
+}
+
+fn schema(options: &str) -> String {
+    format!(
+        r#"{{"fields":[{{"name":"id","type":"BIGINT NOT NULL"}},{{"name":"dt","type":"STRING"}},
+ {{"name":"v","type":"INT"}}],"partitionKeys":["dt"],"options":{{{options}}}}}"#
+    )
+}
+
+async fn live(t: &Table) -> Vec<DataFileMeta> {
+    let plan = t.new_scan().plan().await.unwrap();
+    plan.splits.into_iter().flat_map(|s| s.files).collect()
+}
+
+async fn live_in(t: &Table, dt: &str) -> Vec<DataFileMeta> {
+    let plan = t
+        .new_scan()
+        .with_filter(strata::expr::parse_sql_predicate(&format!("dt = '{dt}'")).unwrap())
+        .plan()
+        .await
+        .unwrap();
+    plan.splits.into_iter().flat_map(|s| s.files).collect()
+}
+
+async fn compact(t: &Table, full: bool) -> strata::write::CompactReport {
+    t.compact(
+        &CompactRequest {
+            full,
+            ..Default::default()
+        },
+        &|_, _| {},
+    )
+    .await
+    .unwrap()
+}
+
+#[tokio::test]
+async fn unaware_bucket_compacts_small_files_per_partition() {
+    let wh = Warehouse::new();
+    let t = wh
+        .create(
+            "db.t",
+            &schema(r#""bucket":"-1","compaction.min.file-num":"3","file-index.bloom-filter.columns":"v""#),
+        )
+        .await;
+    // Partition a: four small files; partition b: two (below min.file-num).
+    for i in 0..4 {
+        t.write_batches([batch(i * 100..i * 100 + 100, "a")], None)
+            .await
+            .unwrap();
+    }
+    for i in 4..6 {
+        t.write_batches([batch(i * 100..i * 100 + 100, "b")], None)
+            .await
+            .unwrap();
+    }
+    let before_a = live_in(&t, "a").await;
+    let before_b = live_in(&t, "b").await;
+    assert_eq!((before_a.len(), before_b.len()), (4, 2));
+    let ids_before = read_ids(&t, None, None).await;
+
+    let report = compact(&t, false).await;
+    let snap = t.snapshot_manager().latest().await.unwrap().unwrap();
+    assert_eq!(report.snapshot, Some(snap.id));
+    assert_eq!(snap.commit_kind, CommitKind::Compact);
+    assert_eq!(snap.delta_record_count, 0, "DELETE 400 rows, ADD 400 rows");
+    assert_eq!(report.metrics.len(), 1);
+    assert_eq!(report.metrics[0].task.input_files, 4);
+
+    let after_a = live_in(&t, "a").await;
+    assert_eq!(after_a.len(), 1, "four small files into one");
+    let f = &after_a[0];
+    assert_eq!(f.row_count, 400);
+    assert_eq!(f.level, 0);
+    assert_eq!(f.file_source, Some(FileSource::Compact));
+    // Sequence numbers count on from the first picked file's.
+    let first_seq = before_a
+        .iter()
+        .filter(|g| g.file_size == before_a.iter().map(|h| h.file_size).min().unwrap())
+        .map(|g| g.min_sequence_number)
+        .min()
+        .unwrap();
+    assert_eq!(f.min_sequence_number, first_seq);
+    assert_eq!(f.max_sequence_number, first_seq + 399);
+    assert!(
+        f.embedded_index.is_some() || !f.extra_files.is_empty(),
+        "the new file is indexed as writes index"
+    );
+    assert!(before_a.iter().all(|g| g.file_name != f.file_name));
+    // Partition b untouched.
+    let mut names_b: Vec<_> = live_in(&t, "b")
+        .await
+        .into_iter()
+        .map(|g| g.file_name)
+        .collect();
+    let mut old_b: Vec<_> = before_b.into_iter().map(|g| g.file_name).collect();
+    names_b.sort();
+    old_b.sort();
+    assert_eq!(names_b, old_b);
+    assert_eq!(read_ids(&t, None, None).await, ids_before);
+    assert_eq!(read_ids(&t, Some("v = 7"), None).await, vec![1]);
+
+    // Nothing left to pick: no snapshot.
+    assert_eq!(compact(&t, false).await.snapshot, None);
+    // Full: partition b's two files too.
+    let full = compact(&t, true).await;
+    assert!(full.snapshot.is_some());
+    assert_eq!(live(&t).await.len(), 2);
+    assert_eq!(read_ids(&t, None, None).await, ids_before);
+    // The table writes on after its compaction.
+    t.write_batches([batch(600..610, "a")], None).await.unwrap();
+    assert_eq!(read_ids(&t, None, None).await.len(), 610);
+}
+
+#[tokio::test]
+async fn fixed_bucket_picks_by_sequence_number() {
+    let wh = Warehouse::new();
+    let t = wh
+        .create(
+            "db.t",
+            &schema(r#""bucket":"1","bucket-key":"id","compaction.min.file-num":"3","write-only":"true""#),
+        )
+        .await;
+    for i in 0..5 {
+        t.write_batches([batch(i * 50..i * 50 + 50, "a")], None)
+            .await
+            .unwrap();
+    }
+    let ids_before = read_ids(&t, None, None).await;
+    let mut before = live(&t).await;
+    before.sort_by_key(|f| f.min_sequence_number);
+    assert_eq!(before.len(), 5);
+    let report = compact(&t, false).await;
+    assert!(report.snapshot.is_some());
+    let mut after = live(&t).await;
+    after.sort_by_key(|f| f.min_sequence_number);
+    // The first three files (by sequence number) into one; the last two stay.
+    assert_eq!(after.len(), 3);
+    assert_eq!(after[0].min_sequence_number, before[0].min_sequence_number);
+    assert_eq!(after[0].max_sequence_number, before[2].max_sequence_number);
+    assert_eq!(after[0].row_count, 150);
+    assert_eq!(after[0].file_source, Some(FileSource::Compact));
+    assert_eq!(after[1].file_name, before[3].file_name);
+    assert_eq!(after[2].file_name, before[4].file_name);
+    assert_eq!(read_ids(&t, None, None).await, ids_before);
+    // Full: the three small files left are rewritten into one.
+    compact(&t, true).await;
+    let after = live(&t).await;
+    assert_eq!(after.len(), 1);
+    assert_eq!(after[0].row_count, 250);
+    assert_eq!(read_ids(&t, None, None).await, ids_before);
+}
+
+#[tokio::test]
+async fn row_tracking_and_deletion_vector_append_tables_refused_by_name() {
+    let wh = Warehouse::new();
+    for (name, option) in [
+        ("db.rt", r#""bucket":"-1","row-tracking.enabled":"true""#),
+        (
+            "db.dv",
+            r#""bucket":"-1","deletion-vectors.enabled":"true""#,
+        ),
+    ] {
+        let t = wh.create(name, &schema(option)).await;
+        t.write_batches([batch(0..10, "a")], None).await.unwrap();
+        let err = t
+            .compact(&CompactRequest::default(), &|_, _| {})
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
+        let key = option.split('"').nth(5).unwrap();
+        assert!(err.to_string().contains(key), "{err}");
+    }
+}
