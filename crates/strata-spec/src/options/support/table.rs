@@ -19,7 +19,7 @@ const READS_ANY_FILE: &str =
     "reads take each file's format, compression, statistics and location from the file and its manifest entry";
 const ALTER: &str = "rule of Java's ALTER TABLE; strata does not alter schemas";
 const APPEND_COMPACT: &str =
-    "append-table compaction tuning; strata does not compact append tables";
+    "tunes the compaction of deletion-vector append tables, which strata refuses (it compacts append tables without deletion vectors)";
 const BLOB: &str = "only for BLOB columns (blob-field, refused)";
 const CHAIN: &str = "only for chain tables (chain-table.enabled, refused)";
 const CLUSTER: &str = "only with clustering (clustering.columns / clustering.incremental, refused)";
@@ -109,12 +109,12 @@ pub(super) const KEYS: &[Entry] = &[
     implemented("commit.timeout"),
     no_effect("commit.user-prefix", "prefix of the commit user Java jobs choose; strata picks its own commit user"),
     no_effect("compaction.delete-ratio-threshold", APPEND_COMPACT),
-    no_effect("compaction.file-num-limit", APPEND_COMPACT),
+    implemented("compaction.file-num-limit"),
     implemented("compaction.force-rewrite-all-files"),
     implemented("compaction.force-up-level-0"),
     implemented("compaction.incremental-size-threshold"),
     implemented("compaction.max-size-amplification-percent"),
-    no_effect("compaction.min.file-num", APPEND_COMPACT),
+    implemented("compaction.min.file-num"),
     implemented("compaction.offpeak-ratio"),
     implemented("compaction.offpeak.end.hour"),
     implemented("compaction.offpeak.start.hour"),
@@ -454,7 +454,7 @@ pub(super) const PREFIXES: &[Entry] = &[
     no_effect("streaming.", STREAM),
     no_effect("tag.", "tag callback parameters (tag.callback.<n>.param); tag.callbacks itself is refused"),
     no_effect("text.", "text writer options; strata writes Parquet only (other file.format values are refused on write)"),
-    no_effect("unaware-bucket.", APPEND_COMPACT),
+    no_effect("unaware-bucket.", FLINK),
     no_effect("variant.", VARIANT_INFER),
     no_effect("visibility-callback.", "Java commit waiting settings; no effect on files"),
     no_effect("vortex.", "Vortex writer options; strata writes Parquet only (other file.format values are refused on write)"),
