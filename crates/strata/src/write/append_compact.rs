@@ -23,9 +23,16 @@
 //! source COMPACT, level 0, with the file indexes writes build; one COMPACT snapshot DELETEs the
 //! picked files and ADDs the new ones (`AppendCompactTask.doCompact`'s `CompactIncrement`).
 //!
-//! Refused by name: row-tracking and data-evolution tables (their compaction must keep row
-//! ids and stitched columns), and deletion-vector tables (the rewrite must apply and drop the
-//! deletion vectors of the picked files).
+//! Row-tracking tables (`row-tracking.enabled`) are picked the same way (Java 2.0's
+//! coordinator has no row-id rule for them) and rewritten as Java's compaction with the write
+//! type `SpecialFields.rowTypeWithRowTracking` does: each row's `_ROW_ID` and
+//! `_SEQUENCE_NUMBER` are read and stored as columns of the new files, whose `writeCols` are
+//! the table's columns plus those two and whose `firstRowId` is null (the commit assigns no
+//! ids to COMPACT files); the rows keep their ids and sequence numbers.
+//!
+//! Refused by name: data-evolution tables (Java's `DataEvolutionCompactCoordinator` merges
+//! each row range's column files; not done here), and deletion-vector tables (the rewrite
+//! must apply and drop the deletion vectors of the picked files).
 
 use std::collections::BTreeMap;
 
@@ -158,8 +165,6 @@ impl Table {
         let opts = self.options();
         let why = if opts.data_evolution_enabled()? {
             Some("data-evolution.enabled = true (Java's DataEvolutionCompactCoordinator)")
-        } else if opts.row_tracking_enabled()? {
-            Some("row-tracking.enabled = true (row ids must be kept through the rewrite)")
         } else if opts.deletion_vectors_enabled()? {
             Some("deletion-vectors.enabled = true (the picked files' deletion vectors)")
         } else {
@@ -195,7 +200,12 @@ impl Table {
         let mut writers: Vec<BucketWriter> = Vec::new();
         let mut committing = false;
         let result = async {
-            let config = std::sync::Arc::new(WriterConfig::from_table(self)?);
+            let tracking = self.options().row_tracking_enabled()?;
+            let config = std::sync::Arc::new(if tracking {
+                WriterConfig::with_row_tracking_columns(self)?
+            } else {
+                WriterConfig::from_table(self)?
+            });
             let mut messages: Vec<CommitMessage> = Vec::new();
             let mut metrics = Vec::new();
             for task in &plan.tasks {
@@ -347,7 +357,20 @@ impl Table {
             row_range: None,
             branch: None,
         };
-        let mut rows = self.new_read().to_stream(vec![split])?;
+        let mut read = self.new_read();
+        if self.options().row_tracking_enabled()? {
+            // The rows keep their ids and sequence numbers: both are read (from the files'
+            // `firstRowId` or stored columns) and written as columns.
+            let mut columns: Vec<String> = self
+                .schema()
+                .fields
+                .iter()
+                .map(|f| f.name.clone())
+                .collect();
+            columns.extend(strata_spec::kv::row_tracking_fields().map(|f| f.name));
+            read = read.with_projection(columns);
+        }
+        let mut rows = read.to_stream(vec![split])?;
         while let Some(batch) = rows.try_next().await? {
             writer.write(&batch).await?;
         }

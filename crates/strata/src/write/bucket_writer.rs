@@ -53,6 +53,10 @@ pub(super) struct WriterConfig {
     file_index: FileIndexOptions,
     /// `data-evolution.enabled`: sequence numbers restart at 0 in every file.
     per_file_sequence: bool,
+    /// The files' `writeCols` (`None`: the table's columns). A row-tracking compaction writes
+    /// every column plus `_ROW_ID` and `_SEQUENCE_NUMBER` (Java's
+    /// `SpecialFields.rowTypeWithRowTracking` write type).
+    write_cols: Option<Vec<String>>,
 }
 
 impl WriterConfig {
@@ -83,7 +87,52 @@ impl WriterConfig {
             stats_cols: stats.stats_cols,
             stats_types: stats.stats_types,
             parquet: ParquetWriteOptions::from_options(&schema.options)?,
+            write_cols: None,
         })
+    }
+
+    /// The settings of a row-tracking table's compaction: files store `_ROW_ID` and
+    /// `_SEQUENCE_NUMBER` after the table's columns (input batches carry them), with value
+    /// statistics over all of them and `writeCols` naming them, as Java's compaction with the
+    /// write type `SpecialFields.rowTypeWithRowTracking` writes. Tables shredding MAP columns are refused.
+    pub(super) fn with_row_tracking_columns(table: &Table) -> Result<Self> {
+        let mut config = Self::from_table(table)?;
+        if config.shredding.is_some() {
+            return Err(crate::error::ErrorDetail::Unsupported(format!(
+                "compaction of row-tracking table {}: its MAP columns are shredded \
+                 (map.shredding options); strata does not compact such tables",
+                table.identifier()
+            ))
+            .into());
+        }
+        let mut fields = config.row_type.fields.clone();
+        fields.extend(strata_spec::kv::row_tracking_fields());
+        let row_type = RowType::new(fields);
+        config.arrow_schema = crate::format::arrow_types::to_arrow_schema(&row_type)?;
+        for f in strata_spec::kv::row_tracking_fields() {
+            config.stats_modes.push(StatsMode::Full);
+            if config.stats_cols.is_none() {
+                config.stats_types.push(f.data_type.clone());
+            } else if let Some((idx, names)) = &mut config.stats_cols {
+                idx.push(
+                    row_type
+                        .fields
+                        .iter()
+                        .position(|g| g.id == f.id)
+                        .unwrap_or(0),
+                );
+                names.push(f.name.clone());
+                config.stats_types.push(f.data_type.clone());
+            }
+        }
+        config.write_cols = Some(row_type.fields.iter().map(|f| f.name.clone()).collect());
+        config.file_index = FileIndexOptions::parse(
+            table.options().as_map(),
+            &row_type,
+            table.options().file_index_in_manifest_threshold()?,
+        )?;
+        config.row_type = row_type;
+        Ok(config)
     }
 }
 
@@ -263,7 +312,7 @@ impl BucketWriter {
             value_stats_cols: self.config.stats_cols.as_ref().map(|(_, n)| n.clone()),
             external_path: None,
             first_row_id: None,
-            write_cols: None,
+            write_cols: self.config.write_cols.clone(),
         });
         crate::fault::inject("write.after-data-file")
     }

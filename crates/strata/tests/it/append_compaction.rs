@@ -1,12 +1,13 @@
 //! Compaction of append tables through `Table::compact`: unaware-bucket tables picked as Java's
 //! `AppendCompactCoordinator` (small files, `compaction.min.file-num`), fixed-bucket tables as
 //! `BucketedAppendCompactManager`; files on disk, levels, file source and sequence numbers
-//! checked, rows read back unchanged; tables strata cannot compact yet refused by name.
+//! checked, rows read back unchanged; row-tracking tables keep their row ids (stored in the
+//! compacted files); tables strata cannot compact yet refused by name.
 
 use std::sync::Arc;
 
 use crate::common::*;
-use arrow_array::{Int32Array, Int64Array, RecordBatch, StringArray};
+use arrow_array::{Array, Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
 use strata::table::Table;
 use strata::write::CompactRequest;
@@ -185,11 +186,81 @@ async fn fixed_bucket_picks_by_sequence_number() {
     assert_eq!(read_ids(&t, None, None).await, ids_before);
 }
 
+/// id → (_ROW_ID, _SEQUENCE_NUMBER) of every row.
+async fn tracked(t: &Table) -> std::collections::BTreeMap<i64, (i64, i64)> {
+    let plan = t.new_scan().plan().await.unwrap();
+    let read = t.new_read().with_projection(vec![
+        "id".into(),
+        "_ROW_ID".into(),
+        "_SEQUENCE_NUMBER".into(),
+    ]);
+    let mut out = std::collections::BTreeMap::new();
+    for b in read.to_batches(plan.splits).await.unwrap() {
+        let col = |i: usize| {
+            b.column(i)
+                .as_any()
+                .downcast_ref::<Int64Array>()
+                .unwrap()
+                .clone()
+        };
+        let (id, rid, seq) = (col(0), col(1), col(2));
+        for i in 0..b.num_rows() {
+            assert!(out
+                .insert(id.value(i), (rid.value(i), seq.value(i)))
+                .is_none());
+        }
+    }
+    out
+}
+
 #[tokio::test]
-async fn row_tracking_and_deletion_vector_append_tables_refused_by_name() {
+async fn row_tracking_compaction_keeps_row_ids() {
+    let wh = Warehouse::new();
+    let t = wh
+        .create(
+            "db.rt",
+            &schema(r#""bucket":"-1","row-tracking.enabled":"true","compaction.min.file-num":"3""#),
+        )
+        .await;
+    for i in 0..4 {
+        t.write_batches([batch(i * 10..i * 10 + 10, "a")], None)
+            .await
+            .unwrap();
+    }
+    let before = tracked(&t).await;
+    assert_eq!(before.len(), 40);
+    let report = compact(&t, false).await;
+    assert!(report.snapshot.is_some());
+    let files = live(&t).await;
+    assert_eq!(files.len(), 1);
+    let f = &files[0];
+    assert_eq!(f.first_row_id, None, "the ids are stored in the file");
+    assert_eq!(
+        f.write_cols.as_deref(),
+        Some(&["id", "dt", "v", "_ROW_ID", "_SEQUENCE_NUMBER"].map(String::from)[..])
+    );
+    assert_eq!(f.file_source, Some(FileSource::Compact));
+    assert_eq!(tracked(&t).await, before, "ids and sequence numbers kept");
+    // New rows get ids after every existing one.
+    t.write_batches([batch(100..103, "a")], None).await.unwrap();
+    let after = tracked(&t).await;
+    let max_before = before.values().map(|(r, _)| *r).max().unwrap();
+    for i in 100..103 {
+        assert!(after[&i].0 > max_before, "{after:?}");
+    }
+    for (k, v) in &before {
+        assert_eq!(after[k], *v);
+    }
+}
+
+#[tokio::test]
+async fn data_evolution_and_deletion_vector_append_tables_refused_by_name() {
     let wh = Warehouse::new();
     for (name, option) in [
-        ("db.rt", r#""bucket":"-1","row-tracking.enabled":"true""#),
+        (
+            "db.de",
+            r#""bucket":"-1","row-tracking.enabled":"true","data-evolution.enabled":"true""#,
+        ),
         (
             "db.dv",
             r#""bucket":"-1","deletion-vectors.enabled":"true""#,
@@ -202,7 +273,7 @@ async fn row_tracking_and_deletion_vector_append_tables_refused_by_name() {
             .await
             .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
-        let key = option.split('"').nth(5).unwrap();
+        let key = option.rsplit('"').nth(3).unwrap();
         assert!(err.to_string().contains(key), "{err}");
     }
 }
