@@ -7,9 +7,10 @@ id; ``_ROW_ID`` / ``_SEQUENCE_NUMBER`` are read through Java's ``t$row_tracking`
 (``RowTrackingTable``, oracle ``Paimon2RowTracking.rows``) and strata's reads of the two columns
 (``strata read --columns ...,_ROW_ID,_SEQUENCE_NUMBER`` and SQL ``t$row_tracking``).  Writers
 alternate on one table (strata, Java, Java's compaction as Flink's ``AppendTableCompactor`` runs
-it, which stores the row ids in the compacted files, strata overwrite); after every step both
-read the same rows with the same ids, ids stay what they were when first assigned, and the
-files' ``firstRowId`` / sequence numbers and the snapshots' ``nextRowId`` agree.
+it, which stores the row ids in the compacted files, strata overwrite, strata compaction); after every step
+both read the same rows with the same ids, ids stay what they were when first assigned, and the
+files' ``firstRowId`` / sequence numbers and the snapshots' ``nextRowId`` agree.  Plain append
+tables (unaware and fixed bucket) compacted by strata are read, written and compacted on by Java.
 """
 from __future__ import annotations
 
@@ -348,3 +349,99 @@ def test_data_evolution_strata_writes_columns_java_reads(java, strata, wh, tmp_p
     r = strata.run("update-columns", ident, str(f), check=False)
     assert r.returncode != 0 and "_ROW_ID 99" in r.stderr, r.stderr
     check("after the refused update")
+
+
+def _compactable_schema() -> dict:
+    s = _schema()
+    s["options"] = dict(s["options"], **{"compaction.min.file-num": "2"})
+    return s
+
+
+def _last_kind(java, wh, ident):
+    return java.snapshots(wh, ident)[-1]["commitKind"]
+
+
+def test_strata_compacts_java_written_row_tracking_table(java, strata, wh, tmp_path):
+    """strata compacts a row-tracking table Java wrote (Java's ``AppendCompactCoordinator``
+    picking, the row ids stored in the new files); Java then reads the same ``_ROW_ID`` and
+    ``_SEQUENCE_NUMBER`` for every row, and writers and compactors alternate: strata write, Java
+    compact, strata compact (over files holding stored ids), Java write."""
+    ident = "db.rt_compact"
+    java.create_table(wh, ident, _compactable_schema())
+    ids: dict = {}
+    for n in range(3):
+        java.write(wh, ident, _rows(range(n * 3, n * 3 + 3), "a", n) + _rows([100 + n], "b", n))
+    before = _check(java, strata, wh, ident, ids, "Java wrote")
+    steps = [
+        ("strata-compact", None),
+        ("strata", _rows([20, 21], "a", 7) + _rows([22], "b", 7)),
+        ("java-compact", None),
+        ("strata", _rows([30], "a", 8)),
+        ("strata", _rows([31], "a", 9)),
+        ("strata-compact", None),
+        ("java", _rows([40, 41], "a", 10)),
+    ]
+    for i, (who, rows) in enumerate(steps):
+        what = f"step {i} ({who})"
+        ids.update({k: rid for k, (rid, _) in before.items()})
+        if who == "java":
+            java.write(wh, ident, rows)
+        elif who == "strata":
+            _strata_write(strata, tmp_path, ident, rows)
+        elif who == "java-compact":
+            assert java.call("Paimon2RowTracking.compact", warehouse=_abs(wh), table=ident)["tasks"] >= 1
+        else:
+            strata.run("compact", ident)
+            assert _last_kind(java, wh, ident) == "COMPACT", what
+        tracked = _check(java, strata, wh, ident, ids, what)
+        if who.endswith("compact"):
+            assert tracked == before, f"{what}: ids changed by compaction"
+        before = tracked
+    assert {40, 41} <= set(before) and before[40][0] > max(ids.values())
+
+
+def _append_schema(options: dict) -> dict:
+    return {
+        "fields": [{"id": 0, "name": "id", "type": "BIGINT NOT NULL"},
+                   {"id": 1, "name": "dt", "type": "STRING NOT NULL"},
+                   {"id": 2, "name": "v", "type": "INT"}],
+        "partitionKeys": ["dt"], "primaryKeys": [],
+        "options": dict({"compaction.min.file-num": "3"}, **options),
+    }
+
+
+@pytest.mark.parametrize("options", [{"bucket": "-1", "file-index.bloom-filter.columns": "v"},
+                                     {"bucket": "2", "bucket-key": "id", "write-only": "true"}],
+                         ids=["unaware", "fixed"])
+def test_strata_compacts_java_append_table(java, strata, wh, tmp_path, options):
+    """strata compacts a plain append table Java wrote (unaware bucket: small files per
+    partition, fixed bucket: ``BucketedAppendCompactManager``'s picking); Java reads the same rows,
+    sees fewer files, writes and compacts on; strata reads what Java wrote after."""
+    ident = "db.app_" + options["bucket"].replace("-", "m")
+    java.create_table(wh, ident, _append_schema(options))
+    model = []
+    for n in range(4):
+        rows = _rows(range(n * 10, n * 10 + 10), "a", n) + _rows([500 + n], "b", n)
+        java.write(wh, ident, rows)
+        model += rows
+    files_before = len(java.files(wh, ident))
+    strata.run("compact", ident)
+    assert _last_kind(java, wh, ident) == "COMPACT"
+    files_after = java.files(wh, ident)
+    assert len(files_after) < files_before, (files_before, files_after)
+    want = sorted(strata.read_lines(ident))
+    assert len(want) == len(model)
+    assert java.read(wh, ident) == want
+    assert sorted(json.loads(line)["id"] for line in want) == sorted(r["id"] for r in model)
+    # Java writes on and compacts, strata reads what Java wrote; strata compacts again.
+    java.write(wh, ident, _rows([900, 901], "a", 9))
+    if options["bucket"] == "-1":  # Java's unaware-bucket writers never compact: its coordinator
+        assert java.call("Paimon2RowTracking.compact", warehouse=_abs(wh), table=ident)["tasks"] >= 1
+    else:
+        java.compact(wh, ident, options={"write-only": "false"})
+    assert _last_kind(java, wh, ident) == "COMPACT"
+    assert sorted(strata.read_lines(ident)) == java.read(wh, ident)
+    _strata_write(strata, tmp_path, ident, _rows([902], "a", 9))
+    strata.run("compact", ident, "--full")
+    got = java.read(wh, ident)
+    assert sorted(strata.read_lines(ident)) == got and len(got) == len(model) + 3
