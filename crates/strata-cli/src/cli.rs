@@ -73,7 +73,8 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
-    /// Compact a primary-key table, per partition and bucket, and commit a COMPACT snapshot.
+    /// Compact a table (primary-key, or append as Java's append compaction), per partition and
+    /// bucket, and commit a COMPACT snapshot.
     Compact {
         /// DB.TABLE
         table: String,
