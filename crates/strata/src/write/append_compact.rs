@@ -292,7 +292,18 @@ impl Table {
             tasks: Vec::new(),
         };
         let mut candidates_left = picking.file_num_limit;
+        let table_buckets = self.options().bucket()?;
         for ((_, bucket), (partition, total_buckets, mut files)) in groups {
+            if !unaware && total_buckets != table_buckets {
+                // Java's writer refuses a partition left in its old bucket count after
+                // `ALTER TABLE … SET ('bucket')`; so does its compaction.
+                return Err(crate::commit::bucket_num_mismatch(
+                    self,
+                    &partition,
+                    table_buckets,
+                    total_buckets,
+                ));
+            }
             let picked: Vec<Vec<DataFileMeta>> = if unaware {
                 if request.full {
                     if files.len() >= 2 {

@@ -277,3 +277,30 @@ async fn data_evolution_and_deletion_vector_append_tables_refused_by_name() {
         assert!(err.to_string().contains(key), "{err}");
     }
 }
+
+#[tokio::test]
+async fn fixed_bucket_partition_left_in_old_bucket_count_refused_as_java() {
+    let wh = Warehouse::new();
+    let t = wh
+        .create("db.t", &schema(r#""bucket":"2","bucket-key":"id""#))
+        .await;
+    for i in 0..3 {
+        t.write_batches([batch(i * 10..i * 10 + 10, "a")], None)
+            .await
+            .unwrap();
+    }
+    let t = t
+        .with_dynamic_options([("bucket".to_string(), "4".to_string())])
+        .unwrap();
+    let err = t
+        .compact(
+            &CompactRequest {
+                full: true,
+                ..Default::default()
+            },
+            &|_, _| {},
+        )
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("with a new bucket num 4"), "{err}");
+}
