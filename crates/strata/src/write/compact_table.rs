@@ -5,7 +5,8 @@
 //! scans of first-row and deletion-vector tables do not list), filtered by partition specs
 //! (`dt=1,hh=2`; several specs select their union, as Paimon's `partitions => 'dt=1;dt=2'`) and
 //! an optional bucket. Each bucket is compacted by the table's compaction strategy (or fully),
-//! and everything commits in one snapshot; a failure deletes the files written.
+//! and everything commits in one snapshot; a failure deletes the files written. Append tables
+//! (no primary key) are compacted as Java's explicit append compaction (`append_compact`).
 //!
 //! `write-only = true` tells the table's *writers* not to compact, so that a dedicated
 //! compactor does: like Java's `CompactAction` (which copies the table with `write-only`
@@ -30,7 +31,8 @@ pub struct CompactRequest {
     pub partitions: Vec<Vec<(String, String)>>,
     /// Only this bucket.
     pub bucket: Option<i32>,
-    /// Full compaction (everything into the highest level) instead of the table's strategy.
+    /// Full compaction (everything into the highest level; append tables: every small file of
+    /// a partition or bucket rewritten, see `append_compact`) instead of the table's strategy.
     pub full: bool,
 }
 
