@@ -53,6 +53,7 @@ pub(crate) mod read_hints;
 pub(crate) mod rowgroup_stats;
 pub(crate) mod stats;
 pub(crate) mod stats_options;
+mod variant_encode;
 pub(crate) mod variant_json;
 mod variant_shredding;
 

@@ -14,21 +14,9 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Number, Value};
 
+use super::variant_encode::{encode_array, encode_object, push_le, size_for};
 use crate::error::ErrorDetail;
 use crate::Result;
-
-fn size_for(max: usize) -> usize {
-    match max {
-        0..=0xff => 1,
-        0x100..=0xffff => 2,
-        0x1_0000..=0xff_ffff => 3,
-        _ => 4,
-    }
-}
-
-fn push_le(out: &mut Vec<u8>, v: usize, size: usize) {
-    out.extend_from_slice(&(v as u64).to_le_bytes()[..size]);
-}
 
 struct Builder {
     keys: Vec<String>,
@@ -69,56 +57,19 @@ impl Builder {
                         b
                     })
                     .collect();
-                let n = elements.len();
-                let data: usize = elements.iter().map(Vec::len).sum();
-                let offset_size = size_for(data);
-                let large = n > 0xff;
-                out.push(((u8::from(large) << 2 | (offset_size - 1) as u8) << 2) | 3);
-                push_le(out, n, if large { 4 } else { 1 });
-                let mut offset = 0;
-                for e in &elements {
-                    push_le(out, offset, offset_size);
-                    offset += e.len();
-                }
-                push_le(out, offset, offset_size);
-                for e in elements {
-                    out.extend_from_slice(&e);
-                }
+                encode_array(elements, out);
             }
             Value::Object(map) => {
-                let mut fields: Vec<(&String, usize, Vec<u8>)> = map
+                let fields: Vec<(u32, String, Vec<u8>)> = map
                     .iter()
                     .map(|(k, v)| {
                         let id = self.key(k);
                         let mut b = Vec::new();
                         self.value(v, &mut b);
-                        (k, id, b)
+                        (id as u32, k.clone(), b)
                     })
                     .collect();
-                fields.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-                let n = fields.len();
-                let data: usize = fields.iter().map(|f| f.2.len()).sum();
-                let max_id = fields.iter().map(|f| f.1).max().unwrap_or(0);
-                let (id_size, offset_size) = (size_for(max_id), size_for(data));
-                let large = n > 0xff;
-                out.push(
-                    ((u8::from(large) << 4 | ((id_size - 1) as u8) << 2 | (offset_size - 1) as u8)
-                        << 2)
-                        | 2,
-                );
-                push_le(out, n, if large { 4 } else { 1 });
-                for f in &fields {
-                    push_le(out, f.1, id_size);
-                }
-                let mut offset = 0;
-                for f in &fields {
-                    push_le(out, offset, offset_size);
-                    offset += f.2.len();
-                }
-                push_le(out, offset, offset_size);
-                for f in fields {
-                    out.extend_from_slice(&f.2);
-                }
+                encode_object(fields, out);
             }
         }
     }
