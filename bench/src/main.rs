@@ -22,6 +22,9 @@
 //! | `scan-continuous --wh W --value V --bucket B --out F` | strata / scan-continuous | one plan per snapshot of `bench.scan_t`, uncached and through an incrementally built cache (bench/scan_continuous.sh; see `scan_gen.rs`) |
 //! | `map-gen --wh W [--rows N] [--option k=v]...` | strata / map-gen | the MAP shredding table `bench.map_t`, C commits (bench/map_shredding.sh; see `map_gen.rs`) |
 //! | `map-read --wh W [--columns id,metrics] [--where EXPR]` | strata / map-read | plan + read of those columns of `bench.map_t` into memory |
+//! | `fi-write --wh W [--rows N] [--table T] [--option k=v]...` | strata / fi-write | N rows (10M) into an append table in one commit (bench/file_index.sh; see `issue31.rs`) |
+//! | `fi-lookup --wh W [--table T] --value V` | strata / fi-lookup | plan + read of `user = V` with read metrics |
+//! | `backfill --wh W [--rows N] --mode update\|rewrite` | strata / backfill | `score` of every row of a data-evolution table set (bench/column_backfill.sh) |
 //! | `tpch-load --dir D [--sf 1]` | tpch / load | TPC-H tables as plain Parquet and as strata tables (bench/tpch.sh; see `tpch.rs`) |
 //! | `tpch-run --dir D --engine parquet\|strata --queries Q [--runs N]` | parquet / strata | the 22 TPC-H queries through DataFusion, one JSON line per query |
 //!
@@ -37,11 +40,13 @@
 
 mod common;
 mod compact;
+mod issue31;
 mod map_gen;
 mod pk_mem;
 mod raw;
 mod scan_gen;
 mod strata_phases;
+#[cfg(feature = "sql")]
 mod tpch;
 
 use std::path::PathBuf;
@@ -293,7 +298,38 @@ enum Command {
         #[arg(long = "where")]
         filter: Option<String>,
     },
+    /// The file-index table (see issue31.rs): generated rows, one commit.
+    FiWrite {
+        #[arg(long)]
+        wh: PathBuf,
+        #[arg(long, default_value = "fi_t")]
+        table: String,
+        #[arg(long, default_value_t = 10_000_000)]
+        rows: u64,
+        /// Extra table option `key=value` (repeatable), e.g. the bloom-filter columns.
+        #[arg(long = "option")]
+        options: Vec<String>,
+    },
+    /// Plan and read `user = VALUE` of the file-index table.
+    FiLookup {
+        #[arg(long)]
+        wh: PathBuf,
+        #[arg(long, default_value = "fi_t")]
+        table: String,
+        #[arg(long)]
+        value: String,
+    },
+    /// A fresh data-evolution table, then `score` set on every row (see issue31.rs).
+    Backfill {
+        #[arg(long)]
+        wh: PathBuf,
+        #[arg(long, default_value_t = 2_000_000)]
+        rows: u64,
+        #[arg(long, value_enum)]
+        mode: issue31::BackfillMode,
+    },
     /// TPC-H tables as plain Parquet files and strata tables (see tpch.rs).
+    #[cfg(feature = "sql")]
     TpchLoad {
         #[arg(long)]
         dir: PathBuf,
@@ -304,6 +340,7 @@ enum Command {
         options: Vec<String>,
     },
     /// The TPC-H queries on one engine; one JSON line per query.
+    #[cfg(feature = "sql")]
     TpchRun {
         #[arg(long)]
         dir: PathBuf,
@@ -547,10 +584,29 @@ fn run(cli: Cli) -> Result<()> {
                 runtime(None)?.block_on(map_gen::read(&wh, &table, &columns, filter.as_deref()))?;
             emit("strata", "map-read", out);
         }
+        Command::FiWrite {
+            wh,
+            table,
+            rows,
+            options,
+        } => {
+            let out = runtime(None)?.block_on(issue31::fi_write(&wh, &table, rows, &options))?;
+            emit("strata", "fi-write", out);
+        }
+        Command::FiLookup { wh, table, value } => {
+            let out = runtime(None)?.block_on(issue31::fi_lookup(&wh, &table, &value))?;
+            emit("strata", "fi-lookup", out);
+        }
+        Command::Backfill { wh, rows, mode } => {
+            let out = runtime(None)?.block_on(issue31::backfill(&wh, rows, mode))?;
+            emit("strata", "backfill", out);
+        }
+        #[cfg(feature = "sql")]
         Command::TpchLoad { dir, sf, options } => {
             let out = runtime(None)?.block_on(tpch::load(&dir, sf, &options))?;
             emit("strata", "tpch-load", out);
         }
+        #[cfg(feature = "sql")]
         Command::TpchRun {
             dir,
             engine,
