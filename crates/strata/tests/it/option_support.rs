@@ -448,14 +448,14 @@ async fn unsupported_options_are_refused_at_creation_dynamic_options_and_writes(
     let path = dir.join("schema-0");
     let mut json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    json["options"]["file-index.range-bitmap.columns"] = serde_json::json!("id");
+    json["options"]["file-index.no-such-type.columns"] = serde_json::json!("id");
     std::fs::write(&path, serde_json::to_string(&json).unwrap()).unwrap();
     let t = wh.catalog.get_table(&id).await.unwrap();
     let err = t.new_write().err().expect("a write is refused");
     assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
     assert!(
         err.to_string().contains("writing to db.t")
-            && err.to_string().contains("file-index.range-bitmap.columns"),
+            && err.to_string().contains("file-index.no-such-type.columns"),
         "{err}"
     );
 }

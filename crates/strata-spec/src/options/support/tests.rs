@@ -156,7 +156,7 @@ fn unsupported_values_are_reported() {
         ("tag.time-expire-enabled", "false"),
         ("write.compaction-skip", "true"),
         ("write.sequence-number-init-mode", "snapshot"),
-        ("file-index.range-bitmap.columns", "a"),
+        ("file-index.no-such-type.columns", "a"),
         ("metadata.iceberg.storage", "hadoop-catalog"),
         ("log.system", "kafka"),
         ("fields.a.no-such-suffix", "x"),

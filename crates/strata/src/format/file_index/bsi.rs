@@ -174,7 +174,7 @@ impl Bsi {
     }
 }
 
-fn serialize(b: &RoaringBitmap, out: &mut Vec<u8>) {
+pub(crate) fn serialize(b: &RoaringBitmap, out: &mut Vec<u8>) {
     let mut b = b.clone();
     b.optimize();
     b.serialize_into(out).expect("writing to a Vec");

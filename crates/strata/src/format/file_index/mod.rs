@@ -4,15 +4,15 @@
 //! evaluation of a read's filter against a file's indexes ([`evaluate`], Java's
 //! `FileIndexPredicate`): a file whose indexes prove no row can match is skipped.
 //!
-//! `bsi` ([`bsi`], `BitSliceIndexBitmapFileIndex`) is read and written too; `range-bitmap`
-//! indexes Java writes are not evaluated (they keep every file: reads stay right, only
-//! slower) and strata refuses to write them.
+//! `bsi` ([`bsi`], `BitSliceIndexBitmapFileIndex`) and `range-bitmap` ([`range_bitmap`],
+//! `RangeBitmapFileIndex`) are read and written too.
 
 pub(crate) mod bitmap;
 pub(crate) mod bloom_filter;
 pub(crate) mod bsi;
 pub(crate) mod container;
 mod predicate;
+pub(crate) mod range_bitmap;
 mod result;
 pub(crate) mod writer;
 

@@ -6,7 +6,7 @@ use strata_spec::{SpecError, TypeKind};
 
 use super::container::FileIndexContainer;
 use super::result::IndexResult;
-use super::{bitmap, bloom_filter, bsi};
+use super::{bitmap, bloom_filter, bsi, range_bitmap};
 use crate::expr::{BoundLeafPredicate, BoundPredicate};
 
 /// A filter leaf's column as the data file knows it: its name in the file's schema (the
@@ -84,7 +84,11 @@ fn visit_leaf(
             bsi::IDENTIFIER if bsi::supports(&col.kind) => {
                 bsi::BsiIndex::parse(body)?.evaluate(&col.kind, &leaf.op)
             }
-            // `range-bitmap` and index types strata does not know keep the file.
+            range_bitmap::IDENTIFIER if range_bitmap::supports(&col.kind) => {
+                range_bitmap::RangeBitmapIndex::parse(body, &col.kind)?
+                    .evaluate(&col.kind, &leaf.op)
+            }
+            // Index types strata does not know keep the file.
             _ => IndexResult::Remain,
         };
         result = result.and(r);

@@ -5,7 +5,7 @@
 //! caller embeds it in the manifest entry when it is at most `file-index.in-manifest-threshold`
 //! bytes, else writes it as `<data-file>.index` beside the data file.
 //!
-//! strata writes `bloom-filter`, `bitmap` and `bsi` indexes; `range-bitmap` and MAP-key
+//! strata writes `bloom-filter`, `bitmap`, `bsi` and `range-bitmap` indexes; MAP-key
 //! (`m[k]`) indexes are refused by name.
 
 use std::collections::BTreeMap;
@@ -17,6 +17,7 @@ use super::bitmap::{self, BitmapWriter};
 use super::bloom_filter::{self, BloomFilterWriter};
 use super::bsi::{self, BsiWriter};
 use super::container::write_container;
+use super::range_bitmap::{self, RangeBitmapWriter};
 use crate::format::datum_at;
 use crate::Result;
 
@@ -145,6 +146,17 @@ impl FileIndexOptions {
                         ));
                     }
                 }
+                range_bitmap::IDENTIFIER => {
+                    if !range_bitmap::supports(&field.data_type.kind) {
+                        return Err(invalid(
+                            &key,
+                            format!(
+                                "column {} of type {}: Java's range-bitmap index does not key it",
+                                s.column, field.data_type
+                            ),
+                        ));
+                    }
+                }
                 bsi::IDENTIFIER => {
                     if !bsi::supports(&field.data_type.kind) {
                         return Err(invalid(
@@ -158,7 +170,7 @@ impl FileIndexOptions {
                 }
                 other => {
                     return Err(crate::error::ErrorDetail::Unsupported(format!(
-                    "{key}: strata writes bloom-filter, bitmap and bsi file indexes, not {other}"
+                    "{key}: strata writes bloom-filter, bitmap, bsi and range-bitmap file indexes, not {other}"
                 ))
                     .into())
                 }
@@ -182,6 +194,7 @@ enum Writer {
     Bloom(BloomFilterWriter),
     Bitmap(BitmapWriter),
     Bsi(BsiWriter),
+    RangeBitmap(RangeBitmapWriter),
 }
 
 struct ColumnWriter {
@@ -198,6 +211,7 @@ impl ColumnWriter {
         let family = match spec.index_type.as_str() {
             bloom_filter::IDENTIFIER => bloom_filter::OPTIONS,
             bsi::IDENTIFIER => bsi::OPTIONS,
+            range_bitmap::IDENTIFIER => range_bitmap::OPTIONS,
             _ => bitmap::OPTIONS,
         };
         let bad = |name: &str, v: &str| {
@@ -219,6 +233,18 @@ impl ColumnWriter {
                 Writer::Bloom(BloomFilterWriter::new(kind.clone(), items, fpp)?)
             }
             bsi::IDENTIFIER => Writer::Bsi(BsiWriter::new(kind.clone())?),
+            range_bitmap::IDENTIFIER => {
+                let chunk = match parse("chunk-size") {
+                    Some(v) => Some(
+                        strata_spec::options::units::parse_memory_size(v)
+                            .ok()
+                            .and_then(|b| i32::try_from(b).ok())
+                            .ok_or_else(|| bad("chunk-size", v))? as usize,
+                    ),
+                    None => None,
+                };
+                Writer::RangeBitmap(RangeBitmapWriter::new(kind.clone(), chunk)?)
+            }
             _ => {
                 let version = match parse("version") {
                     Some(v) => v.trim().parse::<u8>().map_err(|_| bad("version", v))?,
@@ -316,6 +342,7 @@ impl DataFileIndexWriter {
                     Writer::Bloom(b) => b.write(v.as_ref()),
                     Writer::Bitmap(b) => b.write(v.as_ref()),
                     Writer::Bsi(b) => b.write(v.as_ref()),
+                    Writer::RangeBitmap(b) => b.write(v.as_ref()),
                 }
             }
         }
@@ -370,6 +397,7 @@ impl DataFileIndexWriter {
                     Writer::Bloom(b) => b.finish(),
                     Writer::Bitmap(b) => b.finish(),
                     Writer::Bsi(b) => b.finish(),
+                    Writer::RangeBitmap(b) => b.finish(),
                 };
                 entries.push((t, Some(bytes)));
             }
