@@ -1,12 +1,14 @@
 //! Skipping data files by their file indexes before opening them (Java's
 //! `FileIndexEvaluator`): the index container embedded in the manifest entry
 //! (`_EMBEDDED_FILE_INDEX`) or the data file's `<name>.index` extra file, evaluated against the
-//! read's filter by [`crate::format::file_index::evaluate`]. Honours
-//! `file-index.read.enabled` (default true).
+//! read's filter by [`crate::format::file_index::evaluate`]; a test of a MAP key `m['k']` asks
+//! the index of the column `m[k]` (Java's MAP-key indexes). Honours `file-index.read.enabled`
+//! (default true).
 
 use object_store::path::Path;
 use strata_spec::manifest::DataFileMeta;
 use strata_spec::schema::TableSchema;
+use strata_spec::TypeKind;
 
 use super::plan::ReadPlan;
 use super::ReadMetrics;
@@ -65,6 +67,24 @@ pub(crate) async fn may_match(
         }
     };
     let column = |leaf: &BoundLeafPredicate| -> Option<IndexedColumn> {
+        if let Some(k) = leaf
+            .index
+            .checked_sub(plan.read_fields.len())
+            .and_then(|i| plan.keys.get(i))
+        {
+            // A key access `m['k']`: Java's MAP-key index of the column `m[k]`
+            // (`FileIndexCommon.toMapKey`), keyed by the map's name in the file.
+            let field = data_schema.fields.iter().find(|f| f.id == k.map_field.id)?;
+            let TypeKind::Map { value, .. } = &field.data_type.kind else {
+                return None;
+            };
+            return (field.data_type.kind == k.map_field.data_type.kind
+                && value.kind == leaf.data_type.kind)
+                .then(|| IndexedColumn {
+                    name: format!("{}[{}]", field.name, k.key),
+                    kind: value.kind.clone(),
+                });
+        }
         let read = plan.read_fields.get(leaf.index)?;
         let field = data_schema.fields.iter().find(|f| f.id == read.id)?;
         // A column whose type changed since the file was written: its index holds old values.

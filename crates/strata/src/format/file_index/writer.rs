@@ -5,12 +5,14 @@
 //! caller embeds it in the manifest entry when it is at most `file-index.in-manifest-threshold`
 //! bytes, else writes it as `<data-file>.index` beside the data file.
 //!
-//! strata writes `bloom-filter`, `bitmap`, `bsi` and `range-bitmap` indexes; MAP-key
-//! (`m[k]`) indexes are refused by name.
+//! strata writes `bloom-filter`, `bitmap`, `bsi` and `range-bitmap` indexes, of top-level
+//! columns and of MAP keys (`m[k]` in `.columns`: the values of key `k` of the
+//! `MAP<STRING, T>` column `m`, indexed as a column named `m[k]`, Java's
+//! `MapFileIndexMaintainer`).
 
 use std::collections::BTreeMap;
 
-use arrow_array::RecordBatch;
+use arrow_array::{Array, MapArray, RecordBatch};
 use strata_spec::{RowType, SpecError, TypeKind};
 
 use super::bitmap::{self, BitmapWriter};
@@ -31,7 +33,10 @@ fn invalid(key: &str, message: impl Into<String>) -> crate::Error {
 /// One (column, index type) of the table's file-index options with its tuning.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct IndexSpec {
+    /// The top-level column (for a MAP-key index `m[k]`, the MAP column `m`).
     pub(crate) column: String,
+    /// `k` of a MAP-key index `m[k]` (`FileIndexOptions.Column.nestedColumnName`).
+    pub(crate) map_key: Option<String>,
     pub(crate) index_type: String,
     pub(crate) options: BTreeMap<String, String>,
 }
@@ -64,18 +69,13 @@ impl FileIndexOptions {
                 if name.is_empty() {
                     return Err(invalid(key, "should not have an empty column"));
                 }
-                if name.contains('[') && name.ends_with(']') {
-                    return Err(invalid(
-                        key,
-                        format!("{name}: MAP-key file indexes are not written by strata"),
-                    ));
-                }
-                if !specs
-                    .iter()
-                    .any(|s| s.column == name && s.index_type == index_type)
-                {
+                let (column, map_key) = split_nested(name);
+                if !specs.iter().any(|s| {
+                    s.column == column && s.map_key == map_key && s.index_type == index_type
+                }) {
                     specs.push(IndexSpec {
-                        column: name.to_string(),
+                        column,
+                        map_key,
                         index_type: index_type.to_string(),
                         options: BTreeMap::new(),
                     });
@@ -94,21 +94,36 @@ impl FileIndexOptions {
                 continue; // in-manifest-threshold, read.enabled
             }
             let (index_type, column, option) = (parts[0], parts[1], parts[2]);
-            match specs
+            let (top, map_key) = split_nested(column);
+            let exact = specs
                 .iter_mut()
-                .find(|s| s.column == column && s.index_type == index_type)
-            {
-                Some(s) => {
-                    s.options.insert(option.to_string(), value.clone());
+                .find(|s| s.column == top && s.map_key == map_key && s.index_type == index_type);
+            if let Some(s) = exact {
+                s.options.insert(option.to_string(), value.clone());
+                continue;
+            }
+            // `m[k]` options for that key; `m` options (a MAP column indexed by key only) for
+            // every key of `m`, the key's own options winning (Java's
+            // `getMapTopLevelOptions` merged under the nested ones).
+            let top_level = map_key.is_none()
+                && specs
+                    .iter()
+                    .any(|s| s.column == top && s.map_key.is_some() && s.index_type == index_type);
+            if top_level {
+                for s in specs.iter_mut().filter(|s| {
+                    s.column == top && s.map_key.is_some() && s.index_type == index_type
+                }) {
+                    if !top_level_options_overridden(options, s, option) {
+                        s.options.insert(option.to_string(), value.clone());
+                    }
                 }
-                None => {
-                    return Err(invalid(
-                        key,
-                        format!(
-                            "column '{column}' is not declared in '{PREFIX}{index_type}{COLUMNS_SUFFIX}'"
-                        ),
-                    ))
-                }
+            } else {
+                return Err(invalid(
+                    key,
+                    format!(
+                        "column '{column}' is not declared in '{PREFIX}{index_type}{COLUMNS_SUFFIX}'"
+                    ),
+                ));
             }
         }
         for s in &specs {
@@ -123,6 +138,33 @@ impl FileIndexOptions {
                         format!("{} does not exist in column fields", s.column),
                     )
                 })?;
+            let value_type = match (&s.map_key, &field.data_type.kind) {
+                (None, _) => &field.data_type,
+                (Some(_), TypeKind::Map { key: kt, value }) => {
+                    if !matches!(kt.kind, TypeKind::Char(_) | TypeKind::VarChar(_)) {
+                        return Err(invalid(
+                            &key,
+                            "Only support map data type with key field of CHAR、VARCHAR、STRING.",
+                        ));
+                    }
+                    value.as_ref()
+                }
+                (Some(_), _) => {
+                    return Err(invalid(
+                        &key,
+                        format!(
+                            "Column {} is nested column, but is not map type. Only should map \
+                             type yet.",
+                            s.column
+                        ),
+                    ))
+                }
+            };
+            let field = strata_spec::DataField {
+                data_type: value_type.clone(),
+                ..field.clone()
+            };
+            let field = &field;
             match s.index_type.as_str() {
                 bloom_filter::IDENTIFIER => {
                     if !bloom_filter::supports(&field.data_type.kind) {
@@ -197,9 +239,59 @@ enum Writer {
     RangeBitmap(RangeBitmapWriter),
 }
 
+impl Writer {
+    fn write(&mut self, v: Option<&strata_spec::Datum>) {
+        match self {
+            Writer::Bloom(b) => b.write(v),
+            Writer::Bitmap(b) => b.write(v),
+            Writer::Bsi(b) => b.write(v),
+            Writer::RangeBitmap(b) => b.write(v),
+        }
+    }
+
+    fn finish(&self) -> Vec<u8> {
+        match self {
+            Writer::Bloom(b) => b.finish(),
+            Writer::Bitmap(b) => b.finish(),
+            Writer::Bsi(b) => b.finish(),
+            Writer::RangeBitmap(b) => b.finish(),
+        }
+    }
+}
+
+/// The value of `key` in row `row` of the MAP column `array` (`MapFileIndexMaintainer.write`):
+/// `None` when the map is NULL, lacks the key, or maps it to NULL.
+fn map_value(array: &dyn Array, row: usize, key: &str) -> Result<Option<strata_spec::Datum>> {
+    let Some(map) = array.as_any().downcast_ref::<MapArray>() else {
+        return Err(crate::Error::invalid_argument(format!(
+            "a MAP-key file index over a column of Arrow type {}",
+            array.data_type()
+        )));
+    };
+    if map.is_null(row) {
+        return Ok(None);
+    }
+    let offsets = map.value_offsets();
+    let (start, end) = (offsets[row] as usize, offsets[row + 1] as usize);
+    let keys = map.keys();
+    for i in start..end {
+        if let Some(strata_spec::Datum::String(k)) = datum_at(keys.as_ref(), i)? {
+            if k == key {
+                return datum_at(map.values().as_ref(), i);
+            }
+        }
+    }
+    Ok(None)
+}
+
 struct ColumnWriter {
-    /// The column's name in the container (its name in the data file's schema).
+    /// The column's name in the container (its name in the data file's schema; `m[k]` for a
+    /// MAP-key index, `FileIndexCommon.toMapKey`).
     column: String,
+    /// The top-level column's name in the file (the MAP column of a MAP-key index).
+    top: String,
+    /// The key of a MAP-key index.
+    map_key: Option<String>,
     index_type: String,
     position: usize,
     writer: Writer,
@@ -307,12 +399,27 @@ impl DataFileIndexWriter {
                         format!("{} does not exist in column fields", s.column),
                     )
                 })?;
-            let kind = &row_type.fields[position].data_type.kind;
-            let Some(column) = file_name(&row_type.fields[position]) else {
+            let mut kind = &row_type.fields[position].data_type.kind;
+            let Some(top) = file_name(&row_type.fields[position]) else {
                 continue;
+            };
+            let column = match (&s.map_key, kind) {
+                (None, _) => top.clone(),
+                (Some(k), TypeKind::Map { value, .. }) => {
+                    kind = &value.kind;
+                    format!("{top}[{k}]")
+                }
+                (Some(_), _) => {
+                    return Err(invalid(
+                        &format!("{PREFIX}{}{COLUMNS_SUFFIX}", s.index_type),
+                        format!("Column {} is nested column, but is not map type", s.column),
+                    ))
+                }
             };
             writers.push(ColumnWriter {
                 column,
+                top,
+                map_key: s.map_key.clone(),
                 index_type: s.index_type.clone(),
                 position,
                 writer: ColumnWriter::writer(s, kind).map_err(crate::Error::from)?,
@@ -331,6 +438,13 @@ impl DataFileIndexWriter {
     pub(crate) fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         for w in &mut self.writers {
             let array = batch.column(w.position);
+            if let Some(key) = &w.map_key {
+                for row in 0..batch.num_rows() {
+                    let v = map_value(array.as_ref(), row, key)?;
+                    w.writer.write(v.as_ref());
+                }
+                continue;
+            }
             if let Writer::Bloom(b) = &mut w.writer {
                 if b.write_array(array.as_ref()) {
                     continue;
@@ -338,12 +452,7 @@ impl DataFileIndexWriter {
             }
             for row in 0..batch.num_rows() {
                 let v = datum_at(array.as_ref(), row)?;
-                match &mut w.writer {
-                    Writer::Bloom(b) => b.write(v.as_ref()),
-                    Writer::Bitmap(b) => b.write(v.as_ref()),
-                    Writer::Bsi(b) => b.write(v.as_ref()),
-                    Writer::RangeBitmap(b) => b.write(v.as_ref()),
-                }
+                w.writer.write(v.as_ref());
             }
         }
         Ok(())
@@ -358,19 +467,33 @@ impl DataFileIndexWriter {
             dedup(self.writers.iter().map(|w| w.index_type.clone())).collect(),
             true,
         );
+        // A MAP column's keys share one maintainer (`MapFileIndexMaintainer`), whose
+        // `serializedBytes` map (`m[k]` -> bytes) is filled in its writers' (`k`) order.
         let mut inserted: Vec<String> = Vec::new();
         for t in &types {
-            let cols = java_hash_map_order(
-                self.writers
-                    .iter()
-                    .filter(|w| &w.index_type == t)
-                    .map(|w| w.column.clone())
-                    .collect(),
-                false,
-            );
-            for c in cols {
-                if !inserted.contains(&c) {
-                    inserted.push(c);
+            let of_type = || self.writers.iter().filter(move |w| &w.index_type == t);
+            let tops =
+                java_hash_map_order(dedup(of_type().map(|w| w.top.clone())).collect(), false);
+            for top in tops {
+                let keys: Vec<String> = of_type()
+                    .filter(|w| w.top == top && w.map_key.is_some())
+                    .filter_map(|w| w.map_key.clone())
+                    .collect();
+                let cols = if keys.is_empty() {
+                    vec![top.clone()]
+                } else {
+                    java_hash_map_order(
+                        java_hash_map_order(keys, false)
+                            .into_iter()
+                            .map(|k| format!("{top}[{k}]"))
+                            .collect(),
+                        false,
+                    )
+                };
+                for c in cols {
+                    if !inserted.contains(&c) {
+                        inserted.push(c);
+                    }
                 }
             }
         }
@@ -388,18 +511,13 @@ impl DataFileIndexWriter {
                 .collect();
             let mut entries = Vec::new();
             for t in java_hash_map_order(col_types, false) {
-                let w = self
+                if let Some(w) = self
                     .writers
                     .iter()
                     .find(|w| w.column == c && w.index_type == t)
-                    .expect("listed above");
-                let bytes = match &w.writer {
-                    Writer::Bloom(b) => b.finish(),
-                    Writer::Bitmap(b) => b.finish(),
-                    Writer::Bsi(b) => b.finish(),
-                    Writer::RangeBitmap(b) => b.finish(),
-                };
-                entries.push((t, Some(bytes)));
+                {
+                    entries.push((t, Some(w.writer.finish())));
+                }
             }
             indexes.push((c, entries));
         }
@@ -410,6 +528,30 @@ impl DataFileIndexWriter {
             FileIndexOutput::Embedded(blob)
         }
     }
+}
+
+/// `FileIndexOptions.topLevelIndexOfNested`: `m[k]` is (`m`, `k`), any other name itself.
+fn split_nested(name: &str) -> (String, Option<String>) {
+    match name.find('[') {
+        Some(start) if name.ends_with(']') => (
+            name[..start].to_string(),
+            Some(name[start + 1..name.len() - 1].to_string()),
+        ),
+        _ => (name.to_string(), None),
+    }
+}
+
+/// Whether the MAP-key index `s` has its own `option` (which wins over the MAP column's).
+fn top_level_options_overridden(
+    options: &BTreeMap<String, String>,
+    s: &IndexSpec,
+    option: &str,
+) -> bool {
+    let Some(k) = &s.map_key else { return false };
+    options.contains_key(&format!(
+        "{PREFIX}{}.{}[{k}].{option}",
+        s.index_type, s.column
+    ))
 }
 
 fn dedup(items: impl Iterator<Item = String>) -> impl Iterator<Item = String> {
