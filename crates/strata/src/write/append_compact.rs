@@ -30,9 +30,14 @@
 //! the table's columns plus those two and whose `firstRowId` is null (the commit assigns no
 //! ids to COMPACT files); the rows keep their ids and sequence numbers.
 //!
-//! Refused by name: data-evolution tables (Java's `DataEvolutionCompactCoordinator` merges
-//! each row range's column files; not done here), and deletion-vector tables (the rewrite
-//! must apply and drop the deletion vectors of the picked files).
+//! Data-evolution tables (`data-evolution.enabled`) are planned and rewritten as Java's
+//! `DataEvolutionCompactCoordinator` does (`data_evolution_compact.rs`), unaware-bucket
+//! tables with deletion vectors as its coordinator in deletion-vector mode, the vectors applied
+//! and their index files rewritten in the same commit (`append_compact_dv.rs`).
+//!
+//! Refused by name: fixed-bucket append tables with deletion vectors (Java's
+//! `BucketedAppendDeleteFileMaintainer`), row-tracking or data-evolution tables with deletion
+//! vectors.
 
 use std::collections::BTreeMap;
 
@@ -41,6 +46,13 @@ use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::{merge_entries, DataFileMeta, FileSource};
 
 use super::bucket_writer::{BucketWriter, WriterConfig};
+
+// The variants of this compaction, beside this file (declared here, so that they stay part of
+// the append compaction and `write`'s module list does not change).
+#[path = "append_compact_dv.rs"]
+mod dv;
+#[path = "data_evolution_compact.rs"]
+mod evolution;
 use super::compact_table::{Attempt, CompactReport, CompactRequest};
 use super::{CompactionMetrics, TaskMetrics};
 use crate::commit::CommitMessage;
@@ -61,6 +73,8 @@ struct Picking {
     min_file_num: usize,
     file_num_limit: usize,
     force_rewrite_all: bool,
+    /// `compaction.delete-ratio-threshold` (deletion-vector tables).
+    delete_ratio: f64,
 }
 
 impl Picking {
@@ -87,6 +101,14 @@ impl Picking {
             force_rewrite_all: opts
                 .get_bool("compaction.force-rewrite-all-files")?
                 .unwrap_or(false),
+            delete_ratio: {
+                let text = opts.get_str("compaction.delete-ratio-threshold", "0.2");
+                text.trim().parse().map_err(|_| {
+                    Error::from(ErrorDetail::InvalidArgument(format!(
+                        "compaction.delete-ratio-threshold = {text}: not a number"
+                    )))
+                })?
+            },
         })
     }
 
@@ -163,10 +185,16 @@ impl Table {
     /// Refuses append tables whose compaction strata does not do yet, naming why.
     fn refuse_unsupported_append_compaction(&self) -> Result<()> {
         let opts = self.options();
-        let why = if opts.data_evolution_enabled()? {
-            Some("data-evolution.enabled = true (Java's DataEvolutionCompactCoordinator)")
-        } else if opts.deletion_vectors_enabled()? {
-            Some("deletion-vectors.enabled = true (the picked files' deletion vectors)")
+        let dv = opts.deletion_vectors_enabled()?;
+        let why = if dv && opts.data_evolution_enabled()? {
+            Some(
+                "data-evolution.enabled and deletion-vectors.enabled (Java's \
+                 DataEvolutionCompactDeletionVectorRewriter; strata reads refuse them too)",
+            )
+        } else if dv && opts.row_tracking_enabled()? {
+            Some("row-tracking.enabled and deletion-vectors.enabled")
+        } else if dv && opts.bucket()? != -1 {
+            Some("a fixed bucket and deletion-vectors.enabled (Java's BucketedAppendDeleteFileMaintainer)")
         } else {
             None
         };
@@ -198,21 +226,33 @@ impl Table {
             });
         }
         let mut writers: Vec<BucketWriter> = Vec::new();
+        let mut dv_writer = None;
+        let mut dv_written = Vec::new();
         let mut committing = false;
         let result = async {
+            let evolution = self.options().data_evolution_enabled()?;
             let tracking = self.options().row_tracking_enabled()?;
-            let config = std::sync::Arc::new(if tracking {
-                WriterConfig::with_row_tracking_columns(self)?
+            let (writing, config) = if evolution {
+                self.evolution_compaction_writer()?
+            } else if tracking {
+                let c = WriterConfig::with_row_tracking_columns(self)?;
+                (self.clone(), std::sync::Arc::new(c))
             } else {
-                WriterConfig::from_table(self)?
-            });
+                let c = WriterConfig::from_table(self)?;
+                (self.clone(), std::sync::Arc::new(c))
+            };
             let mut messages: Vec<CommitMessage> = Vec::new();
             let mut metrics = Vec::new();
             for task in &plan.tasks {
                 let started = std::time::Instant::now();
-                let after = self
-                    .rewrite_append_files(&config, task, plan.snapshot_id, &mut writers)
-                    .await?;
+                let after = if evolution {
+                    let files = (&task.partition, task.bucket, task.files.as_slice());
+                    self.rewrite_evolution_files(&writing, &config, files, &mut writers)
+                        .await?
+                } else {
+                    self.rewrite_append_files(&config, task, plan.snapshot_id, &mut writers)
+                        .await?
+                };
                 metrics.push(task_metrics(task, &after, started.elapsed()));
                 let at = messages
                     .iter()
@@ -237,6 +277,22 @@ impl Table {
                     .map_or(0, |i| i + 1);
                 progress(done, plan.buckets.len());
             }
+            // The index files holding vectors of rewritten files are rewritten without them.
+            for m in &mut messages {
+                let Some(vectors) = plan.vectors.get(m.partition.as_bytes()) else {
+                    continue;
+                };
+                let compacted = m
+                    .compact_before
+                    .iter()
+                    .map(|f| f.file_name.clone())
+                    .collect();
+                let (changes, paths) = vectors
+                    .rewrite_index(self, &m.partition, &compacted, &mut dv_writer)
+                    .await?;
+                dv_written.extend(paths);
+                m.compact_index_changes.extend(changes);
+            }
             committing = true;
             let committed = self.new_commit()?.commit_messages(messages, None).await?;
             Ok::<_, Error>((committed, metrics))
@@ -252,6 +308,9 @@ impl Table {
                 if !e.may_have_committed() {
                     for w in &mut writers {
                         w.abort().await;
+                    }
+                    if let Some(w) = &dv_writer {
+                        w.delete_quietly(&dv_written).await;
                     }
                 }
                 if committing && e.kind() == crate::ErrorKind::Conflict && !e.may_have_committed() {
@@ -286,10 +345,22 @@ impl Table {
                 .or_insert_with(|| (e.partition.clone(), e.total_buckets, Vec::new()));
             g.2.push(e.file);
         }
+        let evolution = self.options().data_evolution_enabled()?;
+        let evolution_picking = evolution::EvolutionPicking {
+            target_file_size: picking.target_file_size,
+            open_file_cost: picking.open_file_cost,
+            min_file_num: picking.min_file_num,
+        };
+        let mut vectors = if self.options().deletion_vectors_enabled()? {
+            dv::load(self, &snapshot).await?
+        } else {
+            BTreeMap::new()
+        };
         let mut plan = AppendPlan {
             snapshot_id: snapshot.id,
             buckets: selected,
             tasks: Vec::new(),
+            vectors: BTreeMap::new(),
         };
         let mut candidates_left = picking.file_num_limit;
         let table_buckets = self.options().bucket()?;
@@ -304,14 +375,39 @@ impl Table {
                     total_buckets,
                 ));
             }
-            let picked: Vec<Vec<DataFileMeta>> = if unaware {
+            let dvs = vectors.get(partition.as_bytes());
+            let picked: Vec<Vec<DataFileMeta>> = if evolution {
+                evolution_picking
+                    .pack(&files, request.full)
+                    .map_err(|why| {
+                        Error::from(ErrorDetail::Unsupported(format!(
+                            "data-evolution compaction of {}: {why}",
+                            self.identifier()
+                        )))
+                    })?
+            } else if unaware {
+                let with_vector = |f: &DataFileMeta| dvs.is_some_and(|d| d.has_vector(f));
                 if request.full {
-                    if files.len() >= 2 {
+                    if files.len() >= 2 || files.iter().any(with_vector) {
                         files.sort_by_key(|f| f.min_sequence_number);
                         vec![files]
                     } else {
                         Vec::new()
                     }
+                } else if let Some(dvs) = dvs {
+                    // Java `shouldCompact`: small, or too many rows deleted.
+                    files.retain(|f| {
+                        (f.file_size as u64) < picking.small_file_size
+                            || dvs.too_high_delete_ratio(f, picking.delete_ratio)
+                    });
+                    files.truncate(candidates_left);
+                    candidates_left -= files.len();
+                    let (mut tasks, rest) =
+                        dvs.pack(&files, picking.target_file_size, picking.open_file_cost);
+                    if rest.len() > 1 {
+                        tasks.extend(picking.pack_unaware(&rest));
+                    }
+                    tasks
                 } else {
                     files.retain(|f| (f.file_size as u64) < picking.small_file_size);
                     files.truncate(candidates_left);
@@ -327,6 +423,11 @@ impl Table {
                 };
                 one.into_iter().collect()
             };
+            if !picked.is_empty() {
+                if let Some(v) = vectors.remove(partition.as_bytes()) {
+                    plan.vectors.insert(partition.as_bytes().to_vec(), v);
+                }
+            }
             for files in picked {
                 plan.tasks.push(AppendTask {
                     partition: partition.clone(),
@@ -430,6 +531,8 @@ struct AppendPlan {
     snapshot_id: i64,
     buckets: Vec<(BinaryRow, i32)>,
     tasks: Vec<AppendTask>,
+    /// The deletion vectors of the partitions with tasks (deletion-vector tables).
+    vectors: BTreeMap<Vec<u8>, dv::PartitionVectors>,
 }
 
 /// Files of one (partition, bucket) rewritten together (Java's `AppendCompactTask`).
@@ -477,6 +580,7 @@ mod tests {
             min_file_num: min,
             file_num_limit: 100_000,
             force_rewrite_all: false,
+            delete_ratio: 0.2,
         }
     }
 
