@@ -36,7 +36,7 @@ pub(crate) async fn resolve(
         Some(Travel::Target(target)) => {
             let s = target.resolve(&table).await?;
             let t = table_at(&table, &s).await?;
-            let scan = t.new_scan().with_snapshot_meta(s);
+            let scan = t.new_scan().with_travel(target.clone(), s);
             (t, scan)
         }
     };

@@ -48,6 +48,8 @@ pub struct StrataTable {
     table: Table,
     /// The snapshot a time-travel provider reads; `None` reads the newest at planning time.
     snapshot: Option<Snapshot>,
+    /// What chose `snapshot` (a `scan.fallback-branch` table travels its other branch by it).
+    travel: Option<TravelTarget>,
     schema: SchemaRef,
     row_type: RowType,
     /// Rows of the snapshot known when the provider was made, and whether that count is exact.
@@ -68,7 +70,9 @@ impl StrataTable {
     pub async fn at(table: &Table, target: &TravelTarget) -> strata::Result<Self> {
         let snapshot = target.resolve(table).await?;
         let t = table_at(table, &snapshot).await?;
-        Self::with_snapshot(t, Some(snapshot.clone()), Some(snapshot))
+        let mut provider = Self::with_snapshot(t, Some(snapshot.clone()), Some(snapshot))?;
+        provider.travel = Some(target.clone());
+        Ok(provider)
     }
 
     fn with_snapshot(
@@ -83,6 +87,7 @@ impl StrataTable {
         Ok(StrataTable {
             table,
             snapshot: pinned,
+            travel: None,
             schema,
             row_type,
             rows,
@@ -145,7 +150,10 @@ impl StrataTable {
         let predicate = self.predicate(filters);
         let mut scan = self.table.new_scan();
         if let Some(s) = &self.snapshot {
-            scan = scan.with_snapshot_meta(s.clone());
+            scan = match &self.travel {
+                Some(target) => scan.with_travel(target.clone(), s.clone()),
+                None => scan.with_snapshot_meta(s.clone()),
+            };
         }
         if let Some(p) = &predicate {
             scan = scan.with_filter(p.clone());

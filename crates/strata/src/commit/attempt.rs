@@ -67,7 +67,13 @@ impl TableCommit {
         } = *req;
         let table = &self.table;
         let latest = table.snapshot_manager().latest().await?;
-        if let (CommitKind::Append, None, Some(s)) = (kind, overwrite, &latest) {
+        // A cross-partition-upsert APPEND, or an OVERWRITE that wrote rows, routed its keys
+        // by an index bootstrapped from `index_base` (`key_dynamic`).
+        let routed = match overwrite {
+            None => kind == CommitKind::Append,
+            Some(_) => !adds.is_empty(),
+        };
+        if let (true, Some(s)) = (routed, &latest) {
             super::key_dynamic::check_concurrent_appends(
                 table,
                 s.id,

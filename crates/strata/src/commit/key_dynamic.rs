@@ -5,7 +5,8 @@
 //! (`write::cross_partition`). Two writers that bootstrapped from the same snapshot could put one
 //! key into two partitions, each unaware of the other's row. Java has the same limit and does not
 //! check it (its `GlobalIndexAssigner` "only supports single write", and a later bootstrap fails on
-//! the duplicate); strata refuses the second commit instead: an APPEND to such a table lands only
+//! the duplicate); strata refuses the second commit instead: an APPEND to such a table (or an
+//! INSERT OVERWRITE that wrote rows, routed by the same index) lands only
 //! if every APPEND or OVERWRITE snapshot since the writer's bootstrap snapshot
 //! (`CommitMessage::index_base`) was committed by the same commit user. COMPACT snapshots never
 //! move keys and are always accepted. The losing writer fails with a conflict, nothing of it
@@ -24,8 +25,8 @@ pub(super) fn is_key_dynamic(table: &Table) -> Result<bool> {
         && table.schema().cross_partition_update())
 }
 
-/// Refuses an APPEND of a `KEY_DYNAMIC` table bootstrapped at `base` (`None`: an empty table)
-/// when another commit user appended or overwrote since (see the module docs).
+/// Refuses an APPEND (or OVERWRITE) of a `KEY_DYNAMIC` table bootstrapped at `base` (`None`:
+/// an empty table) when another commit user appended or overwrote since (see the module docs).
 pub(super) async fn check_concurrent_appends(
     table: &Table,
     latest: i64,

@@ -116,8 +116,29 @@ async fn open_branch(
         .into());
     };
     let key = other_branch(own).map_or(FALLBACK_BRANCH, |(k, _, _)| k);
-    validate_schema(own, &other, key)?;
+    if let Err(e) = validate_schema(own, &other, key) {
+        // A time-travel read: the other branch's snapshot may have another schema than its
+        // latest (the plan read it with that one, as Java's `tryTimeTravel` does).
+        let Some(at) = schema_at_split(&other, &splits).await else {
+            return Err(e);
+        };
+        validate_schema(own, &at, key)?;
+        return open(at, splits);
+    }
     open(other, splits)
+}
+
+/// `other` at the schema of the snapshot its `splits` were planned at, when that snapshot
+/// can be read and has another schema than `other`'s.
+async fn schema_at_split(other: &Table, splits: &[DataSplit]) -> Option<Table> {
+    let id = splits.first()?.snapshot_id;
+    let snapshot = other.snapshot_manager().snapshot(id).await.ok()?;
+    if snapshot.schema_id == other.schema().id {
+        return None;
+    }
+    crate::scan::time_travel::table_at(other, &snapshot)
+        .await
+        .ok()
 }
 
 /// `batches` with `schema` (the own read's): the same columns, cast where a type differs in

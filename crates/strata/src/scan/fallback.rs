@@ -18,9 +18,9 @@
 //! What Java does not fall back on, strata does not either: streaming reads, incremental
 //! reads, writes and the scans of writers (copy-on-write,
 //! [`crate::scan::TableScan::with_latest`]) use the own branch only. A fallback branch that
-//! does not exist is ignored (Java logs it and reads the own branch). Time travel of such a table (an explicit snapshot, or `scan.snapshot-id`,
-//! `scan.tag-name`, timestamps, ...) is refused by name: Java maps the snapshot to the other
-//! branch by its time, which strata does not implement.
+//! does not exist is ignored (Java logs it and reads the own branch). Time travel of such a
+//! table travels both branches as Java's `FallbackReadFileStoreTable.rewriteOtherOptions`
+//! does (`super::fallback_travel`).
 
 use std::collections::HashSet;
 
@@ -105,22 +105,6 @@ pub(crate) fn validate_schema(own: &Table, other: &Table, key: &str) -> Result<(
         names(other)
     ))
     .into())
-}
-
-/// The refusal of a time-travel scan of `table` (`key` = `name`): Java maps the snapshot to
-/// the other branch by its time, which strata does not implement.
-pub(crate) fn time_travel_refused(table: &Table, key: &str, name: &str) -> crate::Error {
-    ErrorDetail::UnsupportedOption {
-        key: key.into(),
-        message: format!(
-            "time travel of {} with `{key}` = `{name}`: Java maps the snapshot to branch \
-             `{name}` by its time, strata does not; read `{}$branch_{name}` and the own \
-             branch at their own snapshots instead",
-            table.identifier(),
-            table.identifier().main()
-        ),
-    }
-    .into()
 }
 
 /// Whether the table's own `scan.mode` reads the latest snapshot (no time travel).

@@ -33,6 +33,7 @@
 mod bucket_select;
 mod entries;
 pub(crate) mod fallback;
+pub(crate) mod fallback_travel;
 mod incremental;
 mod incremental_between;
 mod pk_splits;
@@ -84,6 +85,9 @@ pub struct TableScan {
     snapshot_id: Option<i64>,
     /// A snapshot given as metadata (a tag's copy, which outlives the snapshot file).
     snapshot_meta: Option<Snapshot>,
+    /// How the explicit snapshot was chosen: what a `scan.fallback-branch` table maps to its
+    /// other branch (`fallback_travel`).
+    travel: Option<fallback_travel::BranchTravel>,
     filter: Option<Predicate>,
     buckets: Option<BTreeSet<i32>>,
     cache: Option<Arc<dyn Cache>>,
@@ -100,6 +104,7 @@ impl TableScan {
             table,
             snapshot_id: None,
             snapshot_meta: None,
+            travel: None,
             filter: None,
             buckets: None,
             cache,
@@ -128,6 +133,20 @@ impl TableScan {
     /// Time travel: plan snapshot `id` instead of the latest.
     pub fn with_snapshot(mut self, id: i64) -> Self {
         self.snapshot_id = Some(id);
+        self.travel = Some(fallback_travel::BranchTravel::Target(
+            time_travel::TravelTarget::Snapshot(id),
+        ));
+        self
+    }
+
+    /// Time travel to `snapshot`, which `target` resolved to on this table (see [`travel`]):
+    /// as [`Self::with_snapshot_meta`], and a table with `scan.fallback-branch` /
+    /// `scan.primary-branch` travels its other branch by the same target, as Java's
+    /// `FallbackReadFileStoreTable` does (a snapshot id by its time, a tag by its name, a
+    /// time as is). A scan given only the metadata refuses such a table.
+    pub fn with_travel(mut self, target: time_travel::TravelTarget, snapshot: Snapshot) -> Self {
+        self.snapshot_meta = Some(snapshot);
+        self.travel = Some(fallback_travel::BranchTravel::Target(target));
         self
     }
 
@@ -183,38 +202,68 @@ impl TableScan {
             return Ok(None);
         }
         let own = &self.table;
-        if self.snapshot_id.is_some()
-            || self.snapshot_meta.is_some()
-            || !fallback::reads_latest(own)?
-        {
-            // Time travel: a handle at an older schema may lack the option Java takes from
-            // the latest schema (its `FallbackReadFileStoreTable` keeps it through `copy`).
-            let latest = own.schema_manager().latest().await?;
-            let schemas = [Some(own.schema()), latest.as_ref()];
-            for s in schemas.into_iter().flatten() {
-                if let Some((key, name, _)) = fallback::other_branch_of(s) {
-                    if name != own.branch() {
-                        return Err(fallback::time_travel_refused(own, key, &name));
-                    }
-                }
-            }
-            return Ok(None);
-        }
-        let Some((key, name, own_first)) = fallback::other_branch(own) else {
+        let explicit = self.snapshot_id.is_some() || self.snapshot_meta.is_some();
+        let travelling = explicit || !fallback::reads_latest(own)?;
+        // A time-travel handle at an older schema may lack the option Java takes from the
+        // latest schema (its `FallbackReadFileStoreTable` keeps it through `copy`).
+        let latest = match travelling {
+            true => own.schema_manager().latest().await?,
+            false => None,
+        };
+        let found = fallback::other_branch(own)
+            .or_else(|| latest.as_deref().and_then(fallback::other_branch_of));
+        let Some((key, name, own_first)) = found else {
             return Ok(None);
         };
         if name == own.branch() {
             return Ok(None);
         }
-        let Some(other) = fallback::other_table(own, &name).await? else {
+        let travel = match (travelling, explicit) {
+            (false, _) => None,
+            (true, true) => match &self.travel {
+                Some(t) => Some(t.clone()),
+                None => {
+                    return Err(fallback_travel::refused(
+                        own,
+                        key,
+                        &name,
+                        "a snapshot given without its time-travel target",
+                    ))
+                }
+            },
+            (true, false) => fallback_travel::from_options(
+                own,
+                latest.as_deref().map(|s| &s.options),
+                key,
+                &name,
+            )?,
+        };
+        let Some(mut other) = fallback::other_table(own, &name).await? else {
             return Ok(None);
         };
+        let mut other_snapshot = None;
+        if let Some(travel) = &travel {
+            let s = fallback_travel::other_snapshot(
+                own,
+                self.snapshot_meta.as_ref(),
+                &other,
+                travel,
+            )
+            .await?;
+            other = time_travel::table_at(&other, &s).await?;
+            other_snapshot = Some(s);
+        }
         fallback::validate_schema(own, &other, key)?;
-        let other_scan = TableScan {
+        let mut other_scan = TableScan {
             table: other.clone(),
             cache: other.cache().cloned().or_else(|| self.cache.clone()),
             ..self.clone()
         };
+        if let Some(s) = other_snapshot {
+            other_scan.snapshot_id = None;
+            other_scan.travel = None;
+            other_scan.snapshot_meta = Some(s);
+        }
         let (first, second) = match own_first {
             true => (self.clone(), other_scan),
             false => (other_scan, self.clone()),
@@ -414,7 +463,7 @@ pub async fn travel(
 ) -> Result<(Table, TableScan)> {
     let snapshot = target.resolve(table).await?;
     let t = time_travel::table_at(table, &snapshot).await?;
-    let scan = t.new_scan().with_snapshot_meta(snapshot);
+    let scan = t.new_scan().with_travel(target.clone(), snapshot);
     Ok((t, scan))
 }
 

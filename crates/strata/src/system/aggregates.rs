@@ -182,23 +182,29 @@ pub async fn partitions(table: &Table) -> Result<RecordBatch> {
 ///
 /// A table with `scan.fallback-branch` / `scan.primary-branch` lists its partitions as its
 /// reads see them (Java's `FallbackReadScan.listPartitionEntries`): the first branch's, then
-/// the other's partitions the first lacks; at a given snapshot such a table is refused (time
-/// travel through the other branch is not implemented).
+/// the other's partitions the first lacks; at a given snapshot the other branch's partitions
+/// are those of its snapshot at or before that snapshot's time (Java's `rewriteOtherOptions`,
+/// `crate::scan::fallback_travel`).
 pub async fn partitions_at(table: &Table, snapshot_id: Option<i64>) -> Result<RecordBatch> {
     let mut rows = Rows::new(
         format!("{}$partitions", table.identifier()),
         partitions_fields(),
     );
     let mut out = partition_rows(table, snapshot_id).await?;
-    if let Some((key, name, own_first)) = crate::scan::fallback::other_branch(table) {
+    if let Some((_, name, own_first)) = crate::scan::fallback::other_branch(table) {
         if name != table.branch() {
-            if snapshot_id.is_some() {
-                return Err(crate::scan::fallback::time_travel_refused(
-                    table, key, &name,
-                ));
-            }
             if let Some(other) = crate::scan::fallback::other_table(table, &name).await? {
-                let other_rows = partition_rows(&other, None).await?;
+                let other_id = match snapshot_id {
+                    None => None,
+                    Some(id) => {
+                        use crate::scan::fallback_travel::{other_snapshot, BranchTravel};
+                        let travel = BranchTravel::Target(
+                            crate::scan::time_travel::TravelTarget::Snapshot(id),
+                        );
+                        Some(other_snapshot(table, None, &other, &travel).await?.id)
+                    }
+                };
+                let other_rows = partition_rows(&other, other_id).await?;
                 let (first, second) = match own_first {
                     true => (out, other_rows),
                     false => (other_rows, out),

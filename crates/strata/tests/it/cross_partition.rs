@@ -2,7 +2,8 @@
 //! `KEY_DYNAMIC` bucket mode, `GlobalIndexAssigner`): a key that arrives in another partition
 //! leaves its old one (deduplicate), updates the old row (partial-update, aggregation) or is
 //! dropped (first-row); new keys fill the buckets of their partition up to
-//! `dynamic-bucket.target-row-num`; a fresh writer bootstraps the index from the table.
+//! `dynamic-bucket.target-row-num`; a fresh writer bootstraps the index from the table;
+//! INSERT OVERWRITE routes through the same index, as Java's.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -226,15 +227,15 @@ async fn buckets_fill_up_to_the_target_row_count() {
     let got = buckets(&t).await;
     assert_eq!(got[&("a".to_string(), 1)], 2, "{got:?}");
     assert_eq!(got[&("a".to_string(), 2)], 1, "{got:?}");
-    // INSERT OVERWRITE is refused by name.
-    let err = t
-        .write_batches(
-            [rows(&[(9, "a", None)])],
-            Some(strata::commit::OverwriteScope::Dynamic),
-        )
-        .await
-        .unwrap_err();
-    assert!(err.to_string().contains("KEY_DYNAMIC"), "{err}");
+    // INSERT OVERWRITE counts the bootstrapped keys as Java's assigner does (they are
+    // replaced only at commit): the new key takes bucket 2, the one with room.
+    t.write_batches(
+        [rows(&[(9, "a", None)])],
+        Some(strata::commit::OverwriteScope::Dynamic),
+    )
+    .await
+    .unwrap();
+    assert_eq!(buckets(&t).await, BTreeMap::from([(("a".into(), 2), 1)]));
 }
 
 /// Two writers bootstrapped from the same snapshot: the first commit lands, the second is
@@ -391,4 +392,89 @@ async fn ignore_delete_leaves_a_moved_key_in_both_partitions_as_java() {
         .map(|b| b.num_rows())
         .sum();
     assert_eq!(n, 2);
+}
+
+/// INSERT OVERWRITE routes rows through the key index bootstrapped from the table, as Java's
+/// `GlobalDynamicBucketSink` does whatever the overwrite: a key living in another partition is
+/// retracted there, so a dynamic overwrite replaces that partition too (with only the
+/// retraction: its other rows go, as in Java); a static overwrite refuses a retraction outside
+/// its partition (Java's "does not belong to this partition"); a whole-table overwrite keeps
+/// only the new rows.
+#[tokio::test]
+async fn overwrite_routes_keys_through_the_index_as_java() {
+    use strata::commit::OverwriteScope;
+    let wh = Warehouse::new();
+    let t = wh.create("db.ow", &schema("deduplicate", "")).await;
+    let first = [
+        (1, "a", Some(1)),
+        (2, "a", Some(2)),
+        (3, "b", Some(3)),
+        (4, "c", Some(4)),
+    ];
+    t.write_batches([rows(&first)], None).await.unwrap();
+    // Dynamic: 1 moves a → b; a (its retraction) and b (the new rows) are replaced.
+    t.write_batches(
+        [rows(&[(1, "b", Some(10)), (5, "b", Some(50))])],
+        Some(OverwriteScope::Dynamic),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        table_rows(&t).await,
+        model(&[(1, "b", Some(10)), (4, "c", Some(4)), (5, "b", Some(50))])
+    );
+    let latest = t.snapshot_manager().latest().await.unwrap().unwrap();
+    assert_eq!(
+        latest.commit_kind,
+        strata_spec::snapshot::CommitKind::Overwrite
+    );
+    // A key of the overwritten partition stays in its bucket; the index sees the new rows.
+    t.write_batches([rows(&[(5, "c", Some(51))])], None)
+        .await
+        .unwrap();
+    assert_eq!(
+        table_rows(&t).await,
+        model(&[(1, "b", Some(10)), (4, "c", Some(4)), (5, "c", Some(51))])
+    );
+    // Static dt = b: key 4 lives in c, its retraction falls outside the partition.
+    let spec = || {
+        OverwriteScope::Static(vec![(
+            "dt".to_string(),
+            Some(strata_spec::Datum::String("b".into())),
+        )])
+    };
+    let e = t
+        .write_batches([rows(&[(4, "b", Some(40))])], Some(spec()))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("outside the overwritten partition"), "{e}");
+    t.write_batches(
+        [rows(&[(1, "b", Some(11)), (6, "b", Some(60))])],
+        Some(spec()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        table_rows(&t).await,
+        model(&[
+            (1, "b", Some(11)),
+            (4, "c", Some(4)),
+            (5, "c", Some(51)),
+            (6, "b", Some(60))
+        ])
+    );
+    // The whole table: only the new rows stay (4's retraction in c is replaced too).
+    t.write_batches(
+        [rows(&[(4, "a", Some(44))])],
+        Some(OverwriteScope::WholeTable),
+    )
+    .await
+    .unwrap();
+    assert_eq!(table_rows(&t).await, model(&[(4, "a", Some(44))]));
+    // A later writer bootstraps from the overwritten table: 4 moves on from a.
+    t.write_batches([rows(&[(4, "b", Some(45))])], None)
+        .await
+        .unwrap();
+    assert_eq!(table_rows(&t).await, model(&[(4, "b", Some(45))]));
 }

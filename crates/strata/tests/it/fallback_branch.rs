@@ -3,7 +3,7 @@
 //! branch (fallback) or those the other branch has (primary) — decided by the partition filter
 //! alone; an unpartitioned table falls back only while its branch is empty; writes stay on the
 //! table's branch; `read-fail-fast`; the options validated as Java's `validateFallbackBranch`;
-//! time travel refused by name.
+//! time travel mapped to the other branch as Java's `rewriteOtherOptions` does.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -133,11 +133,128 @@ async fn fallback_branch_fills_missing_partitions_whole() {
         5
     );
 
-    // Deleting the fallback branch is refused; time travel is refused by name.
+    // Deleting the fallback branch is refused.
     let e = t.delete_branch("fb").await.unwrap_err();
     assert!(e.to_string().contains("scan.fallback-branch"), "{e}");
-    let e = t.new_scan().with_snapshot(1).plan().await.unwrap_err();
-    assert!(e.to_string().contains("time travel"), "{e}");
+    // Time travel to snapshot 1 maps to fb's snapshot at or before its time (or fb's
+    // snapshot 1): fb's partition a stays hidden, b did not exist on either.
+    let plan = t.new_scan().with_snapshot(1).plan().await.unwrap();
+    let got = t.new_read().to_batches(plan.splits).await.unwrap();
+    assert_eq!(got.iter().map(|b| b.num_rows()).sum::<usize>(), 3);
+}
+
+/// Committed after a pause, so that the branches' snapshot times are ordered.
+async fn write_later(t: &Table, b: RecordBatch) -> i64 {
+    tokio::time::sleep(std::time::Duration::from_millis(15)).await;
+    write(t, b).await
+}
+
+async fn ids_of(t: &Table, scan: strata::scan::TableScan) -> Vec<i64> {
+    let plan = scan.plan().await.unwrap();
+    let mut out = Vec::new();
+    for b in t.new_read().to_batches(plan.splits).await.unwrap() {
+        let c = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+        out.extend(c.values().iter().copied());
+    }
+    out.sort();
+    out
+}
+
+#[tokio::test]
+async fn time_travel_maps_the_other_branch_as_java_does() {
+    use strata::maintenance::{TableLifecycle, TravelTarget};
+    let lake = Lake::new();
+    let t = partitioned(&lake, "db.tt").await;
+    t.create_branch("fb", BranchStart::Empty).await.unwrap();
+    let fb = lake.table("db.tt$branch_fb").await;
+    write_later(&t, rows_dt(0..2, "a")).await; // main 1
+    write_later(&t, rows_dt(2..3, "a")).await; // main 2
+    write_later(&fb, rows_dt(100..101, "a")).await; // fb 1
+    write_later(&fb, rows_dt(200..201, "b")).await; // fb 2
+    write_later(&t, rows_dt(3..4, "c")).await; // main 3
+    write_later(&fb, rows_dt(201..202, "b")).await; // fb 3
+    write_later(&fb, rows_dt(300..301, "d")).await; // fb 4
+    t.create_tag("t1", Some(3), None).await.unwrap();
+    fb.create_tag("t1", Some(3), None).await.unwrap();
+    t.create_tag("only_main", Some(2), None).await.unwrap();
+    let t = set(&lake, "db.tt", "scan.fallback-branch", "fb").await;
+    assert_eq!(ids(&t, None, None).await, vec![0, 1, 2, 3, 200, 201, 300]);
+
+    // A snapshot id travels fb by the own snapshot's time (fb 2), not by the same id.
+    assert_eq!(
+        ids_of(&t, t.new_scan().with_snapshot(3)).await,
+        vec![0, 1, 2, 3, 200]
+    );
+    // No fb snapshot at or before main 2: Java reads fb's snapshot 1 (partition a, hidden).
+    assert_eq!(
+        ids_of(&t, t.new_scan().with_snapshot(2)).await,
+        vec![0, 1, 2]
+    );
+    // The same through the table's options and through `travel`.
+    let dynamic = t
+        .with_dynamic_options([("scan.snapshot-id".to_string(), "3".to_string())])
+        .unwrap();
+    assert_eq!(ids(&dynamic, None, None).await, vec![0, 1, 2, 3, 200]);
+    let (at, scan) = t.travel_to(&TravelTarget::Snapshot(3)).await.unwrap();
+    assert_eq!(ids_of(&at, scan).await, vec![0, 1, 2, 3, 200]);
+
+    // A tag travels fb to its own tag of that name; a tag fb lacks is an error.
+    let (at, scan) = t.travel_to(&TravelTarget::Tag("t1".into())).await.unwrap();
+    assert_eq!(ids_of(&at, scan).await, vec![0, 1, 2, 3, 200, 201]);
+    let (_, scan) = t
+        .travel_to(&TravelTarget::Tag("only_main".into()))
+        .await
+        .unwrap();
+    let e = scan.plan().await.unwrap_err().to_string();
+    assert!(e.contains("only_main"), "{e}");
+
+    // A time travels each branch to its snapshot at or before it.
+    let fb3 = fb.snapshot_manager().snapshot(3).await.unwrap().time_millis;
+    let (at, scan) = t
+        .travel_to(&TravelTarget::TimestampMillis(fb3))
+        .await
+        .unwrap();
+    assert_eq!(ids_of(&at, scan).await, vec![0, 1, 2, 3, 200, 201]);
+
+    // `scan.version` is resolved by each branch itself: 2 is fb's snapshot 2, not mapped.
+    let v = t
+        .with_dynamic_options([("scan.version".to_string(), "2".to_string())])
+        .unwrap();
+    assert_eq!(ids(&v, None, None).await, vec![0, 1, 2, 200]);
+
+    // Start modes Java hands unchanged to the other branch are refused by name.
+    let c = t
+        .with_dynamic_options([("scan.mode".to_string(), "compacted-full".to_string())])
+        .unwrap();
+    let e = c.new_scan().plan().await.unwrap_err().to_string();
+    assert!(
+        e.contains("compacted-full") && e.contains("scan.fallback-branch"),
+        "{e}"
+    );
+    // Only the metadata of a snapshot: strata cannot tell how it was chosen.
+    let meta = t.snapshot_manager().snapshot(3).await.unwrap();
+    let e = t
+        .new_scan()
+        .with_snapshot_meta(meta)
+        .plan()
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("time-travel target"), "{e}");
+
+    // With scan.primary-branch the other branch comes first, at the mapped snapshot.
+    let p = t
+        .alter(&[
+            SchemaChange::set_option("scan.fallback-branch", ""),
+            SchemaChange::set_option("scan.primary-branch", "fb"),
+        ])
+        .await;
+    p.unwrap();
+    let t = lake.table("db.tt").await;
+    assert_eq!(
+        ids_of(&t, t.new_scan().with_snapshot(3)).await,
+        vec![3, 100, 200]
+    );
 }
 
 #[tokio::test]

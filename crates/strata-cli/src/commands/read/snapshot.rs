@@ -24,11 +24,11 @@ pub(super) async fn run(mut t: Table, args: &ReadArgs) -> Result<()> {
         args.timestamp.as_deref(),
         args.timestamp_millis,
     )?;
-    let travelled = match &travel {
+    let travelled = match travel {
         Some(target) => {
             let s = target.resolve(&t).await?;
             t = strata::maintenance::time_travel::table_at(&t, &s).await?;
-            Some(s)
+            Some((target, s))
         }
         None => None,
     };
@@ -44,8 +44,9 @@ pub(super) async fn run(mut t: Table, args: &ReadArgs) -> Result<()> {
     if let Some(id) = args.snapshot {
         scan = scan.with_snapshot(id);
     }
-    if let Some(s) = travelled {
-        scan = scan.with_snapshot_meta(s);
+    if let Some((target, s)) = travelled {
+        // The target too: a `scan.fallback-branch` table travels its other branch by it.
+        scan = scan.with_travel(target, s);
     }
     if let Some(p) = &predicate {
         scan = scan.with_filter(p.clone());

@@ -1,14 +1,13 @@
 //! The bucket mode of a primary-key table's write ([`Buckets`]), chosen from its `bucket`
 //! option and primary key as Java's `KeyValueFileStore.bucketMode` does, and the bucket
-//! settings strata refuses by name (an INSERT OVERWRITE of a cross-partition-upsert table,
-//! bucket counts Paimon does not define).
+//! settings strata refuses by name (bucket counts Paimon does not define).
 
 use crate::error::ErrorDetail;
 use crate::index::{DynamicBucketAssigner, KeyHasher};
 use crate::table::Table;
 use crate::write::cross_partition::{GlobalIndexAssigner, LiveBuckets};
 use crate::write::postpone::PostponeWrite;
-use crate::{Error, Result};
+use crate::Result;
 
 /// How the rows of a primary-key table find their bucket.
 pub(super) enum Buckets {
@@ -23,7 +22,10 @@ pub(super) enum Buckets {
     /// bucket mode (`KeyValueFileStore.bucketMode`), cross-partition upsert: a global key →
     /// (partition, bucket) index (Java's `GlobalIndexAssigner`, bootstrapped from every live
     /// key at the first write) retracts a key from its old partition when it arrives in a new
-    /// one; no HASH index files are written.
+    /// one; no HASH index files are written. An INSERT OVERWRITE routes its rows the same way
+    /// (Java's `GlobalDynamicBucketSink` bootstraps from the table whatever the overwrite):
+    /// a key that lives in another partition is retracted there, which makes that partition
+    /// one the dynamic overwrite replaces (`commit::overwrite`), as in Java.
     KeyDynamic {
         /// Built at the first write.
         assigner: Option<Box<GlobalIndexAssigner>>,
@@ -41,15 +43,10 @@ impl Buckets {
     pub(super) async fn choose(table: &Table, overwrite: bool) -> Result<Self> {
         let bucket = table.options().bucket()?;
         Ok(match bucket {
-            -1 if table.schema().cross_partition_update() => {
-                if overwrite {
-                    return Err(key_dynamic_overwrite_refusal(table));
-                }
-                Buckets::KeyDynamic {
-                    assigner: None,
-                    live: None,
-                }
-            }
+            -1 if table.schema().cross_partition_update() => Buckets::KeyDynamic {
+                assigner: None,
+                live: None,
+            },
             -1 => Buckets::Dynamic {
                 hasher: KeyHasher::new(table)?,
                 assigner: Box::new(if overwrite {
@@ -75,20 +72,4 @@ impl Buckets {
             }
         })
     }
-}
-
-/// Why an INSERT OVERWRITE of a cross-partition-upsert (`KEY_DYNAMIC`) table is refused.
-fn key_dynamic_overwrite_refusal(table: &Table) -> Error {
-    let schema = table.schema();
-    ErrorDetail::Unsupported(format!(
-        "overwriting {}: its primary key ({}) does not include every partition key ({}) and \
-         bucket = -1 (Paimon's cross-partition upsert, bucket mode KEY_DYNAMIC); strata writes \
-         such tables through a global key index, but not by INSERT OVERWRITE, where a key of \
-         an overwritten partition may still live in another one. Delete the rows and write \
-         them again instead",
-        table.identifier(),
-        schema.primary_keys.join(", "),
-        schema.partition_keys.join(", "),
-    ))
-    .into()
 }
