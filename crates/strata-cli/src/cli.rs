@@ -92,8 +92,9 @@ pub enum Command {
         #[arg(long)]
         metrics: bool,
     },
-    /// (Re)build the file indexes (file-index.* options: bloom-filter, bitmap) of the live
-    /// data files of an append table in one COMPACT snapshot, as Paimon's rewrite_file_index.
+    /// (Re)build the file indexes (file-index.* options: bloom-filter, bitmap, bsi,
+    /// range-bitmap, MAP keys) of the live data files of a table in one COMPACT snapshot, as
+    /// Paimon's rewrite_file_index.
     RewriteFileIndex {
         /// DB.TABLE
         table: String,

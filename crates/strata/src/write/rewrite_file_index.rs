@@ -12,8 +12,12 @@
 //! (`<file>.index` → `<file>-1.index`, `-1` → `-2`: `DataFilePathFactory
 //! .createNewFileIndexFilePath`). The data files stay; one COMPACT snapshot replaces each
 //! entry by its re-indexed copy (Java's `CompactIncrement(before, after)`). A table without
-//! file-index options gets its indexes removed. Append tables only (primary-key tables get
-//! indexes on the files their writes and compactions write).
+//! file-index options gets its indexes removed.
+//!
+//! Primary-key tables as Java's `RewriteFileIndexSource` does them: every live data file of
+//! every level, its value columns indexed over all its records in file order (DELETE records
+//! too, as `KeyValueDataFileWriter` indexes them when it writes the file: Java reads the file
+//! as one raw-convertible split, without deletion vectors).
 
 use futures::TryStreamExt;
 use strata_spec::binary_row::BinaryRow;
@@ -22,8 +26,10 @@ use strata_spec::manifest::{merge_entries, DataFileMeta};
 use super::compact_table::CompactRequest;
 use crate::commit::CommitMessage;
 use crate::error::ErrorDetail;
+use crate::format::data_file_reader::read_data_file;
 use crate::format::file_index::writer::{DataFileIndexWriter, FileIndexOptions, FileIndexOutput};
 use crate::format::file_index::INDEX_PATH_SUFFIX;
+use crate::format::parquet_reader::ParquetReadOptions;
 use crate::scan::DataSplit;
 use crate::table::Table;
 use crate::Result;
@@ -43,20 +49,12 @@ pub struct RewriteFileIndexReport {
 impl Table {
     /// Rebuilds the file indexes of the live data files of the partitions `partitions` selects
     /// (`[("dt", "1")]`; several specs select their union, none every partition) from the
-    /// table's current `file-index.*` options, in one COMPACT commit. Refused for primary-key
-    /// tables.
+    /// table's current `file-index.*` options, in one COMPACT commit. On primary-key tables
+    /// every live file of every level is re-indexed over its value columns.
     pub async fn rewrite_file_index(
         &self,
         partitions: &[Vec<(String, String)>],
     ) -> Result<RewriteFileIndexReport> {
-        if self.is_primary_key_table() {
-            return Err(ErrorDetail::Unsupported(format!(
-                "rewrite_file_index on primary-key table {}: strata rebuilds the indexes of \
-                 append tables only (its primary-key writes and compactions index new files)",
-                self.identifier()
-            ))
-            .into());
-        }
         let schema = self.schema();
         let row_type = schema.row_type();
         let options = FileIndexOptions::parse(
@@ -183,20 +181,32 @@ impl Table {
         else {
             return Ok((after, None));
         };
-        let split = DataSplit {
-            snapshot_id,
-            partition: partition.clone(),
-            bucket,
-            total_buckets,
-            files: vec![file.clone()],
-            raw_convertible: true,
-            row_range: None,
-            branch: None,
+        let mut rows = if self.is_primary_key_table() {
+            // The key-value file's records, all of them, as rows of the value columns.
+            let data = strata_spec::kv::key_value_fields(&file_schema)?;
+            let path =
+                self.paths()
+                    .data_file(&self.partition_path(partition)?, bucket, &file.file_name);
+            let options = ParquetReadOptions {
+                file_size: Some(file.file_size as u64),
+                ..Default::default()
+            };
+            read_data_file(self.file_io(), &path, &data, &row_type.fields, options).await?
+        } else {
+            let split = DataSplit {
+                snapshot_id,
+                partition: partition.clone(),
+                bucket,
+                total_buckets,
+                files: vec![file.clone()],
+                raw_convertible: true,
+                row_range: None,
+                branch: None,
+            };
+            self.new_read()
+                .without_deletion_vectors()
+                .to_stream(vec![split])?
         };
-        let mut rows = self
-            .new_read()
-            .without_deletion_vectors()
-            .to_stream(vec![split])?;
         while let Some(batch) = rows.try_next().await? {
             writer.write(&batch)?;
         }

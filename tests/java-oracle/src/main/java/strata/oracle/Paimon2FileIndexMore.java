@@ -3,6 +3,7 @@ package strata.oracle;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.fileindex.FileIndexPredicate;
 import org.apache.paimon.fs.Path;
+import org.apache.paimon.index.FileIndexProcessor;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.manifest.ManifestEntry;
 import org.apache.paimon.predicate.Equal;
@@ -23,6 +24,7 @@ import org.apache.paimon.types.MapType;
 import org.apache.paimon.types.RowType;
 
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -77,6 +79,27 @@ final class Paimon2FileIndexMore {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("skipped", skipped);
         out.put("files", files);
+        return out;
+    }
+
+    /**
+     * What Java's {@code FileIndexProcessor} (the {@code rewrite_file_index} procedure) builds
+     * for every live data file, without committing: {fileName: {embeddedIndex (base64 or
+     * null), extraFiles}}. Index files it writes are left in the bucket directory (unlisted).
+     */
+    static Object processedIndexes(Commands c, Map<String, Object> req) throws Exception {
+        FileStoreTable t = c.table(req);
+        FileIndexProcessor processor = new FileIndexProcessor(t);
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (ManifestEntry e : t.store().newScan().plan().files()) {
+            DataFileMeta f = processor.process(e.partition(), e.bucket(), e);
+            Map<String, Object> m = new LinkedHashMap<>();
+            byte[] idx = f.embeddedIndex();
+            m.put("embeddedIndex", idx == null ? null : Base64.getEncoder().encodeToString(idx));
+            m.put("extraFiles", new ArrayList<Object>(f.extraFiles()));
+            m.put("level", f.level());
+            out.put(f.fileName(), m);
+        }
         return out;
     }
 
