@@ -11,6 +11,7 @@
 /// Data-file formats: the Parquet reader with Paimon's layout and its read options and hints.
 pub mod format {
     pub use crate::format::arrow_types::from_arrow_schema;
+    pub use crate::format::deletion_vector::encode_deletion_vectors_index;
     pub use crate::format::map_shredding::read::{file_shredding_meta, ShreddedRead};
     pub use crate::format::parquet_reader::{
         read_parquet_metadata, read_parquet_with, ParquetReadOptions, PushedRowFilter,

@@ -494,7 +494,7 @@ fn decode_bitmap64(body: &[u8]) -> std::result::Result<RoaringTreemap, SpecError
 /// (offset of the length prefix, recorded length, cardinality) for `_DELETIONS_VECTORS_RANGES`.
 /// The `_ROW_COUNT` Java records for the file is the number of vectors. A data file listed
 /// twice is an error (Java keys the vectors by data file).
-pub(crate) fn encode_deletion_vectors_index(
+pub fn encode_deletion_vectors_index(
     vectors: &[(String, DeletionVector)],
 ) -> std::result::Result<(Vec<u8>, Vec<DeletionVectorMeta>), SpecError> {
     let mut seen = std::collections::HashSet::with_capacity(vectors.len());
