@@ -1,4 +1,5 @@
-//! File indexes (Java's `FileIndexer`s): append writes build bloom-filter and bitmap indexes,
+//! File indexes (Java's `FileIndexer`s): append writes build bloom-filter, bitmap and
+//! range-bitmap indexes,
 //! embedded in the manifest under `file-index.in-manifest-threshold` or written as
 //! `<data-file>.index`; filtered reads skip the files the indexes rule out and count them in
 //! `ReadMetrics::files_skipped_by_index`; the rows are always exactly the filter's. Orphan
@@ -112,6 +113,43 @@ async fn embedded_indexes_skip_files() {
 }
 
 #[tokio::test]
+async fn range_bitmap_indexes_skip_files_by_range() {
+    let wh = Warehouse::new();
+    // ids 0..50, 100..150, 200..250 plus -1 and 100000 in every file: statistics span every
+    // range, only the range bitmap rules files out.
+    let t = three_files(
+        &wh,
+        "db.rb",
+        r#""file-index.range-bitmap.columns":"id,s","file-index.range-bitmap.s.chunk-size":"64b",
+           "file-index.in-manifest-threshold":"64 kb""#,
+    )
+    .await;
+    let splits = t.new_scan().plan().await.unwrap().splits;
+    assert!(splits
+        .iter()
+        .flat_map(|s| s.files.iter())
+        .all(|f| f.embedded_index.is_some()));
+    let (ids, m) = read(&t, "id > 120 AND id < 130").await;
+    assert_eq!(ids, (121..130).collect::<Vec<_>>());
+    assert_eq!((m.files_skipped_by_index, m.files_read), (2, 1), "{m:?}");
+    let (ids, m) = read(&t, "id >= 60 AND id <= 99").await;
+    assert!(ids.is_empty());
+    assert_eq!(m.files_skipped_by_index, 3, "{m:?}");
+    let (ids, m) = read(&t, "id IN (7, 207)").await;
+    assert_eq!(ids, vec![7, 207]);
+    assert_eq!(m.files_skipped_by_index, 1, "{m:?}");
+    let (ids, m) = read(&t, "s = 's2_31'").await;
+    assert_eq!(ids, vec![231]);
+    assert_eq!(m.files_skipped_by_index, 2, "{m:?}");
+    let (ids, m) = read(&t, "s IS NULL").await;
+    assert_eq!(ids, vec![103]);
+    assert_eq!(m.files_read, 1, "{m:?}");
+    // The same rows as a scan when the index cannot decide (<> keeps every file).
+    let (ids, _) = read(&t, "id <> 5 AND id < 3").await;
+    assert_eq!(ids, vec![-1, -1, -1, 0, 1, 2]);
+}
+
+#[tokio::test]
 async fn large_indexes_are_separate_files_kept_by_orphan_cleanup() {
     let wh = Warehouse::new();
     // Default bloom filter: 1,000,000 items, about 600 KB, above the 500-byte threshold.
@@ -146,7 +184,7 @@ async fn large_indexes_are_separate_files_kept_by_orphan_cleanup() {
 async fn unwritten_index_types_are_refused_by_name() {
     let wh = Warehouse::new();
     // Creating such a table is refused (as is writing one another engine created).
-    for key in ["file-index.range-bitmap.columns"] {
+    for key in ["file-index.no-such-type.columns"] {
         let id: strata::table::Identifier = "db.r".parse().unwrap();
         let schema =
             strata_spec::schema::Schema::from_json(&table(&format!(r#""{key}":"id""#))).unwrap();
@@ -250,4 +288,131 @@ async fn rewrite_file_index_then_expiry_and_orphan_cleanup() {
     assert!(live.iter().all(|n| on_disk.contains(n)), "{on_disk:?}");
     let (ids, _) = read(&t, "id = 201").await;
     assert_eq!(ids, vec![201]);
+}
+
+#[tokio::test]
+async fn rewrite_file_index_of_primary_key_tables() {
+    let wh = Warehouse::new();
+    let t = wh
+        .create(
+            "db.pk",
+            r#"{"fields":[{"name":"id","type":"BIGINT NOT NULL"},{"name":"s","type":"STRING"}],
+                "primaryKeys":["id"],"options":{"bucket":"1"}}"#,
+        )
+        .await;
+    for k in 0..3 {
+        t.write_batches([batch(k)], None).await.unwrap();
+    }
+    let files = |t: &Table| {
+        let t = t.clone();
+        async move {
+            t.new_scan()
+                .plan()
+                .await
+                .unwrap()
+                .splits
+                .into_iter()
+                .flat_map(|s| s.files)
+                .collect::<Vec<_>>()
+        }
+    };
+    assert!(files(&t).await.iter().all(|f| f.embedded_index.is_none()));
+    let t = t
+        .with_dynamic_options([
+            ("file-index.range-bitmap.columns".into(), "s".into()),
+            ("file-index.in-manifest-threshold".into(), "64 kb".into()),
+        ])
+        .unwrap();
+    let report = t.rewrite_file_index(&[]).await.unwrap();
+    assert_eq!((report.files, report.index_files), (3, 0));
+    let after = files(&t).await;
+    assert_eq!(after.len(), 3);
+    assert!(after.iter().all(|f| f.embedded_index.is_some()));
+    // Keys -1 and 100000 are in every file (the last write wins): the rows stay merged.
+    let (ids, _) = read(&t, "s = 'zzz'").await;
+    assert_eq!(ids, vec![100_000]);
+    let (ids, _) = read(&t, "s = 's1_9'").await;
+    assert_eq!(ids, vec![109]);
+}
+
+#[tokio::test]
+async fn map_key_indexes_are_written_and_skip_files() {
+    use arrow_array::builder::{MapBuilder, StringBuilder};
+    let wh = Warehouse::new();
+    let t = wh
+        .create(
+            "db.mk",
+            r#"{"fields":[{"name":"id","type":"BIGINT NOT NULL"},
+                          {"name":"m","type":"MAP<STRING, STRING>"}],
+                "options":{"bucket":"-1","file-index.bitmap.columns":"m[color]",
+                           "file-index.bloom-filter.columns":"m[size]",
+                           "file-index.bloom-filter.m.items":"30"}}"#,
+        )
+        .await;
+    for k in 0..3i64 {
+        let mut b = MapBuilder::new(None, StringBuilder::new(), StringBuilder::new());
+        let mut ids = Vec::new();
+        for i in 0..20i64 {
+            ids.push(100 * k + i);
+            if i == 7 {
+                b.append(false).unwrap();
+                continue;
+            }
+            if i != 3 {
+                b.keys().append_value("color");
+                b.values().append_value(format!("c{k}"));
+            }
+            b.keys().append_value("size");
+            b.values().append_value(format!("s{k}_{i}"));
+            b.append(true).unwrap();
+        }
+        let m = b.finish();
+        let schema = Arc::new(ArrowSchema::new(vec![
+            Field::new("id", ArrowType::Int64, false),
+            Field::new("m", arrow_array::Array::data_type(&m).clone(), true),
+        ]));
+        let batch =
+            RecordBatch::try_new(schema, vec![Arc::new(Int64Array::from(ids)), Arc::new(m)])
+                .unwrap();
+        t.write_batches([batch], None).await.unwrap();
+    }
+    let (ids, m) = read(&t, "m['color'] = 'c1'").await;
+    assert_eq!(ids.len(), 18);
+    assert_eq!((m.files_skipped_by_index, m.files_read), (2, 1), "{m:?}");
+    let (ids, m) = read(&t, "m['size'] = 's2_5'").await;
+    assert_eq!(ids, vec![205]);
+    assert_eq!(m.files_skipped_by_index, 2, "{m:?}");
+    // A key without an index keeps every file.
+    let (ids, m) = read(&t, "m['shape'] = 'x'").await;
+    assert!(ids.is_empty());
+    assert_eq!(m.files_skipped_by_index, 0, "{m:?}");
+    // A MAP key index needs a MAP column with string keys.
+    let err = wh
+        .catalog
+        .create_table(
+            &"db.bad".parse().unwrap(),
+            &strata_spec::schema::Schema::from_json(&table(
+                r#""file-index.bitmap.columns":"s[k]""#,
+            ))
+            .unwrap(),
+            false,
+        )
+        .await
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    let err = if err.is_empty() {
+        let t = wh
+            .catalog
+            .get_table(&"db.bad".parse().unwrap())
+            .await
+            .unwrap();
+        t.write_batches([batch(0)], None)
+            .await
+            .unwrap_err()
+            .to_string()
+    } else {
+        err
+    };
+    assert!(err.contains("not map type"), "{err}");
 }
