@@ -260,3 +260,97 @@ def test_strata_sets_fallback_and_primary_branch_java_reads(java, strata, inputs
 def _rows_json(t: pa.Table):
     from interop_support.java_oracle import rows_json
     return rows_json(t)
+
+
+# ---- time travel through scan.fallback-branch / scan.primary-branch ------------------------------
+
+def _sql_rows(strata, query: str) -> set:
+    """``strata sql`` rows as (id, dt, v) tuples."""
+    import json
+    out = strata.run("sql", "-e", query, "--format", "jsonl").stdout
+    return {(r["id"], r["dt"], r["v"]) for r in map(json.loads, filter(None, out.splitlines()))}
+
+
+def _tuples(model: Model) -> set:
+    return {(i, d, v) for (d, i), v in model.rows.items()}
+
+
+def test_time_travel_through_the_other_branch_as_java(java, strata, inputs):
+    """Java's ``FallbackReadFileStoreTable.copy`` / ``rewriteOtherOptions``: a snapshot id
+    travels the other branch to its snapshot at or before the own snapshot's time (none: its
+    snapshot 1); a tag to the main branch's tag of that name (Java's
+    ``StaticFromTagStartingScanner``); a time to each branch's snapshot
+    at or before it; ``scan.version`` is resolved by each branch (a number is the other branch's
+    snapshot of that id).  Java (main written by Java, ``fb`` by strata) and strata read the same
+    rows, equal to the model."""
+    wh = _abs(strata.warehouse)
+    java.create_table(wh, IDENT, _schema())
+    main, fb = Model(), Model()
+    mains, fbs = {}, {}
+
+    def main_write(rows):
+        time.sleep(0.05)
+        sid = java.write(wh, IDENT, _rows_json(main.apply(rows)))
+        mains[sid] = main.copy()
+
+    def fb_write(rows):
+        time.sleep(0.05)
+        write("strata", strata, None, f"{IDENT}$branch_fb", fb.apply(rows), inputs)
+        fbs[len(fbs) + 1] = fb.copy()
+
+    main_write([(1, "d1", "m1")])
+    java.call("Branches.create", warehouse=wh, table=IDENT, branch="fb")
+    fb_write([(1, "d1", "f1"), (2, "d2", "f1")])
+    main_write([(3, "d1", "m2")])
+    fb_write([(4, "d3", "f2")])
+    main_write([(5, "d2", "m3")])
+    fb_write([(6, "d4", "f3")])
+    assert sorted(mains) == [1, 2, 3] and [s["id"] for s in strata.snapshots(f"{IDENT}$branch_fb")] == [1, 2, 3]
+    java.create_tag(wh, IDENT, "t1", snapshot=2)
+    java.create_tag(wh, f"{IDENT}$branch_fb", "t1", snapshot=1)
+    java.create_tag(wh, IDENT, "only_main", snapshot=3)
+    java.alter_table(wh, IDENT, [{"op": "setOption", "key": "scan.fallback-branch", "value": "fb"}])
+
+    def both(want: Model, what: str, java_kw: dict, strata_args=(), sql=None):
+        assert_same_rows(java.read(wh, IDENT, **java_kw), want.lines(), f"Java read {what}")
+        if strata_args is not None:
+            p = strata.run("read", IDENT, *strata_args, "--format", "jsonl")
+            import json
+            got = {(r["id"], r["dt"], r["v"]) for r in map(json.loads, filter(None, p.stdout.splitlines()))}
+            assert got == _tuples(want), f"strata read {what}: {got}"
+        if sql is not None:
+            assert _sql_rows(strata, sql) == _tuples(want), f"strata SQL {what}"
+
+    both(_read_through(mains[3], fbs[3]), "latest", {}, ())
+    # Snapshot 1: fb has no snapshot that early, Java reads its snapshot 1 (d2 from fb).
+    both(_read_through(mains[1], fbs[1]), "snapshot 1", {"snapshot": 1}, ("--snapshot", "1"),
+         "SELECT * FROM db.t VERSION AS OF 1")
+    # Snapshot 2 maps to fb's snapshot 1 by time, snapshot 3 to fb's snapshot 2.
+    both(_read_through(mains[2], fbs[1]), "snapshot 2", {"snapshot": 2}, ("--snapshot", "2"))
+    both(_read_through(mains[3], fbs[2]), "snapshot 3", {"snapshot": 3}, ("--snapshot", "3"),
+         "SELECT * FROM db.t /*+ OPTIONS('scan.snapshot-id' = '3') */")
+    # A tag: Java's StaticFromTagStartingScanner reads the main branch's tag on fb too (its
+    # TagManager is built from the table path alone): fb's own t1 is not read, fb adds nothing.
+    both(mains[2], "tag t1", {"tag": "t1"}, ("--tag", "t1"),
+         "SELECT * FROM db.t VERSION AS OF 't1'")
+    both(mains[3], "tag only_main", {"tag": "only_main"}, ("--tag", "only_main"))
+    # A time: fb's snapshot 2 time reads main's snapshot 2 and fb's snapshot 2.
+    fb2 = [s for s in strata.snapshots(f"{IDENT}$branch_fb") if s["id"] == 2][0]["timeMillis"]
+    both(_read_through(mains[2], fbs[2]), "timestamp", {"options": {"scan.timestamp-millis": str(fb2)}},
+         ("--timestamp-millis", str(fb2)))
+    # scan.version 2: main's snapshot 2 and fb's snapshot 2 (not mapped by time).
+    both(_read_through(mains[2], fbs[2]), "scan.version", {"options": {"scan.version": "2"}}, None,
+         "SELECT * FROM db.t /*+ OPTIONS('scan.version' = '2') */")
+    # A tag only fb has: both refuse (main lacks it).
+    java.create_tag(wh, f"{IDENT}$branch_fb", "only_fb", snapshot=2)
+    with pytest.raises(Exception):
+        java.read(wh, IDENT, tag="only_fb")
+    p = strata.run("read", IDENT, "--tag", "only_fb", check=False)
+    assert p.returncode != 0 and "only_fb" in p.stderr, p.stderr
+
+    # scan.primary-branch, set by strata: fb's partitions at the mapped snapshot first.
+    strata.run("sql", "-e",
+               "ALTER TABLE db.t SET ('scan.fallback-branch' = ' ', 'scan.primary-branch' = 'fb')")
+    both(_read_through(fbs[2], mains[3]), "primary, snapshot 3", {"snapshot": 3}, ("--snapshot", "3"),
+         "SELECT * FROM db.t VERSION AS OF 3")
+    both(mains[2], "primary, tag t1", {"tag": "t1"}, ("--tag", "t1"))

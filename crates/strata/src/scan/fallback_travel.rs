@@ -6,10 +6,10 @@
 //! | the scan travels by | the other branch reads |
 //! |---|---|
 //! | a snapshot id (`scan.snapshot-id`, `--snapshot`, `VERSION AS OF n`) | its latest snapshot committed at or before the own snapshot's `timeMillis` (`SnapshotManager.earlierOrEqualTimeMills`); without one its snapshot 1, as Java's `Snapshot.FIRST_SNAPSHOT_ID` |
-//! | a tag (`scan.tag-name`, `--tag`, `VERSION AS OF 'tag'`) | its own tag of that name (a missing tag is an error, as Java's `TagManager.getOrThrow`) |
+//! | a tag (`scan.tag-name`, `--tag`, `VERSION AS OF 'tag'`) | the **main** branch's tag of that name: Java's `StaticFromTagStartingScanner` builds its `TagManager` from the table path alone (the main branch), so the other branch plans main's tagged snapshot (manifests and data files are shared by all branches), read with the schema of the other branch's own tag of that name when it has one (Java's `tryTimeTravel` on the other table), else its latest; a tag main lacks is an error |
 //! | a time (`scan.timestamp-millis`, `scan.timestamp`, `FOR SYSTEM_TIME AS OF`) | its latest snapshot at or before that time (none is an error, as Java's `StaticFromTimestampStartingScanner`) |
 //! | a watermark (`scan.watermark`) | its first snapshot with a watermark at or after it |
-//! | `scan.version` | the version resolved on its own tags and snapshots (Java passes `scan.version` unchanged: a number is the other branch's snapshot of that id, not mapped by time) |
+//! | `scan.version` | the version resolved on its own tags and snapshots (Java passes `scan.version` unchanged: a number is the other branch's snapshot of that id, not mapped by time; a tag of its own is then planned as a tag above) |
 //!
 //! Each side is read with the schema of the snapshot it travels to (Java's `tryTimeTravel` on
 //! both tables), and the two row types must match as in a scan of the latest snapshots.
@@ -21,8 +21,9 @@
 use strata_spec::options::{OptionEnum, StartupMode};
 use strata_spec::snapshot::Snapshot;
 
-use super::time_travel::{snapshot_at_or_before, TravelTarget};
+use super::time_travel::{self, snapshot_at_or_before, TravelTarget};
 use crate::error::ErrorDetail;
+use crate::table::tags::TagManager;
 use crate::table::Table;
 use crate::Result;
 
@@ -125,28 +126,47 @@ pub(crate) fn from_options(
     Ok(Some(BranchTravel::Target(target)))
 }
 
-/// The snapshot of `other` a scan of `own` travelling by `travel` reads (the module's table);
-/// `own_snapshot` is the own branch's snapshot when the scan already resolved it.
-pub(crate) async fn other_snapshot(
+/// What the other branch of a scan of `own` travelling by `travel` reads (the module's
+/// table): the snapshot to plan and `other` at the schema to read it with. `own_snapshot` is
+/// the own branch's snapshot when the scan already resolved it.
+pub(crate) async fn other_side(
     own: &Table,
     own_snapshot: Option<&Snapshot>,
     other: &Table,
     travel: &BranchTravel,
-) -> Result<Snapshot> {
-    match travel {
-        BranchTravel::Target(TravelTarget::Snapshot(id)) => {
+) -> Result<(Snapshot, Table)> {
+    let target = match travel {
+        BranchTravel::Target(t) => t.clone(),
+        BranchTravel::Version(v) => TravelTarget::version(other, v).await?,
+    };
+    if let TravelTarget::Tag(name) = &target {
+        // Java's `StaticFromTagStartingScanner`: the main branch's tag.
+        let main = own
+            .switch_to_branch(crate::meta::paths::MAIN_BRANCH)
+            .await?;
+        let planned = TravelTarget::Tag(name.clone()).resolve(&main).await?;
+        let schema_at = match TagManager::new(other).get(name).await? {
+            Some(tag) => time_travel::table_at(other, &tag.snapshot).await?,
+            None => other.clone(),
+        };
+        return Ok((planned, schema_at));
+    }
+    let snapshot = match (&target, travel) {
+        // `scan.version` = digits is the other branch's snapshot of that id (not mapped).
+        (TravelTarget::Snapshot(id), BranchTravel::Target(_)) => {
             let millis = match own_snapshot.filter(|s| s.id == *id) {
                 Some(s) => s.time_millis,
                 None => own.snapshot_manager().snapshot(*id).await?.time_millis,
             };
             match earlier_or_equal(other, millis).await? {
-                Some(s) => Ok(s),
-                None => first_snapshot(other, *id, millis).await,
+                Some(s) => s,
+                None => first_snapshot(other, *id, millis).await?,
             }
         }
-        BranchTravel::Target(target) => target.resolve(other).await,
-        BranchTravel::Version(v) => TravelTarget::version(other, v).await?.resolve(other).await,
-    }
+        _ => target.resolve(other).await?,
+    };
+    let at = time_travel::table_at(other, &snapshot).await?;
+    Ok((snapshot, at))
 }
 
 /// Java's `SnapshotManager.earlierOrEqualTimeMills`: `None` when no snapshot of `table` was

@@ -243,14 +243,10 @@ impl TableScan {
         };
         let mut other_snapshot = None;
         if let Some(travel) = &travel {
-            let s = fallback_travel::other_snapshot(
-                own,
-                self.snapshot_meta.as_ref(),
-                &other,
-                travel,
-            )
-            .await?;
-            other = time_travel::table_at(&other, &s).await?;
+            let (s, at) =
+                fallback_travel::other_side(own, self.snapshot_meta.as_ref(), &other, travel)
+                    .await?;
+            other = at;
             other_snapshot = Some(s);
         }
         fallback::validate_schema(own, &other, key)?;

@@ -197,11 +197,11 @@ pub async fn partitions_at(table: &Table, snapshot_id: Option<i64>) -> Result<Re
                 let other_id = match snapshot_id {
                     None => None,
                     Some(id) => {
-                        use crate::scan::fallback_travel::{other_snapshot, BranchTravel};
+                        use crate::scan::fallback_travel::{other_side, BranchTravel};
                         let travel = BranchTravel::Target(
                             crate::scan::time_travel::TravelTarget::Snapshot(id),
                         );
-                        Some(other_snapshot(table, None, &other, &travel).await?.id)
+                        Some(other_side(table, None, &other, &travel).await?.0.id)
                     }
                 };
                 let other_rows = partition_rows(&other, other_id).await?;
