@@ -14,8 +14,10 @@
 //!    Compaction files keep their rows' ids in a stored `_ROW_ID` column and get none. A row's
 //!    `_ROW_ID` is `firstRowId` + its position in the file unless the file stores the column.
 //!
-//! Java's BLOB and vector-store files (which share the row ids of the data file before them)
-//! are never written by strata; a commit carrying one is refused.
+//! A `.blob` file (a BLOB column's values, `writeCols` = that column) shares the row ids of the
+//! data file before it: each BLOB column's files take consecutive ids from that data file's
+//! `firstRowId` (Java's `blobStarts`). Vector-store files are never written by strata; a
+//! commit carrying one is refused.
 
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::{FileSource, ManifestEntry};
@@ -117,6 +119,10 @@ pub(crate) fn assign_row_tracking(
         }
     }
     let mut next = first_row_id_start;
+    // Java's `blobStartDefault` / `blobStarts`: where the next .blob file of each BLOB column
+    // starts, from the data file before it.
+    let mut blob_start_default = first_row_id_start;
+    let mut blob_starts: std::collections::HashMap<String, i64> = Default::default();
     for e in delta.iter_mut() {
         let f = &mut e.file;
         let Some(source) = f.file_source else {
@@ -135,16 +141,44 @@ pub(crate) fn assign_row_tracking(
             continue;
         }
         let lower = f.file_name.to_ascii_lowercase();
-        if lower.ends_with(".blob") || lower.contains(".vector") {
+        if lower.ends_with(".blob") {
+            let Some(field) = f.write_cols.as_ref().and_then(|c| c.first()).cloned() else {
+                return Err(ErrorDetail::InvalidArgument(format!(
+                    "committing BLOB file {} to a row-tracking table: it names no BLOB column \
+                     (writeCols)",
+                    f.file_name
+                ))
+                .into());
+            };
+            let start = blob_starts
+                .get(&field)
+                .copied()
+                .unwrap_or(blob_start_default);
+            if start >= next {
+                return Err(ErrorDetail::InvalidArgument(format!(
+                    "committing BLOB file {} to a row-tracking table: it starts at row id \
+                     {start}, not before the next data file's {next} (a .blob file must follow \
+                     the data file of its rows; Java: \"blobStart should be less than start\")",
+                    f.file_name
+                ))
+                .into());
+            }
+            f.first_row_id = Some(start);
+            blob_starts.insert(field, start + f.row_count);
+            continue;
+        }
+        if lower.contains(".vector") {
             return Err(ErrorDetail::Unsupported(format!(
-                "committing {} to a row-tracking table: BLOB and vector-store files share the \
-                 row ids of their data file (Java's blob/vector row-id rules); strata does not \
-                 assign them",
+                "committing {} to a row-tracking table: vector-store files share the row ids \
+                 of their data file (Java's vector-store row-id rules); strata does not assign \
+                 them",
                 f.file_name
             ))
             .into());
         }
         f.first_row_id = Some(next);
+        blob_start_default = next;
+        blob_starts.clear();
         next = next.checked_add(f.row_count).ok_or_else(|| {
             crate::Error::from(ErrorDetail::InvalidArgument(format!(
                 "row ids overflow at data file {}",
@@ -234,8 +268,44 @@ mod tests {
         assert_eq!(assign_row_tracking(2, 50, &mut delta).unwrap(), 50);
         assert_eq!(delta[0].file.first_row_id, Some(40));
         assert_eq!(delta[1].file.first_row_id, None);
+        // a .blob file before any data file has no rows to share
         let mut blob = vec![entry("x.blob", 1, 0, 0, FileSource::Append)];
+        blob[0].file.write_cols = Some(vec!["b".into()]);
         assert!(assign_row_tracking(2, 0, &mut blob).is_err());
+    }
+
+    #[test]
+    fn blob_files_share_the_ids_of_their_data_file() {
+        let blob = |name: &str, rows: i64, col: &str| {
+            let mut e = entry(name, rows, 0, rows - 1, FileSource::Append);
+            e.file.write_cols = Some(vec![col.into()]);
+            e
+        };
+        // Java's order: a data file, then each BLOB column's files; then the next data file
+        let mut delta = vec![
+            entry("d1.parquet", 5, 0, 4, FileSource::Append),
+            blob("b1.blob", 2, "p"),
+            blob("b2.blob", 3, "p"),
+            blob("c1.blob", 5, "q"),
+            entry("d2.parquet", 4, 0, 3, FileSource::Append),
+            blob("b3.blob", 4, "p"),
+            blob("c2.blob", 4, "q"),
+        ];
+        assert_eq!(assign_row_tracking(3, 10, &mut delta).unwrap(), 19);
+        let ids: Vec<_> = delta.iter().map(|e| e.file.first_row_id).collect();
+        assert_eq!(
+            ids,
+            [10, 10, 12, 10, 15, 15, 15].map(Some).to_vec(),
+            "{delta:?}"
+        );
+        assert!(delta.iter().all(|e| e.file.min_sequence_number == 3));
+        // more BLOB rows than the data file has: refused (Java's "blobStart should be less")
+        let mut bad = vec![
+            entry("d.parquet", 2, 0, 1, FileSource::Append),
+            blob("b1.blob", 2, "p"),
+            blob("b2.blob", 1, "p"),
+        ];
+        assert!(assign_row_tracking(3, 0, &mut bad).is_err());
     }
 
     #[test]

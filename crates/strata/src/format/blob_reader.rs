@@ -223,4 +223,4 @@ fn le8(b: &[u8]) -> [u8; 8] {
 
 #[cfg(test)]
 #[path = "blob_reader_tests.rs"]
-mod tests;
+pub(crate) mod tests;

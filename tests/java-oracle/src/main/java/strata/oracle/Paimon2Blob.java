@@ -30,7 +30,8 @@ import java.util.Map;
  * <p>{@code write} request: {@code rows}, objects {@code {"id", "name", "payload"}} with the
  * payload as lowercase hex (or null). {@code read} answer: {@code rows}, the same objects.
  * {@code files} answer: each live file's {@code fileName}, {@code rowCount}, {@code firstRowId},
- * {@code writeCols}, {@code maxSequenceNumber}.
+ * {@code writeCols}, sequence numbers, size, source, {@code valueStatsCols}, the value statistics'
+ * arity and null counts (enough to compare strata's files with Java's).
  */
 final class Paimon2Blob {
     private Paimon2Blob() {}
@@ -85,6 +86,22 @@ final class Paimon2Blob {
                 m.put("firstRowId", f.firstRowId());
                 m.put("writeCols", f.writeCols());
                 m.put("maxSequenceNumber", f.maxSequenceNumber());
+                m.put("minSequenceNumber", f.minSequenceNumber());
+                m.put("fileSize", f.fileSize());
+                m.put("schemaId", f.schemaId());
+                m.put("level", f.level());
+                m.put("fileSource", f.fileSource().map(Enum::name).orElse(null));
+                m.put("deleteRowCount", f.deleteRowCount().orElse(null));
+                m.put("valueStatsCols", f.valueStatsCols());
+                m.put("extraFiles", f.extraFiles());
+                m.put("externalPath", f.externalPath().orElse(null));
+                m.put("embeddedIndex", f.embeddedIndex() == null ? null : HEX.formatHex(f.embeddedIndex()));
+                m.put("valueStatsArity", f.valueStats().minValues().getFieldCount());
+                List<Object> nulls = new ArrayList<>();
+                for (int i = 0; i < f.valueStats().nullCounts().size(); i++) {
+                    nulls.add(f.valueStats().nullCounts().isNullAt(i) ? null : f.valueStats().nullCounts().getLong(i));
+                }
+                m.put("nullCounts", nulls);
                 files.add(m);
             }
         }

@@ -1,0 +1,250 @@
+//! BLOB columns written through the `Table` API (Java 2.0's `DedicatedFormatRollingFileWriter`):
+//! a data-evolution append table's rows split into a Parquet file of the other columns and
+//! `.blob` files rolled at `blob.target-file-size`, read back stitched by row id; the commit
+//! gives the `.blob` files the row ids of their Parquet file; snapshot expiry deletes the
+//! `.blob` files of an overwritten write and orphan cleanup keeps the live ones. Java reading
+//! strata's files, and the bytes equal to Java's: `tests/interop/test_blob.py`.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::common::*;
+use arrow_array::{Array, BinaryArray, Int32Array, Int64Array, LargeBinaryArray, RecordBatch};
+use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
+use strata::maintenance::{ExpireConfig, ExpireSnapshots, OrphanFilesClean};
+use strata::table::Table;
+
+const OPTIONS: &str = r#""bucket":"-1","row-tracking.enabled":"true","data-evolution.enabled":"true","blob.target-file-size":"64 b""#;
+
+async fn blob_table(wh: &Warehouse, name: &str, extra: &str) -> Table {
+    wh.create(
+        name,
+        &format!(
+            r#"{{"fields":[{{"name":"id","type":"INT"}},{{"name":"pic","type":"BLOB"}}],
+              "partitionKeys":[],"options":{{{OPTIONS}{extra}}}}}"#
+        ),
+    )
+    .await
+}
+
+fn payload(i: i32) -> Option<Vec<u8>> {
+    (i % 3 != 2).then(|| vec![i as u8; (i as usize * 7) % 50])
+}
+
+fn batch(ids: std::ops::Range<i32>, large: bool) -> RecordBatch {
+    let values: Vec<Option<Vec<u8>>> = ids.clone().map(payload).collect();
+    let refs: Vec<Option<&[u8]>> = values.iter().map(|v| v.as_deref()).collect();
+    let (ty, col): (ArrowType, Arc<dyn Array>) = if large {
+        (
+            ArrowType::LargeBinary,
+            Arc::new(LargeBinaryArray::from_opt_vec(refs)),
+        )
+    } else {
+        (ArrowType::Binary, Arc::new(BinaryArray::from_opt_vec(refs)))
+    };
+    RecordBatch::try_new(
+        Arc::new(ArrowSchema::new(vec![
+            Field::new("id", ArrowType::Int32, true),
+            Field::new("pic", ty, true),
+        ])),
+        vec![Arc::new(Int32Array::from(ids.collect::<Vec<_>>())), col],
+    )
+    .unwrap()
+}
+
+/// Every row as id → (row id, BLOB).
+async fn read_rows(t: &Table) -> BTreeMap<i32, (i64, Option<Vec<u8>>)> {
+    let plan = t.new_scan().plan().await.unwrap();
+    let read = t
+        .new_read()
+        .with_projection(vec!["_ROW_ID".into(), "id".into(), "pic".into()]);
+    let mut out = BTreeMap::new();
+    for b in read.to_batches(plan.splits).await.unwrap() {
+        let rid = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+        let id = b.column(1).as_any().downcast_ref::<Int32Array>().unwrap();
+        let pic = b.column(2).as_any().downcast_ref::<BinaryArray>().unwrap();
+        for i in 0..b.num_rows() {
+            let v = (!pic.is_null(i)).then(|| pic.value(i).to_vec());
+            out.insert(id.value(i), (rid.value(i), v));
+        }
+    }
+    out
+}
+
+/// (file name, row count, first row id, writeCols) of every live file.
+async fn live_files(t: &Table) -> Vec<(String, i64, Option<i64>, Option<Vec<String>>)> {
+    let plan = t.new_scan().plan().await.unwrap();
+    let mut out: Vec<_> = plan
+        .splits
+        .iter()
+        .flat_map(|s| s.files.iter())
+        .map(|f| {
+            (
+                f.file_name.clone(),
+                f.row_count,
+                f.first_row_id,
+                f.write_cols.clone(),
+            )
+        })
+        .collect();
+    out.sort_by_key(|f| (f.2, f.0.ends_with(".blob"), f.0.clone()));
+    out
+}
+
+fn blob_files_on_disk(dir: &std::path::Path) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(dir.join("bucket-0"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".blob"))
+        .collect();
+    out.sort();
+    out
+}
+
+#[tokio::test]
+async fn blob_columns_are_written_to_blob_files_and_read_back() {
+    let wh = Warehouse::new();
+    let t = blob_table(&wh, "db.b", "").await;
+    t.write_batches([batch(0..10, false)], None).await.unwrap();
+    // LargeBinary input is taken too (cast to the table's Binary)
+    t.write_batches([batch(10..16, true), batch(16..20, false)], None)
+        .await
+        .unwrap();
+    let got = read_rows(&t).await;
+    assert_eq!(got.len(), 20);
+    for (id, (rid, v)) in &got {
+        assert_eq!(*rid, *id as i64, "row ids follow the write order");
+        assert_eq!(*v, payload(*id), "row {id}");
+    }
+    let files = live_files(&t).await;
+    let data: Vec<_> = files.iter().filter(|f| f.0.ends_with(".parquet")).collect();
+    assert_eq!(
+        data.iter().map(|f| (f.1, f.2)).collect::<Vec<_>>(),
+        vec![(10, Some(0)), (10, Some(10))]
+    );
+    assert!(data.iter().all(|f| f.3 == Some(vec!["id".to_string()])));
+    let blobs: Vec<_> = files.iter().filter(|f| f.0.ends_with(".blob")).collect();
+    assert!(blobs.len() > 2, "rolled at 64 bytes: {files:?}");
+    assert!(blobs.iter().all(|f| f.3 == Some(vec!["pic".to_string()])));
+    // each data file's rows are covered by consecutive .blob files
+    for d in &data {
+        let start = d.2.unwrap();
+        let mut next = start;
+        for b in blobs
+            .iter()
+            .filter(|b| (start..start + d.1).contains(&b.2.unwrap()))
+        {
+            assert_eq!(b.2, Some(next), "{files:?}");
+            next += b.1;
+        }
+        assert_eq!(next, start + d.1, "{files:?}");
+    }
+    // projections without the BLOB column and filters on it
+    assert_eq!(
+        read_ids_i32(&t, Some("pic IS NULL")).await,
+        vec![2, 5, 8, 11, 14, 17]
+    );
+}
+
+async fn read_ids_i32(t: &Table, filter: Option<&str>) -> Vec<i32> {
+    let mut scan = t.new_scan();
+    let mut read = t.new_read().with_projection(vec!["id".into()]);
+    if let Some(f) = filter {
+        let p = strata::expr::parse_sql_predicate(f).unwrap();
+        scan = scan.with_filter(p.clone());
+        read = read.with_filter(p);
+    }
+    let plan = scan.plan().await.unwrap();
+    let mut out = Vec::new();
+    for b in read.to_batches(plan.splits).await.unwrap() {
+        let c = b.column(0).as_any().downcast_ref::<Int32Array>().unwrap();
+        out.extend(c.values().iter().copied());
+    }
+    out.sort();
+    out
+}
+
+#[tokio::test]
+async fn expiry_and_orphan_cleanup_know_blob_files() {
+    let wh = Warehouse::new();
+    let t = blob_table(&wh, "db.e", "").await;
+    let dir = wh.table_dir("db", "e");
+    t.write_batches([batch(0..8, false)], None).await.unwrap();
+    let first = blob_files_on_disk(&dir);
+    assert!(first.len() > 1, "{first:?}");
+    t.write_batches(
+        [batch(100..106, false)],
+        Some(strata::commit::OverwriteScope::WholeTable),
+    )
+    .await
+    .unwrap();
+    let second: Vec<String> = blob_files_on_disk(&dir)
+        .into_iter()
+        .filter(|n| !first.contains(n))
+        .collect();
+    assert!(!second.is_empty());
+    // a stray .blob file nobody references
+    std::fs::write(dir.join("bucket-0/data-stray-0.blob"), b"x").unwrap();
+
+    // orphan cleanup with every file old enough: only the stray file goes (the overwritten
+    // write's files are still in snapshot 1)
+    let report = OrphanFilesClean::new(&t, i64::MAX).clean().await.unwrap();
+    let removed: Vec<&str> = report.files.iter().map(|f| f.path.as_str()).collect();
+    assert!(
+        removed.len() == 1 && removed[0].ends_with("data-stray-0.blob"),
+        "{removed:?}"
+    );
+    let mut all = first.clone();
+    all.extend(second.iter().cloned());
+    all.sort();
+    assert_eq!(blob_files_on_disk(&dir), all);
+
+    // expiring snapshot 1 deletes the overwritten .blob files, keeps the live ones
+    tokio::time::sleep(Duration::from_millis(3)).await;
+    ExpireSnapshots::new(&t)
+        .unwrap()
+        .with_config(ExpireConfig {
+            retain_max: 1,
+            retain_min: 1,
+            time_retained: Duration::ZERO,
+            max_deletes: 1000,
+        })
+        .expire()
+        .await
+        .unwrap();
+    let mut left = second.clone();
+    left.sort();
+    assert_eq!(blob_files_on_disk(&dir), left);
+    let got = read_rows(&t).await;
+    assert_eq!(
+        got.keys().copied().collect::<Vec<_>>(),
+        (100..106).collect::<Vec<_>>()
+    );
+    assert!(got.iter().all(|(id, (_, v))| *v == payload(*id)));
+}
+
+#[tokio::test]
+async fn unwritable_blob_tables_are_refused_by_name() {
+    let wh = Warehouse::new();
+    let create = |name: &str, extra: &str| {
+        let json = format!(
+            r#"{{"fields":[{{"name":"id","type":"INT"}},{{"name":"pic","type":"BLOB"}}],
+              "partitionKeys":[],"options":{{{OPTIONS}{extra}}}}}"#
+        );
+        let id: strata::catalog::Identifier = name.parse().unwrap();
+        let schema = strata_spec::schema::Schema::from_json(&json).unwrap();
+        let catalog = wh.catalog.clone();
+        async move { catalog.create_table(&id, &schema, false).await }
+    };
+    let err = create("db.d", r#","blob-as-descriptor":"true""#)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("blob-as-descriptor"), "{err}");
+    // Java's SchemaValidation.validateBlobFields
+    let err = create("db.f", r#","blob-field":"id""#).await.unwrap_err();
+    assert!(err.to_string().contains("'id' in 'blob-field'"), "{err}");
+    let t = blob_table(&wh, "db.ok", r#","blob-field":"pic""#).await;
+    t.write_batches([batch(0..3, false)], None).await.unwrap();
+    assert_eq!(read_rows(&t).await.len(), 3);
+}
