@@ -259,7 +259,7 @@ fn read_bitmap(data: &[u8]) -> Result<RoaringBitmap, SpecError> {
         .map_err(|e| invalid(format!("bitmap: {e}")))
 }
 
-fn sub<'a>(data: &'a [u8], start: usize, len: usize) -> Result<&'a [u8], SpecError> {
+fn sub(data: &[u8], start: usize, len: usize) -> Result<&[u8], SpecError> {
     start
         .checked_add(len)
         .filter(|e| *e <= data.len())
