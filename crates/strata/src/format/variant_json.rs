@@ -4,7 +4,7 @@
 //!
 //! Encoding: object keys go into the metadata dictionary in order of first appearance (version 1,
 //! unsorted, smallest offset size); objects list their fields sorted by key with the smallest id
-//! and offset sizes; integers take the smallest integer type (INT8 … INT64, as Java's
+//! and offset sizes, their values in document order (Java's `finishWritingObject`); integers take the smallest integer type (INT8 … INT64, as Java's
 //! `appendLong`); other numbers are DOUBLE (Java keeps a number with a fraction and at most 38
 //! digits as a DECIMAL instead — the same value to a JSON reader); strings up to 63 bytes are
 //! short strings. Decoding prints every primitive: decimals as numbers, DATE / TIMESTAMP / TIME /

@@ -56,10 +56,9 @@ fn shred(shredding: &str, docs: &[Option<Value>]) -> StructArray {
         .clone()
 }
 
-/// Shreds and rebuilds `docs`; the rebuilt binaries must decode to the same JSON and (as
-/// both sides write Java's canonical encoding) carry the same bytes.
+/// Shreds and rebuilds `docs`; the rebuilt binaries must decode to the same JSON (the bytes
+/// differ: the rebuild makes a new dictionary, as Java's does).
 fn round_trip(shredding: &str, docs: &[Option<Value>]) {
-    let source = column(docs);
     let shredded = shred(shredding, docs);
     let rebuilt = unshred(&shredded, "v").unwrap();
     let rebuilt = rebuilt.as_struct();
@@ -71,8 +70,6 @@ fn round_trip(shredding: &str, docs: &[Option<Value>]) {
                 let v = rebuilt.column(0).as_binary::<i32>().value(i);
                 let m = rebuilt.column(1).as_binary::<i32>().value(i);
                 assert_eq!(&variant_to_json(v, m).unwrap(), doc, "{shredding}");
-                assert_eq!(v, source.column(0).as_binary::<i32>().value(i), "{doc}");
-                assert_eq!(m, source.column(1).as_binary::<i32>().value(i), "{doc}");
             }
         }
     }

@@ -2,20 +2,20 @@
 //! into the unshredded variant binary (`Struct{value, metadata}`), as Java's
 //! `ShreddingUtils.rebuild` does it (the Parquet variant shredding spec).
 //!
-//! For each row, a node with a non-null `typed_value` is encoded from it — a scalar as its
-//! variant primitive (integers in the smallest integer type and decimals in the smallest decimal
-//! type, as Java's `GenericVariantBuilder.appendLong` / `appendDecimal`; strings up to 63 bytes
-//! as short strings), a shredded object as an object of its present fields plus the fields of
-//! the residual `value` (a partially shredded object), a shredded array element by element —
-//! and otherwise its `value` bytes are copied. The row's own `metadata` is kept (it holds every
-//! key, shredded ones included, as the spec requires), so copied residual bytes stay valid and
-//! object field ids are looked up in it. Objects are written with their fields sorted by key and
-//! the smallest id and offset sizes. Malformed input (a present row with neither `value` nor
-//! `typed_value`, a residual that is not an object, a key missing from the dictionary) is an
-//! error naming the column.
+//! Byte for byte as Java's `GenericVariantBuilder` builds it there: for each row, a node with a
+//! non-null `typed_value` is encoded from it — a scalar as its variant primitive (integers in the
+//! smallest integer type and decimals in the smallest decimal type, as `appendLong` /
+//! `appendDecimal`; strings up to 63 bytes as short strings), a shredded object as an object of
+//! its present fields (schema order) followed by the fields of the residual `value` (a partially
+//! shredded object), a shredded array element by element — and otherwise its `value` is copied
+//! (`appendVariant`). Keys go into a new dictionary in the order they are met (`addKey`), and the
+//! row's metadata is that dictionary (Java's `result()`); the file's `metadata` only resolves the
+//! field ids of the `value` bytes. Objects list their fields sorted by key (Java's `String`
+//! order) with their data in the order appended. Malformed input (a present row with neither
+//! `value` nor `typed_value`, a residual that is not an object or repeats a shredded field, a
+//! key missing from the dictionary) is an error naming the column.
 
-use super::variant_encode::{encode_array, encode_object};
-use std::collections::HashMap;
+use super::variant_encode::{append_variant, encode_array, encode_object, KeyDict};
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
@@ -108,7 +108,6 @@ fn typed(t: &ArrayRef, path: &str) -> Result<Typed> {
 
 /// The key dictionary of a variant metadata binary.
 struct Dict {
-    ids: HashMap<String, u32>,
     keys: Vec<String>,
 }
 
@@ -137,12 +136,7 @@ fn dict(metadata: &[u8]) -> Option<Dict> {
         let b = metadata.get(start + w[0]..start + w[1])?;
         keys.push(String::from_utf8(b.to_vec()).ok()?);
     }
-    let ids = keys
-        .iter()
-        .enumerate()
-        .map(|(i, k)| (k.clone(), i as u32))
-        .collect();
-    Some(Dict { ids, keys })
+    Some(Dict { keys })
 }
 
 /// The (key, value bytes) of a variant object value.
@@ -292,7 +286,27 @@ fn encode_scalar(a: &ArrayRef, row: usize, path: &str, out: &mut Vec<u8>) -> Res
 }
 
 /// Appends the variant value of `node` at `row`; false when it is missing (neither part set).
-fn rebuild(node: &Node, row: usize, dict: &Dict, path: &str, out: &mut Vec<u8>) -> Result<bool> {
+/// Whether `node` holds a value at `row` (a missing object field has neither part).
+fn present(node: &Node, row: usize) -> bool {
+    node.value.as_ref().is_some_and(|v| v.is_valid(row))
+        || match &node.typed {
+            Some(Typed::Scalar(a)) => a.is_valid(row),
+            Some(Typed::Object { array, .. }) => array.is_valid(row),
+            Some(Typed::List { array, .. }) => array.is_valid(row),
+            None => false,
+        }
+}
+
+/// Appends the variant value of `node` at `row`, its keys added to `keys` (the rebuilt
+/// dictionary; `dict` is the file's); false when it is missing (neither part set).
+fn rebuild(
+    node: &Node,
+    row: usize,
+    dict: &Dict,
+    keys: &mut KeyDict,
+    path: &str,
+    out: &mut Vec<u8>,
+) -> Result<bool> {
     let residual = node.value.as_ref().filter(|v| v.is_valid(row));
     match &node.typed {
         Some(Typed::Scalar(a)) if a.is_valid(row) => {
@@ -300,26 +314,36 @@ fn rebuild(node: &Node, row: usize, dict: &Dict, path: &str, out: &mut Vec<u8>) 
             return Ok(true);
         }
         Some(Typed::Object { array, fields }) if array.is_valid(row) => {
+            // Java's order: the shredded fields present, in schema order, then the residual
+            // object's fields, each key added to the new dictionary before its value.
             let mut entries = Vec::new();
             for (name, child) in fields {
-                let mut buf = Vec::new();
-                if rebuild(child, row, dict, &format!("{path}.{name}"), &mut buf)? {
-                    entries.push((name.clone(), buf));
+                if !present(child, row) {
+                    continue;
                 }
+                let id = keys.add(name);
+                let mut buf = Vec::new();
+                rebuild(child, row, dict, keys, &format!("{path}.{name}"), &mut buf)?;
+                entries.push((id, name.clone(), buf));
             }
             if let Some(v) = residual {
                 let rest = object_fields(v.value(row), dict)
                     .ok_or_else(|| malformed(path, "the residual value is not an object"))?;
-                entries.extend(rest);
+                for (key, value) in rest {
+                    if fields.iter().any(|(name, _)| *name == key) {
+                        return Err(malformed(
+                            path,
+                            format!("the residual value repeats the shredded field {key}"),
+                        ));
+                    }
+                    let id = keys.add(&key);
+                    let mut buf = Vec::new();
+                    append_variant(&value, &dict.keys, keys, &mut buf)
+                        .ok_or_else(|| malformed(path, "malformed residual value"))?;
+                    entries.push((id, key, buf));
+                }
             }
-            let with_ids = entries
-                .into_iter()
-                .map(|(k, v)| match dict.ids.get(&k) {
-                    Some(id) => Ok((*id, k, v)),
-                    None => Err(malformed(path, format!("key {k} is not in the metadata"))),
-                })
-                .collect::<Result<Vec<_>>>()?;
-            encode_object(with_ids, out);
+            encode_object(entries, out);
             return Ok(true);
         }
         Some(Typed::List { array, element }) if array.is_valid(row) => {
@@ -336,7 +360,7 @@ fn rebuild(node: &Node, row: usize, dict: &Dict, path: &str, out: &mut Vec<u8>) 
             let mut elements = Vec::with_capacity(end - start);
             for i in start..end {
                 let mut buf = Vec::new();
-                if !rebuild(element, i, dict, path, &mut buf)? {
+                if !rebuild(element, i, dict, keys, path, &mut buf)? {
                     return Err(malformed(path, "an array element is missing"));
                 }
                 elements.push(buf);
@@ -348,7 +372,8 @@ fn rebuild(node: &Node, row: usize, dict: &Dict, path: &str, out: &mut Vec<u8>) 
     }
     match residual {
         Some(v) => {
-            out.extend_from_slice(v.value(row));
+            append_variant(v.value(row), &dict.keys, keys, out)
+                .ok_or_else(|| malformed(path, "malformed value"))?;
             Ok(true)
         }
         None => Ok(false),
@@ -364,10 +389,12 @@ pub(crate) fn unshred(source: &StructArray, path: &str) -> Result<ArrayRef> {
     let metadata = binary(metadata, path)?;
     let top = node(source, path)?;
     let mut values: Vec<Vec<u8>> = Vec::with_capacity(source.len());
+    let mut metadatas: Vec<Vec<u8>> = Vec::with_capacity(source.len());
     let mut last: Option<(Vec<u8>, Dict)> = None;
     for row in 0..source.len() {
         if source.is_null(row) {
             values.push(Vec::new());
+            metadatas.push(Vec::new());
             continue;
         }
         let m = metadata.value(row);
@@ -377,22 +404,18 @@ pub(crate) fn unshred(source: &StructArray, path: &str) -> Result<ArrayRef> {
         }
         let (_, d) = last.as_ref().expect("set just above");
         let mut out = Vec::new();
-        if !rebuild(&top, row, d, path, &mut out)? {
+        let mut keys = KeyDict::default();
+        if !rebuild(&top, row, d, &mut keys, path, &mut out)? {
             return Err(malformed(path, "a row has neither value nor typed_value"));
         }
         values.push(out);
+        metadatas.push(keys.metadata());
     }
     let fields = Fields::from(vec![
         Field::new("value", ArrowType::Binary, false),
         Field::new("metadata", ArrowType::Binary, false),
     ]);
-    let metadata: ArrayRef = Arc::new(BinaryArray::from_iter_values((0..source.len()).map(|i| {
-        if metadata.is_valid(i) {
-            metadata.value(i)
-        } else {
-            &[][..]
-        }
-    })));
+    let metadata: ArrayRef = Arc::new(BinaryArray::from_iter_values(metadatas));
     let value: ArrayRef = Arc::new(BinaryArray::from_iter_values(values));
     StructArray::try_new(fields, vec![value, metadata], source.nulls().cloned())
         .map(|s| Arc::new(s) as ArrayRef)
