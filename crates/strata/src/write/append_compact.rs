@@ -350,6 +350,10 @@ impl Table {
             target_file_size: picking.target_file_size,
             open_file_cost: picking.open_file_cost,
             min_file_num: picking.min_file_num,
+            compact_blob: self
+                .options()
+                .get_bool("blob-compaction.enabled")?
+                .unwrap_or(false),
         };
         let mut vectors = if self.options().deletion_vectors_enabled()? {
             dv::load(self, &snapshot).await?

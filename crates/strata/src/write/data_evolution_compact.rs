@@ -14,14 +14,17 @@
 //! A task reads its ranges stitched (`read::data_evolution`, Java's `DataEvolutionSplitRead`:
 //! the newest file holding a column gives it) in row-id order and writes them into one file
 //! of every column (`writeCols` null, as Java's writer when the write type is the table's row
-//! type), never rolled (Java's `DYNAMIC_WRITE_OPTIONS`), its `firstRowId` the first range's,
+//! type) but the BLOB columns, which stay in their `.blob` files (`writeCols` then names the
+//! other columns, as Java's `readWriteType`), never rolled (Java's `DYNAMIC_WRITE_OPTIONS`), its `firstRowId` the first range's,
 //! its sequence numbers the smallest and largest of the files it replaces
 //! (`assignSequenceNumber`), level 0, file source APPEND (Java's task writes it with an
 //! append writer). The rows keep their `_ROW_ID`s, since the ranges are contiguous. One
 //! COMPACT snapshot DELETEs the task's files and ADDs the new one.
 //!
-//! Refused by name: `.blob` files in a partition (Java's `DataEvolutionBlobCompactTask` and
-//! BLOB-excluding write type are not done here) and vector-store files; deletion vectors on a
+//! `.blob` files are no part of the planning and stay as they are (Java's default,
+//! `blob-compaction.enabled` = false). Refused by name: with `blob-compaction.enabled` = true,
+//! partitions holding `.blob` files (Java's `DataEvolutionBlobCompactTask` merges them; not
+//! done here), vector-store files, and deletion vectors on a
 //! data-evolution table (reads refuse them too, so `data-evolution.compaction.rewrite-row-ids`,
 //! which only acts with deletion vectors, never applies).
 
@@ -41,6 +44,8 @@ pub(super) struct EvolutionPicking {
     pub(super) target_file_size: u64,
     pub(super) open_file_cost: u64,
     pub(super) min_file_num: usize,
+    /// `blob-compaction.enabled`.
+    pub(super) compact_blob: bool,
 }
 
 /// Java `RangeHelper.mergeOverlappingRanges`: `items` grouped by overlapping inclusive ranges
@@ -78,11 +83,9 @@ fn merge_overlapping<T: Clone>(items: &[T], range: impl Fn(&T) -> (i64, i64)) ->
         .collect()
 }
 
-/// Whether `name` is a file Java keeps beside the data files of a range (BLOB or
-/// vector-store), which this compaction does not rewrite.
-fn dedicated_file(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower.ends_with(".blob") || lower.contains(".vector")
+/// Whether `name` is a `.blob` file (Java's `isBlobFile`).
+fn blob_file(name: &str) -> bool {
+    name.to_ascii_lowercase().ends_with(".blob")
 }
 
 impl EvolutionPicking {
@@ -93,13 +96,31 @@ impl EvolutionPicking {
         files: &[DataFileMeta],
         full: bool,
     ) -> std::result::Result<Vec<Vec<DataFileMeta>>, String> {
-        if let Some(f) = files.iter().find(|f| dedicated_file(&f.file_name)) {
+        if let Some(f) = files
+            .iter()
+            .find(|f| f.file_name.to_ascii_lowercase().contains(".vector"))
+        {
             return Err(format!(
-                "the partition holds {} (a BLOB or vector-store file); strata does not compact \
-                 them (Java's DataEvolutionBlobCompactTask)",
+                "the partition holds vector-store file {}; strata does not compact them",
                 f.file_name
             ));
         }
+        if self.compact_blob {
+            if let Some(f) = files.iter().find(|f| blob_file(&f.file_name)) {
+                return Err(format!(
+                    "blob-compaction.enabled = true and the partition holds {}; strata does not \
+                     compact .blob files (Java's DataEvolutionBlobCompactTask)",
+                    f.file_name
+                ));
+            }
+        }
+        // `.blob` files stay where they are: only the data files are planned.
+        let files: Vec<DataFileMeta> = files
+            .iter()
+            .filter(|f| !blob_file(&f.file_name))
+            .cloned()
+            .collect();
+        let files = files.as_slice();
         if let Some(f) = files.iter().find(|f| f.first_row_id.is_none()) {
             return Err(format!("data file {} has no firstRowId", f.file_name));
         }
@@ -152,12 +173,26 @@ impl EvolutionPicking {
 
 impl Table {
     /// This table as a data-evolution compaction writes it: one file per task, never rolled
-    /// (Java's `DataEvolutionCompactTask.DYNAMIC_WRITE_OPTIONS`).
+    /// (Java's `DataEvolutionCompactTask.DYNAMIC_WRITE_OPTIONS`), of the columns other than
+    /// BLOB ones (a table of those columns when there are BLOB columns, as `update_columns`
+    /// writes some columns).
     pub(super) fn evolution_compaction_writer(&self) -> Result<(Table, Arc<WriterConfig>)> {
         let writing = self.with_dynamic_options([
             ("target-file-size".to_string(), "99999 G".to_string()),
             ("target-file-row-num".to_string(), i64::MAX.to_string()),
         ])?;
+        let fields = evolution_write_fields(self);
+        let writing = if fields.len() == self.schema().fields.len() {
+            writing
+        } else {
+            let projected = Arc::new(strata_spec::schema::TableSchema {
+                fields,
+                partition_keys: Vec::new(),
+                primary_keys: Vec::new(),
+                ..writing.schema().as_ref().clone()
+            });
+            writing.with_schema(projected)?
+        };
         let config = Arc::new(WriterConfig::from_table(&writing)?);
         Ok((writing, config))
     }
@@ -189,8 +224,11 @@ impl Table {
             0,
         ));
         let writer = writers.last_mut().expect("pushed");
-        let fields = self.schema().fields.clone();
-        let arrow_schema = crate::format::arrow_types::to_arrow_schema(&self.schema().row_type())?;
+        let fields = evolution_write_fields(self);
+        let all_columns = fields.len() == self.schema().fields.len();
+        let arrow_schema = crate::format::arrow_types::to_arrow_schema(
+            &strata_spec::RowType::new(fields.clone()),
+        )?;
         let mut expected = first_row_id;
         let mut rows_total = 0i64;
         for group in &groups {
@@ -234,11 +272,24 @@ impl Table {
         }
         let file = &mut after[0];
         file.first_row_id = Some(first_row_id);
-        file.write_cols = None;
+        file.write_cols = (!all_columns).then(|| fields.iter().map(|f| f.name.clone()).collect());
         file.min_sequence_number = min_seq.unwrap_or_default();
         file.max_sequence_number = max_seq.unwrap_or_default();
         Ok(after)
     }
+}
+
+/// The columns a data-evolution compaction reads and writes: the table's, but the top-level
+/// BLOB ones (Java's `BlobType.fieldNamesInBlobFile`; strata refuses BLOB descriptor and view
+/// fields, so every BLOB column lives in `.blob` files).
+fn evolution_write_fields(table: &Table) -> Vec<strata_spec::DataField> {
+    table
+        .schema()
+        .fields
+        .iter()
+        .filter(|f| !matches!(f.data_type.kind, strata_spec::TypeKind::Blob))
+        .cloned()
+        .collect()
 }
 
 fn invalid(table: &Table, what: String) -> Error {
@@ -292,6 +343,7 @@ mod tests {
             target_file_size: 100,
             open_file_cost: 1,
             min_file_num: 2,
+            compact_blob: false,
         };
         // Two adjacent ranges (0..4, 4..7) plus a column file of the first; a gap before 10.
         let files = [
@@ -313,12 +365,24 @@ mod tests {
         assert_eq!(names(&tasks), vec![vec!["a", "b"], vec!["big", "big_col"]]);
         // One file alone is left, unless min.file-num is 1.
         assert!(p.pack(&files[..1], true).unwrap().is_empty());
-        // Partial overlaps and BLOB files are refused.
+        // Partial overlaps are refused; .blob files stay out of the tasks (refused with
+        // blob-compaction.enabled).
         assert!(p
             .pack(&[file("a", 0, 4, 1), file("c", 2, 4, 1)], false)
             .is_err());
-        assert!(p
-            .pack(&[file("a", 0, 4, 1), file("x.blob", 0, 4, 1)], false)
-            .is_err());
+        let with_blob = [
+            file("a", 0, 4, 1),
+            file("a1", 0, 4, 1),
+            file("x.blob", 0, 4, 1),
+        ];
+        assert_eq!(
+            names(&p.pack(&with_blob, false).unwrap()),
+            vec![vec!["a", "a1"]]
+        );
+        let p = EvolutionPicking {
+            compact_blob: true,
+            ..p
+        };
+        assert!(p.pack(&with_blob, false).is_err());
     }
 }
