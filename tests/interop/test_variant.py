@@ -6,9 +6,14 @@ same bytes. Java encodes JSON with its own ``GenericVariant.fromJson`` (oracle
 ``Paimon2Variant``); strata reads exactly Java's bytes, and a strata write of those bytes is read
 by Java back to the same JSON. From a file Java shreds (a table setting
 ``variant.inferShreddingSchema``) strata rebuilds the unshredded variants as Java's
-``ShreddingUtils.rebuild`` does
-(checked through Java: strata's rebuilt bytes, written back unshredded, read by Java as the JSON
-Java reads from its shredded file).
+``ShreddingUtils.rebuild`` does, byte for byte the binaries Java's reader returns (and, written
+back unshredded, read by Java as the JSON Java reads from its shredded file).
+
+Shredded writes (``variant.shreddingSchema``): strata's data files have the Parquet schema Java
+writes for the same schema and the same shredded columns (``typed_value`` and residual
+``value``), compared through pyarrow; Java reads strata's files (appends, primary-key merges and
+compactions of both engines) as the rows it wrote. Inference (``variant.inferShreddingSchema``)
+stays refused for writes.
 """
 from __future__ import annotations
 
@@ -114,6 +119,9 @@ def test_shredded_java_files_are_rebuilt(java, strata, wh, tmp_path):
     files = list(pathlib.Path(wh).glob("db.db/var_shredded/bucket-0/*.parquet"))
     assert files and all("typed_value" in str(pq.ParquetFile(f).schema) for f in files), \
         [str(pq.ParquetFile(f).schema) for f in files]
+    # Byte for byte Java's rebuild (its new key dictionary, fields in schema order).
+    assert _strata_rows(strata, ident) == [
+        (r["id"], None if r["json"] is None else (r["value"], r["metadata"])) for r in theirs]
     got = strata.read_arrow(ident).sort_by("id")
     dst = "db.var_rebuilt"
     strata.create_table(dst, SCHEMA)
@@ -160,6 +168,7 @@ def test_shredded_variants_of_a_primary_key_table(java, strata, wh, tmp_path):
     theirs = _java_rows(java, wh, ident)
     files = list(pathlib.Path(wh).glob("db.db/var_pk/bucket-0/*.parquet"))
     assert len(files) >= 2 and all("typed_value" in str(pq.ParquetFile(f).schema) for f in files)
+    assert _strata_rows(strata, ident) == [(r["id"], (r["value"], r["metadata"])) for r in theirs]
     got = strata.read_arrow(ident).sort_by("id")
     assert got.num_rows == 20
     # Same JSON through Java: strata's rebuilt binaries decoded by Java's own reader.
@@ -170,3 +179,138 @@ def test_shredded_variants_of_a_primary_key_table(java, strata, wh, tmp_path):
     strata.write(dst, [str(f)])
     back = _java_rows(java, wh, dst)
     assert [(r["id"], r["json"]) for r in back] == [(r["id"], r["json"]) for r in theirs]
+
+
+SHREDDING = json.dumps({"type": "ROW", "fields": [{"name": "v", "type": {"type": "ROW", "fields": [
+    {"name": "a", "type": "BIGINT"},
+    {"name": "b", "type": "STRING"},
+    {"name": "c", "type": {"type": "ROW", "fields": [{"name": "x", "type": "INT"},
+                                                   {"name": "y", "type": {"type": "ARRAY", "element": "BIGINT"}},
+                                                   {"name": "w", "type": "VARIANT"}]}},
+    {"name": "arr", "type": {"type": "ARRAY", "element": {"type": "ROW", "fields": [{"name": "k", "type": "TINYINT"}]}}},
+    {"name": "dec", "type": "DECIMAL(6, 3)"},
+]}}]})
+
+
+def _data_files(wh, table):
+    return sorted(pathlib.Path(wh).glob(f"db.db/{table}/bucket-*/data-*.parquet"))
+
+
+def _live_files(strata, wh, ident):
+    names = {f["fileName"] for f in strata.files(ident)}
+    table = ident.split(".")[1]
+    return [f for f in _data_files(wh, table) if f.name in names]
+
+
+def _physical(f):
+    """The file's Parquet schema (names, repetition, types, field ids) and its rows by id."""
+    pf = pq.ParquetFile(f)
+    return str(pf.schema).split("\n", 1)[1], pf.read().sort_by("id").to_pylist()
+
+
+def _footer_keys(f):
+    return sorted((pq.ParquetFile(f).metadata.metadata or {}).keys())
+
+
+def _variant_file(tmp_path, name, rows):
+    vtype = pa.struct([pa.field("value", pa.binary(), nullable=False),
+                       pa.field("metadata", pa.binary(), nullable=False)])
+    values = [None if r.get("value") is None else
+              {"value": bytes.fromhex(r["value"]), "metadata": bytes.fromhex(r["metadata"])}
+              for r in rows]
+    f = tmp_path / name
+    pq.write_table(pa.table({"id": pa.array([r["id"] for r in rows], pa.int32()),
+                             "v": pa.array(values, vtype)}), f)
+    return f
+
+
+def _json_by_id(rows):
+    return {r["id"]: None if r["json"] is None else json.loads(r["json"]) for r in rows}
+
+
+def test_shredded_writes_match_java(java, strata, wh, tmp_path):
+    """The same variants written by Java and by strata into tables with the same
+    ``variant.shreddingSchema``: the data files have the same Parquet schema (field ids
+    included) and the same shredded column values; Java reads strata's file as its own."""
+    opts = {"bucket": "-1", "variant.shreddingSchema": SHREDDING}
+    docs = _shredded_docs() + DOCS + ['{"c":{"x":1,"w":{"deep":[1]}},"arr":[{"k":300},{"k":-1}],"dec":1.5}']
+    rows = [{"id": i, "json": d} for i, d in enumerate(docs)] + [{"id": len(docs)}]
+    java.create_table(wh, "db.vs_java", {**SCHEMA, "options": opts})
+    java.call("Paimon2Variant.write", warehouse=_abs(wh), table="db.vs_java", rows=rows)
+    theirs = _java_rows(java, wh, "db.vs_java")
+    assert len(theirs) == len(rows)
+    # Java's unshredded binaries (as the oracle wrote them), written by strata into the shredded table.
+    java.create_table(wh, "db.vs_plain", SCHEMA)
+    java.call("Paimon2Variant.write", warehouse=_abs(wh), table="db.vs_plain", rows=rows)
+    plain = _java_rows(java, wh, "db.vs_plain")
+    strata.create_table("db.vs_strata", {**SCHEMA, "options": opts})
+    strata.write("db.vs_strata", [str(_variant_file(tmp_path, "plain.parquet", plain))])
+
+    (jf,), (sf,) = _data_files(wh, "vs_java"), _data_files(wh, "vs_strata")
+    java_schema, java_cols = _physical(jf)
+    strata_schema, strata_cols = _physical(sf)
+    assert "typed_value" in java_schema
+    assert strata_schema == java_schema
+    assert strata_cols == java_cols
+    # No ARROW:schema entry for shredded variants (Java writes one only for shredded MAPs).
+    assert _footer_keys(sf) == _footer_keys(jf), (_footer_keys(sf), _footer_keys(jf))
+    # The same file entries in the manifest. (Value statistics of VARIANT columns are not
+    # compared: Java's Parquet stats extractor finds no leaf named like a nested column and, in
+    # dense mode, drops it from valueStatsCols; strata keeps its null count, shredded or not.)
+    meta = [java.call("Paimon2Blob.files", warehouse=_abs(wh), table=t)["files"]
+            for t in ("db.vs_java", "db.vs_strata")]
+    keys = ("rowCount", "level", "fileSource", "deleteRowCount", "extraFiles", "embeddedIndex")
+    assert [{k: f[k] for k in keys} for f in meta[1]] == [{k: f[k] for k in keys} for f in meta[0]]
+    # Java reads strata's shredded file as it reads its own.
+    assert _java_rows(java, wh, "db.vs_strata") == theirs
+    # strata's rebuild of either file gives Java's rebuilt bytes (ShreddingUtils.rebuild).
+    want = [(r["id"], None if r["json"] is None else (r["value"], r["metadata"])) for r in theirs]
+    assert _strata_rows(strata, "db.vs_java") == want
+    assert _strata_rows(strata, "db.vs_strata") == want
+    # Inference stays refused for writes.
+    java.create_table(wh, "db.vs_infer", {**SCHEMA, "options": {"bucket": "-1", "variant.inferShreddingSchema": "true"}})
+    res = strata.write("db.vs_infer", [str(_variant_file(tmp_path, "p2.parquet", plain))], check=False)
+    assert res.returncode != 0 and "variant.inferShreddingSchema" in res.stderr, res.stderr
+
+
+
+
+def test_shredded_tables_compacted_by_both_engines(java, strata, wh, tmp_path):
+    """Primary-key and append tables with ``variant.shreddingSchema``: strata's writes and full
+    compactions re-shred (every live file keeps the shredded layout), Java's writes and
+    compactions mix in, and both engines read the rows of an independent model."""
+    opts = {"variant.shreddingSchema": SHREDDING}
+    docs = _shredded_docs()
+    for ident, extra in (("db.vs_pk", {"primaryKeys": ["id"], "options": {**opts, "bucket": "1"}}),
+                         ("db.vs_append", {"options": {**opts, "bucket": "1", "bucket-key": "id"}})):
+        java.create_table(wh, ident, {**SCHEMA, **extra})
+        model = {}
+        # strata: three commits (updates of existing ids on the primary-key table).
+        # Three files (Java's and strata's full append compaction wants at least three).
+        commits = ((range(30), range(0, 30, 2), range(1, 30, 3)) if "primaryKeys" in extra
+                   else (range(30), range(30, 45), range(45, 50)))
+        for n, ids in enumerate(commits):
+            batch = [{"id": i, "v": json.loads(docs[(i + 7 * n) % len(docs)])} for i in ids]
+            f = tmp_path / f"{ident}-{n}.jsonl"
+            f.write_text("".join(json.dumps(r) + "\n" for r in batch))
+            strata.write(ident, [str(f)])
+            model.update((r["id"], r["v"]) for r in batch)
+        strata.run("compact", ident, "--full")
+        assert strata.snapshots(ident)[-1]["commitKind"] == "COMPACT"
+        live = _live_files(strata, wh, ident)
+        # One rewritten file, shredded again (strata's rebuild on read, re-shred on write).
+        assert len(live) == 1 and "typed_value" in _physical(live[0])[0], live
+        assert _json_by_id(_java_rows(java, wh, ident)) == model
+        # Java writes and compacts on top; both engines read the same rows.
+        java.call("Paimon2Variant.write", warehouse=_abs(wh), table=ident,
+                  rows=[{"id": 100 + i, "json": docs[i]} for i in range(5)])
+        strata.run("compact", ident, "--full")
+        java.compact(wh, ident)
+        for i in range(5):
+            model[100 + i] = json.loads(docs[i])
+        theirs = _java_rows(java, wh, ident)
+        assert _json_by_id(theirs) == model
+        want = [(r["id"], None if r["json"] is None else (r["value"], r["metadata"])) for r in theirs]
+        assert _strata_rows(strata, ident) == want
+        live = _live_files(strata, wh, ident)
+        assert live and all("typed_value" in _physical(f)[0] for f in live), live

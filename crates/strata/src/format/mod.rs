@@ -15,7 +15,9 @@
 //! | [`dictionary_choice`] | which columns keep a dictionary: parquet-java's fallback rule |
 //! | [`column_orders`] | footer column orders Java/Spark/pyarrow read statistics under |
 //! | [`parquet_reader`] | [`read_parquet`]: any writer's file as batches of the read schema |
+//! | `blob_descriptor` | Java's serialized `BlobDescriptor` (`blob-as-descriptor` values) |
 //! | `blob_reader` | `.blob` files of BLOB columns (Java's `BlobFileFormat`), read whole |
+//! | `blob_writer` | `.blob` files written as Java's `BlobFormatWriter` (streamed, rolled by the caller) |
 //! | [`data_file_reader`] | [`read_data_file`]: a data file of any format, picked by its extension |
 //! | `orc_reader` | ORC data files Java writes (`file.format` = orc), via orc-rust |
 //! | `avro_reader` | Avro data files Java writes (`file.format` = avro), via arrow-avro |
@@ -30,7 +32,9 @@
 pub(crate) mod arrow_types;
 mod avro_container;
 mod avro_reader;
+pub(crate) mod blob_descriptor;
 pub(crate) mod blob_reader;
+pub(crate) mod blob_writer;
 mod column_orders;
 pub(crate) mod convert;
 pub(crate) mod data_file_reader;
@@ -55,6 +59,8 @@ pub(crate) mod stats;
 pub(crate) mod stats_options;
 mod variant_encode;
 pub(crate) mod variant_json;
+mod variant_shred_schema;
+mod variant_shred_write;
 mod variant_shredding;
 
 pub(crate) use datum::datum_at;

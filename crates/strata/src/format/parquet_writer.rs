@@ -46,6 +46,8 @@ use super::map_shredding::read::ARROW_SCHEMA_KEY;
 use super::map_shredding::FileShredder;
 #[cfg(doc)]
 use super::map_shredding::MapShredding;
+use super::variant_shred_schema::VariantShreddingSchema;
+use super::variant_shred_write::VariantShredder;
 use crate::error::ErrorDetail;
 use crate::io::FileIO;
 use parquet::arrow::{encode_arrow_schema, ArrowSchemaConverter};
@@ -137,6 +139,8 @@ pub(crate) struct ParquetWriteOptions {
     pub dictionary_page_size: usize,
     /// Parquet writer version 2 (`parquet.writer.version` = `v2`); default 1.0 like Java.
     pub writer_version_2: bool,
+    /// `variant.shreddingSchema`: the VARIANT columns written shredded.
+    pub variant_shredding: Option<VariantShreddingSchema>,
 }
 
 impl Default for ParquetWriteOptions {
@@ -150,6 +154,7 @@ impl Default for ParquetWriteOptions {
             dictionary: true,
             dictionary_page_size: 1024 * 1024,
             writer_version_2: false,
+            variant_shredding: None,
         }
     }
 }
@@ -243,6 +248,7 @@ impl ParquetWriteOptions {
                 }
             };
         }
+        out.variant_shredding = VariantShreddingSchema::from_options(get)?;
         Ok(out)
     }
 
@@ -347,6 +353,8 @@ pub(crate) struct ParquetWriter {
     rows: u64,
     /// Converts shredded MAP columns to their physical layout (PIP-43).
     shredder: Option<FileShredder>,
+    /// Converts shredded VARIANT columns to their physical layout (`variant.shreddingSchema`).
+    variant: Option<VariantShredder>,
 }
 
 impl std::fmt::Debug for ParquetWriter {
@@ -384,10 +392,24 @@ impl ParquetWriter {
         shredder: Option<FileShredder>,
     ) -> Result<Self> {
         let display = io.display(&path);
-        let file_schema = shredder
-            .as_ref()
-            .map(|s| s.physical_schema().clone())
-            .unwrap_or_else(|| schema.clone());
+        // Java's `ShreddingWritePlanWriterFactories`: one active shredding write plan per file.
+        let variant = match &options.variant_shredding {
+            Some(_) if shredder.is_some() => {
+                return Err(ErrorDetail::Unsupported(
+                    "Composing multiple active shredding write plans is not supported \
+                     (variant.shreddingSchema with shredded MAP columns)."
+                        .into(),
+                )
+                .into())
+            }
+            Some(s) => Some(VariantShredder::new(&schema, s)?),
+            None => None,
+        };
+        let file_schema = match (&shredder, &variant) {
+            (Some(s), _) => s.physical_schema().clone(),
+            (None, Some(v)) => v.physical_schema().clone(),
+            (None, None) => schema.clone(),
+        };
         // Validate the settings now rather than at the first row group.
         options.writer_properties_builder()?;
         let sink = BufWriter::with_capacity(io.store(), path.clone(), SINK_CAPACITY);
@@ -409,6 +431,7 @@ impl ParquetWriter {
             row_group_rows: options.row_group_rows.filter(|r| *r > 0),
             rows: 0,
             shredder,
+            variant,
         })
     }
 
@@ -417,12 +440,16 @@ impl ParquetWriter {
     pub(crate) async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         self.check_schema(batch)?;
         let shredded;
-        let batch = match &mut self.shredder {
-            Some(s) => {
+        let batch = match (&mut self.shredder, &self.variant) {
+            (Some(s), _) => {
                 shredded = s.convert(batch)?;
                 &shredded
             }
-            None => batch,
+            (None, Some(v)) => {
+                shredded = v.convert(batch)?;
+                &shredded
+            }
+            (None, None) => batch,
         };
         let rows = batch.num_rows();
         if self.encoder.is_none() {

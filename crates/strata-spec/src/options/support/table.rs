@@ -18,9 +18,7 @@ pub(super) const DEFAULT_AGGREGATE_FUNCTION: Entry =
 const READS_ANY_FILE: &str =
     "reads take each file's format, compression, statistics and location from the file and its manifest entry";
 const ALTER: &str = "rule of Java's ALTER TABLE; strata does not alter schemas";
-const APPEND_COMPACT: &str =
-    "tunes the compaction of deletion-vector append tables, which strata refuses (it compacts append tables without deletion vectors)";
-const BLOB: &str = "only for BLOB columns (blob-field, refused)";
+const BLOB: &str = "tunes how Java fetches, copies or splits BLOB values (descriptor inputs, which strata refuses; scan splitting); no effect on the .blob files strata writes or the rows it reads";
 const CHAIN: &str = "only for chain tables (chain-table.enabled, refused)";
 const CLUSTER: &str = "only with clustering (clustering.columns / clustering.incremental, refused)";
 const DATA_EVO: &str = "tunes Java's data-evolution compaction, MERGE INTO and row sidecars; strata's column writes (Table::update_columns, UPDATE) and stitched reads need none of it";
@@ -58,18 +56,18 @@ pub(super) const KEYS: &[Entry] = &[
     no_effect("async-file-write", MEM),
     no_effect("auto-create", "lets Java create missing storage when opening a table; no effect on stored data"),
     unsupported("batch-scan-mode", "internal Java scan mode (BatchScanMode): `compact` changes which files a batch scan returns", &["none"]),
-    unsupported("blob-as-descriptor", "BLOB values written as descriptors instead of bytes; strata writes no BLOB files", &["false"]),
-    no_effect("blob-compaction.enabled", DATA_EVO),
-    unsupported("blob-descriptor-field", "BLOB columns stored as serialized BlobDescriptor; strata does not implement BLOB storage", &[""]),
-    unsupported("blob-field", "BLOB columns stored in separate .blob files; strata reads them (top-level BLOB columns of data-evolution append tables) but does not write them", &[""]).read_honoured(),
+    implemented("blob-as-descriptor").read_honoured(),
+    no_effect("blob-compaction.enabled", "false (the default): data-evolution compaction leaves .blob files as they are, in Java and strata; with true, strata's compaction refuses partitions holding .blob files (Java's DataEvolutionBlobCompactTask) by name"),
+    unsupported("blob-descriptor-field", "BLOB columns stored inline as serialized BlobDescriptors; strata writes and reads BLOB columns in .blob files only", &[""]),
+    implemented("blob-field").read_honoured(),
     unsupported("blob-view-field", "BLOB view columns resolved from upstream tables at read time; not implemented", &[""]),
     no_effect("blob-view.resolve.enabled", BLOB),
     no_effect("blob-write-null-on-fetch-failure", BLOB),
     no_effect("blob-write-null-on-missing-file", BLOB),
     no_effect("blob.copy-buffer-size", BLOB),
     no_effect("blob.split-by-file-size", BLOB),
-    unsupported("blob.stored-descriptor-fields", "fallback key of blob-descriptor-field; BLOB storage is not implemented", &[""]),
-    no_effect("blob.target-file-size", BLOB),
+    unsupported("blob.stored-descriptor-fields", "fallback key of blob-descriptor-field (BLOBs stored inline as descriptors), not implemented", &[""]),
+    implemented("blob.target-file-size").read_honoured(),
     implemented("branch").read_honoured(),
     implemented("bucket").read_honoured(),
     no_effect("bucket-append-ordered", "false only relaxes sequence ordering of append buckets; strata's ordered append writes satisfy both"),
@@ -108,7 +106,7 @@ pub(super) const KEYS: &[Entry] = &[
     unsupported("commit.strict-mode.last-safe-snapshot", "Java's commit aborts on conflicting snapshots after this one; strata does not check", &[]).read_no_effect("a check of Java's commits; what they committed reads the same"),
     implemented("commit.timeout"),
     no_effect("commit.user-prefix", "prefix of the commit user Java jobs choose; strata picks its own commit user"),
-    no_effect("compaction.delete-ratio-threshold", APPEND_COMPACT),
+    implemented("compaction.delete-ratio-threshold"),
     implemented("compaction.file-num-limit"),
     implemented("compaction.force-rewrite-all-files"),
     implemented("compaction.force-up-level-0"),
@@ -131,7 +129,7 @@ pub(super) const KEYS: &[Entry] = &[
     no_effect("continuous.discovery-interval", STREAM),
     implemented("cross-partition-upsert.bootstrap-parallelism"),
     implemented("cross-partition-upsert.index-ttl"),
-    no_effect("data-evolution.compaction.rewrite-row-ids", DATA_EVO),
+    no_effect("data-evolution.compaction.rewrite-row-ids", "acts only when a data-evolution table also has deletion vectors (Java's DataEvolutionCompactDeletionVectorRewriter); strata refuses the compaction of such tables by name, so row ids are never rewritten"),
     implemented("data-evolution.enabled").stream_refused("streaming and incremental reads would read each file of a row-id range on its own; batch reads stitch them as Java's DataEvolutionSplitRead", &["false"]),
     no_effect("data-evolution.merge-into.file-pruning", DATA_EVO),
     no_effect("data-evolution.merge-into.source-persist", DATA_EVO),
@@ -258,7 +256,7 @@ pub(super) const KEYS: &[Entry] = &[
     no_effect("owner", "catalog metadata (table owner)"),
     no_effect("page-size", MEM),
     implemented("parquet.enable.dictionary").read_no_effect(READS_ANY_FILE),
-    unsupported("parquet.variant.shreddingSchema", "fallback key of variant.shreddingSchema; strata writes Variant columns unshredded", &[]).read_no_effect(SHREDDED_VARIANT_READ),
+    implemented("parquet.variant.shreddingSchema").read_no_effect(SHREDDED_VARIANT_READ),
     implemented("partial-update.ignore-delete").read_honoured(),
     implemented("partial-update.remove-record-on-delete").read_honoured(),
     implemented("partial-update.remove-record-on-sequence-group").read_honoured(),
@@ -375,7 +373,7 @@ pub(super) const KEYS: &[Entry] = &[
     unsupported("target-file-row-num", "Java rolls data files at this row count; strata rolls by target-file-size only", &["9223372036854775807"]).read_no_effect("how Java rolls data files; the rows are the same"),
     implemented("target-file-size"),
     unsupported("type", "format, materialized, object and other table types; strata reads and writes plain Paimon tables", &["table"]),
-    unsupported("variant.inferShreddingSchema", "Java infers and writes shredded Variant columns; strata writes them unshredded", &["false"]).read_no_effect(SHREDDED_VARIANT_READ),
+    unsupported("variant.inferShreddingSchema", "Java infers a shredding schema per file from its first rows; strata shreds Variant columns only by an explicit variant.shreddingSchema", &["false"]).read_no_effect(SHREDDED_VARIANT_READ),
     no_effect("variant.shredding.adaptive.maxInferBufferRow", VARIANT_INFER),
     no_effect("variant.shredding.adaptive.retentionRatio", VARIANT_INFER),
     no_effect("variant.shredding.inferenceMode", VARIANT_INFER),
@@ -383,7 +381,7 @@ pub(super) const KEYS: &[Entry] = &[
     no_effect("variant.shredding.maxSchemaDepth", VARIANT_INFER),
     no_effect("variant.shredding.maxSchemaWidth", VARIANT_INFER),
     no_effect("variant.shredding.minFieldCardinalityRatio", VARIANT_INFER),
-    unsupported("variant.shreddingSchema", "Java writes Variant columns shredded by this schema; strata writes them unshredded", &[]).read_no_effect(SHREDDED_VARIANT_READ),
+    implemented("variant.shreddingSchema").read_no_effect(SHREDDED_VARIANT_READ),
     unsupported("vector-field", "VECTOR columns stored in vector files; strata refuses VECTOR types", &[""]),
     no_effect("vector-index.search-mode", GINDEX),
     no_effect("vector-search.distribute.enabled", GINDEX),
@@ -426,10 +424,11 @@ pub(super) const PREFIXES: &[Entry] = &[
     no_effect("deletion-vectors.", "deletion-vector settings outside CoreOptions; strata writes no deletion vectors"),
     no_effect("dynamic-bucket.", FLINK),
     implemented("fields.").read_honoured(),
-    unsupported("file-index.", "file-index.<type>.columns of range-bitmap indexes (and MAP-key indexes): strata writes bloom-filter, bitmap and bsi file indexes only", &[]).read_no_effect("range-bitmap indexes Java builds for skipping files; reads are right without them"),
+    unsupported("file-index.", "file-index.<type>.columns of index types Java 2.0 does not have either: strata writes bloom-filter, bitmap, bsi and range-bitmap file indexes", &[]).read_no_effect("index types strata does not know keep every file; reads are right without them"),
     implemented("file-index.bitmap.").read_honoured(),
     implemented("file-index.bloom-filter.").read_honoured(),
     implemented("file-index.bsi.").read_honoured(),
+    implemented("file-index.range-bitmap.").read_honoured(),
     no_effect("format-table.", FORMAT_TABLE),
     no_effect("global-index.", GINDEX),
     no_effect("hive.", METASTORE),
