@@ -5,6 +5,9 @@ range) and Java Paimon 2.0 (its partial-column writer, the oracle's
 rewriting the table with strata (`strata write --overwrite` of every row with the new column).
 
     STRATA_BIN=target/debug/strata .interop-venv/bin/python bench/column_backfill.py [ROWS]
+
+Times here include process start (strata's CLI) and the oracle's JSON rows (Java): for timings
+use bench/column_backfill.sh (in-process on both sides, release build, medians).
 """
 from __future__ import annotations
 

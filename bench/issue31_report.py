@@ -22,7 +22,7 @@ def median_run(runs):
 
 def times(runs):
     if len(runs) == 1 and "iter_s" in runs[0]:
-        return runs[0]["iter_s"]
+        return sorted(runs[0]["iter_s"])
     return sorted(r["seconds"] for r in runs)
 
 
@@ -57,10 +57,10 @@ def file_index(lines):
                   f"{wm['seconds']:.3f} s {times(w)} | {wm['data_files']} | {mb(wm['data_bytes'])} | "
                   f"{mb(wm['index_bytes'])} | " if wm else f"| {engine} | {table} | – | – | – | – | ",
                   end="")
-            skipped = m.get("files_skipped_by_index", lm.get("files_skipped_by_index"))
+            skipped = m.get("filesSkippedByIndex", lm.get("files_skipped_by_index"))
             print(f"{lm['seconds'] * 1000:.1f} ms {[round(t * 1000, 1) for t in times(look)]} | "
                   f"{lm['plan_s'] * 1000:.1f} ms | {lm['files_planned']} | {skipped} | "
-                  f"{m.get('files_read', '–')} | {mb(m.get('bytes_read'))} | {mb(lm['rchar'])} | "
+                  f"{m.get('filesRead', '–')} | {mb(m.get('bytesRead'))} | {mb(lm['rchar'])} | "
                   f"{lm['rows']} |")
     print()
     for table in ("fi_plain", "fi_bloom"):
