@@ -44,3 +44,24 @@ def test_row_ids_and_column_updates(catalog):
     with pytest.raises(strata.StrataError, match="_ROW_ID 99"):
         t.update_columns(pa.table({"_ROW_ID": pa.array([99], pa.int64()),
                                    "v": pa.array([1], pa.int32())}))
+
+
+def test_data_evolution_compaction(catalog):
+    """``Table.compact`` on a data-evolution table (Java's ``DataEvolutionCompactCoordinator``):
+    the contiguous row-id ranges and their column files become one file of every column with the
+    first range's ``firstRowId``; rows and row ids stay."""
+    t = catalog.create_table(
+        "db.de", [("id", "BIGINT NOT NULL"), ("v", "INT")],
+        options={"bucket": "-1", "row-tracking.enabled": "true", "data-evolution.enabled": "true",
+                 "compaction.min.file-num": "2"})
+    t.write(_data([1, 2, 3], 0))
+    t.write(_data([4, 5], 0))
+    t.update_columns(pa.table({"_ROW_ID": pa.array([0, 3], pa.int64()),
+                               "v": pa.array([10, 40], pa.int32())}))
+    before = rows(t.read(columns=["id", "v", "_ROW_ID"]), "id")
+    report = t.compact()
+    assert report["snapshot_id"] == 4
+    assert rows(t.read(columns=["id", "v", "_ROW_ID"]), "id") == before
+    assert [r["v"] for r in before] == [10, 0, 0, 40, 0]
+    files = catalog.sql("SELECT record_count, first_row_id, write_cols FROM db.de$files").to_pylist()
+    assert files == [{"record_count": 5, "first_row_id": 0, "write_cols": None}], files

@@ -294,6 +294,17 @@ impl Table {
                 m.compact_index_changes.extend(changes);
             }
             committing = true;
+            if self.options().deletion_vectors_enabled()? {
+                let compacted: Vec<_> = messages
+                    .iter()
+                    .map(|m| {
+                        let names = m.compact_before.iter().map(|f| f.file_name.clone());
+                        (m.partition.clone(), names.collect())
+                    })
+                    .collect();
+                dv::check_vectors_unchanged(self, plan.snapshot_id, &plan.vectors, &compacted)
+                    .await?;
+            }
             let committed = self.new_commit()?.commit_messages(messages, None).await?;
             Ok::<_, Error>((committed, metrics))
         }

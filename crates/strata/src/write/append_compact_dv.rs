@@ -162,3 +162,45 @@ impl PartitionVectors {
         (out, rest)
     }
 }
+
+/// Refuses, as a commit conflict (the caller plans again), a compaction whose rewritten files
+/// got a new or changed deletion vector after snapshot `planned`: their rows were read with
+/// the older vectors, so the newer deletions would come back (Java's `ConflictDetection`
+/// pairs each deleted data file with its vector for the same reason). Checked right before
+/// the commit; the commit then refuses index files deleted meanwhile.
+pub(super) async fn check_vectors_unchanged(
+    table: &Table,
+    planned: i64,
+    vectors: &BTreeMap<Vec<u8>, PartitionVectors>,
+    compacted: &[(BinaryRow, Vec<String>)],
+) -> Result<()> {
+    let Some(latest) = table.snapshot_manager().latest().await? else {
+        return Ok(());
+    };
+    if latest.id == planned {
+        return Ok(());
+    }
+    let now = load(table, &latest).await?;
+    let none = PartitionVectors::default();
+    for (partition, names) in compacted {
+        let key = partition.as_bytes();
+        let (before, after) = (
+            vectors.get(key).unwrap_or(&none),
+            now.get(key).unwrap_or(&none),
+        );
+        if let Some(name) = names
+            .iter()
+            .find(|n| before.by_file.get(*n) != after.by_file.get(*n))
+        {
+            return Err(crate::error::ErrorDetail::CommitConflict {
+                table: table.identifier().to_string(),
+                message: format!(
+                    "the deletion vector of {name}, which this compaction rewrote, changed \
+                     after snapshot {planned}"
+                ),
+            }
+            .into());
+        }
+    }
+    Ok(())
+}
