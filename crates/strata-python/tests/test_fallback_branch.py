@@ -1,6 +1,7 @@
 """``scan.fallback-branch`` / ``scan.primary-branch`` (Java's ``FallbackReadFileStoreTable``):
 ``Table.read()`` takes whole partitions from the other branch; writes stay on the table's own
-branch; time travel of such a table is refused by name."""
+branch; time travel of such a table travels the other branch as Java's ``rewriteOtherOptions``
+(a snapshot id by its time)."""
 
 from __future__ import annotations
 
@@ -28,9 +29,13 @@ def test_fallback_and_primary_branch_reads(catalog, warehouse):
     t = catalog.get_table("db.f")
     assert rows(t.read(), "id") == [{"id": 1, "dt": "d1", "v": "main"},
                                     {"id": 3, "dt": "d2", "v": "fb"}]
-    with pytest.raises(strata.StrataError, match="time travel"):
-        t.read(snapshot_id=1)
+    # Snapshot 1 of main predates fb's commits: fb is read at its snapshot 1 (d1, hidden).
+    assert rows(t.read(snapshot_id=1), "id") == [{"id": 1, "dt": "d1", "v": "main"}]
     t.write(_data([4], "d2", "main"))
+    # Snapshot 1 of main still maps to fb's first snapshot, snapshot 2 to fb's latest.
+    t = catalog.get_table("db.f")
+    assert rows(t.read(snapshot_id=2), "id") == [{"id": 1, "dt": "d1", "v": "main"},
+                                                 {"id": 4, "dt": "d2", "v": "main"}]
     assert rows(catalog.get_table("db.f").read(), "id") == [
         {"id": 1, "dt": "d1", "v": "main"}, {"id": 4, "dt": "d2", "v": "main"}]
     strata.sql("ALTER TABLE db.f SET ('scan.fallback-branch' = '', "
