@@ -7,8 +7,13 @@ the other columns (oracle ``Paimon2Blob.write``); a later Java column update
 (``Paimon2RowTracking.updateColumns``) adds a Parquet file of one column for the same row ids.
 strata reads the rows Java reads (``Paimon2Blob.read``) and an independent model holds — whole
 rows, projections with and without the BLOB column, filters, ``_ROW_ID``, SQL — and sees the
-same files (``firstRowId``, ``writeCols``, row counts) as Java. strata's writes of such a table
-stay refused by name; ``blob-as-descriptor`` reads are refused by name.
+same files (``firstRowId``, ``writeCols``, row counts) as Java.
+
+strata writes such tables as Java's ``DedicatedFormatRollingFileWriter`` does (CLI JSON lines
+and Parquet, SQL ``INSERT``): Java reads its rows, its ``.blob`` files are byte for byte the
+ones Java writes for the same rows, and every file's metadata (``firstRowId``, ``writeCols``,
+sequence numbers, statistics layout, sizes of the ``.blob`` files) equals Java's.
+``blob-as-descriptor`` and the other descriptor/view options stay refused by name.
 """
 from __future__ import annotations
 
@@ -124,20 +129,30 @@ def test_java_blob_table_read_by_strata(java, strata, wh, tmp_path):
 
     check("two Java writes")
 
-    # strata does not write BLOB storage: refused by name, the table unchanged
+    # strata writes on top of Java's files (JSON lines: a BLOB is a hex string), Java writes
+    # after it; both read every row, the row ids stay contiguous
     f = tmp_path / "more.jsonl"
-    f.write_text(json.dumps({"id": 99, "name": "x", "payload": None}) + "\n")
-    p = strata.write(IDENT, [str(f)], check=False)
-    assert p.returncode != 0 and "payload" in p.stderr and ".blob" in p.stderr, p.stderr
-    p = strata.run("sql", "-e", f"INSERT INTO {IDENT} VALUES (99, 'x', NULL)", check=False)
-    assert p.returncode != 0 and "payload" in p.stderr, p.stderr
-    check("after refused writes")
-    # Java's descriptor reads (a serialized BlobDescriptor per value) are not strata's: a table
-    # Java set `blob-as-descriptor` on is refused naming the option
+    more = [_java_row(i) for i in range(20, 26)]
+    f.write_text("".join(json.dumps(r) + "\n" for r in more))
+    strata.write(IDENT, [str(f)])
+    model.update({r["id"]: r for r in more})
+    rows = [_java_row(i) for i in range(26, 30)]
+    java.call("Paimon2Blob.write", warehouse=_abs(wh), table=IDENT, rows=rows)
+    model.update({r["id"]: r for r in rows})
+    want = _canon(model.values())
+    assert _canon(java.call("Paimon2Blob.read", warehouse=_abs(wh), table=IDENT)["rows"]) == want
+    assert _canon(_strata_rows(strata)) == want
+    by_row_id = {r["_ROW_ID"]: r["id"] for r in _strata_rows(strata, columns=["_ROW_ID", "id"])}
+    assert by_row_id == {i: i for i in range(30)}
+    assert _strata_files(strata) == _java_files(java, wh)
+    # blob-as-descriptor: both read each value as the serialized BlobDescriptor of its payload
+    # in its .blob file (Java's BlobRef), the same bytes
     java.alter_table(_abs(wh), IDENT, [{"op": "setOption", "key": "blob-as-descriptor",
                                         "value": "true"}])
-    r = strata.run("read", IDENT, check=False)
-    assert r.returncode != 0 and "blob-as-descriptor" in r.stderr, r.stderr
+    java_desc = java.call("Paimon2Blob.read", warehouse=_abs(wh), table=IDENT,
+                          descriptor=True)["rows"]
+    assert sum(r["payload"] is not None for r in java_desc) > 10
+    assert _canon(_strata_rows(strata)) == _canon(java_desc)
 
 
 def test_java_column_update_of_a_blob_table(java, strata, wh):
@@ -163,3 +178,151 @@ def test_java_column_update_of_a_blob_table(java, strata, wh):
     assert _canon(java.call("Paimon2Blob.read", warehouse=_abs(wh), table=UPDATED)["rows"]) == want
     assert _canon(_strata_rows(strata, UPDATED)) == want
     assert _canon(_strata_rows(strata, UPDATED, columns=["payload", "name", "id"])) == want
+
+
+def _files_detail(java, wh, ident):
+    """Java's view of the live files, in commit order (first row id, then data before BLOB)."""
+    res = java.call("Paimon2Blob.files", warehouse=_abs(wh), table=ident)["files"]
+    return sorted(res, key=lambda f: (f["firstRowId"], f["fileName"].endswith(".blob"),
+                                      f["writeCols"], f["fileName"]))
+
+
+def _bucket_dir(wh, ident):
+    db, name = ident.split(".")
+    return f"{_abs(wh)}/{db}.db/{name}/bucket-0"
+
+
+def test_strata_blob_files_equal_javas(java, strata, wh, tmp_path):
+    """The same rows written once by Java and once by strata (``strata write``, one Parquet
+    input file): the same files in the same order, each ``.blob`` file byte for byte Java's,
+    every file's metadata equal (file names and the Parquet files' bytes aside)."""
+    schema = _schema("300 b")
+    java.create_table(_abs(wh), "db.j", schema)
+    java.create_table(_abs(wh), "db.s", schema)
+    rows = [_java_row(i) for i in range(40)]
+    java.call("Paimon2Blob.write", warehouse=_abs(wh), table="db.j", rows=rows)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    src = tmp_path / "in.parquet"
+    pq.write_table(pa.table({
+        "id": pa.array([i for i in range(40)], pa.int32()),
+        "name": pa.array([f"n{i}" for i in range(40)]),
+        "payload": pa.array([_payload(i) for i in range(40)], pa.binary()),
+    }), src)
+    strata.write("db.s", [str(src)])
+
+    jf, sf = _files_detail(java, wh, "db.j"), _files_detail(java, wh, "db.s")
+    assert len([f for f in jf if f["fileName"].endswith(".blob")]) > 3, jf
+    assert len(jf) == len(sf), (jf, sf)
+    for j, s in zip(jf, sf):
+        assert j["fileName"].rsplit(".", 1)[1] == s["fileName"].rsplit(".", 1)[1], (j, s)
+        skip = {"fileName"} | ({"fileSize"} if j["fileName"].endswith(".parquet") else set())
+        assert {k: v for k, v in j.items() if k not in skip} == \
+            {k: v for k, v in s.items() if k not in skip}, (j, s)
+        if j["fileName"].endswith(".blob"):
+            with open(f"{_bucket_dir(wh, 'db.j')}/{j['fileName']}", "rb") as a, \
+                    open(f"{_bucket_dir(wh, 'db.s')}/{s['fileName']}", "rb") as b:
+                assert a.read() == b.read(), (j, s)
+    want = _canon(_java_row(i) for i in range(40))
+    assert _canon(java.call("Paimon2Blob.read", warehouse=_abs(wh), table="db.s")["rows"]) == want
+    assert _canon(_strata_rows(strata, "db.s")) == want
+
+
+def test_strata_created_blob_table_written_by_sql_and_cli(java, strata, wh, tmp_path):
+    """A table strata creates and writes (SQL ``INSERT`` with ``X'..'`` literals, CLI JSON
+    lines) alternating with Java's writes: Java and strata read the model, the row ids are
+    contiguous, each data file's rows are covered by its ``.blob`` files."""
+    schema_file = tmp_path / "schema.json"
+    schema_file.write_text(json.dumps(_schema("100 b")))
+    strata.run("create-table", "--schema", str(schema_file), "db.mixed")
+    model = {}
+    values = ", ".join(
+        f"({i}, 'n{i}', {'NULL' if _payload(i) is None else chr(88) + repr(_payload(i).hex())})"
+        for i in range(8))
+    strata.run("sql", "-e", f"INSERT INTO db.mixed VALUES {values}")
+    model.update({i: _java_row(i) for i in range(8)})
+    rows = [_java_row(i) for i in range(8, 14)]
+    java.call("Paimon2Blob.write", warehouse=_abs(wh), table="db.mixed", rows=rows)
+    model.update({r["id"]: r for r in rows})
+    f = tmp_path / "more.jsonl"
+    f.write_text("".join(json.dumps(_java_row(i)) + "\n" for i in range(14, 24)))
+    strata.write("db.mixed", [str(f)])
+    model.update({i: _java_row(i) for i in range(14, 24)})
+
+    want = _canon(model.values())
+    assert _canon(java.call("Paimon2Blob.read", warehouse=_abs(wh), table="db.mixed")["rows"]) == want
+    assert _canon(_strata_rows(strata, "db.mixed")) == want
+    files = _files_detail(java, wh, "db.mixed")
+    data = [f for f in files if not f["fileName"].endswith(".blob")]
+    assert [(f["firstRowId"], f["rowCount"]) for f in data] == [(0, 8), (8, 6), (14, 10)], data
+    for d in data:
+        blobs = [f for f in files if f["fileName"].endswith(".blob")
+                 and d["firstRowId"] <= f["firstRowId"] < d["firstRowId"] + d["rowCount"]]
+        assert all(b["writeCols"] == ["payload"] for b in blobs)
+        assert sum(b["rowCount"] for b in blobs) == d["rowCount"], (d, blobs)
+        assert d["writeCols"] == ["id", "name"]
+    assert _strata_files(strata, "db.mixed") == _java_files(java, wh, "db.mixed")
+
+
+def test_unwritable_blob_tables_refused_by_name(java, strata, wh, tmp_path):
+    """What strata does not write stays refused, naming the option or column: descriptor
+    storage (``blob-descriptor-field``) and BLOBs nested in an ARRAY."""
+    f = tmp_path / "row.jsonl"
+    f.write_text(json.dumps({"id": 1, "name": "x", "payload": None}) + "\n")
+    schema = _schema()
+    schema["options"]["blob-descriptor-field"] = "payload"
+    java.create_table(_abs(wh), "db.desc", schema)
+    p = strata.write("db.desc", [str(f)], check=False)
+    assert p.returncode != 0 and "blob-descriptor-field" in p.stderr, p.stderr
+    nested = _schema()
+    nested["fields"][2] = {"id": 2, "name": "payload", "type": {"type": "ARRAY", "element": "BLOB"}}
+    java.create_table(_abs(wh), "db.nested", nested)
+    p = strata.write("db.nested", [str(f)], check=False)
+    assert p.returncode != 0 and "payload" in p.stderr and "ARRAY" in p.stderr, p.stderr
+
+
+def _descriptor(uri: str, offset: int, length: int) -> bytes:
+    """Java's ``BlobDescriptor.serialize`` (version 2)."""
+    import struct
+    u = uri.encode()
+    return struct.pack("<bqi", 2, 0x424C4F4244455343, len(u)) + u + struct.pack("<qq", offset, length)
+
+
+def test_strata_writes_blob_descriptors(java, strata, wh, tmp_path):
+    """``blob-as-descriptor = true``: strata takes serialized ``BlobDescriptor``s as input and
+    copies the bytes they point at into its ``.blob`` files, as Java's writers copy a
+    ``BlobRef``; Java reads the bytes (and, as descriptors, ranges of strata's files that hold
+    them); strata's descriptor read equals Java's."""
+    src = tmp_path / "source.bin"
+    data = bytes(range(256)) * 8
+    src.write_bytes(data)
+    ranges = {0: (0, 100), 1: None, 2: (1000, 0), 3: (17, 999), 4: (2000, -1)}
+    schema = _schema("500 b")
+    schema["options"]["blob-as-descriptor"] = "true"
+    java.create_table(_abs(wh), "db.desc_w", schema)
+    f = tmp_path / "desc.jsonl"
+    f.write_text("".join(json.dumps({
+        "id": i, "name": f"n{i}",
+        "payload": None if r is None else _descriptor(str(src), r[0], r[1]).hex()}) + "\n"
+        for i, r in ranges.items()))
+    strata.write("db.desc_w", [str(f)])
+
+    def want_bytes(r):
+        if r is None:
+            return None
+        off, n = r
+        return data[off:] if n < 0 else data[off:off + n]
+
+    java.alter_table(_abs(wh), "db.desc_w", [{"op": "setOption", "key": "blob-as-descriptor",
+                                              "value": "false"}])
+    want = _canon({"id": i, "name": f"n{i}", "payload": None if want_bytes(r) is None
+                   else want_bytes(r).hex()} for i, r in ranges.items())
+    assert _canon(java.call("Paimon2Blob.read", warehouse=_abs(wh), table="db.desc_w")["rows"]) == want
+    assert _canon(_strata_rows(strata, "db.desc_w")) == want
+    java.alter_table(_abs(wh), "db.desc_w", [{"op": "setOption", "key": "blob-as-descriptor",
+                                              "value": "true"}])
+    java_desc = java.call("Paimon2Blob.read", warehouse=_abs(wh), table="db.desc_w",
+                          descriptor=True)["rows"]
+    assert _canon(_strata_rows(strata, "db.desc_w")) == _canon(java_desc)
+    assert all(".blob" in bytes.fromhex(r["payload"])[13:].decode("utf-8", "replace")
+               for r in java_desc if r["payload"] is not None)

@@ -380,6 +380,8 @@ fn check_column_options(table: &TableSchema) -> Result<()> {
     // fields.<col>.map.* (validateMapStorageLayout).
     crate::shredding::shredded_map_columns(&table.fields, &o)?;
 
+    check_blob_columns(table)?;
+
     // sequence.field (validateSequenceField).
     let sequence = o.sequence_field();
     let mut seen = HashSet::new();
@@ -444,6 +446,69 @@ fn check_column_options(table: &TableSchema) -> Result<()> {
                 format!("column `{c}` does not exist"),
             ));
         }
+    }
+    Ok(())
+}
+
+/// Java `BlobType.isBlobFileField`: a column whose values go to `.blob` files.
+fn is_blob_file_field(t: &DataType) -> bool {
+    match &t.kind {
+        TypeKind::Blob => true,
+        TypeKind::Array(e) => matches!(e.kind, TypeKind::Blob),
+        TypeKind::Map { value, .. } => matches!(value.kind, TypeKind::Blob),
+        _ => false,
+    }
+}
+
+/// Java 2.0's `SchemaValidation.validateBlobFields` and the BLOB rules of its data-evolution
+/// checks: `blob-field` names BLOB, `ARRAY<BLOB>` or `MAP<X, BLOB>` columns; an append table
+/// with such a column has `data-evolution.enabled`, other columns besides, and none of them as
+/// a partition key.
+fn check_blob_columns(table: &TableSchema) -> Result<()> {
+    let o = table.options();
+    let blobs: Vec<&str> = table
+        .fields
+        .iter()
+        .filter(|f| is_blob_file_field(&f.data_type))
+        .map(|f| f.name.as_str())
+        .collect();
+    if let Some(listed) = o.get("blob-field") {
+        for name in listed.split(',').map(str::trim) {
+            if !blobs.contains(&name) {
+                return Err(SpecError::invalid(
+                    "table option `blob-field`",
+                    format!(
+                        "Field '{name}' in 'blob-field' must be a BLOB, ARRAY<BLOB> or \
+                         MAP<X, BLOB> field in table schema."
+                    ),
+                ));
+            }
+        }
+    }
+    if blobs.is_empty() {
+        return Ok(());
+    }
+    let blob_error = |m: &str| schema_error(format!("{m} (columns {})", blobs.join(", ")));
+    if !table.is_primary_key_table() && !o.data_evolution_enabled()? {
+        return Err(blob_error(
+            "Data evolution config must enabled for table with BLOB, ARRAY<BLOB> or \
+             MAP<X, BLOB> type column.",
+        ));
+    }
+    if table.fields.len() <= blobs.len() {
+        return Err(blob_error(
+            "Table with BLOB, ARRAY<BLOB> or MAP<X, BLOB> type column must have other normal \
+             columns.",
+        ));
+    }
+    if blobs
+        .iter()
+        .any(|b| table.partition_keys.iter().any(|p| p == b))
+    {
+        return Err(blob_error(
+            "The BLOB, ARRAY<BLOB> or MAP<X, BLOB> type column can not be part of partition \
+             keys.",
+        ));
     }
     Ok(())
 }

@@ -5,13 +5,19 @@
 //! column for the whole range. Only Java's fast path (`sequentialReadOptimize`: every file of the
 //! bunch from one write, the same `maxSequenceNumber`) is read; a bunch of several writes (BLOB
 //! values updated in place, with placeholders, Java's `BlobFallbackRecordReader`) is refused by
-//! name. Each file is decoded by [`crate::format::blob_reader`].
+//! name. Each file is decoded by [`crate::format::blob_reader`]; with `blob-as-descriptor =
+//! true` each value is its serialized `BlobDescriptor` instead of its bytes, as Java's
+//! `BlobFormatReader` returns a `BlobRef` (`crate::format::blob_descriptor`).
 
 use arrow_array::{Array, ArrayRef};
 use strata_spec::manifest::DataFileMeta;
 
 use crate::error::ErrorDetail;
-use crate::format::blob_reader::read_blob_file;
+use arrow_array::builder::BinaryBuilder;
+use arrow_array::BinaryArray;
+
+use crate::format::blob_descriptor::BlobDescriptor;
+use crate::format::blob_reader::{blob_slots, read_blob_file, BlobSlot};
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -75,6 +81,10 @@ pub(crate) async fn read_bunch(
             ),
         ));
     }
+    let as_descriptor = table
+        .options()
+        .get_bool("blob-as-descriptor")?
+        .unwrap_or(false);
     let mut parts: Vec<ArrayRef> = Vec::with_capacity(files.len());
     for file in files.iter().copied() {
         let (io, path) = match &file.external_path {
@@ -87,7 +97,17 @@ pub(crate) async fn read_bunch(
             ),
         };
         let bytes = io.get(&path).await?;
-        let values = read_blob_file(path.as_ref(), &bytes)?;
+        let values = if as_descriptor {
+            // Java's AbstractBlobElementReader.readBlob: the file's path as Java spells it
+            // (the external path as stored, else the table's path), the payload's range.
+            let uri = match &file.external_path {
+                Some(uri) => uri.clone(),
+                None => io.display(&path),
+            };
+            descriptors(path.as_ref(), &uri, &bytes)?
+        } else {
+            read_blob_file(path.as_ref(), &bytes)?
+        };
         if values.len() as i64 != file.row_count {
             return Err(ErrorDetail::DataFile {
                 format: "blob",
@@ -107,6 +127,36 @@ pub(crate) async fn read_bunch(
         1 => Ok(parts.swap_remove(0)),
         _ => arrow::compute::concat(&refs).map_err(|e| Error::arrow("concatenating BLOB files", e)),
     }
+}
+
+/// `blob-as-descriptor = true`: each value as a serialized `BlobDescriptor` of its payload in
+/// the `.blob` file at `uri` (NULL rows NULL); a placeholder row is refused as in
+/// [`read_blob_file`].
+fn descriptors(path: &str, uri: &str, bytes: &[u8]) -> Result<BinaryArray> {
+    let slots = blob_slots(path, bytes)?;
+    let mut out = BinaryBuilder::new();
+    for (row, slot) in slots.iter().enumerate() {
+        match *slot {
+            BlobSlot::Null => out.append_null(),
+            BlobSlot::Placeholder => {
+                return Err(ErrorDetail::Unsupported(format!(
+                    "reading .blob file {path}: row {row} is a placeholder for a BLOB kept in an \
+                     older file (Java's BlobFallbackRecordReader); strata does not read BLOB \
+                     columns updated in place"
+                ))
+                .into())
+            }
+            BlobSlot::Value { offset, length } => out.append_value(
+                BlobDescriptor {
+                    uri: uri.to_string(),
+                    offset: offset as i64,
+                    length: length as i64,
+                }
+                .serialize(),
+            ),
+        }
+    }
+    Ok(out.finish())
 }
 
 fn unsupported(table: &Table, why: String) -> Error {

@@ -66,7 +66,8 @@ pub(crate) fn check_options(table: &Table, streaming: bool) -> Result<()> {
 /// files (`crate::read::data_evolution`, Java's `BlobFileBunch`); BLOB inside ARRAY, MAP,
 /// MULTISET or ROW (Java's `ArrayBlobElementSerializer` / `MapBlobElementSerializer`) and the
 /// BLOBs of primary-key tables (Java's `PrimaryKeyBlobExternalizer`) stay refused.
-/// `blob-as-descriptor`, `blob-descriptor-field` and `blob-view-field` are refused by the
+/// `blob-as-descriptor` reads serialized descriptors (`read::blob_files`);
+/// `blob-descriptor-field` and `blob-view-field` are refused by the
 /// option audit.
 fn check_blob_columns(table: &Table) -> Result<()> {
     let top_level = |t: &strata_spec::DataType| matches!(t.kind, strata_spec::TypeKind::Blob);

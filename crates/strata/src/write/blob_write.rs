@@ -15,8 +15,11 @@
 //! numbers count from 0 in every file (data evolution: Java's `AppendOnlyWriter` gives each file
 //! a new counter), stamped with the snapshot id at commit.
 //!
-//! What Java 2.0 allows beyond this — `blob-as-descriptor` writes, `blob-descriptor-field`,
-//! `blob-view-field`, BLOBs inside ARRAY / MAP, primary-key tables with BLOB columns
+//! With `blob-as-descriptor = true` the input values are serialized `BlobDescriptor`s
+//! (`crate::format::blob_descriptor`): the bytes each points at are read and copied into the
+//! `.blob` file, as Java's writers copy a `BlobRef`'s stream.
+//!
+//! What Java 2.0 allows beyond this — `blob-descriptor-field`, `blob-view-field`, BLOBs inside ARRAY / MAP, primary-key tables with BLOB columns
 //! (`PrimaryKeyBlobExternalizer`) — is refused by name before anything is written
 //! ([`refuse_unwritable`]).
 
@@ -28,6 +31,7 @@ use strata_spec::stats::{SimpleStats, StatsMode};
 use strata_spec::{DataType, TypeKind};
 
 use crate::error::ErrorDetail;
+use crate::format::blob_descriptor::BlobDescriptor;
 use crate::format::blob_writer::BlobFileWriter;
 use crate::format::stats_options::ValueStatsLayout;
 use crate::lsm::kv_file_writer::local_now_millis;
@@ -44,6 +48,9 @@ pub(super) struct BlobLayout {
     pub(super) normal: Vec<usize>,
     /// `blob.target-file-size`.
     pub(super) target_file_size: u64,
+    /// `blob-as-descriptor`: the input values are serialized `BlobDescriptor`s whose bytes
+    /// are copied into the `.blob` files.
+    pub(super) as_descriptor: bool,
 }
 
 fn contains_blob(t: &DataType) -> bool {
@@ -60,8 +67,7 @@ fn contains_blob(t: &DataType) -> bool {
 /// BLOBs nested in ARRAY / MAP / MULTISET / ROW (Java's `ArrayBlobElementSerializer`,
 /// `MapBlobElementSerializer`), BLOB columns of primary-key tables (Java's
 /// `PrimaryKeyBlobExternalizer`), tables without `data-evolution.enabled`, and the options that
-/// store BLOBs other than as bytes in `.blob` files (`blob-as-descriptor`,
-/// `blob-descriptor-field` / `blob.stored-descriptor-fields`, `blob-view-field`).
+/// store BLOBs other than as bytes in `.blob` files (`blob-descriptor-field` / `blob.stored-descriptor-fields`, `blob-view-field`).
 pub(crate) fn refuse_unwritable(table: &Table, doing: &str) -> Result<()> {
     let schema = table.schema();
     // Java's SchemaValidation.validateBlobFields: `blob-field` names BLOB columns only (a
@@ -131,16 +137,11 @@ pub(crate) fn refuse_unwritable(table: &Table, doing: &str) -> Result<()> {
         );
     }
     for key in [
-        "blob-as-descriptor",
         "blob-descriptor-field",
         "blob.stored-descriptor-fields",
         "blob-view-field",
     ] {
-        let set = match opts.get(key) {
-            None => false,
-            Some(v) if key == "blob-as-descriptor" => v.trim().eq_ignore_ascii_case("true"),
-            Some(v) => !v.trim().is_empty(),
-        };
+        let set = opts.get(key).is_some_and(|v| !v.trim().is_empty());
         if set {
             return Err(ErrorDetail::UnsupportedOption {
                 key: key.into(),
@@ -185,6 +186,7 @@ impl BlobLayout {
             fields,
             normal,
             target_file_size,
+            as_descriptor: opts.get_bool("blob-as-descriptor")?.unwrap_or(false),
         }))
     }
 
@@ -269,9 +271,9 @@ impl BlobColumnsWriter {
         created: &mut Vec<Path>,
     ) -> Result<()> {
         for slot in 0..self.layout.fields.len() {
-            let (col, name) = &self.layout.fields[slot];
-            let column = batch.column(*col);
-            let values = BlobValues::of(column.as_ref(), name)?;
+            let (col, name) = self.layout.fields[slot].clone();
+            let column = batch.column(col);
+            let values = BlobValues::of(column.as_ref(), &name)?;
             for row in 0..batch.num_rows() {
                 if self.open[slot].is_none() {
                     let file = namer.data_file(file_prefix, "blob");
@@ -282,8 +284,16 @@ impl BlobColumnsWriter {
                         name: file,
                     });
                 }
+                let fetched;
+                let value = match values.get(row) {
+                    Some(bytes) if self.layout.as_descriptor => {
+                        fetched = fetch_descriptor(table, &name, bytes).await?;
+                        Some(fetched.as_ref())
+                    }
+                    v => v,
+                };
                 let open = self.open[slot].as_mut().expect("opened just above");
-                open.writer.write(values.get(row)).await?;
+                open.writer.write(value).await?;
                 if open.writer.position() >= self.layout.target_file_size {
                     self.close_slot(slot).await?;
                 }
@@ -357,6 +367,50 @@ impl BlobColumnsWriter {
             files.clear();
         }
     }
+}
+
+/// `blob-as-descriptor`: the bytes a serialized `BlobDescriptor` points at (Java's `BlobRef`:
+/// `length` bytes from `offset` of the file at `uri`, to its end when `length` is negative),
+/// read through the table's storage (local paths, `file:`, `s3://`, `memory://`).
+async fn fetch_descriptor(table: &Table, column: &str, bytes: &[u8]) -> Result<bytes::Bytes> {
+    let d = BlobDescriptor::deserialize(bytes).map_err(|e| {
+        Error::from(ErrorDetail::InvalidArgument(format!(
+            "BLOB column {column} (blob-as-descriptor = true): {e}"
+        )))
+    })?;
+    let (io, path) = table.file_io().resolve_external(&d.uri)?;
+    if d.offset < 0 {
+        return Err(ErrorDetail::InvalidArgument(format!(
+            "BLOB column {column}: descriptor of {} has offset {}",
+            d.uri, d.offset
+        ))
+        .into());
+    }
+    let start = d.offset as u64;
+    let end = if d.length < 0 {
+        io.head(&path).await?.size
+    } else {
+        start.checked_add(d.length as u64).ok_or_else(|| {
+            Error::from(ErrorDetail::InvalidArgument(format!(
+                "BLOB column {column}: descriptor of {} overflows",
+                d.uri
+            )))
+        })?
+    };
+    if end == start {
+        return Ok(bytes::Bytes::new());
+    }
+    let got = io.get_range(&path, start..end).await?;
+    if (got.len() as u64) != end - start {
+        return Err(ErrorDetail::InvalidArgument(format!(
+            "BLOB column {column}: {} holds {} bytes at {start}, the descriptor says {}",
+            d.uri,
+            got.len(),
+            end - start
+        ))
+        .into());
+    }
+    Ok(got)
 }
 
 /// A BLOB column's values: the table's Arrow type for BLOB is Binary; LargeBinary is taken

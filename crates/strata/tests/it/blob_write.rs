@@ -237,14 +237,101 @@ async fn unwritable_blob_tables_are_refused_by_name() {
         let catalog = wh.catalog.clone();
         async move { catalog.create_table(&id, &schema, false).await }
     };
-    let err = create("db.d", r#","blob-as-descriptor":"true""#)
+    // descriptors stored inline (blob-descriptor-field) are not written by strata
+    let err = create("db.d", r#","blob-descriptor-field":"pic""#)
         .await
         .unwrap_err();
-    assert!(err.to_string().contains("blob-as-descriptor"), "{err}");
+    assert!(err.to_string().contains("blob-descriptor-field"), "{err}");
     // Java's SchemaValidation.validateBlobFields
     let err = create("db.f", r#","blob-field":"id""#).await.unwrap_err();
     assert!(err.to_string().contains("'id' in 'blob-field'"), "{err}");
     let t = blob_table(&wh, "db.ok", r#","blob-field":"pic""#).await;
     t.write_batches([batch(0..3, false)], None).await.unwrap();
     assert_eq!(read_rows(&t).await.len(), 3);
+}
+
+/// Java `BlobDescriptor.serialize` (version 2), built independently of strata's codec.
+fn descriptor(uri: &str, offset: i64, length: i64) -> Vec<u8> {
+    let mut out = vec![2u8];
+    out.extend_from_slice(&0x424C_4F42_4445_5343i64.to_le_bytes());
+    out.extend_from_slice(&(uri.len() as i32).to_le_bytes());
+    out.extend_from_slice(uri.as_bytes());
+    out.extend_from_slice(&offset.to_le_bytes());
+    out.extend_from_slice(&length.to_le_bytes());
+    out
+}
+
+#[tokio::test]
+async fn blob_as_descriptor_copies_on_write_and_reads_descriptors() {
+    let wh = Warehouse::new();
+    let src = wh.dir.path().join("source.bin");
+    let data: Vec<u8> = (0..2000u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(&src, &data).unwrap();
+    let uri = src.to_str().unwrap().to_string();
+    let t = blob_table(&wh, "db.desc", "").await;
+    let desc = t
+        .with_dynamic_options([("blob-as-descriptor".to_string(), "true".to_string())])
+        .unwrap();
+    let ranges = [(0i64, 100i64), (5, 0), (1500, -1), (300, 700)];
+    let values: Vec<Option<Vec<u8>>> = ranges
+        .iter()
+        .map(|(o, l)| Some(descriptor(&format!("file:{uri}"), *o, *l)))
+        .chain([None])
+        .collect();
+    let refs: Vec<Option<&[u8]>> = values.iter().map(|v| v.as_deref()).collect();
+    let input = RecordBatch::try_new(
+        Arc::new(ArrowSchema::new(vec![
+            Field::new("id", ArrowType::Int32, true),
+            Field::new("pic", ArrowType::Binary, true),
+        ])),
+        vec![
+            Arc::new(Int32Array::from(vec![0, 1, 2, 3, 4])),
+            Arc::new(BinaryArray::from_opt_vec(refs)),
+        ],
+    )
+    .unwrap();
+    desc.write_batches([input], None).await.unwrap();
+    let want = |(o, l): (i64, i64)| -> Vec<u8> {
+        let o = o as usize;
+        if l < 0 {
+            data[o..].to_vec()
+        } else {
+            data[o..o + l as usize].to_vec()
+        }
+    };
+    // the bytes were copied: a plain read returns them
+    let got = read_rows(&t).await;
+    for (i, r) in ranges.iter().enumerate() {
+        assert_eq!(got[&(i as i32)].1, Some(want(*r)), "row {i}");
+    }
+    assert_eq!(got[&4].1, None);
+    // a descriptor read: each value points into a .blob file of the table, at those bytes
+    let got = read_rows(&desc).await;
+    for (i, r) in ranges.iter().enumerate() {
+        let d = got[&(i as i32)].1.clone().unwrap();
+        let uri_len = i32::from_le_bytes(d[9..13].try_into().unwrap()) as usize;
+        let path = std::str::from_utf8(&d[13..13 + uri_len]).unwrap();
+        assert!(path.ends_with(".blob"), "{path}");
+        let off = i64::from_le_bytes(d[13 + uri_len..21 + uri_len].try_into().unwrap()) as usize;
+        let len = i64::from_le_bytes(d[21 + uri_len..].try_into().unwrap()) as usize;
+        let file = std::fs::read(path).unwrap();
+        assert_eq!(file[off..off + len].to_vec(), want(*r), "row {i}");
+    }
+    // a value that is not a descriptor is an error naming the column
+    let bad = RecordBatch::try_new(
+        Arc::new(ArrowSchema::new(vec![
+            Field::new("id", ArrowType::Int32, true),
+            Field::new("pic", ArrowType::Binary, true),
+        ])),
+        vec![
+            Arc::new(Int32Array::from(vec![9])),
+            Arc::new(BinaryArray::from_opt_vec(vec![Some(&b"raw bytes"[..])])),
+        ],
+    )
+    .unwrap();
+    let err = desc.write_batches([bad], None).await.unwrap_err();
+    assert!(
+        err.to_string().contains("pic") && err.to_string().contains("BlobDescriptor"),
+        "{err}"
+    );
 }

@@ -1,6 +1,7 @@
 package strata.oracle;
 
 import org.apache.paimon.data.Blob;
+import org.apache.paimon.data.BlobRef;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
@@ -28,7 +29,9 @@ import java.util.Map;
  * only (1.x has no BLOB storage of this shape).
  *
  * <p>{@code write} request: {@code rows}, objects {@code {"id", "name", "payload"}} with the
- * payload as lowercase hex (or null). {@code read} answer: {@code rows}, the same objects.
+ * payload as lowercase hex (or null). {@code read} answer: {@code rows}, the same objects
+ * ({@code "descriptor": true}: each payload the serialized {@code BlobDescriptor} of a
+ * {@code blob-as-descriptor} read).
  * {@code files} answer: each live file's {@code fileName}, {@code rowCount}, {@code firstRowId},
  * {@code writeCols}, sequence numbers, size, source, {@code valueStatsCols}, the value statistics'
  * arity and null counts (enough to compare strata's files with Java's).
@@ -58,6 +61,7 @@ final class Paimon2Blob {
 
     static Object read(Commands c, Map<String, Object> req) throws Exception {
         FileStoreTable t = c.table(req);
+        boolean descriptor = Boolean.TRUE.equals(req.get("descriptor"));
         ReadBuilder rb = t.newReadBuilder();
         List<Object> rows = new ArrayList<>();
         List<Split> splits = rb.newScan().plan().splits();
@@ -66,7 +70,16 @@ final class Paimon2Blob {
                 Map<String, Object> out = new LinkedHashMap<>();
                 out.put("id", row.isNullAt(0) ? null : row.getInt(0));
                 out.put("name", row.isNullAt(1) ? null : row.getString(1).toString());
-                out.put("payload", row.isNullAt(2) ? null : HEX.formatHex(row.getBlob(2).toData()));
+                Object payload = null;
+                if (!row.isNullAt(2)) {
+                    Blob blob = row.getBlob(2);
+                    // {"descriptor": true}: the serialized BlobDescriptor a blob-as-descriptor
+                    // read returns (BlobRef), not the bytes it points at
+                    payload = descriptor
+                            ? HEX.formatHex(((BlobRef) blob).toDescriptor().serialize())
+                            : HEX.formatHex(blob.toData());
+                }
+                out.put("payload", payload);
                 rows.add(out);
             });
         }
