@@ -326,3 +326,22 @@ def test_strata_writes_blob_descriptors(java, strata, wh, tmp_path):
     assert _canon(_strata_rows(strata, "db.desc_w")) == _canon(java_desc)
     assert all(".blob" in bytes.fromhex(r["payload"])[13:].decode("utf-8", "replace")
                for r in java_desc if r["payload"] is not None)
+
+
+def test_java_column_update_of_a_strata_blob_table(java, strata, wh, tmp_path):
+    """strata writes a BLOB table, Java updates a column of some rows (a Parquet file of
+    ``name`` for strata's row ids): both stitch strata's ``.blob`` file and Java's update."""
+    java.create_table(_abs(wh), "db.upd", _schema("128 mb"))
+    f = tmp_path / "rows.jsonl"
+    f.write_text("".join(json.dumps(_java_row(i)) + "\n" for i in range(10)))
+    strata.write("db.upd", [str(f)])
+    model = {i: _java_row(i) for i in range(10)}
+    rid = {r["id"]: r["_ROW_ID"] for r in _strata_rows(strata, "db.upd", columns=["id", "_ROW_ID"])}
+    java.call("Paimon2RowTracking.updateColumns", warehouse=_abs(wh), table="db.upd",
+              columns=["name"], rows=[{"_ROW_ID": rid[i], "name": f"renamed{i}"} for i in (2, 5)])
+    for i in (2, 5):
+        model[i]["name"] = f"renamed{i}"
+    want = _canon(model.values())
+    assert _canon(java.call("Paimon2Blob.read", warehouse=_abs(wh), table="db.upd")["rows"]) == want
+    assert _canon(_strata_rows(strata, "db.upd")) == want
+    assert sorted(f[3] for f in _java_files(java, wh, "db.upd")) == [["id", "name"], ["name"], ["payload"]]
