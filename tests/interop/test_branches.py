@@ -347,6 +347,14 @@ def test_time_travel_through_the_other_branch_as_java(java, strata, inputs):
         java.read(wh, IDENT, tag="only_fb")
     p = strata.run("read", IDENT, "--tag", "only_fb", check=False)
     assert p.returncode != 0 and "only_fb" in p.stderr, p.stderr
+    # scan.mode = compacted-full: each branch at its own latest COMPACT snapshot (main has none:
+    # its latest); fb's compaction of its snapshot 3, not its later write.
+    java.compact(wh, f"{IDENT}$branch_fb")
+    compacted = fb.copy()
+    fb_write([(7, "d5", "f5")])
+    both(_read_through(mains[3], compacted), "compacted-full",
+         {"options": {"scan.mode": "compacted-full"}}, None,
+         "SELECT * FROM db.t /*+ OPTIONS('scan.mode' = 'compacted-full') */")
 
     # scan.primary-branch, set by strata: fb's partitions at the mapped snapshot first.
     strata.run("sql", "-e",

@@ -13,10 +13,12 @@
 //!
 //! Each side is read with the schema of the snapshot it travels to (Java's `tryTimeTravel` on
 //! both tables), and the two row types must match as in a scan of the latest snapshots.
-//! What strata cannot map is refused by name: a scan given only a snapshot's metadata (no
-//! target), the non-travel start modes (`compacted-full`, `from-file-creation-time`,
-//! `from-creation-timestamp`, which Java hands unchanged to the other branch) and time-travel
-//! options stored in the table's schema (Java's other branch does not see them).
+//! `scan.mode = compacted-full` Java hands unchanged to the other branch: it reads its own
+//! latest compacted snapshot. What strata does not map is refused by name: a scan given only a
+//! snapshot's metadata (no target); the file-creation start modes (`from-file-creation-time`,
+//! `from-creation-timestamp`), whose file filter Java's partition listing of each branch
+//! applies and strata's does not; and start options stored in the table's schema (Java's other
+//! branch is built from its own schema and does not see them).
 
 use strata_spec::options::{OptionEnum, StartupMode};
 use strata_spec::snapshot::Snapshot;
@@ -28,7 +30,9 @@ use crate::table::Table;
 use crate::Result;
 
 /// The time-travel options Java's `TimeTravelUtil` and `CoreOptions.startupMode` read.
-const TRAVEL_KEYS: [&str; 7] = [
+const TRAVEL_KEYS: [&str; 9] = [
+    "scan.file-creation-time-millis",
+    "scan.creation-time-millis",
     "scan.snapshot-id",
     "scan.tag-name",
     "scan.watermark",
@@ -45,6 +49,9 @@ pub(crate) enum BranchTravel {
     Target(TravelTarget),
     /// `scan.version`, resolved by each branch on its own (`TimeTravelUtil.adaptScanVersion`).
     Version(String),
+    /// `scan.mode = compacted-full`: these options, given to the other branch as dynamic
+    /// options (it starts at its own latest compacted snapshot).
+    SameOptions(std::collections::BTreeMap<String, String>),
 }
 
 /// The refusal of a time-travel scan of `table` (`key` = `name`) strata cannot map to the
@@ -115,6 +122,10 @@ pub(crate) fn from_options(
                 return Ok(None);
             }
         }
+        StartupMode::CompactedFull => {
+            let same = [("scan.mode".to_string(), "compacted-full".to_string())];
+            return Ok(Some(BranchTravel::SameOptions(same.into_iter().collect())));
+        }
         other => {
             let text = StartupMode::VALUES
                 .iter()
@@ -138,6 +149,12 @@ pub(crate) async fn other_side(
     let target = match travel {
         BranchTravel::Target(t) => t.clone(),
         BranchTravel::Version(v) => TravelTarget::version(other, v).await?,
+        BranchTravel::SameOptions(_) => {
+            return Err(ErrorDetail::InvalidArgument(
+                "a start mode without a snapshot names no snapshot of the other branch".into(),
+            )
+            .into())
+        }
     };
     if let TravelTarget::Tag(name) = &target {
         // Java's `StaticFromTagStartingScanner`: the main branch's tag.

@@ -242,7 +242,10 @@ impl TableScan {
             return Ok(None);
         };
         let mut other_snapshot = None;
-        if let Some(travel) = &travel {
+        if let Some(fallback_travel::BranchTravel::SameOptions(same)) = &travel {
+            // Java's `other.copy(dynamicOptions)`: the other branch starts where they say.
+            other = other.with_dynamic_options(same.clone())?;
+        } else if let Some(travel) = &travel {
             let (s, at) =
                 fallback_travel::other_side(own, self.snapshot_meta.as_ref(), &other, travel)
                     .await?;

@@ -228,13 +228,33 @@ async fn time_travel_maps_the_other_branch_as_java_does() {
         .unwrap();
     assert_eq!(ids(&v, None, None).await, vec![0, 1, 2, 200]);
 
-    // Start modes Java hands unchanged to the other branch are refused by name.
+    // compacted-full: each branch at its own latest COMPACT snapshot (none: its latest).
+    let report = fb
+        .compact(
+            &strata::write::CompactRequest {
+                full: true,
+                ..Default::default()
+            },
+            &|_, _| {},
+        )
+        .await
+        .unwrap();
+    assert_eq!(report.snapshot, Some(5)); // fb 5, COMPACT
+    write_later(&fb, rows_dt(400..401, "e")).await; // fb 6
     let c = t
         .with_dynamic_options([("scan.mode".to_string(), "compacted-full".to_string())])
         .unwrap();
+    assert_eq!(ids(&c, None, None).await, vec![0, 1, 2, 3, 200, 201, 300]);
+    // The file-creation start modes are refused by name.
+    let c = t
+        .with_dynamic_options([(
+            "scan.file-creation-time-millis".to_string(),
+            "0".to_string(),
+        )])
+        .unwrap();
     let e = c.new_scan().plan().await.unwrap_err().to_string();
     assert!(
-        e.contains("compacted-full") && e.contains("scan.fallback-branch"),
+        e.contains("from-file-creation-time") && e.contains("scan.fallback-branch"),
         "{e}"
     );
     // Only the metadata of a snapshot: strata cannot tell how it was chosen.
