@@ -323,3 +323,44 @@ def test_strata_compacts_data_evolution_table_with_blob_columns_as_java(java, st
         "Paimon2Blob.files", warehouse=_abs(wh), table=ident)["files"]
         if f["fileName"].endswith(".blob")) == blobs_before
     assert rows(ident) == want == rows(theirs)
+
+
+def test_strata_compacts_data_evolution_table_with_deletion_vectors_as_java(java, strata, wh):
+    """A data-evolution table with deletion vectors (Java deletes rows: vectors on the ranges'
+    anchor files): strata compacts without applying them (rows and row ids stay) and moves each
+    anchor's vector to the new file, shifted to its range, as Java's
+    ``DataEvolutionCompactDeletionVectorRewriter`` does on a copy: the same files, the same
+    index shape, the same rows and ``_ROW_ID``s read by Java."""
+    ident = "db.de_dv"
+    schema = _evolution_schema()
+    schema["options"]["deletion-vectors.enabled"] = "true"
+    java.create_table(wh, ident, schema)
+    for rows in ([{"id": i, "dt": "p", "a": f"a{i}", "b": i} for i in range(0, 4)],
+                 [{"id": i, "dt": "p", "a": f"a{i}", "b": i} for i in range(4, 7)],
+                 [{"id": i, "dt": "p", "a": f"a{i}", "b": i} for i in range(7, 9)]):
+        java.write(wh, ident, rows)
+    rid = {json.loads(x)["id"]: json.loads(x)["_ROW_ID"] for x in _java_tracked(java, wh, ident)}
+    java.call("Paimon2RowTracking.updateColumns", warehouse=_abs(wh), table=ident,
+              columns=["b"], rows=[{"id": 5, "b": 500, "_ROW_ID": rid[5]}])
+    res = java.call("Paimon2AppendCompact.deleteRows", warehouse=_abs(wh), table=ident,
+                    ids=[1, 5, 6, 8])
+    assert res["deleted"] == 4, res
+    want = java.read(wh, ident)
+    assert sorted(json.loads(x)["id"] for x in want) == [0, 2, 3, 4, 7]
+    theirs = _copy_table(wh, ident, "de_dv_java")
+
+    strata.run("compact", ident)
+    assert _last_kind(java, wh, ident) == "COMPACT"
+    assert java.call("Paimon2AppendCompact.compactEvolution", warehouse=_abs(wh),
+                     table=theirs)["tasks"] == 1
+    assert _files(java, wh, ident) == _files(java, wh, theirs)
+    assert [(f[2], f[3]) for f in _files(java, wh, ident)] == [(9, 0)]
+
+    def index(table):
+        return sorted(sorted(f["vectors"].values()) for f in _dv_index(java, wh, table))
+
+    assert index(ident) == index(theirs) == [[4]], (index(ident), index(theirs))
+    live = {f["fileName"] for f in java.files(wh, ident)}
+    assert {n for f in _dv_index(java, wh, ident) for n in f["vectors"]} <= live
+    assert java.read(wh, ident) == want == java.read(wh, theirs)
+    assert _java_tracked(java, wh, ident) == _java_tracked(java, wh, theirs)

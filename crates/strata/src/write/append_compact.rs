@@ -35,9 +35,12 @@
 //! tables with deletion vectors as its coordinator in deletion-vector mode, the vectors applied
 //! and their index files rewritten in the same commit (`append_compact_dv.rs`).
 //!
+//! Data-evolution tables with deletion vectors keep them: the anchors' vectors move to the new
+//! files (Java's `DataEvolutionCompactDeletionVectorRewriter`).
+//!
 //! Refused by name: fixed-bucket append tables with deletion vectors (Java's
-//! `BucketedAppendDeleteFileMaintainer`), row-tracking or data-evolution tables with deletion
-//! vectors.
+//! `BucketedAppendDeleteFileMaintainer`), row-tracking tables with deletion vectors, and
+//! data-evolution ones with `data-evolution.compaction.rewrite-row-ids` = true.
 
 use std::collections::BTreeMap;
 
@@ -186,12 +189,16 @@ impl Table {
     fn refuse_unsupported_append_compaction(&self) -> Result<()> {
         let opts = self.options();
         let dv = opts.deletion_vectors_enabled()?;
-        let why = if dv && opts.data_evolution_enabled()? {
+        let rewrite_row_ids = opts
+            .get_bool("data-evolution.compaction.rewrite-row-ids")?
+            .unwrap_or(false);
+        let why = if dv && opts.data_evolution_enabled()? && rewrite_row_ids {
             Some(
-                "data-evolution.enabled and deletion-vectors.enabled (Java's \
-                 DataEvolutionCompactDeletionVectorRewriter; strata reads refuse them too)",
+                "data-evolution.enabled, deletion-vectors.enabled and \
+                 data-evolution.compaction.rewrite-row-ids = true (Java's \
+                 DataEvolutionMaterializeDeletionCompactTask gives the rows new ids)",
             )
-        } else if dv && opts.row_tracking_enabled()? {
+        } else if dv && opts.row_tracking_enabled()? && !opts.data_evolution_enabled()? {
             Some("row-tracking.enabled and deletion-vectors.enabled")
         } else if dv && opts.bucket()? != -1 {
             Some("a fixed bucket and deletion-vectors.enabled (Java's BucketedAppendDeleteFileMaintainer)")
@@ -243,6 +250,8 @@ impl Table {
             };
             let mut messages: Vec<CommitMessage> = Vec::new();
             let mut metrics = Vec::new();
+            // Each task's new files, in task order.
+            let mut afters: Vec<Vec<DataFileMeta>> = Vec::new();
             for task in &plan.tasks {
                 let started = std::time::Instant::now();
                 let after = if evolution {
@@ -254,6 +263,7 @@ impl Table {
                         .await?
                 };
                 metrics.push(task_metrics(task, &after, started.elapsed()));
+                afters.push(after.clone());
                 let at = messages
                     .iter()
                     .position(|m| m.partition == task.partition && m.bucket == task.bucket);
@@ -282,13 +292,20 @@ impl Table {
                 let Some(vectors) = plan.vectors.get(m.partition.as_bytes()) else {
                     continue;
                 };
-                let compacted = m
-                    .compact_before
-                    .iter()
-                    .map(|f| f.file_name.clone())
-                    .collect();
+                let (compacted, added) = if evolution {
+                    // Java's DataEvolutionCompactDeletionVectorRewriter: the anchors' vectors
+                    // move to the new files.
+                    let tasks = plan.tasks.iter().zip(&afters);
+                    let mine = tasks.filter(|(t, _)| t.partition == m.partition);
+                    let moves = mine.map(|(t, a)| (t.files.as_slice(), a.as_slice()));
+                    self.move_evolution_vectors(vectors, moves.collect())
+                        .await?
+                } else {
+                    let names = m.compact_before.iter().map(|f| f.file_name.clone());
+                    (names.collect(), Vec::new())
+                };
                 let (changes, paths) = vectors
-                    .rewrite_index(self, &m.partition, &compacted, &mut dv_writer)
+                    .rewrite_index(self, &m.partition, &compacted, added, &mut dv_writer)
                     .await?;
                 dv_written.extend(paths);
                 m.compact_index_changes.extend(changes);

@@ -82,14 +82,16 @@ impl PartitionVectors {
     }
 
     /// The index changes of rewriting `compacted` (data file names) in this partition
-    /// (`AppendDeleteFileMaintainer.writeUnchangedDeletionVector`): each touched index file
-    /// DELETEd, the vectors it holds of other files written to a new one (ADD). Returns the
-    /// changes and the paths written (for aborts).
+    /// (`AppendDeleteFileMaintainer.persist`): each index file holding a vector of one of them
+    /// DELETEd, the vectors it holds of other files written to a new one (ADD,
+    /// `writeUnchangedDeletionVector`), and `added` (new vectors of new files) to one more.
+    /// Returns the changes and the paths written (for aborts).
     pub(super) async fn rewrite_index(
         &self,
         table: &Table,
         partition: &BinaryRow,
         compacted: &HashSet<String>,
+        added: Vec<(String, crate::read::deletion_vectors::DeletionVector)>,
         writer: &mut Option<DeletionVectorIndexWriter>,
     ) -> Result<(Vec<IndexManifestEntry>, Vec<object_store::path::Path>)> {
         let mut changes = Vec::new();
@@ -118,7 +120,39 @@ impl PartitionVectors {
             old.kind = FileKind::Delete;
             changes.push(old);
         }
+        if !added.is_empty() {
+            let w = match writer {
+                Some(w) => w,
+                None => writer.insert(DeletionVectorIndexWriter::new(table)?),
+            };
+            let (entry, path) = w.write(partition, 0, &added).await?;
+            changes.push(entry);
+            written.push(path);
+        }
         Ok((changes, written))
+    }
+
+    /// The vectors of the data files `names` (those that have one), read from their index
+    /// files.
+    pub(super) async fn vectors_of(
+        &self,
+        table: &Table,
+        names: &HashSet<String>,
+    ) -> Result<HashMap<String, crate::read::deletion_vectors::DeletionVector>> {
+        let entries: Vec<&IndexManifestEntry> = self
+            .entries
+            .iter()
+            .filter(|e| {
+                e.index_file
+                    .dv_ranges
+                    .iter()
+                    .flatten()
+                    .any(|r| names.contains(&r.data_file_name))
+            })
+            .collect();
+        let mut all = crate::index::deletion_vectors::read_index_vectors(table, &entries).await?;
+        all.retain(|name, _| names.contains(name));
+        Ok(all)
     }
 }
 

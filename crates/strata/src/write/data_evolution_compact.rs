@@ -22,12 +22,21 @@
 //! COMPACT snapshot DELETEs the task's files and ADDs the new one.
 //!
 //! `.blob` files are no part of the planning and stay as they are (Java's default,
-//! `blob-compaction.enabled` = false). Refused by name: with `blob-compaction.enabled` = true,
-//! partitions holding `.blob` files (Java's `DataEvolutionBlobCompactTask` merges them; not
-//! done here), vector-store files, and deletion vectors on a
-//! data-evolution table (reads refuse them too, so `data-evolution.compaction.rewrite-row-ids`,
-//! which only acts with deletion vectors, never applies).
+//! `blob-compaction.enabled` = false).
+//!
+//! With deletion vectors (`deletion-vectors.enabled`, Java's default
+//! `data-evolution.compaction.rewrite-row-ids` = false), the tasks are planned and rewritten the
+//! same way, without applying the vectors (every row and row id stays), and each old range's
+//! anchor vector moves to the new file, shifted to its range (Java's
+//! `DataEvolutionCompactDeletionVectorRewriter`, [`Table::move_evolution_vectors`]); the index
+//! files are rewritten as for append tables (`append_compact_dv.rs`).
+//!
+//! Refused by name: with `blob-compaction.enabled` = true, partitions holding `.blob` files
+//! (Java's `DataEvolutionBlobCompactTask` merges them; not done here), vector-store files, and
+//! `data-evolution.compaction.rewrite-row-ids` = true with deletion vectors (Java's
+//! `DataEvolutionMaterializeDeletionCompactTask` drops the deleted rows and gives new ids).
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use arrow_array::{RecordBatch, RecordBatchOptions};
@@ -35,6 +44,7 @@ use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::DataFileMeta;
 
 use crate::error::ErrorDetail;
+use crate::read::deletion_vectors::DeletionVector;
 use crate::table::Table;
 use crate::write::bucket_writer::{BucketWriter, WriterConfig};
 use crate::{Error, Result};
@@ -276,6 +286,88 @@ impl Table {
         file.min_sequence_number = min_seq.unwrap_or_default();
         file.max_sequence_number = max_seq.unwrap_or_default();
         Ok(after)
+    }
+}
+
+impl Table {
+    /// Java `DataEvolutionCompactDeletionVectorRewriter.collectMaintainers` for one partition:
+    /// the tasks were rewritten without applying deletion vectors (every row kept, row ids
+    /// stable), so the vector of each old range's anchor file (`retrieveAnchorFile`: the
+    /// smallest `maxSequenceNumber`, then file name) moves to the task's new file, its
+    /// positions shifted by the difference of the two ranges' first row ids. Returns the
+    /// anchors whose vectors moved and the new files' vectors.
+    pub(super) async fn move_evolution_vectors(
+        &self,
+        vectors: &super::dv::PartitionVectors,
+        moves: Vec<(&[DataFileMeta], &[DataFileMeta])>,
+    ) -> Result<(HashSet<String>, Vec<(String, DeletionVector)>)> {
+        let bitmap64 = self
+            .options()
+            .get_bool("deletion-vectors.bitmap64")?
+            .unwrap_or(false);
+        let first = |f: &DataFileMeta| f.first_row_id.unwrap_or_default();
+        // (anchor, its range's first row id) of every old range, per task.
+        let mut anchors: Vec<Vec<(String, i64)>> = Vec::new();
+        let mut names = HashSet::new();
+        for (before, _) in &moves {
+            let normal: Vec<DataFileMeta> = before
+                .iter()
+                .filter(|f| !blob_file(&f.file_name))
+                .cloned()
+                .collect();
+            let mut task = Vec::new();
+            for group in merge_overlapping(&normal, |f| (first(f), first(f) + f.row_count - 1)) {
+                let anchor = group.iter().min_by(|a, b| {
+                    (a.max_sequence_number, &a.file_name)
+                        .cmp(&(b.max_sequence_number, &b.file_name))
+                });
+                if let Some(a) = anchor {
+                    names.insert(a.file_name.clone());
+                    task.push((a.file_name.clone(), first(a)));
+                }
+            }
+            anchors.push(task);
+        }
+        let old = vectors.vectors_of(self, &names).await?;
+        let mut removed = HashSet::new();
+        let mut added = Vec::new();
+        for ((_, after), task) in moves.iter().zip(anchors) {
+            let Some(new_file) = after.iter().find(|f| !blob_file(&f.file_name)) else {
+                continue;
+            };
+            let new_from = first(new_file);
+            let mut merged = DeletionVector::new_empty(bitmap64);
+            for (anchor, old_from) in task {
+                let Some(dv) = old.get(&anchor).filter(|v| !v.is_empty()) else {
+                    continue;
+                };
+                let positions: Vec<u64> = match dv {
+                    DeletionVector::Bitmap32(b) => b.iter().map(u64::from).collect(),
+                    DeletionVector::Bitmap64(b) => b.iter().collect(),
+                };
+                for p in positions {
+                    let moved = old_from + p as i64 - new_from;
+                    if moved < 0 || moved >= new_file.row_count {
+                        return Err(invalid(
+                            self,
+                            format!(
+                                "cannot move deleted position {p} of {anchor} (range from \
+                                 {old_from}) into {} (range from {new_from}, {} rows)",
+                                new_file.file_name, new_file.row_count
+                            ),
+                        ));
+                    }
+                    merged
+                        .delete(moved as u64)
+                        .map_err(|e| invalid(self, e.to_string()))?;
+                }
+                removed.insert(anchor);
+            }
+            if !merged.is_empty() {
+                added.push((new_file.file_name.clone(), merged));
+            }
+        }
+        Ok((removed, added))
     }
 }
 

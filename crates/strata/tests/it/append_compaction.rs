@@ -511,6 +511,12 @@ async fn deletion_vector_compaction_refused_where_not_done() {
             r#""bucket":"-1","row-tracking.enabled":"true","deletion-vectors.enabled":"true""#,
             "row-tracking.enabled",
         ),
+        (
+            "db.de",
+            r#""bucket":"-1","row-tracking.enabled":"true","data-evolution.enabled":"true",
+            "deletion-vectors.enabled":"true","data-evolution.compaction.rewrite-row-ids":"true""#,
+            "rewrite-row-ids = true",
+        ),
     ] {
         let t = wh.create(name, &schema(option)).await;
         t.write_batches([batch(0..10, "a")], None).await.unwrap();

@@ -1,6 +1,9 @@
 package strata.oracle;
 
 import org.apache.paimon.Snapshot;
+import org.apache.paimon.append.dataevolution.DataEvolutionCompactCoordinator;
+import org.apache.paimon.append.dataevolution.DataEvolutionCompactTask;
+import org.apache.paimon.append.dataevolution.DataEvolutionCompactionCommitPreparation;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.deletionvectors.BitmapDeletionVector;
@@ -52,7 +55,12 @@ final class Paimon2AppendCompact {
         Snapshot snapshot = t.snapshotManager().latestSnapshot();
         Map<BinaryRow, AppendDeleteFileMaintainer> maintainers = new LinkedHashMap<>();
         long deleted = 0;
+        String idColumn = t.rowType().getFieldNames().get(0);
         for (ManifestEntry e : t.store().newScan().plan().files()) {
+            List<String> writeCols = e.file().writeCols();
+            if (writeCols != null && !writeCols.contains(idColumn)) {
+                continue; // a column file of a data-evolution range: the anchor holds the vector
+            }
             DataSplit split = DataSplit.builder()
                     .withPartition(e.partition())
                     .withBucket(e.bucket())
@@ -100,6 +108,33 @@ final class Paimon2AppendCompact {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("snapshotId", t.snapshotManager().latestSnapshotId());
         out.put("deleted", deleted);
+        return out;
+    }
+
+    /**
+     * Data-evolution compaction as Spark's {@code CompactProcedure} runs it: {@link
+     * DataEvolutionCompactCoordinator} plans ({@code compaction.min.file-num} = 2), each task
+     * rewrites, and {@link DataEvolutionCompactionCommitPreparation} adds the index changes that
+     * move the anchors' deletion vectors to the new files; one commit. Answer: {@code tasks}.
+     */
+    static Object compactEvolution(Commands c, Map<String, Object> req) throws Exception {
+        FileStoreTable t = c.table(req).copy(Map.of("compaction.min.file-num", "2"));
+        Snapshot s = t.snapshotManager().latestSnapshot();
+        List<DataEvolutionCompactTask> tasks =
+                new DataEvolutionCompactCoordinator(t, false, false, s).plan();
+        String user = java.util.UUID.randomUUID().toString();
+        List<CommitMessage> messages = new ArrayList<>();
+        for (DataEvolutionCompactTask task : tasks) {
+            messages.add(task.doCompact(t, user));
+        }
+        if (!messages.isEmpty()) {
+            messages.addAll(new DataEvolutionCompactionCommitPreparation(t, s).prepare(messages));
+            try (BatchTableCommit commit = t.newBatchWriteBuilder().newCommit()) {
+                commit.commit(messages);
+            }
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("tasks", tasks.size());
         return out;
     }
 
