@@ -378,10 +378,11 @@ pub const KNOWN_PREFIXES: &[&str] = &[
     "lance.",
     "vortex.",
     "file-index.",
-    // the index types strata writes (range-bitmap stays under `file-index.`)
+    // the index types strata writes
     "file-index.bitmap.",
     "file-index.bloom-filter.",
     "file-index.bsi.",
+    "file-index.range-bitmap.",
     "blob.",
     "blob-descriptor.",
     "variant.",
