@@ -12,8 +12,9 @@ back unshredded, read by Java as the JSON Java reads from its shredded file).
 Shredded writes (``variant.shreddingSchema``): strata's data files have the Parquet schema Java
 writes for the same schema and the same shredded columns (``typed_value`` and residual
 ``value``), compared through pyarrow; Java reads strata's files (appends, primary-key merges and
-compactions of both engines) as the rows it wrote. Inference (``variant.inferShreddingSchema``)
-stays refused for writes.
+compactions of both engines) as the rows it wrote. Inference (``variant.inferShreddingSchema``,
+per file from its first rows) gives the schema Java infers for the same rows; the adaptive
+inference mode is refused by name.
 """
 from __future__ import annotations
 
@@ -130,9 +131,6 @@ def test_shredded_java_files_are_rebuilt(java, strata, wh, tmp_path):
     strata.write(dst, [str(f)])
     back = _java_rows(java, wh, dst)
     assert [(r["id"], r["json"]) for r in back] == [(r["id"], r["json"]) for r in theirs]
-    # strata does not write shredded files: a write to the table that asks for them is refused.
-    res = strata.write(ident, [str(f)], check=False)
-    assert res.returncode != 0 and "variant.inferShreddingSchema" in res.stderr, res.stderr
 
 
 def test_json_lines_into_variant_columns_read_by_java(java, strata, wh, tmp_path):
@@ -224,6 +222,41 @@ def _variant_file(tmp_path, name, rows):
     return f
 
 
+def test_inferred_shredding_matches_java(java, strata, wh, tmp_path):
+    """``variant.inferShreddingSchema``: strata infers each file's shredding schema from its first
+    ``variant.shredding.maxInferBufferRow`` rows as Java does (rare fields, type conflicts, widths):
+    the same Parquet schema and shredded columns as Java's file for the same rows."""
+    docs = _shredded_docs() + DOCS
+    rows = [{"id": i, "json": d} for i, d in enumerate(docs)] + [{"id": len(docs)}]
+    java.create_table(wh, "db.vi_plain", SCHEMA)
+    java.call("Paimon2Variant.write", warehouse=_abs(wh), table="db.vi_plain", rows=rows)
+    plain = _java_rows(java, wh, "db.vi_plain")
+    f = _variant_file(tmp_path, "vi.parquet", plain)
+    # The first 61 rows are objects (a later array or string makes the column VARIANT).
+    for n, opts in enumerate(({"variant.shredding.maxInferBufferRow": "61"},
+                              {"variant.shredding.maxInferBufferRow": "40",
+                               "variant.shredding.maxSchemaWidth": "9",
+                               "variant.shredding.minFieldCardinalityRatio": "0.5"})):
+        opts = {"bucket": "-1", "variant.inferShreddingSchema": "true", **opts}
+        java.create_table(wh, f"db.vi_java{n}", {**SCHEMA, "options": opts})
+        java.call("Paimon2Variant.write", warehouse=_abs(wh), table=f"db.vi_java{n}", rows=rows)
+        strata.create_table(f"db.vi_strata{n}", {**SCHEMA, "options": opts})
+        strata.write(f"db.vi_strata{n}", [str(f)])
+        (jf,), (sf,) = _data_files(wh, f"vi_java{n}"), _data_files(wh, f"vi_strata{n}")
+        java_schema, java_cols = _physical(jf)
+        strata_schema, strata_cols = _physical(sf)
+        assert "typed_value" in java_schema, (n, java_schema)
+        assert strata_schema == java_schema, n
+        assert strata_cols == java_cols, n
+        theirs = _java_rows(java, wh, f"db.vi_java{n}")
+        assert _java_rows(java, wh, f"db.vi_strata{n}") == theirs
+    # The adaptive mode is refused by name.
+    java.create_table(wh, "db.vi_adaptive", {**SCHEMA, "options": {
+        "bucket": "-1", "variant.inferShreddingSchema": "true", "variant.shredding.inferenceMode": "adaptive"}})
+    res = strata.write("db.vi_adaptive", [str(f)], check=False)
+    assert res.returncode != 0 and "variant.shredding.inferenceMode" in res.stderr, res.stderr
+
+
 def _json_by_id(rows):
     return {r["id"]: None if r["json"] is None else json.loads(r["json"]) for r in rows}
 
@@ -267,22 +300,20 @@ def test_shredded_writes_match_java(java, strata, wh, tmp_path):
     want = [(r["id"], None if r["json"] is None else (r["value"], r["metadata"])) for r in theirs]
     assert _strata_rows(strata, "db.vs_java") == want
     assert _strata_rows(strata, "db.vs_strata") == want
-    # Inference stays refused for writes.
-    java.create_table(wh, "db.vs_infer", {**SCHEMA, "options": {"bucket": "-1", "variant.inferShreddingSchema": "true"}})
-    res = strata.write("db.vs_infer", [str(_variant_file(tmp_path, "p2.parquet", plain))], check=False)
-    assert res.returncode != 0 and "variant.inferShreddingSchema" in res.stderr, res.stderr
 
 
 
 
 def test_shredded_tables_compacted_by_both_engines(java, strata, wh, tmp_path):
-    """Primary-key and append tables with ``variant.shreddingSchema``: strata's writes and full
-    compactions re-shred (every live file keeps the shredded layout), Java's writes and
+    """Primary-key and append tables with ``variant.shreddingSchema`` (and a primary-key table
+    with ``variant.inferShreddingSchema``): strata's writes and full compactions re-shred (every live file keeps the shredded layout), Java's writes and
     compactions mix in, and both engines read the rows of an independent model."""
     opts = {"variant.shreddingSchema": SHREDDING}
     docs = _shredded_docs()
     for ident, extra in (("db.vs_pk", {"primaryKeys": ["id"], "options": {**opts, "bucket": "1"}}),
-                         ("db.vs_append", {"options": {**opts, "bucket": "1", "bucket-key": "id"}})):
+                         ("db.vs_append", {"options": {**opts, "bucket": "1", "bucket-key": "id"}}),
+                         ("db.vi_pk", {"primaryKeys": ["id"],
+                                       "options": {"bucket": "1", "variant.inferShreddingSchema": "true"}})):
         java.create_table(wh, ident, {**SCHEMA, **extra})
         model = {}
         # strata: three commits (updates of existing ids on the primary-key table).

@@ -59,6 +59,7 @@ pub(crate) mod stats;
 pub(crate) mod stats_options;
 mod variant_encode;
 pub(crate) mod variant_json;
+mod variant_shred_infer;
 mod variant_shred_schema;
 mod variant_shred_write;
 mod variant_shredding;

@@ -46,6 +46,7 @@ use super::map_shredding::read::ARROW_SCHEMA_KEY;
 use super::map_shredding::FileShredder;
 #[cfg(doc)]
 use super::map_shredding::MapShredding;
+use super::variant_shred_infer::InferOptions;
 use super::variant_shred_schema::VariantShreddingSchema;
 use super::variant_shred_write::VariantShredder;
 use crate::error::ErrorDetail;
@@ -141,6 +142,9 @@ pub(crate) struct ParquetWriteOptions {
     pub writer_version_2: bool,
     /// `variant.shreddingSchema`: the VARIANT columns written shredded.
     pub variant_shredding: Option<VariantShreddingSchema>,
+    /// `variant.inferShreddingSchema` (without an explicit schema): each file's VARIANT
+    /// columns shredded by the schema inferred from its first rows.
+    pub variant_infer: Option<InferOptions>,
 }
 
 impl Default for ParquetWriteOptions {
@@ -155,6 +159,7 @@ impl Default for ParquetWriteOptions {
             dictionary_page_size: 1024 * 1024,
             writer_version_2: false,
             variant_shredding: None,
+            variant_infer: None,
         }
     }
 }
@@ -248,6 +253,7 @@ impl ParquetWriteOptions {
                 }
             };
         }
+        out.variant_infer = InferOptions::from_options(get)?;
         out.variant_shredding = VariantShreddingSchema::from_options(get)?;
         Ok(out)
     }
@@ -355,6 +361,16 @@ pub(crate) struct ParquetWriter {
     shredder: Option<FileShredder>,
     /// Converts shredded VARIANT columns to their physical layout (`variant.shreddingSchema`).
     variant: Option<VariantShredder>,
+    /// `variant.inferShreddingSchema`: the first rows, buffered until the layout is inferred
+    /// (Java's `InferShreddingWritePlanWriter`).
+    infer: Option<InferBuffer>,
+}
+
+/// Rows a file buffers before its VARIANT shredding schema is inferred.
+struct InferBuffer {
+    options: InferOptions,
+    batches: Vec<RecordBatch>,
+    rows: usize,
 }
 
 impl std::fmt::Debug for ParquetWriter {
@@ -405,6 +421,24 @@ impl ParquetWriter {
             Some(s) => Some(VariantShredder::new(&schema, s)?),
             None => None,
         };
+        let infer = match &options.variant_infer {
+            Some(o) if VariantShredder::has_variant_columns(&schema)? => {
+                if shredder.is_some() {
+                    return Err(ErrorDetail::Unsupported(
+                        "Composing multiple active shredding write plans is not supported \
+                         (variant.inferShreddingSchema with shredded MAP columns)."
+                            .into(),
+                    )
+                    .into());
+                }
+                Some(InferBuffer {
+                    options: o.clone(),
+                    batches: Vec::new(),
+                    rows: 0,
+                })
+            }
+            _ => None,
+        };
         let file_schema = match (&shredder, &variant) {
             (Some(s), _) => s.physical_schema().clone(),
             (None, Some(v)) => v.physical_schema().clone(),
@@ -432,6 +466,7 @@ impl ParquetWriter {
             rows: 0,
             shredder,
             variant,
+            infer,
         })
     }
 
@@ -439,6 +474,39 @@ impl ParquetWriter {
     /// checked). Flushes a row group to storage when it reaches the row group size.
     pub(crate) async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         self.check_schema(batch)?;
+        if let Some(buffer) = self.infer.as_mut() {
+            buffer.rows += batch.num_rows();
+            buffer.batches.push(batch.clone());
+            if buffer.rows >= buffer.options.buffer_rows {
+                self.finish_inference().await?;
+            }
+            return Ok(());
+        }
+        self.write_logical(batch).await
+    }
+
+    /// Infers the VARIANT layout from the first `maxInferBufferRow` buffered rows (all of
+    /// them when the file closes before) and writes the buffered rows with it.
+    async fn finish_inference(&mut self) -> Result<()> {
+        let Some(buffer) = self.infer.take() else {
+            return Ok(());
+        };
+        let shredder = VariantShredder::inferred(
+            &self.schema,
+            &buffer.batches,
+            buffer.options.buffer_rows,
+            &buffer.options,
+        )?;
+        self.file_schema = shredder.physical_schema().clone();
+        self.variant = Some(shredder);
+        for batch in &buffer.batches {
+            self.write_logical(batch).await?;
+        }
+        Ok(())
+    }
+
+    /// [`Self::write`] of a batch past inference.
+    async fn write_logical(&mut self, batch: &RecordBatch) -> Result<()> {
         let shredded;
         let batch = match (&mut self.shredder, &self.variant) {
             (Some(s), _) => {
@@ -643,6 +711,10 @@ impl ParquetWriter {
     /// row group in progress (what a rolling writer compares with `target-file-size`); while
     /// rows are held back before encoding, the `PAR1` magic plus their plain size.
     pub(crate) fn bytes_written(&self) -> u64 {
+        if self.infer.is_some() {
+            // Java's `InferShreddingWritePlanWriter.reachTargetSize` while it buffers.
+            return 0;
+        }
         match &self.encoder {
             Some(e) => (e.bytes_written() + e.in_progress_size()) as u64,
             None => (4 + self.pending_bytes) as u64,
@@ -656,7 +728,13 @@ impl ParquetWriter {
     pub(crate) fn memory_size(&self) -> usize {
         let encoder = self.encoder.as_ref().map(|e| e.memory_size()).unwrap_or(0);
         let sink = (self.flushed as usize).min(SINK_CAPACITY);
-        self.pending_bytes + encoder + self.buffer.len() + sink
+        let inferring: usize = self
+            .infer
+            .iter()
+            .flat_map(|b| &b.batches)
+            .map(RecordBatch::get_array_memory_size)
+            .sum();
+        self.pending_bytes + encoder + self.buffer.len() + sink + inferring
     }
 
     /// Rows written so far.
@@ -669,6 +747,7 @@ impl ParquetWriter {
     /// partial object is removed.
     pub(crate) async fn close(mut self) -> Result<ParquetFileInfo> {
         let result = async {
+            self.finish_inference().await?;
             if self.encoder.is_none() {
                 self.start_encoder().await?;
             }

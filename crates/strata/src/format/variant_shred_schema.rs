@@ -76,6 +76,16 @@ impl VariantShreddingSchema {
         })
     }
 
+    /// A schema of `fields` (an inferred one), checked like a parsed one.
+    pub(crate) fn from_fields(fields: Vec<DataField>) -> Result<Self> {
+        for f in &fields {
+            physical_type(&f.data_type)?;
+        }
+        Ok(VariantShreddingSchema {
+            fields: Arc::new(fields),
+        })
+    }
+
     /// The schema from table options (`variant.shreddingSchema`, else its fallback key).
     pub(crate) fn from_options<'a>(
         lookup: impl Fn(&str) -> Option<&'a str>,

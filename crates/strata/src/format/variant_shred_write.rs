@@ -32,6 +32,7 @@ use arrow_schema::{DataType as ArrowType, Field, FieldRef, Fields, Schema, Schem
 
 use super::arrow_types::{field_id_of, to_arrow_field};
 use super::variant_encode::{container, dictionary, encode_object, slice, Primitive};
+use super::variant_shred_infer::{infer, InferOptions};
 use super::variant_shred_schema::{physical_type, VariantShreddingSchema};
 use crate::error::ErrorDetail;
 use crate::{Error, Result};
@@ -91,6 +92,59 @@ impl VariantShredder {
             physical: Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone())),
             columns,
         })
+    }
+
+    /// Whether `schema` has top-level VARIANT columns for inference to shred. A VARIANT nested
+    /// in a ROW column (which Java's inference shreds too) is refused by name.
+    pub(crate) fn has_variant_columns(schema: &SchemaRef) -> Result<bool> {
+        fn nested(f: &Field) -> bool {
+            match f.data_type() {
+                ArrowType::Struct(children) if !is_variant(f) => {
+                    children.iter().any(|c| is_variant(c) || nested(c))
+                }
+                _ => false,
+            }
+        }
+        if let Some(f) = schema.fields().iter().find(|f| nested(f)) {
+            return Err(ErrorDetail::Unsupported(format!(
+                "variant.inferShreddingSchema with a VARIANT nested in ROW column {}: \
+                 strata infers shredding schemas of top-level VARIANT columns only",
+                f.name()
+            ))
+            .into());
+        }
+        Ok(schema.fields().iter().any(|f| is_variant(f)))
+    }
+
+    /// The shredder of a file whose VARIANT columns are shredded by the schema inferred from
+    /// the first `sample` rows of `batches` (Java's `InferVariantShreddingSchema`).
+    pub(crate) fn inferred(
+        schema: &SchemaRef,
+        batches: &[RecordBatch],
+        sample: usize,
+        options: &InferOptions,
+    ) -> Result<Self> {
+        let all = arrow::compute::concat_batches(schema, batches)
+            .map_err(|e| bad("*", format!("buffered rows: {e}")))?;
+        let rows = all.slice(0, sample.min(all.num_rows()));
+        let indices: Vec<usize> = (0..schema.fields().len())
+            .filter(|i| is_variant(schema.field(*i)))
+            .collect();
+        let columns = indices
+            .iter()
+            .map(|i| {
+                rows.column(*i)
+                    .as_struct_opt()
+                    .ok_or_else(|| bad(schema.field(*i).name(), "not a struct"))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let types = infer(&columns, options)?;
+        let fields = indices
+            .iter()
+            .zip(types)
+            .map(|(i, t)| DataField::new(*i as i32, schema.field(*i).name().clone(), t))
+            .collect();
+        Self::new(schema, &VariantShreddingSchema::from_fields(fields)?)
     }
 
     /// The file's physical schema.

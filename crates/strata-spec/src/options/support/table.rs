@@ -41,7 +41,8 @@ const POSTPONE: &str = "Flink/Spark batch sinks of postpone-bucket tables (bucke
 const STREAM: &str = "Flink/Spark streaming source option; strata's streaming reads (Table::new_stream_read, strata tail) take their settings as arguments";
 const TAG_AUTO: &str = "only for automatically created tags (tag.automatic-creation, refused)";
 const SHREDDED_VARIANT_READ: &str = "reads rebuild each shredded Variant from its file's typed_value and value columns (Java's ShreddingUtils.rebuild), whatever schema wrote it";
-const VARIANT_INFER: &str = "tunes Variant shredding inference, which runs only with variant.inferShreddingSchema = true (refused)";
+const VARIANT_INFER: &str = "a Variant shredding setting Java 2.0 does not define";
+const VARIANT_ADAPTIVE: &str = "tunes adaptive Variant shredding inference, which runs only with variant.shredding.inferenceMode = adaptive (refused)";
 const VECTOR: &str = "only for VECTOR columns (vector-field, refused)";
 const PK_INDEX_READ: &str =
     "a primary-key index Java keeps beside the data files; reads are right without it";
@@ -67,7 +68,7 @@ pub(super) const KEYS: &[Entry] = &[
     no_effect("blob.copy-buffer-size", BLOB),
     no_effect("blob.split-by-file-size", BLOB),
     unsupported("blob.stored-descriptor-fields", "fallback key of blob-descriptor-field (BLOBs stored inline as descriptors), not implemented", &[""]),
-    implemented("blob.target-file-size").read_honoured(),
+    implemented("blob.target-file-size").read_no_effect("where .blob files roll; the rows are the same"),
     implemented("branch").read_honoured(),
     implemented("bucket").read_honoured(),
     no_effect("bucket-append-ordered", "false only relaxes sequence ordering of append buckets; strata's ordered append writes satisfy both"),
@@ -129,7 +130,7 @@ pub(super) const KEYS: &[Entry] = &[
     no_effect("continuous.discovery-interval", STREAM),
     implemented("cross-partition-upsert.bootstrap-parallelism"),
     implemented("cross-partition-upsert.index-ttl"),
-    no_effect("data-evolution.compaction.rewrite-row-ids", "acts only when a data-evolution table also has deletion vectors (Java's DataEvolutionCompactDeletionVectorRewriter); strata refuses the compaction of such tables by name, so row ids are never rewritten"),
+    no_effect("data-evolution.compaction.rewrite-row-ids", "acts only in the compaction of a data-evolution table with deletion vectors: false (the default) keeps every row id and moves the vectors, in Java and strata; with true, strata's compaction refuses the table by name (Java's DataEvolutionMaterializeDeletionCompactTask gives rows new ids)"),
     implemented("data-evolution.enabled").stream_refused("streaming and incremental reads would read each file of a row-id range on its own; batch reads stitch them as Java's DataEvolutionSplitRead", &["false"]),
     no_effect("data-evolution.merge-into.file-pruning", DATA_EVO),
     no_effect("data-evolution.merge-into.source-persist", DATA_EVO),
@@ -373,14 +374,14 @@ pub(super) const KEYS: &[Entry] = &[
     unsupported("target-file-row-num", "Java rolls data files at this row count; strata rolls by target-file-size only", &["9223372036854775807"]).read_no_effect("how Java rolls data files; the rows are the same"),
     implemented("target-file-size"),
     unsupported("type", "format, materialized, object and other table types; strata reads and writes plain Paimon tables", &["table"]),
-    unsupported("variant.inferShreddingSchema", "Java infers a shredding schema per file from its first rows; strata shreds Variant columns only by an explicit variant.shreddingSchema", &["false"]).read_no_effect(SHREDDED_VARIANT_READ),
-    no_effect("variant.shredding.adaptive.maxInferBufferRow", VARIANT_INFER),
-    no_effect("variant.shredding.adaptive.retentionRatio", VARIANT_INFER),
-    no_effect("variant.shredding.inferenceMode", VARIANT_INFER),
-    no_effect("variant.shredding.maxInferBufferRow", VARIANT_INFER),
-    no_effect("variant.shredding.maxSchemaDepth", VARIANT_INFER),
-    no_effect("variant.shredding.maxSchemaWidth", VARIANT_INFER),
-    no_effect("variant.shredding.minFieldCardinalityRatio", VARIANT_INFER),
+    implemented("variant.inferShreddingSchema").read_no_effect(SHREDDED_VARIANT_READ),
+    no_effect("variant.shredding.adaptive.maxInferBufferRow", VARIANT_ADAPTIVE),
+    no_effect("variant.shredding.adaptive.retentionRatio", VARIANT_ADAPTIVE),
+    unsupported("variant.shredding.inferenceMode", "adaptive: Java reuses inference evidence across the files of one writer; strata infers every file on its own (per-file)", &["per-file", "per_file"]).read_no_effect(SHREDDED_VARIANT_READ),
+    implemented("variant.shredding.maxInferBufferRow").read_no_effect(SHREDDED_VARIANT_READ),
+    implemented("variant.shredding.maxSchemaDepth").read_no_effect(SHREDDED_VARIANT_READ),
+    implemented("variant.shredding.maxSchemaWidth").read_no_effect(SHREDDED_VARIANT_READ),
+    implemented("variant.shredding.minFieldCardinalityRatio").read_no_effect(SHREDDED_VARIANT_READ),
     implemented("variant.shreddingSchema").read_no_effect(SHREDDED_VARIANT_READ),
     unsupported("vector-field", "VECTOR columns stored in vector files; strata refuses VECTOR types", &[""]),
     no_effect("vector-index.search-mode", GINDEX),
