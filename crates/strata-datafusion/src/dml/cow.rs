@@ -23,7 +23,10 @@
 //! write for append tables yet.
 //!
 //! On a data-evolution table an `UPDATE` rewrites nothing: only the assigned columns of the
-//! selected rows are written, by row id (`Table::update_columns`), as Spark does there.
+//! selected rows are written, by row id (`Table::update_columns`), as Spark does there; a
+//! `DELETE` marks the selected rows in deletion vectors (`Table::delete_row_ids`) and needs
+//! `deletion-vectors.enabled`, as Spark's `PaimonDeleteTable` says (a rewrite would give the
+//! surviving rows new row ids).
 
 use std::fmt;
 use std::sync::Arc;
@@ -93,7 +96,19 @@ async fn plan(
         .options
         .get("deletion-vectors.enabled")
         .is_some_and(|v| v.eq_ignore_ascii_case("true"));
-    if dv {
+    let data_evolution = table
+        .options()
+        .data_evolution_enabled()
+        .map_err(|e| plan_error(e.to_string()))?;
+    if data_evolution && !dv && what == "DELETE" {
+        // Spark's `PaimonDeleteTable`, word for word.
+        return Err(plan_error(format!(
+            "DELETE on {}: Can only perform deletion operation on data evolution tables with \
+             DeletionVector enabled (set 'deletion-vectors.enabled' = 'true')",
+            table.identifier()
+        )));
+    }
+    if dv && !data_evolution {
         return Err(plan_error(format!(
             "{what} on {}: the append table has 'deletion-vectors.enabled'; Paimon marks its \
              rows deleted in deletion vectors, which strata does not write for append tables \
@@ -226,15 +241,16 @@ struct Rewrite {
 impl Rewrite {
     /// Rewrites and commits; the number of rows changed.
     async fn run(&self) -> Result<u64> {
-        if let Change::Update(assignments) = &self.change {
-            let data_evolution = self
-                .table
-                .options()
-                .data_evolution_enabled()
-                .map_err(|e| plan_error(e.to_string()))?;
-            if data_evolution {
-                return self.update_columns(assignments).await;
-            }
+        let data_evolution = self
+            .table
+            .options()
+            .data_evolution_enabled()
+            .map_err(|e| plan_error(e.to_string()))?;
+        if data_evolution {
+            return match &self.change {
+                Change::Update(assignments) => self.update_columns(assignments).await,
+                Change::Delete => self.delete_row_ids().await,
+            };
         }
         // The latest snapshot, whatever the table's scan.* options say: the rewrite replaces
         // what is live now.
@@ -398,6 +414,54 @@ impl Rewrite {
             self.table.update_columns(&changes).await.map_err(to_df)?;
         }
         Ok(changed)
+    }
+
+    /// DELETE on a data-evolution table with deletion vectors: the selected rows marked
+    /// deleted in their anchor files' deletion vectors, by row id (`Table::delete_row_ids`, as
+    /// Spark's `DeleteFromPaimonTableCommand` there); no data file is rewritten.
+    async fn delete_row_ids(&self) -> Result<u64> {
+        let mut scan = self.table.new_scan().with_latest();
+        if let Some(p) = &self.predicate {
+            scan = scan.with_filter(p.clone());
+        }
+        let plan = scan.plan().await.map_err(to_df)?;
+        if plan.snapshot.is_none() {
+            return Ok(0);
+        }
+        let mut names: Vec<String> = self
+            .table_schema
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        names.push("_ROW_ID".to_string());
+        let mut stream = self
+            .table
+            .new_read()
+            .with_string_views()
+            .with_projection(names)
+            .to_stream(plan.splits)
+            .map_err(to_df)?;
+        let row_id = self.table_schema.fields().len();
+        let mut ids: Vec<i64> = Vec::new();
+        while let Some(batch) = stream.next().await {
+            let batch = batch.map_err(to_df)?;
+            let mask = self.mask(&batch)?;
+            if mask.true_count() == 0 {
+                continue;
+            }
+            let selected = arrow::compute::filter(batch.column(row_id), &mask)?;
+            let selected = cast(&selected, &DataType::Int64)?;
+            let selected = selected
+                .as_any()
+                .downcast_ref::<arrow::array::Int64Array>()
+                .ok_or_else(|| plan_error("_ROW_ID is not BIGINT"))?;
+            ids.extend(selected.iter().flatten());
+        }
+        if !ids.is_empty() {
+            self.table.delete_row_ids(&ids).await.map_err(to_df)?;
+        }
+        Ok(ids.len() as u64)
     }
 
     /// The rows the condition selects (NULL: not selected).

@@ -27,7 +27,8 @@
 //!   (`partial-update` and NULL, aggregate functions, sequence groups, `sequence.field`) fails
 //!   the statement before its commit.
 //!
-//! Append tables are refused: their MERGE needs a copy-on-write rewrite of the matched files
+//! Data-evolution tables take MERGE by row id instead ([`super::data_evolution`]). Other
+//! append tables are refused: their MERGE needs a copy-on-write rewrite of the matched files
 //! joined with the source, which strata does only for `UPDATE` / `DELETE` (see [`super::cow`]).
 
 use std::sync::Arc;
@@ -222,7 +223,12 @@ pub(crate) async fn merge_into(
 }
 
 /// The value an `INSERT` clause gives column `name` (at `index` in the table).
-fn insert_value(columns: &[String], values: &[Expr], name: &str, index: usize) -> Result<Expr> {
+pub(super) fn insert_value(
+    columns: &[String],
+    values: &[Expr],
+    name: &str,
+    index: usize,
+) -> Result<Expr> {
     if columns.is_empty() {
         return values.get(index).cloned().ok_or_else(|| {
             plan_error(format!(
@@ -285,8 +291,8 @@ fn check_clauses(target: &dyn DmlTarget, clauses: &[MergeIntoClause]) -> Result<
 
 /// The planned `USING` relation as a table, so that it can join the target in a logical plan.
 #[derive(Debug)]
-struct PlannedSource {
-    plan: Arc<dyn ExecutionPlan>,
+pub(super) struct PlannedSource {
+    pub(super) plan: Arc<dyn ExecutionPlan>,
 }
 
 #[async_trait]

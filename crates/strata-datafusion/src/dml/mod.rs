@@ -18,10 +18,12 @@
 //! | [`primary_key`] | `DELETE` / `UPDATE` on primary-key tables as `-D` / `+U` |
 //! | [`cow`] | `DELETE` / `UPDATE` on append tables, copy-on-write |
 //! | [`merge`] | `MERGE INTO` on primary-key tables, as row kinds |
+//! | [`data_evolution`] | `MERGE INTO` on data-evolution tables, by row id |
 //! | [`rules`] | what a merge engine lets a row-level statement do (no rows needed) |
 //! | [`row_effect`] | each written record checked to take effect under the merge engine |
 
 pub(crate) mod cow;
+pub(crate) mod data_evolution;
 pub(crate) mod merge;
 pub(crate) mod primary_key;
 pub(crate) mod row_effect;
@@ -79,7 +81,7 @@ pub(crate) async fn update(
     }
 }
 
-/// `MERGE INTO` ([`merge`]).
+/// `MERGE INTO`: by row id on a data-evolution table ([`data_evolution`]), else [`merge`].
 pub(crate) async fn merge_into(
     target: &dyn DmlTarget,
     state: &dyn Session,
@@ -88,5 +90,15 @@ pub(crate) async fn merge_into(
     on: Expr,
     clauses: Vec<MergeIntoClause>,
 ) -> Result<Arc<dyn ExecutionPlan>> {
-    merge::merge_into(target, state, source, merge_schema, on, clauses).await
+    let data_evolution = !target.table().is_primary_key_table()
+        && target
+            .table()
+            .options()
+            .data_evolution_enabled()
+            .map_err(|e| crate::error::plan_error(e.to_string()))?;
+    if data_evolution {
+        data_evolution::merge_into(target, state, source, merge_schema, on, clauses).await
+    } else {
+        merge::merge_into(target, state, source, merge_schema, on, clauses).await
+    }
 }

@@ -11,8 +11,10 @@
 //! A group's files are read whole (no statistics pruning: a file without a column cannot
 //! answer a filter on it) and stitched in memory; the read's filter and projection apply to
 //! the stitched rows. A BLOB column comes from its `.blob` files (sub-ranges of the group, after
-//! the data files as Java's `BlobFileBunch`: `super::blob_files`). Java's vector-store files,
-//! and deletion vectors on such tables, are refused by name.
+//! the data files as Java's `BlobFileBunch`: `super::blob_files`). With deletion vectors, a
+//! range's vector is its anchor file's ([`anchor_file`], Java's
+//! `DataEvolutionUtils.retrieveAnchorFile`), positions counted from the range's first row id
+//! ([`drop_deleted`]). Java's vector-store files are refused by name.
 
 use arrow_array::{new_null_array, ArrayRef};
 use futures::StreamExt;
@@ -274,6 +276,39 @@ pub(crate) async fn read_group(
         });
     }
     Ok((out, rows))
+}
+
+/// Java `DataEvolutionUtils.retrieveAnchorFile`: the data file of a row-id range with the
+/// smallest (`maxSequenceNumber`, file name); `.blob` files never anchor.
+pub(crate) fn anchor_file(group: &[DataFileMeta]) -> Option<&DataFileMeta> {
+    group.iter().filter(|f| !is_blob_file(f)).min_by(|a, b| {
+        a.max_sequence_number
+            .cmp(&b.max_sequence_number)
+            .then_with(|| a.file_name.cmp(&b.file_name))
+    })
+}
+
+/// The stitched rows of a range without those its anchor file's deletion vector `dv` deletes
+/// (position = row id − the range's first row id, as Java's `DeletionVectorWithRange`).
+pub(crate) fn drop_deleted(
+    columns: Vec<ArrayRef>,
+    rows: usize,
+    dv: &crate::format::deletion_vector::DeletionVector,
+) -> Result<(Vec<ArrayRef>, usize)> {
+    if (0..rows as u64).all(|p| !dv.is_deleted(p)) {
+        return Ok((columns, rows));
+    }
+    let keep: arrow_array::BooleanArray =
+        (0..rows as u64).map(|p| Some(!dv.is_deleted(p))).collect();
+    let kept = keep.true_count();
+    let mut out = Vec::with_capacity(columns.len());
+    for c in &columns {
+        out.push(
+            arrow::compute::filter(c, &keep)
+                .map_err(|e| Error::arrow("applying a deletion vector", e))?,
+        );
+    }
+    Ok((out, kept))
 }
 
 /// A `.blob` file (Java's `BlobFileFormat.isBlobFile`).

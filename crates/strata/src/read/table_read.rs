@@ -230,15 +230,8 @@ impl TableRead {
             dv: self.dv_cache()?,
             file_index: super::file_index::read_enabled(&self.table)?,
         });
+        // A data-evolution range's deletion vector is its anchor file's (`read_group`).
         let data_evolution = self.table.options().data_evolution_enabled()?;
-        if data_evolution && ctx.dv.is_some() {
-            return Err(ErrorDetail::Unsupported(format!(
-                "reading data-evolution table {} with deletion vectors: strata does not apply \
-                 them to stitched row-id ranges",
-                self.table.identifier()
-            ))
-            .into());
-        }
         let mut jobs = Vec::new();
         let mut kv_ctx: Option<Arc<kv_read::KvReadContext>> = None;
         for split in splits {
@@ -268,6 +261,8 @@ impl TableRead {
                         dir: dir.clone(),
                         bucket: split.bucket,
                         files,
+                        snapshot_id: split.snapshot_id,
+                        partition: split.partition.clone(),
                     })));
                 }
                 continue;
@@ -422,6 +417,8 @@ struct GroupJob {
     dir: String,
     bucket: i32,
     files: Vec<DataFileMeta>,
+    snapshot_id: i64,
+    partition: strata_spec::binary_row::BinaryRow,
 }
 
 struct FileJob {
@@ -468,6 +465,29 @@ impl FileReadContext {
             self.batch_size,
         )
         .await?;
+        // Java `DataEvolutionSplitRead.readDeletionVector`: the anchor file's vector, its
+        // positions counted from the range's first row id.
+        let (columns, rows) = match &self.dv {
+            Some(cache) => match super::data_evolution::anchor_file(&job.files) {
+                Some(anchor) => {
+                    let dv = cache
+                        .get(
+                            &self.table,
+                            job.snapshot_id,
+                            &job.partition,
+                            job.bucket,
+                            &anchor.file_name,
+                        )
+                        .await?;
+                    match dv {
+                        Some(dv) => super::data_evolution::drop_deleted(columns, rows, &dv)?,
+                        None => (columns, rows),
+                    }
+                }
+                None => (columns, rows),
+            },
+            None => (columns, rows),
+        };
         let mut at = 0;
         while at < rows {
             let n = self.batch_size.min(rows - at);

@@ -12,10 +12,12 @@
 //! so a failed write leaves no trace in the table.
 
 mod append_compact;
+mod blob_write;
 mod bucket_writer;
 mod compact_manager;
 mod compact_table;
 mod cross_partition;
+mod data_evolution_dml;
 mod deletion_vectors;
 mod kv_write;
 mod lookup_settings;
@@ -48,6 +50,7 @@ pub use crate::lsm::compact::task::TaskMetrics;
 use bucket_writer::{BucketWriter, WriterConfig};
 pub use compact_manager::CompactionMetrics;
 pub use compact_table::{CompactReport, CompactRequest};
+pub use data_evolution_dml::RowIdChanges;
 pub use record_merge::{MergeRow, RecordMerge};
 pub use rescale::{RescaleReport, RescaleRequest};
 pub use rewrite_file_index::RewriteFileIndexReport;
@@ -59,7 +62,7 @@ impl Table {
     /// A writer of new data files for this table (commit its messages with
     /// [`Table::new_commit`]).
     pub fn new_write(&self) -> Result<TableWrite> {
-        crate::scan::read_audit::refuse_blob_columns(self, "writing")?;
+        blob_write::refuse_unwritable(self, "writing")?;
         TableWrite::new(self.clone())
     }
 

@@ -39,6 +39,20 @@ impl Table {
     /// other columns and rows keep their values). Each `_ROW_ID` must be a row of the latest
     /// snapshot, at most once. Returns the new snapshot id (`None` for an empty batch).
     pub async fn update_columns(&self, batch: &RecordBatch) -> Result<Option<i64>> {
+        let messages = self.column_update_messages(batch).await?;
+        if messages.is_empty() {
+            return Ok(None);
+        }
+        self.new_commit()?.commit(messages).await
+    }
+
+    /// The files of [`Table::update_columns`], uncommitted (one message per row-id range
+    /// touched; none for an empty batch), for a caller that commits them with other changes
+    /// (`super::data_evolution_dml`: MERGE INTO's matched updates and inserts in one snapshot).
+    pub(crate) async fn column_update_messages(
+        &self,
+        batch: &RecordBatch,
+    ) -> Result<Vec<CommitMessage>> {
         crate::scan::read_audit::refuse_blob_columns(self, "updating columns of")?;
         if !self.options().data_evolution_enabled()? {
             return Err(invalid(format!(
@@ -83,7 +97,7 @@ impl Table {
             fields.push(field.clone());
         }
         if fields.is_empty() || batch.num_rows() == 0 {
-            return Ok(None);
+            return Ok(Vec::new());
         }
         fields.sort_by_key(|f| self.schema().fields.iter().position(|t| t.id == f.id));
         let mut values: Vec<ArrayRef> = Vec::with_capacity(fields.len());
@@ -219,7 +233,7 @@ impl Table {
             msg.new_files.push(file);
             messages.push(msg);
         }
-        self.new_commit()?.commit(messages).await
+        Ok(messages)
     }
 }
 
