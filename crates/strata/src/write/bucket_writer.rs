@@ -31,6 +31,8 @@ use crate::Result;
 
 use crate::format::stats_options::ValueStatsLayout;
 
+use super::blob_write::{BlobColumnsWriter, BlobLayout};
+
 /// Settings shared by all bucket writers of one [`super::TableWrite`].
 #[derive(Debug)]
 pub(super) struct WriterConfig {
@@ -57,14 +59,24 @@ pub(super) struct WriterConfig {
     /// every column plus `_ROW_ID` and `_SEQUENCE_NUMBER` (Java's
     /// `SpecialFields.rowTypeWithRowTracking` write type).
     write_cols: Option<Vec<String>>,
+    /// The table's BLOB columns, written to `.blob` files beside the Parquet file of the other
+    /// columns (`super::blob_write`); `None`: the table has none.
+    blobs: Option<BlobLayout>,
 }
 
 impl WriterConfig {
     pub(super) fn from_table(table: &Table) -> Result<Self> {
         let schema = table.schema();
-        let row_type = schema.row_type();
         let opts = table.options();
-        let stats = ValueStatsLayout::new(schema)?;
+        let blobs = BlobLayout::of(table)?;
+        let (row_type, stats) = match &blobs {
+            // The Parquet file holds the non-BLOB columns only, its statistics theirs.
+            Some(b) => (
+                RowType::new(b.normal.iter().map(|i| schema.fields[*i].clone()).collect()),
+                b.normal_stats(&ValueStatsLayout::new(schema)?, table),
+            ),
+            None => (schema.row_type(), ValueStatsLayout::new(schema)?),
+        };
         let arrow_schema = crate::format::arrow_types::to_arrow_schema(&row_type)?;
         let shredding =
             MapShredding::from_options(&arrow_schema, &row_type.fields, &row_type.fields, opts)?;
@@ -73,6 +85,9 @@ impl WriterConfig {
             &row_type,
             opts.file_index_in_manifest_threshold()?,
         )?;
+        let write_cols = blobs
+            .as_ref()
+            .map(|_| row_type.fields.iter().map(|f| f.name.clone()).collect());
         Ok(WriterConfig {
             file_index,
             per_file_sequence: opts.data_evolution_enabled()?,
@@ -87,7 +102,8 @@ impl WriterConfig {
             stats_cols: stats.stats_cols,
             stats_types: stats.stats_types,
             parquet: ParquetWriteOptions::from_options(&schema.options)?,
-            write_cols: None,
+            write_cols,
+            blobs,
         })
     }
 
@@ -97,6 +113,14 @@ impl WriterConfig {
     /// write type `SpecialFields.rowTypeWithRowTracking` writes. Tables shredding MAP columns are refused.
     pub(super) fn with_row_tracking_columns(table: &Table) -> Result<Self> {
         let mut config = Self::from_table(table)?;
+        if config.blobs.is_some() {
+            return Err(crate::error::ErrorDetail::Unsupported(format!(
+                "compaction of row-tracking table {}: it has BLOB columns (.blob files); \
+                 strata does not compact such tables",
+                table.identifier()
+            ))
+            .into());
+        }
         if config.shredding.is_some() {
             return Err(crate::error::ErrorDetail::Unsupported(format!(
                 "compaction of row-tracking table {}: its MAP columns are shredded \
@@ -160,6 +184,8 @@ pub(super) struct BucketWriter {
     bytes_closed: u64,
     /// Shredded MAP columns and their K history across this writer's files.
     shredding: Option<MapShredding>,
+    /// The `.blob` files of the table's BLOB columns (`None`: it has none).
+    blobs: Option<BlobColumnsWriter>,
 }
 
 impl BucketWriter {
@@ -173,6 +199,10 @@ impl BucketWriter {
     ) -> Self {
         BucketWriter {
             shredding: config.shredding.clone(),
+            blobs: config
+                .blobs
+                .clone()
+                .map(|b| BlobColumnsWriter::new(b, config.schema_id)),
             table,
             partition_dir,
             bucket,
@@ -210,6 +240,16 @@ impl BucketWriter {
     }
 
     pub(super) async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        // A table with BLOB columns: the Parquet file takes the other columns.
+        let full = batch;
+        let projected;
+        let batch = match &self.config.blobs {
+            Some(layout) => {
+                projected = layout.normal_columns(full)?;
+                &projected
+            }
+            None => full,
+        };
         if self.current.is_none() {
             let name = self.namer.data_file(&self.config.file_prefix, "parquet");
             let path = self
@@ -242,6 +282,20 @@ impl BucketWriter {
                 rows: 0,
                 index: DataFileIndexWriter::create(&self.config.file_index, &self.config.row_type)?,
             });
+        }
+        // The BLOB values next, as Java's DedicatedFormatRollingFileWriter (the Parquet file
+        // was named first, then each .blob file as it opens).
+        if let Some(blobs) = &mut self.blobs {
+            blobs
+                .write(
+                    &self.table,
+                    &self.namer,
+                    &self.config.file_prefix,
+                    (&self.partition_dir, self.bucket),
+                    full,
+                    &mut self.created,
+                )
+                .await?;
         }
         let file = self.current.as_mut().expect("opened just above");
         file.writer.write(batch).await?;
@@ -314,6 +368,11 @@ impl BucketWriter {
             first_row_id: None,
             write_cols: self.config.write_cols.clone(),
         });
+        if let Some(blobs) = &mut self.blobs {
+            let files = blobs.close(file.rows).await?;
+            self.bytes_closed += files.iter().map(|f| f.file_size as u64).sum::<u64>();
+            self.finished.extend(files);
+        }
         crate::fault::inject("write.after-data-file")
     }
 
@@ -327,6 +386,9 @@ impl BucketWriter {
     pub(super) async fn abort(&mut self) {
         if let Some(f) = self.current.take() {
             let _ = f.writer.abort().await;
+        }
+        if let Some(blobs) = &mut self.blobs {
+            blobs.abort().await;
         }
         for p in self.created.drain(..) {
             let _ = self.table.file_io().delete(&p).await;
