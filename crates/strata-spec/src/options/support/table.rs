@@ -21,7 +21,7 @@ const ALTER: &str = "rule of Java's ALTER TABLE; strata does not alter schemas";
 const BLOB: &str = "tunes how Java fetches, copies or splits BLOB values (descriptor inputs, which strata refuses; scan splitting); no effect on the .blob files strata writes or the rows it reads";
 const CHAIN: &str = "only for chain tables (chain-table.enabled, refused)";
 const CLUSTER: &str = "only with clustering (clustering.columns / clustering.incremental, refused)";
-const DATA_EVO: &str = "tunes Java's data-evolution compaction, MERGE INTO and row sidecars; strata's column writes (Table::update_columns, UPDATE) and stitched reads need none of it";
+const DATA_EVO: &str = "tunes Java's data-evolution compaction, MERGE INTO and row sidecars; strata's column writes (Table::update_columns, UPDATE), MERGE INTO / DELETE by row id (Table::apply_row_id_changes) and stitched reads need none of it";
 const FLINK: &str =
     "Flink/Spark job setting (parallelism, operators, resources); no effect on files or reads";
 const FORMAT_TABLE: &str = "only for format tables (type = format-table, refused)";
