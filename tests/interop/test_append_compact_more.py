@@ -364,3 +364,39 @@ def test_strata_compacts_data_evolution_table_with_deletion_vectors_as_java(java
     assert {n for f in _dv_index(java, wh, ident) for n in f["vectors"]} <= live
     assert java.read(wh, ident) == want == java.read(wh, theirs)
     assert _java_tracked(java, wh, ident) == _java_tracked(java, wh, theirs)
+
+
+def test_strata_compacts_fixed_bucket_append_table_with_deletion_vectors_as_java(java, strata, wh):
+    """A fixed-bucket append table with deletion vectors (Java deletes rows: one index file per
+    bucket, ``BucketedAppendDeleteFileMaintainer``): ``strata compact --full`` rewrites each
+    bucket as Java's ``BucketedAppendCompactManager`` with a ``BucketedDvMaintainer`` does on a
+    copy (files after the leading big ones without a vector), the deleted rows dropped and
+    each bucket's index file rewritten without the compacted files' vectors."""
+    ident = "db.dv_fixed"
+    schema = _dv_schema()
+    schema["options"] = {"bucket": "2", "bucket-key": "id", "deletion-vectors.enabled": "true",
+                         "write-only": "true"}
+    java.create_table(wh, ident, schema)
+    for n in range(3):
+        java.write(wh, ident, [{"id": n * 10 + i, "dt": "a", "v": n} for i in range(6)])
+    java.call("Paimon2AppendCompact.deleteRows", warehouse=_abs(wh), table=ident,
+              ids=[0, 1, 12, 13, 14, 25])
+    want = java.read(wh, ident)
+    assert len(want) == 12
+    theirs = _copy_table(wh, ident, "dv_fixed_java")
+    strata.run("compact", ident, "--full")
+    assert _last_kind(java, wh, ident) == "COMPACT"
+    java.compact(wh, theirs, options={"write-only": "false"})
+
+    def shape(table):
+        return sorted((f["bucket"], f["rowCount"], f["level"], f["fileSource"],
+                       f["minSequenceNumber"], f["maxSequenceNumber"])
+                      for f in java.files(wh, table))
+
+    def index(table):
+        return sorted((f["bucket"], sorted(f["vectors"].values())) for f in _dv_index(java, wh, table))
+
+    assert shape(ident) == shape(theirs), (shape(ident), shape(theirs))
+    assert index(ident) == index(theirs), (index(ident), index(theirs))
+    assert java.read(wh, ident) == want == java.read(wh, theirs)
+    assert sorted(strata.read_lines(ident)) == want

@@ -38,8 +38,12 @@
 //! Data-evolution tables with deletion vectors keep them: the anchors' vectors move to the new
 //! files (Java's `DataEvolutionCompactDeletionVectorRewriter`).
 //!
-//! Refused by name: fixed-bucket append tables with deletion vectors (Java's
-//! `BucketedAppendDeleteFileMaintainer`), row-tracking tables with deletion vectors, and
+//! Fixed-bucket tables with deletion vectors pick as `BucketedAppendCompactManager` with a
+//! `BucketedDvMaintainer` (`--full`: every file after the leading big ones without a vector),
+//! read through the vectors, and rewrite the bucket's index file without the compacted files'
+//! vectors.
+//!
+//! Refused by name: row-tracking tables with deletion vectors, and
 //! data-evolution ones with `data-evolution.compaction.rewrite-row-ids` = true.
 
 use std::collections::BTreeMap;
@@ -158,6 +162,25 @@ impl Picking {
         None
     }
 
+    /// Java `FullCompactTask.doCompact` with a `BucketedDvMaintainer`: the leading big files
+    /// without a deletion vector are kept, whatever follows is rewritten (always, when there
+    /// is anything).
+    fn full_bucketed_with_vectors(
+        &self,
+        files: &[DataFileMeta],
+        has_vector: impl Fn(&DataFileMeta) -> bool,
+    ) -> Option<Vec<DataFileMeta>> {
+        let kept = if self.force_rewrite_all {
+            0
+        } else {
+            files
+                .iter()
+                .take_while(|f| f.file_size as u64 >= self.small_file_size && !has_vector(f))
+                .count()
+        };
+        (kept < files.len()).then(|| files[kept..].to_vec())
+    }
+
     /// Java `BucketedAppendCompactManager.FullCompactTask.doCompact` (no deletion vectors).
     fn full_bucketed(&self, files: &[DataFileMeta]) -> Option<Vec<DataFileMeta>> {
         if !self.force_rewrite_all && files.len() < FULL_COMPACT_MIN_FILE {
@@ -200,8 +223,6 @@ impl Table {
             )
         } else if dv && opts.row_tracking_enabled()? && !opts.data_evolution_enabled()? {
             Some("row-tracking.enabled and deletion-vectors.enabled")
-        } else if dv && opts.bucket()? != -1 {
-            Some("a fixed bucket and deletion-vectors.enabled (Java's BucketedAppendDeleteFileMaintainer)")
         } else {
             None
         };
@@ -304,8 +325,18 @@ impl Table {
                     let names = m.compact_before.iter().map(|f| f.file_name.clone());
                     (names.collect(), Vec::new())
                 };
+                // A fixed bucket keeps one index file, written even when it ends up empty
+                // (Java's `BucketedDvMaintainer.writeDeletionVectorsIndex`).
+                let bucketed = self.options().bucket()? != -1;
                 let (changes, paths) = vectors
-                    .rewrite_index(self, &m.partition, &compacted, added, &mut dv_writer)
+                    .rewrite_index(
+                        self,
+                        &m.partition,
+                        &compacted,
+                        added,
+                        bucketed,
+                        &mut dv_writer,
+                    )
                     .await?;
                 dv_written.extend(paths);
                 m.compact_index_changes.extend(changes);
@@ -448,7 +479,11 @@ impl Table {
                 }
             } else {
                 files.sort_by_key(|f| f.min_sequence_number);
-                let one = if request.full {
+                let one = if request.full && self.options().deletion_vectors_enabled()? {
+                    picking.full_bucketed_with_vectors(&files, |f| {
+                        dvs.is_some_and(|d| d.has_vector(f))
+                    })
+                } else if request.full {
                     picking.full_bucketed(&files)
                 } else {
                     picking.pick_bucketed(&files)

@@ -19,8 +19,9 @@
 //!   deleted index files). strata writes one index file where Java rolls at
 //!   `deletion-vector.index-file.target-size`.
 //!
-//! Fixed-bucket append tables with deletion vectors, and row-tracking tables with deletion
-//! vectors, are refused by the caller.
+//! Fixed-bucket tables use the same index rewrite (each bucket's one index file, rewritten
+//! even when no vector is left, as `BucketedDvMaintainer`); their picking is the caller's.
+//! Row-tracking tables with deletion vectors are refused by the caller.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -92,6 +93,7 @@ impl PartitionVectors {
         partition: &BinaryRow,
         compacted: &HashSet<String>,
         added: Vec<(String, crate::read::deletion_vectors::DeletionVector)>,
+        bucketed: bool,
         writer: &mut Option<DeletionVectorIndexWriter>,
     ) -> Result<(Vec<IndexManifestEntry>, Vec<object_store::path::Path>)> {
         let mut changes = Vec::new();
@@ -107,7 +109,7 @@ impl PartitionVectors {
                 .filter(|(name, _)| !compacted.contains(name))
                 .collect();
             kept.sort_by(|a, b| a.0.cmp(&b.0));
-            if !kept.is_empty() {
+            if !kept.is_empty() || bucketed {
                 let w = match writer {
                     Some(w) => w,
                     None => writer.insert(DeletionVectorIndexWriter::new(table)?),

@@ -379,11 +379,11 @@ async fn delete_positions(t: &Table, dt: &str, vectors: &[(&DataFileMeta, &[u64]
         .iter()
         .find(|s| s.files.iter().any(|f| f.file_name == partition.file_name))
         .unwrap();
-    let mut msg = CommitMessage::new(split.partition.clone(), 0, -1);
+    let mut msg = CommitMessage::new(split.partition.clone(), split.bucket, split.total_buckets);
     msg.index_changes.push(IndexManifestEntry {
         kind: FileKind::Add,
         partition: split.partition.clone(),
-        bucket: 0,
+        bucket: split.bucket,
         index_file: IndexFileMeta {
             index_type: DELETION_VECTORS_INDEX.into(),
             file_name: name,
@@ -394,6 +394,21 @@ async fn delete_positions(t: &Table, dt: &str, vectors: &[(&DataFileMeta, &[u64]
             global_index: None,
         },
     });
+    // A fixed bucket keeps one index file: the one this replaces is deleted.
+    if split.bucket >= 0 && t.options().bucket().unwrap() > 0 {
+        let s = t.snapshot_manager().latest().await.unwrap().unwrap();
+        let live = strata::unstable::index::IndexManifestStore::new(t)
+            .unwrap()
+            .read_snapshot(&s)
+            .await
+            .unwrap();
+        for mut e in live {
+            if e.partition == split.partition && e.bucket == split.bucket {
+                e.kind = FileKind::Delete;
+                msg.index_changes.push(e);
+            }
+        }
+    }
     t.new_commit().unwrap().commit(vec![msg]).await.unwrap();
 }
 
@@ -498,14 +513,45 @@ async fn deletion_vector_compaction_keeps_vectors_of_files_not_rewritten() {
 }
 
 #[tokio::test]
+async fn fixed_bucket_deletion_vector_compaction_rewrites_the_bucket_index() {
+    let wh = Warehouse::new();
+    let t = wh
+        .create(
+            "db.fixed",
+            &schema(r#""bucket":"1","bucket-key":"id","deletion-vectors.enabled":"true","compaction.min.file-num":"3""#),
+        )
+        .await;
+    for i in 0..3 {
+        t.write_batches([batch(i * 10..i * 10 + 10, "a")], None)
+            .await
+            .unwrap();
+    }
+    let mut files = live(&t).await;
+    files.sort_by_key(|f| f.min_sequence_number);
+    delete_positions(&t, "a", &[(&files[1], &[0, 1])]).await;
+    let want: Vec<i64> = (0..30).filter(|i| ![10, 11].contains(i)).collect();
+    assert_eq!(read_ids(&t, None, None).await, want);
+    // Normal picking (three small files): all rewritten, the bucket's index file replaced by
+    // one without vectors, as Java's BucketedDvMaintainer writes it.
+    compact(&t, false).await;
+    let after = live(&t).await;
+    assert_eq!(after.len(), 1, "{after:?}");
+    assert_eq!(after[0].row_count, 28);
+    assert_eq!(dv_index(&t).await, vec![Vec::<String>::new()]);
+    assert_eq!(read_ids(&t, None, None).await, want);
+    // Full: a file with a vector is rewritten even alone.
+    delete_positions(&t, "a", &[(&after[0], &[0])]).await;
+    compact(&t, true).await;
+    let last = live(&t).await;
+    assert_eq!((last.len(), last[0].row_count), (1, 27));
+    assert_ne!(last[0].file_name, after[0].file_name);
+    assert_eq!(read_ids(&t, None, None).await, want[1..].to_vec());
+}
+
+#[tokio::test]
 async fn deletion_vector_compaction_refused_where_not_done() {
     let wh = Warehouse::new();
     for (name, option, why) in [
-        (
-            "db.fixed",
-            r#""bucket":"2","bucket-key":"id","deletion-vectors.enabled":"true""#,
-            "fixed bucket",
-        ),
         (
             "db.rt",
             r#""bucket":"-1","row-tracking.enabled":"true","deletion-vectors.enabled":"true""#,

@@ -31,9 +31,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Deletion vectors of unaware-bucket append tables ({@code deletion-vectors.enabled}, Paimon
- * 2.0): a DELETE as Spark's {@code PaimonSparkWriter.persistDeletionVectors} commits it (one
- * {@link AppendDeleteFileMaintainer} per partition, {@code notifyNewDeletionVector} per data
+ * Deletion vectors of append tables ({@code deletion-vectors.enabled}, Paimon 2.0): a DELETE
+ * as Spark's {@code PaimonSparkWriter.persistDeletionVectors} commits it (one {@link
+ * AppendDeleteFileMaintainer} per partition, or one bucketed maintainer per fixed bucket, {@code notifyNewDeletionVector} per data
  * file, {@code persist}, the index files in a {@code DataIncrement}), and the live
  * deletion-vector index entries (which data files each index file holds vectors of).
  */
@@ -53,7 +53,8 @@ final class Paimon2AppendCompact {
             ids.add(((Json.Num) o).asLong());
         }
         Snapshot snapshot = t.snapshotManager().latestSnapshot();
-        Map<BinaryRow, AppendDeleteFileMaintainer> maintainers = new LinkedHashMap<>();
+        boolean fixedBucket = t.coreOptions().bucket() > 0;
+        Map<List<Object>, BaseAppendDeleteFileMaintainer> maintainers = new LinkedHashMap<>();
         long deleted = 0;
         String idColumn = t.rowType().getFieldNames().get(0);
         for (ManifestEntry e : t.store().newScan().plan().files()) {
@@ -83,13 +84,17 @@ final class Paimon2AppendCompact {
                 continue;
             }
             deleted += dv.getCardinality();
-            maintainers.computeIfAbsent(e.partition(), p ->
-                    BaseAppendDeleteFileMaintainer.forUnawareAppend(
+            BinaryRow p = e.partition();
+            int bucket = e.bucket();
+            maintainers.computeIfAbsent(java.util.Arrays.asList(p, bucket), k -> fixedBucket
+                    ? BaseAppendDeleteFileMaintainer.forBucketedAppend(
+                            t.store().newIndexFileHandler(), snapshot, p, bucket)
+                    : BaseAppendDeleteFileMaintainer.forUnawareAppend(
                             t.store().newIndexFileHandler(), snapshot, p))
                     .notifyNewDeletionVector(e.file().fileName(), dv);
         }
         List<CommitMessage> messages = new ArrayList<>();
-        for (AppendDeleteFileMaintainer m : maintainers.values()) {
+        for (BaseAppendDeleteFileMaintainer m : maintainers.values()) {
             List<IndexFileMeta> added = new ArrayList<>();
             List<IndexFileMeta> removed = new ArrayList<>();
             for (IndexManifestEntry entry : m.persist()) {
