@@ -355,6 +355,16 @@ def test_time_travel_through_the_other_branch_as_java(java, strata, inputs):
     both(_read_through(mains[3], compacted), "compacted-full",
          {"options": {"scan.mode": "compacted-full"}}, None,
          "SELECT * FROM db.t /*+ OPTIONS('scan.mode' = 'compacted-full') */")
+    # scan.file-creation-time-millis, handed to fb too: each branch's files created since, main
+    # owning only the partitions with such a file (d2: main's snapshot 3), fb the rest (d3, d4,
+    # d5; no file of d1 on either branch is that recent: the compaction kept fb's d1 file).
+    since = [s for s in strata.snapshots(IDENT) if s["id"] == 2][0]["timeMillis"] + 1
+    got_java = java.read(wh, IDENT, options={"scan.file-creation-time-millis": str(since)})
+    got = _sql_rows(strata, "SELECT * FROM db.t /*+ OPTIONS("
+                            f"'scan.file-creation-time-millis' = '{since}') */")
+    import json
+    assert got == {(r["id"], r["dt"], r["v"]) for r in map(json.loads, got_java)}, (got, got_java)
+    assert got == {(5, "d2", "m3"), (4, "d3", "f2"), (6, "d4", "f3"), (7, "d5", "f5")}, got
 
     # scan.primary-branch, set by strata: fb's partitions at the mapped snapshot first.
     strata.run("sql", "-e",

@@ -13,12 +13,14 @@
 //!
 //! Each side is read with the schema of the snapshot it travels to (Java's `tryTimeTravel` on
 //! both tables), and the two row types must match as in a scan of the latest snapshots.
-//! `scan.mode = compacted-full` Java hands unchanged to the other branch: it reads its own
-//! latest compacted snapshot. What strata does not map is refused by name: a scan given only a
-//! snapshot's metadata (no target); the file-creation start modes (`from-file-creation-time`,
-//! `from-creation-timestamp`), whose file filter Java's partition listing of each branch
-//! applies and strata's does not; and start options stored in the table's schema (Java's other
-//! branch is built from its own schema and does not see them).
+//! The start modes without a snapshot to map (`compacted-full`, `from-file-creation-time`,
+//! `from-creation-timestamp`) Java hands unchanged to the other branch: it starts where they
+//! say on its own snapshots (its latest compacted snapshot, its files created since the time),
+//! and the partition listing that decides which partitions the first branch owns applies the
+//! same file filter (Java's `readPartitionEntries` with the starting scanner's
+//! `manifestEntryFilter`). What strata does not map is refused by name: a scan given only a
+//! snapshot's metadata (no target), and start options stored in the table's schema (Java's
+//! other branch is built from its own schema and does not see them).
 
 use strata_spec::options::{OptionEnum, StartupMode};
 use strata_spec::snapshot::Snapshot;
@@ -49,10 +51,18 @@ pub(crate) enum BranchTravel {
     Target(TravelTarget),
     /// `scan.version`, resolved by each branch on its own (`TimeTravelUtil.adaptScanVersion`).
     Version(String),
-    /// `scan.mode = compacted-full`: these options, given to the other branch as dynamic
-    /// options (it starts at its own latest compacted snapshot).
+    /// A start mode without a snapshot to map (`compacted-full`, `from-file-creation-time`,
+    /// `from-creation-timestamp`): these options, given to the other branch as dynamic options
+    /// (Java's `other.copy(dynamicOptions)`), which starts where they say on its own snapshots.
     SameOptions(std::collections::BTreeMap<String, String>),
 }
+
+/// The options of the start modes [`BranchTravel::SameOptions`] hands to the other branch.
+const START_KEYS: [&str; 3] = [
+    "scan.mode",
+    "scan.file-creation-time-millis",
+    "scan.creation-time-millis",
+];
 
 /// The refusal of a time-travel scan of `table` (`key` = `name`) strata cannot map to the
 /// other branch: `what` names the scan.
@@ -122,9 +132,14 @@ pub(crate) fn from_options(
                 return Ok(None);
             }
         }
-        StartupMode::CompactedFull => {
-            let same = [("scan.mode".to_string(), "compacted-full".to_string())];
-            return Ok(Some(BranchTravel::SameOptions(same.into_iter().collect())));
+        StartupMode::CompactedFull
+        | StartupMode::FromFileCreationTime
+        | StartupMode::FromCreationTimestamp => {
+            let same = START_KEYS
+                .iter()
+                .filter_map(|k| o.get(k).map(|v| (k.to_string(), v.to_string())))
+                .collect();
+            return Ok(Some(BranchTravel::SameOptions(same)));
         }
         other => {
             let text = StartupMode::VALUES

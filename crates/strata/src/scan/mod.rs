@@ -88,6 +88,9 @@ pub struct TableScan {
     /// How the explicit snapshot was chosen: what a `scan.fallback-branch` table maps to its
     /// other branch (`fallback_travel`).
     travel: Option<fallback_travel::BranchTravel>,
+    /// With an explicit snapshot: only files created at or after this time (the partition
+    /// listing of a `scan.fallback-branch` plan under a file-creation start mode).
+    min_file_creation: Option<i64>,
     filter: Option<Predicate>,
     buckets: Option<BTreeSet<i32>>,
     cache: Option<Arc<dyn Cache>>,
@@ -105,6 +108,7 @@ impl TableScan {
             snapshot_id: None,
             snapshot_meta: None,
             travel: None,
+            min_file_creation: None,
             filter: None,
             buckets: None,
             cache,
@@ -274,6 +278,13 @@ impl TableScan {
             None => Default::default(),
             Some(s) => {
                 let mut listing = first.clone().with_snapshot_meta(s.clone());
+                // Java's listing scan applies the start's file filter too
+                // (`FileCreationTimeStartingScanner` through `readPartitionEntries`).
+                if first.snapshot_id.is_none() && first.snapshot_meta.is_none() {
+                    listing.min_file_creation = start::batch_start(&first.table)
+                        .await?
+                        .min_file_creation_millis;
+                }
                 listing.filter = self.filter.as_ref().and_then(|f| {
                     fallback::partition_part(f, &first.table.schema().partition_keys)
                 });
@@ -300,8 +311,8 @@ impl TableScan {
         read_audit::check_options(&self.table, false)?;
         let sm = self.table.snapshot_manager();
         let (snapshot, min_file_creation) = match (&self.snapshot_meta, self.snapshot_id) {
-            (Some(s), _) => (Some(s.clone()), None),
-            (None, Some(id)) => (Some(sm.snapshot(id).await?), None),
+            (Some(s), _) => (Some(s.clone()), self.min_file_creation),
+            (None, Some(id)) => (Some(sm.snapshot(id).await?), self.min_file_creation),
             (None, None) if self.latest => (sm.latest().await?, None),
             (None, None) => {
                 let start = start::batch_start(&self.table).await?;
