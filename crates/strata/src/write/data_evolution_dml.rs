@@ -129,6 +129,8 @@ impl Table {
                 }
             }
         }
+        // The live data files the changes are computed against (see `check_unchanged`).
+        let base_files = self.live_data_files().await?;
         let mut messages = Vec::new();
         let mut written_index = Vec::new();
         let prepared = async {
@@ -176,7 +178,45 @@ impl Table {
         if messages.is_empty() {
             return Ok(None);
         }
+        if let Err(e) = self.check_unchanged(&base_files).await {
+            for p in &written_index {
+                let _ = self.file_io().delete(p).await;
+            }
+            return Err(e);
+        }
         self.new_commit()?.commit(messages).await
+    }
+
+    /// The names of the live data files of the latest snapshot.
+    async fn live_data_files(&self) -> Result<HashSet<String>> {
+        let plan = self.new_scan().own_branch().plan().await?;
+        Ok(plan
+            .splits
+            .iter()
+            .flat_map(|s| s.files.iter().map(|f| f.file_name.clone()))
+            .collect())
+    }
+
+    /// Refuses the commit when a file the changes were computed against is gone (a concurrent
+    /// compaction or overwrite rewrote its rows): a deletion vector or column file of a range
+    /// whose files changed would not apply to the rows it names. Java's commit checks the same
+    /// (`ConflictDetection.checkRowIdRangeConflicts` after `rowIdCheckConflict`); here it is
+    /// checked just before the commit, so a rewrite landing in between the check and the
+    /// snapshot is not seen.
+    async fn check_unchanged(&self, base: &HashSet<String>) -> Result<()> {
+        let now = self.live_data_files().await?;
+        if let Some(gone) = base.iter().find(|f| !now.contains(*f)) {
+            return Err(ErrorDetail::CommitConflict {
+                table: self.identifier().to_string(),
+                message: format!(
+                    "data file {gone} was rewritten by a concurrent commit while rows of {} \
+                     were changed by row id; nothing was committed, run the statement again",
+                    self.identifier()
+                ),
+            }
+            .into());
+        }
+        Ok(())
     }
 
     /// Deletes the rows with these `_ROW_ID`s from a data-evolution table with deletion
