@@ -188,18 +188,24 @@ pub(crate) fn shred_column(source: &StructArray, field: &Field) -> Result<ArrayR
         .and_then(|a| a.as_binary_opt::<i32>())
         .ok_or_else(|| bad(name, "no binary `metadata`"))?;
     let mut group = Group::new(fields, name)?;
+    // Rows of one writer often share their metadata: decode it once per distinct run.
+    let mut last: Option<(&[u8], Vec<String>)> = None;
     for row in 0..source.len() {
         if source.is_null(row) {
             group.missing();
             continue;
         }
         let (v, m) = (value.value(row), metadata.value(row));
-        let keys = dictionary(m).ok_or_else(|| bad(name, "malformed variant metadata"))?;
+        if last.as_ref().is_none_or(|(bytes, _)| *bytes != m) {
+            let keys = dictionary(m).ok_or_else(|| bad(name, "malformed variant metadata"))?;
+            last = Some((m, keys));
+        }
+        let keys = last.as_ref().map(|(_, k)| k.as_slice()).unwrap_or_default();
         if let Some(b) = group.metadata.as_mut() {
             b.append_value(m);
         }
         let v = slice(v, 0).ok_or_else(|| bad(name, "malformed variant value"))?;
-        group.shred(v, &keys, name)?;
+        group.shred(v, keys, name)?;
     }
     group.finish(source.nulls().cloned())
 }
