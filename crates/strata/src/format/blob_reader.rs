@@ -139,6 +139,77 @@ pub(crate) fn blob_slots(path: &str, bytes: &[u8]) -> Result<Vec<BlobSlot>> {
     Ok(slots)
 }
 
+/// The footer's index length of a `.blob` file of `size` bytes from its last 5 bytes
+/// (`tail`): checks the version and returns the index's byte range in the file.
+pub(crate) fn index_range(path: &str, size: u64, tail: &[u8]) -> Result<std::ops::Range<u64>> {
+    let bad = |message: String| -> Error {
+        ErrorDetail::DataFile {
+            format: "blob",
+            path: path.to_string(),
+            message,
+        }
+        .into()
+    };
+    if size < 5 || tail.len() != 5 {
+        return Err(bad(format!(
+            "{size} bytes is shorter than the 5-byte footer of a .blob file"
+        )));
+    }
+    if tail[4] != VERSION {
+        return Err(bad(format!(
+            "unsupported .blob version {} (Java Paimon 2.0 writes {VERSION})",
+            tail[4]
+        )));
+    }
+    let index_length = i32::from_le_bytes(le4(&tail[..4]));
+    if index_length < 0 || index_length as u64 > size - 5 {
+        return Err(bad(format!(
+            "index length {index_length} does not fit in the file ({size} bytes)"
+        )));
+    }
+    Ok(size - 5 - index_length as u64..size - 5)
+}
+
+/// The rows of a `.blob` file from its index alone (Java's `BlobFileMeta`, which reads the
+/// lengths and not the records): each row's payload range, the records assumed to be where the
+/// lengths put them (they must end where the index starts, at `data_end`).
+pub(crate) fn slots_from_index(path: &str, data_end: u64, index: &[u8]) -> Result<Vec<BlobSlot>> {
+    let bad = |message: String| -> Error {
+        ErrorDetail::DataFile {
+            format: "blob",
+            path: path.to_string(),
+            message,
+        }
+        .into()
+    };
+    let lengths = decode_lengths(index).map_err(|m| bad(m.to_string()))?;
+    let mut offset: u64 = 0;
+    let mut slots = Vec::with_capacity(lengths.len());
+    for (row, &length) in lengths.iter().enumerate() {
+        slots.push(match length {
+            NULL_LENGTH => BlobSlot::Null,
+            PLACEHOLDER_LENGTH => BlobSlot::Placeholder,
+            l if l < RECORD_OVERHEAD => {
+                return Err(bad(format!("row {row} has record length {l}")));
+            }
+            l => {
+                let start = offset;
+                offset = start.saturating_add(l as u64);
+                BlobSlot::Value {
+                    offset: start + 4,
+                    length: (l - RECORD_OVERHEAD) as u64,
+                }
+            }
+        });
+    }
+    if offset != data_end {
+        return Err(bad(format!(
+            "records end at {offset} but the index starts at {data_end}"
+        )));
+    }
+    Ok(slots)
+}
+
 /// The BLOB values of a whole `.blob` file (`bytes`) as an Arrow Binary column, NULL rows as
 /// nulls. A placeholder row (a value kept in an older file) is refused: stitching those is
 /// Java's `BlobFallbackRecordReader`, which strata does not implement.

@@ -181,3 +181,34 @@ fn bad_bytes_are_errors_naming_the_file() {
         assert!(text.contains(want), "{want}: {text}");
     }
 }
+
+#[test]
+fn slots_from_the_index_alone_match_the_records() {
+    let bytes = unhex(JAVA_FILE);
+    let size = bytes.len() as u64;
+    let index = index_range("f.blob", size, &bytes[bytes.len() - 5..]).unwrap();
+    let from_index = slots_from_index(
+        "f.blob",
+        index.start,
+        &bytes[index.start as usize..index.end as usize],
+    )
+    .unwrap();
+    assert_eq!(from_index, blob_slots("f.blob", &bytes).unwrap());
+    // a wrong version or an index that does not fit is an error naming the file
+    let mut bad = bytes[bytes.len() - 5..].to_vec();
+    bad[4] = 9;
+    assert!(index_range("f.blob", size, &bad)
+        .unwrap_err()
+        .to_string()
+        .contains("f.blob"));
+    bad[4] = 1;
+    bad[..4].copy_from_slice(&(size as i32).to_le_bytes());
+    assert!(index_range("f.blob", size, &bad).is_err());
+    // lengths that do not end where the index starts
+    assert!(slots_from_index(
+        "f.blob",
+        index.start + 1,
+        &bytes[index.start as usize..index.end as usize]
+    )
+    .is_err());
+}

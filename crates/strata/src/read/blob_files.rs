@@ -17,7 +17,7 @@ use arrow_array::builder::BinaryBuilder;
 use arrow_array::BinaryArray;
 
 use crate::format::blob_descriptor::BlobDescriptor;
-use crate::format::blob_reader::{blob_slots, read_blob_file, BlobSlot};
+use crate::format::blob_reader::{index_range, read_blob_file, slots_from_index, BlobSlot};
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -96,16 +96,24 @@ pub(crate) async fn read_bunch(
                     .data_file(partition_dir, bucket, &file.file_name),
             ),
         };
-        let bytes = io.get(&path).await?;
         let values = if as_descriptor {
             // Java's AbstractBlobElementReader.readBlob: the file's path as Java spells it
-            // (the external path as stored, else the table's path), the payload's range.
+            // (the external path as stored, else the table's path), the payload's range. Only
+            // the footer and the index are read, as Java's BlobFileMeta (the values may be
+            // far larger than memory).
             let uri = match &file.external_path {
                 Some(uri) => uri.clone(),
                 None => io.display(&path),
             };
-            descriptors(path.as_ref(), &uri, &bytes)?
+            let size = file.file_size.max(0) as u64;
+            let tail = io.get_range(&path, size.saturating_sub(5)..size).await?;
+            let index = index_range(path.as_ref(), size, &tail)?;
+            let data_end = index.start;
+            let index = io.get_range(&path, index).await?;
+            let slots = slots_from_index(path.as_ref(), data_end, &index)?;
+            descriptors(path.as_ref(), &uri, &slots)?
         } else {
+            let bytes = io.get(&path).await?;
             read_blob_file(path.as_ref(), &bytes)?
         };
         if values.len() as i64 != file.row_count {
@@ -132,8 +140,7 @@ pub(crate) async fn read_bunch(
 /// `blob-as-descriptor = true`: each value as a serialized `BlobDescriptor` of its payload in
 /// the `.blob` file at `uri` (NULL rows NULL); a placeholder row is refused as in
 /// [`read_blob_file`].
-fn descriptors(path: &str, uri: &str, bytes: &[u8]) -> Result<BinaryArray> {
-    let slots = blob_slots(path, bytes)?;
+fn descriptors(path: &str, uri: &str, slots: &[BlobSlot]) -> Result<BinaryArray> {
     let mut out = BinaryBuilder::new();
     for (row, slot) in slots.iter().enumerate() {
         match *slot {
