@@ -5,7 +5,9 @@ is changed in turns by strata's SQL (``MERGE INTO`` with matched ``UPDATE`` / ``
 matched ``INSERT``; ``DELETE FROM``) and by Java (its partial-column writer, oracle
 ``Paimon2RowTracking.updateColumns``; its data-evolution delete as Spark's
 ``DeleteFromPaimonTableCommand`` writes it through ``AppendDeleteFileMaintainer``, oracle
-``Paimon2DataEvolutionDml.delete``; plain inserts).  After every step: Java's read, strata's read and
+``Paimon2DataEvolutionDml.delete``; plain inserts), with compactions by both engines in between
+(``strata compact``; Java's ``DataEvolutionCompactCoordinator`` with the vectors moved, oracle
+``Paimon2AppendCompact.compactEvolution``).  After every step: Java's read, strata's read and
 an independent model agree; every surviving row keeps its ``_ROW_ID``; the files' ``firstRowId`` /
 ``writeCols`` / sequence numbers and the snapshots' ``nextRowId`` agree as both see them; and the
 deletion vectors Java's scan attaches (``Paimon2DataEvolutionDml.vectors``) sit on each range's anchor
@@ -79,7 +81,7 @@ class Table:
         self.java, self.strata, self.wh, self.ident = java, strata, wh, ident
         self.model: dict = {}
         self.rid: dict = {}
-        self.deleted: dict = {}  # anchor file -> set of positions
+        self.deleted_rids: set = set()
 
     def sql(self, statement: str):
         return self.strata.json_lines("sql", "--format", "jsonl", "-e", statement)
@@ -89,10 +91,8 @@ class Table:
         self.model.update({r["id"]: dict(r) for r in rows})
 
     def mark_deleted(self, ids):
-        files, _ = _java_meta(self.java, self.wh, self.ident)
         for i in ids:
-            name, first = _anchor(files, self.rid[i])
-            self.deleted.setdefault(name, set()).add(self.rid[i] - first)
+            self.deleted_rids.add(self.rid[i])
             del self.model[i]
 
     def check(self, what):
@@ -116,7 +116,12 @@ class Table:
         vectors = self.java.call("Paimon2DataEvolutionDml.vectors", warehouse=_abs(self.wh),
                                  table=self.ident)["vectors"]
         got = {name: set(p) for name, p in vectors.items() if p}
-        assert got == self.deleted, f"{what}: Java sees deletion vectors {got}, want {self.deleted}"
+        # Each deleted row in the vector of its range's anchor file, at _ROW_ID - firstRowId.
+        want: dict = {}
+        for rid in self.deleted_rids:
+            name, first = _anchor(theirs[0], rid)
+            want.setdefault(name, set()).add(rid - first)
+        assert got == want, f"{what}: Java sees deletion vectors {got}, want {want}"
 
 
 def test_merge_and_delete_both_ways(java, strata, wh):
@@ -160,9 +165,25 @@ def test_merge_and_delete_both_ways(java, strata, wh):
     t.mark_deleted([5, 10])
     t.check("strata delete")
 
+    # Compactions by both engines keep the rows, their ids and the deletions (vectors moved to
+    # the compacted files), with Java's and strata's writes in between.
+    strata.run("compact", t.ident)
+    t.check("strata compact")
+    t.java_write([{"id": 40, "dt": "p", "a": "a40", "b": 40}])
+    java.call("Paimon2DataEvolutionDml.delete", warehouse=_abs(wh), table=t.ident,
+              rowIds=[t.rid[0]])
+    t.mark_deleted([0])
+    t.check("java delete after strata compact")
+    t.sql(f"UPDATE {t.ident} SET b = 41 WHERE id = 40")
+    t.model[40]["b"] = 41
+    t.check("strata update")
+    res = java.call("Paimon2AppendCompact.compactEvolution", warehouse=_abs(wh), table=t.ident)
+    assert res["tasks"] >= 1, res
+    t.check("java compact")
+
     # strata UPDATE still writes only the column, and the deleted rows stay deleted.
-    t.sql(f"UPDATE {t.ident} SET a = 'u' WHERE id IN (0, 3)")
-    t.model[0]["a"] = t.model[3]["a"] = "u"
+    t.sql(f"UPDATE {t.ident} SET a = 'u' WHERE id IN (1, 3)")
+    t.model[1]["a"] = t.model[3]["a"] = "u"
     t.check("strata update")
 
     # Java inserts more; strata MERGE deletes what the source does not hold (NOT MATCHED BY SOURCE).
