@@ -245,7 +245,6 @@ fn reads_refuse_what_they_cannot_honour_and_nothing_else() {
     let refused = [
         ("sequence.snapshot-ordering", "true"),
         ("type", "format-table"),
-        ("blob-as-descriptor", "true"),
         ("blob-view-field", "pic"),
         ("chain-table.enabled", "true"),
         ("postpone.merge-on-read", "true"),
