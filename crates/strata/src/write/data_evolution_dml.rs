@@ -187,6 +187,95 @@ impl Table {
         self.new_commit()?.commit(messages).await
     }
 
+    /// What a column update of `fields` in `partitions` does to the global indexes covering
+    /// those columns (Java's `MergeIntoPaimonDataEvolutionTable.checkUpdateResult`, by
+    /// `global-index.column-update-action`): `THROW_ERROR` (the default) refuses the update
+    /// with Java's message, `DROP_PARTITION_INDEX` removes those partitions' index files (the
+    /// messages returned), `IGNORE` leaves them (possibly stale, as Java says).
+    pub(crate) async fn global_index_changes(
+        &self,
+        fields: &[strata_spec::DataField],
+        partitions: &[BinaryRow],
+    ) -> Result<Vec<CommitMessage>> {
+        let action = self
+            .options()
+            .get("global-index.column-update-action")
+            .unwrap_or("THROW_ERROR")
+            .to_ascii_uppercase();
+        if action == "IGNORE" {
+            return Ok(Vec::new());
+        }
+        if action != "THROW_ERROR" && action != "DROP_PARTITION_INDEX" {
+            return Err(invalid(format!(
+                "global-index.column-update-action = {action}: Java takes THROW_ERROR, \
+                 DROP_PARTITION_INDEX or IGNORE"
+            )));
+        }
+        let Some(snapshot) = self.snapshot_manager().latest().await? else {
+            return Ok(Vec::new());
+        };
+        let updated: HashSet<i32> = fields.iter().map(|f| f.id).collect();
+        let name_of = |id: i32| {
+            self.schema()
+                .fields
+                .iter()
+                .find(|f| f.id == id)
+                .map_or_else(|| id.to_string(), |f| f.name.clone())
+        };
+        let mut affected: Vec<IndexManifestEntry> = Vec::new();
+        for e in IndexManifestStore::new(self)?
+            .read_snapshot(&snapshot)
+            .await?
+        {
+            let Some(meta) = &e.index_file.global_index else {
+                continue;
+            };
+            let mut ids = vec![meta.index_field_id];
+            ids.extend(meta.extra_field_ids.iter().flatten().copied());
+            if partitions.contains(&e.partition) && ids.iter().any(|id| updated.contains(id)) {
+                affected.push(e);
+            }
+        }
+        if affected.is_empty() {
+            return Ok(Vec::new());
+        }
+        if action == "THROW_ERROR" {
+            let mut updated_names: Vec<String> = fields.iter().map(|f| f.name.clone()).collect();
+            updated_names.sort();
+            let mut conflicted: Vec<String> = affected
+                .iter()
+                .filter_map(|e| e.index_file.global_index.as_ref())
+                .flat_map(|m| {
+                    std::iter::once(m.index_field_id)
+                        .chain(m.extra_field_ids.iter().flatten().copied())
+                        .map(name_of)
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            conflicted.sort();
+            conflicted.dedup();
+            return Err(ErrorDetail::Unsupported(format!(
+                "MergeInto: update columns contain globally indexed columns, not supported now.\n\
+                 Updated columns: [{}]\nConflicted columns: [{}]\n(table {}; set \
+                 'global-index.column-update-action' to DROP_PARTITION_INDEX or IGNORE)",
+                updated_names.join(", "),
+                conflicted.join(", "),
+                self.identifier()
+            ))
+            .into());
+        }
+        let mut by_partition: BTreeMap<Vec<u8>, CommitMessage> = BTreeMap::new();
+        for mut e in affected {
+            e.kind = FileKind::Delete;
+            by_partition
+                .entry(e.partition.as_bytes().to_vec())
+                .or_insert_with(|| CommitMessage::new(e.partition.clone(), 0, -1))
+                .index_changes
+                .push(e);
+        }
+        Ok(by_partition.into_values().collect())
+    }
+
     /// The names of the live data files of the latest snapshot.
     async fn live_data_files(&self) -> Result<HashSet<String>> {
         let plan = self.new_scan().own_branch().plan().await?;

@@ -151,6 +151,15 @@ impl Table {
                 .or_default()
                 .push(((id - first) as usize, row));
         }
+        // Global indexes over the updated columns (before any file is written).
+        let mut partitions: Vec<BinaryRow> = Vec::new();
+        for first in touched.keys() {
+            let p = &ranges[first].partition;
+            if !partitions.contains(p) {
+                partitions.push(p.clone());
+            }
+        }
+        let index_changes = self.global_index_changes(&fields, &partitions).await?;
         let mut messages = Vec::new();
         let writing = self.with_dynamic_options([
             // One file per range, as Java's partial writer (no rolling).
@@ -233,6 +242,7 @@ impl Table {
             msg.new_files.push(file);
             messages.push(msg);
         }
+        messages.extend(index_changes);
         Ok(messages)
     }
 }

@@ -198,3 +198,73 @@ async fn deletes_need_deletion_vectors_as_in_java() {
         vec![(1, Some(11), 0), (2, Some(20), 1), (3, Some(30), 2)]
     );
 }
+
+#[tokio::test]
+async fn column_updates_honour_global_index_column_update_action() {
+    use strata::spec::manifest::model::{
+        FileKind, GlobalIndexMeta, IndexFileMeta, IndexManifestEntry,
+    };
+    let wh = Warehouse::new();
+    let t = wh.create("db.g", NO_DV_TABLE).await;
+    t.write_batches([rows(&[1, 2], "a", &[10, 20])], None)
+        .await
+        .unwrap();
+    // A global index (as Java's BTree global index writes them) over `v` (field id 2).
+    let partition = t.new_scan().plan().await.unwrap().splits[0]
+        .partition
+        .clone();
+    let mut message = strata::commit::CommitMessage::new(partition.clone(), 0, -1);
+    message.index_changes.push(IndexManifestEntry {
+        kind: FileKind::Add,
+        partition,
+        bucket: 0,
+        index_file: IndexFileMeta {
+            index_type: "btree".to_string(),
+            file_name: "global-index-v".to_string(),
+            file_size: 1,
+            row_count: 2,
+            dv_ranges: None,
+            external_path: None,
+            global_index: Some(GlobalIndexMeta {
+                row_range_start: 0,
+                row_range_end: 1,
+                index_field_id: 2,
+                extra_field_ids: None,
+                index_meta: None,
+                source_meta: None,
+            }),
+        },
+    });
+    t.new_commit().unwrap().commit(vec![message]).await.unwrap();
+    // THROW_ERROR (Java's default): refused with Java's message, nothing written.
+    let latest = t.snapshot_manager().latest_id().await.unwrap();
+    let err = t.update_columns(&update(&[0], &[11])).await.unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("update columns contain globally indexed columns"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("Conflicted columns: [v]"), "{err}");
+    assert_eq!(t.snapshot_manager().latest_id().await.unwrap(), latest);
+    // IGNORE: the update lands and the index stays (the next default update is refused).
+    let ignore = t
+        .with_dynamic_options([(
+            "global-index.column-update-action".to_string(),
+            "IGNORE".to_string(),
+        )])
+        .unwrap();
+    ignore.update_columns(&update(&[0], &[11])).await.unwrap();
+    assert!(t.update_columns(&update(&[0], &[12])).await.is_err());
+    // DROP_PARTITION_INDEX: the update lands with the partition's index removed.
+    let drop = t
+        .with_dynamic_options([(
+            "global-index.column-update-action".to_string(),
+            "DROP_PARTITION_INDEX".to_string(),
+        )])
+        .unwrap();
+    drop.apply_row_id_changes(RowIdChanges::new().with_updates(update(&[1], &[21])))
+        .await
+        .unwrap();
+    t.update_columns(&update(&[0], &[13])).await.unwrap();
+    assert_eq!(read(&t).await, vec![(1, Some(13), 0), (2, Some(21), 1)]);
+}

@@ -185,7 +185,7 @@ pub(super) const KEYS: &[Entry] = &[
     no_effect("full-text-index.search-mode", GINDEX),
     no_effect("global-index.build.max-parallelism", GINDEX),
     no_effect("global-index.build.max-shard", GINDEX),
-    no_effect("global-index.column-update-action", DATA_EVO),
+    implemented("global-index.column-update-action"),
     no_effect("global-index.enabled", GINDEX),
     no_effect("global-index.external-path", GINDEX),
     no_effect("global-index.row-count-per-shard", GINDEX),
