@@ -58,6 +58,68 @@ impl CommitKind {
     }
 }
 
+/// The logical operation that produced a snapshot (Java 2.0 `Snapshot.Operation`), written as
+/// [`Snapshot::operation`]. Java's core API leaves it null except for `truncateTable` /
+/// `truncatePartitions` (TRUNCATE); SQL engines set it per statement (Spark's
+/// `PaimonSparkWriter`: INSERT → WRITE, INSERT OVERWRITE → OVERWRITE, DELETE, UPDATE,
+/// MERGE INTO → MERGE). Compaction and expiry leave it null.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SnapshotOperation {
+    /// INSERT INTO.
+    Write,
+    /// INSERT OVERWRITE.
+    Overwrite,
+    /// DELETE FROM.
+    Delete,
+    /// TRUNCATE TABLE / partition truncation.
+    Truncate,
+    /// UPDATE.
+    Update,
+    /// MERGE INTO.
+    Merge,
+    /// CREATE TABLE AS SELECT.
+    CreateTableAsSelect,
+    /// REPLACE TABLE AS SELECT.
+    ReplaceTableAsSelect,
+    /// CREATE OR REPLACE TABLE AS SELECT.
+    CreateOrReplaceTableAsSelect,
+}
+
+impl SnapshotOperation {
+    /// Every operation, in Java's declaration order.
+    pub const ALL: [SnapshotOperation; 9] = [
+        SnapshotOperation::Write,
+        SnapshotOperation::Overwrite,
+        SnapshotOperation::Delete,
+        SnapshotOperation::Truncate,
+        SnapshotOperation::Update,
+        SnapshotOperation::Merge,
+        SnapshotOperation::CreateTableAsSelect,
+        SnapshotOperation::ReplaceTableAsSelect,
+        SnapshotOperation::CreateOrReplaceTableAsSelect,
+    ];
+
+    /// The JSON spelling (Java's enum name), e.g. `WRITE`, `CREATE_TABLE_AS_SELECT`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SnapshotOperation::Write => "WRITE",
+            SnapshotOperation::Overwrite => "OVERWRITE",
+            SnapshotOperation::Delete => "DELETE",
+            SnapshotOperation::Truncate => "TRUNCATE",
+            SnapshotOperation::Update => "UPDATE",
+            SnapshotOperation::Merge => "MERGE",
+            SnapshotOperation::CreateTableAsSelect => "CREATE_TABLE_AS_SELECT",
+            SnapshotOperation::ReplaceTableAsSelect => "REPLACE_TABLE_AS_SELECT",
+            SnapshotOperation::CreateOrReplaceTableAsSelect => "CREATE_OR_REPLACE_TABLE_AS_SELECT",
+        }
+    }
+
+    /// Parses Java's spelling; `None` for a value this version does not know.
+    pub fn parse(s: &str) -> Option<SnapshotOperation> {
+        Self::ALL.into_iter().find(|o| o.as_str() == s)
+    }
+}
+
 /// One `snapshot/snapshot-N` file. Field order is Java's write order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -289,6 +351,25 @@ mod tests {
         assert!(json.contains("\"watermark\" : -9223372036854775808"));
         assert!(json.contains("\"properties\" : {\n    \"k\" : \"v\"\n  },"));
         assert_eq!(Snapshot::from_json(&json).unwrap(), s);
+    }
+
+    #[test]
+    fn operation_is_the_last_member_and_omitted_when_null() {
+        // Java 2.0 `Snapshot`: `operation` is `@JsonInclude(NON_NULL)`, after `nextRowId`.
+        let mut s = first_commit();
+        assert!(!s.to_json().unwrap().contains("operation"));
+        s.operation = Some(SnapshotOperation::Truncate.as_str().into());
+        let json = s.to_json().unwrap();
+        assert!(json.ends_with("\"nextRowId\" : 0,\n  \"operation\" : \"TRUNCATE\"\n}"));
+        assert_eq!(Snapshot::from_json(&json).unwrap(), s);
+        for op in SnapshotOperation::ALL {
+            assert_eq!(SnapshotOperation::parse(op.as_str()), Some(op));
+        }
+        assert_eq!(
+            SnapshotOperation::CreateOrReplaceTableAsSelect.as_str(),
+            "CREATE_OR_REPLACE_TABLE_AS_SELECT"
+        );
+        assert_eq!(SnapshotOperation::parse("APPEND"), None);
     }
 
     #[test]
