@@ -20,8 +20,12 @@ compared to an independent model and file metadata compared with pypaimon's own 
 * **BLOB** (``BlobFormatWriter``, ``.blob`` files): pypaimon's BLOB table read by strata (rows,
   ``.blob`` files with ``writeCols = [blob column]``); strata's BLOB table read by pypaimon, then
   updated by row id by pypaimon and read by strata.
-* **VARIANT** (``GenericVariant`` values, unshredded): pypaimon's variants read by strata byte for
-  byte; strata's write of them read by pypaimon back to the same Python values.
+* **VARIANT** (``GenericVariant`` values): pypaimon's unshredded variants read by strata byte for
+  byte; strata's write of them read by pypaimon back to the same Python values; pypaimon's static
+  shredding (``variant.shreddingSchema``, ``typed_value`` + residual ``value``) rebuilt by strata
+  to the values pypaimon wrote.
+* **Shared-shredding MAP** (``MapSharedShreddingWriter``): pypaimon's shredded file (footer
+  ``paimon.map.storage-layout``) read by strata; strata writes on, pypaimon reads both files.
 * **Postpone bucket** (``bucket = -2``, ``PostponeBucketWriter``): pypaimon's files land in
   ``bucket-postpone`` and strata's batch read skips them as pypaimon's does; ``strata compact``
   moves them into ``postpone.default-bucket-num`` buckets, which pypaimon reads (merged rows,
@@ -35,7 +39,6 @@ Not here, because pypaimon 2.1.0 does not write them: column default values (its
 ``DefaultValueRow``; it only stores defaults in the schema), cross-partition upsert (its
 ``FileStoreTable.create_row_key_extractor`` refuses ``CROSS_PARTITION`` writes), file indexes
 (its writers produce no ``embeddedIndex`` / index files), rescaled buckets (no rescale procedure).
-Shared-shredding MAP columns by pypaimon are covered by ``test_map_shredding.py``.
 """
 from __future__ import annotations
 
@@ -514,3 +517,86 @@ def test_row_tracking_pypaimon_writes_strata_compacts(wh, strata, tmp_path):
     model.append(rows)
     _check_de(wh, strata, ident, model, cols, "both append after the compaction",
               py_null_ids=compacted)
+
+
+# -- shredded layouts pypaimon writes: shared-shredding MAP, shredded VARIANT ----------------
+MAP_T = pa.map_(pa.field("key", pa.string(), nullable=False), pa.float64())
+MAP_SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("m", MAP_T)])
+
+
+def _maps(lo, hi):
+    """NULL maps, empty maps, NULL values and more keys than the 3 columns (overflow)."""
+    out = []
+    for i in range(lo, hi):
+        m = None if i % 7 == 0 else [(f"k{(i * 5 + j) % 8}", None if (i + j) % 4 == 0 else i + j / 10)
+                                     for j in range(i % 6)]
+        out.append({"id": i, "m": m})
+    return out
+
+
+def _footer_layouts(wh, ident):
+    db, name = ident.split(".")
+    out = []
+    for d, _, fs in os.walk(os.path.join(wh, f"{db}.db", name)):
+        for f in fs:
+            if f.endswith(".parquet"):
+                meta = pq.read_schema(os.path.join(d, f)).field("m").metadata or {}
+                out.append(meta.get(b"paimon.map.storage-layout"))
+    return out
+
+
+def _map_lines(rows):
+    return sorted((r["id"], None if r["m"] is None else sorted(r["m"], key=lambda kv: kv[0]))
+                  for r in rows)
+
+
+def test_shared_shredding_map_pypaimon_writes_strata_reads(wh, strata, tmp_path):
+    ident = "db.py_map"
+    _cat(wh).create_table(ident, Schema.from_pyarrow_schema(MAP_SCHEMA, options={
+        "fields.m.map.storage-layout": "shared-shredding",
+        "fields.m.map.shared-shredding.max-columns": "3"}), False)
+    _py_commit(wh, ident, pa.Table.from_pylist(_maps(0, 30), schema=MAP_SCHEMA))
+    assert _footer_layouts(wh, ident) == [b"shared-shredding"]  # pypaimon really shredded
+    want = _map_lines(_maps(0, 30))
+    assert _map_lines(_strata_rows(strata, ident)) == want
+    assert _map_lines(_py_rows(wh, ident)) == want
+    # strata writes on (its own shredded file), pypaimon reads both writers' files.
+    _strata_write(strata, tmp_path, ident, [
+        {"id": r["id"], "m": None if r["m"] is None else dict(r["m"])} for r in _maps(30, 40)])
+    assert _footer_layouts(wh, ident) == [b"shared-shredding"] * 2
+    want = _map_lines(_maps(0, 40))
+    assert _map_lines(_py_rows(wh, ident)) == want
+    assert _map_lines(_strata_rows(strata, ident)) == want
+
+
+SHREDDING = json.dumps({"type": "ROW", "fields": [{"id": 0, "name": "v", "type": {
+    "type": "ROW", "fields": [{"id": 0, "name": "age", "type": "BIGINT"},
+                              {"id": 1, "name": "name", "type": "STRING"}]}}]})
+# Values whose shredded fields match the schema's types (pypaimon 2.1.0's ``shred_variant_column``
+# fails on a mismatch, e.g. a STRING ``age``, instead of keeping it in the residual value; and it
+# drops a shredded field holding a variant NULL, e.g. ``{"name": None}``, on its own read back).
+SHREDDED_VARIANTS = [{"age": 30, "name": "ann"}, {"age": 41, "name": "bob", "x": [1, {"y": 2}]},
+                     {"name": "cid"}, 7, None, {"age": 2 ** 40}, "str", {}]
+
+
+def test_shredded_variant_pypaimon_writes_strata_reads(wh, strata, tmp_path):
+    """pypaimon's static shredding (``variant.shreddingSchema``): strata rebuilds the variants
+    from ``typed_value`` and the residual ``value`` to the values pypaimon wrote."""
+    arr = GenericVariant.to_arrow_array(
+        [None if v is None else GenericVariant.from_python(v) for v in SHREDDED_VARIANTS])
+    data = pa.table({"id": pa.array(range(len(SHREDDED_VARIANTS)), pa.int64()), "v": arr})
+    ident = "db.py_var_shred"
+    _cat(wh).create_table(ident, Schema.from_pyarrow_schema(
+        data.schema, options={"variant.shreddingSchema": SHREDDING}), False)
+    _py_commit(wh, ident, data)
+    files = [os.path.join(d, f) for d, _, fs in os.walk(os.path.join(wh, "db.db", "py_var_shred"))
+             for f in fs if f.endswith(".parquet")]
+    assert len(files) == 1
+    v_type = pq.read_schema(files[0]).field("v").type
+    assert "typed_value" in [v_type.field(i).name for i in range(v_type.num_fields)], v_type
+
+    def values(rows):
+        return {r["id"]: None if r["v"] is None else
+                GenericVariant.from_arrow_struct(r["v"]).to_python() for r in rows}
+    assert values(_py_rows(wh, ident)) == dict(enumerate(SHREDDED_VARIANTS))
+    assert values(_strata_rows(strata, ident)) == dict(enumerate(SHREDDED_VARIANTS))
