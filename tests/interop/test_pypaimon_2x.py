@@ -33,7 +33,8 @@ compared to an independent model and file metadata compared with pypaimon's own 
   pypaimon's ``PostponeFixedBucketWriteBuilder`` writes into the real buckets strata chose.
 * **Branches** (``FileSystemBranchManager``): pypaimon's branch from a tag written through
   ``db.t$branch_b`` read by strata; strata's branch (``create-branch --tag``) written by strata and
-  pypaimon, read by both; strata's ``fast-forward`` read by pypaimon.
+  pypaimon, read by both; strata's ``fast-forward`` read by pypaimon; each engine deletes the
+  other's branch.
 
 Not here, because pypaimon 2.1.0 does not write them: column default values (its writers apply no
 ``DefaultValueRow``; it only stores defaults in the schema), cross-partition upsert (its
@@ -512,6 +513,15 @@ def test_branches_both_ways(wh, strata):
     # strata fast-forwards main to its branch; pypaimon reads main as the branch.
     strata.run("fast-forward", ident, "sb")
     assert _py_rows(wh, ident) == want and _strata_rows(strata, ident) == want
+
+    # Each engine deletes the other's branch; both list what is left.
+    strata.run("delete-branch", ident, "pyb")
+    assert cat.get_table(ident).branch_manager().branches() == ["sb"]
+    cat.get_table(ident).branch_manager().drop_branch("sb")
+    assert strata.json_lines("branches", ident) == []
+    # main keeps the fast-forwarded rows and takes writes from both.
+    _py_commit(wh, ident, pa.Table.from_pylist(_br([30], "p"), schema=BR_SCHEMA))
+    assert _strata_rows(strata, ident) == want + _br([30], "p")
 
 
 # -- row tracking without data evolution, compacted by strata -------------------------------
