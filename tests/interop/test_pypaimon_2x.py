@@ -54,6 +54,8 @@ from pypaimon import CatalogFactory, Schema
 from pypaimon.data.generic_variant import GenericVariant
 from pypaimon.table.data_evolution_merge_into import WhenMatched, WhenNotMatched, source_col
 
+pytestmark = pytest.mark.cli_write
+
 DE = {"row-tracking.enabled": "true", "data-evolution.enabled": "true"}
 TRACKED = ["_ROW_ID", "_SEQUENCE_NUMBER"]
 
