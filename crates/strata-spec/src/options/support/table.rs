@@ -422,7 +422,7 @@ pub(super) const PREFIXES: &[Entry] = &[
     no_effect("cross-partition-upsert.", FLINK),
     no_effect("csv.", "CSV writer options; strata writes Parquet only (other file.format values are refused on write)"),
     no_effect("data-evolution.", DATA_EVO),
-    no_effect("deletion-vectors.", "deletion-vector settings outside CoreOptions; strata writes no deletion vectors"),
+    no_effect("deletion-vectors.", "keys outside CoreOptions' deletion-vectors.enabled, .bitmap64, .merge-on-read and .modifiable (each audited above); Java 2.0 reads none either, so they change no deletion vector strata or Java writes"),
     no_effect("dynamic-bucket.", FLINK),
     implemented("fields.").read_honoured(),
     unsupported("file-index.", "file-index.<type>.columns of index types Java 2.0 does not have either: strata writes bloom-filter, bitmap, bsi and range-bitmap file indexes", &[]).read_no_effect("index types strata does not know keep every file; reads are right without them"),
