@@ -361,19 +361,21 @@ def test_blob_both_ways(wh, strata, tmp_path):
                 "pypaimon updates strata's BLOB table")
 
     # pypaimon updates the BLOB column itself by row id: a second `.blob` file over the same row
-    # ids (placeholders for the rows it does not change), read by Java's
-    # `BlobFallbackRecordReader`.  strata refuses such BLOB reads by name (nothing misread); the
-    # other columns still read.
+    # ids from the group's first row id to the last updated one (placeholders for the rows it
+    # does not change), then a third over row 0 only; strata resolves them as Java's
+    # `BlobFallbackRecordReader` (newest non-placeholder value; an updated NULL stays NULL).
     _py_update(wh, "db.py_blob", lambda u: u.with_update_type(["pic"]).update_by_arrow_with_row_id(
-        pa.table({"_ROW_ID": pa.array([2], pa.int64()), "pic": pa.array([b"new"], pa.large_binary())})))
+        pa.table({"_ROW_ID": pa.array([2, 4], pa.int64()),
+                  "pic": pa.array([b"new", None], pa.large_binary())})))
     want = _blob_model(range(6))
-    want[2]["pic"] = b"new"
-    assert _py_rows(wh, "db.py_blob", ["id", "name", "pic"]) == want
-    r = strata.run("read", "db.py_blob", "--format", "jsonl", check=False)
-    assert r.returncode != 0 and "BlobFallbackRecordReader" in r.stderr \
-        and "come from several writes" in r.stderr, r.stderr
-    assert _strata_rows(strata, "db.py_blob", ["id", "name"]) == \
-        [{"id": w["id"], "name": w["name"]} for w in want]
+    want[2]["pic"], want[4]["pic"] = b"new", None
+    _check_blob(wh, strata, "db.py_blob", want, "pypaimon updates the BLOB column")
+    _py_update(wh, "db.py_blob", lambda u: u.with_update_type(["pic"]).update_by_arrow_with_row_id(
+        pa.table({"_ROW_ID": pa.array([0], pa.int64()), "pic": pa.array([b"zero"], pa.large_binary())})))
+    want[0]["pic"] = b"zero"
+    _check_blob(wh, strata, "db.py_blob", want, "pypaimon updates the BLOB column again")
+    blobs = sorted(v[1:3] for k, v in _strata_files(strata, "db.py_blob").items() if k.endswith(".blob"))
+    assert blobs == [(1, 0), (5, 0), (6, 0)], blobs
 
 
 # -- VARIANT ----------------------------------------------------------------------------------

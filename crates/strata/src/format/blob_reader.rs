@@ -21,8 +21,8 @@
 //!
 //! Bad bytes are an error naming the file ([`ErrorDetail::DataFile`]), never a panic.
 
-use arrow_array::builder::BinaryBuilder;
-use arrow_array::BinaryArray;
+#[cfg(test)]
+use arrow_array::{builder::BinaryBuilder, BinaryArray};
 
 use crate::error::ErrorDetail;
 use crate::format::deletion_vector::crc32;
@@ -211,8 +211,10 @@ pub(crate) fn slots_from_index(path: &str, data_end: u64, index: &[u8]) -> Resul
 }
 
 /// The BLOB values of a whole `.blob` file (`bytes`) as an Arrow Binary column, NULL rows as
-/// nulls. A placeholder row (a value kept in an older file) is refused: stitching those is
-/// Java's `BlobFallbackRecordReader`, which strata does not implement.
+/// nulls (the tests' reader). A placeholder row (a value kept in an older file) is refused
+/// here: the table read resolves those across files (`read::blob_files`, Java's
+/// `BlobFallbackRecordReader`).
+#[cfg(test)]
 pub(crate) fn read_blob_file(path: &str, bytes: &[u8]) -> Result<BinaryArray> {
     let slots = blob_slots(path, bytes)?;
     let total: u64 = slots

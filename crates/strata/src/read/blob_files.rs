@@ -1,15 +1,14 @@
 //! The BLOB column of a data-evolution row range, read from its `.blob` files as Java's
 //! `DataEvolutionSplitRead` reads a `BlobFileBunch`: the `.blob` files of one BLOB field
-//! (`writeCols` = that field) hold consecutive sub-ranges of the data files' row ids (Java rolls
-//! them at `blob.target-file-size`); read in first-row-id order and concatenated, they give the
-//! column for the whole range. Only Java's fast path (`sequentialReadOptimize`: every file of the
-//! bunch from one write, the same `maxSequenceNumber`) is read; a bunch of several writes (BLOB
-//! values updated in place, with placeholders, Java's `BlobFallbackRecordReader`) is refused by
-//! name. Each file is decoded by [`crate::format::blob_reader`]; with `blob-as-descriptor =
-//! true` each value is its serialized `BlobDescriptor` instead of its bytes, as Java's
+//! (`writeCols` = that field) hold sub-ranges of the data files' row ids (Java rolls them at
+//! `blob.target-file-size`). Files of one write are concatenated in first-row-id order
+//! (`sequentialReadOptimize`); files of several writes (a BLOB column updated by row id, with
+//! placeholder rows) are resolved as Java's `BlobFallbackRecordReader`, newest write first.
+//! Each file is decoded by [`crate::format::blob_reader`]; with `blob-as-descriptor = true`
+//! each value is its serialized `BlobDescriptor` instead of its bytes, as Java's
 //! `BlobFormatReader` returns a `BlobRef` (`crate::format::blob_descriptor`).
 
-use arrow_array::{Array, ArrayRef};
+use arrow_array::ArrayRef;
 use strata_spec::manifest::DataFileMeta;
 
 use crate::error::ErrorDetail;
@@ -17,12 +16,20 @@ use arrow_array::builder::BinaryBuilder;
 use arrow_array::BinaryArray;
 
 use crate::format::blob_descriptor::BlobDescriptor;
-use crate::format::blob_reader::{index_range, read_blob_file, slots_from_index, BlobSlot};
+use crate::format::blob_reader::{blob_slots, index_range, slots_from_index, BlobSlot};
 use crate::table::Table;
 use crate::{Error, Result};
 
 /// The values of one BLOB field for the `rows` rows from `first_row_id`, from its `.blob`
 /// files (`bunch`, all under `partition_dir` / `bucket`), as one Arrow Binary column.
+///
+/// As Java's `DataEvolutionSplitRead`: one write's files (one `maxSequenceNumber`) are read in
+/// first-row-id order (`sequentialReadOptimize`); files of several writes (a BLOB column
+/// updated by row id, pypaimon's `update_by_arrow_with_row_id`) are resolved as Java's
+/// `BlobFallbackRecordReader`: files grouped by `maxSequenceNumber`, newest first, the rows a
+/// group's files leave out read as placeholders (`AllPlaceholdersRecordReader`), and each row
+/// is its first non-placeholder value, newest group first; a row every group leaves as a
+/// placeholder is NULL.
 pub(crate) async fn read_bunch(
     table: &Table,
     partition_dir: &str,
@@ -32,7 +39,9 @@ pub(crate) async fn read_bunch(
     rows: usize,
 ) -> Result<ArrayRef> {
     let mut files: Vec<&DataFileMeta> = bunch.to_vec();
-    files.sort_by_key(|f| f.first_row_id);
+    // newest write first, then by first row id (Java: TreeMap(reverseOrder) of max_seq groups,
+    // each sorted by first row id)
+    files.sort_by_key(|f| (std::cmp::Reverse(f.max_sequence_number), f.first_row_id));
     let names = || {
         files
             .iter()
@@ -40,44 +49,58 @@ pub(crate) async fn read_bunch(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    if files
-        .iter()
-        .any(|f| f.max_sequence_number != files[0].max_sequence_number)
-    {
-        return Err(unsupported(
-            table,
-            format!(
-                "the BLOB files {} of row ids {first_row_id}.. come from several writes (BLOB \
-                 values updated in place, read by Java's BlobFallbackRecordReader); strata reads \
-                 BLOB files of one write only",
-                names()
-            ),
-        ));
-    }
-    let mut next = first_row_id;
-    for f in &files {
-        if f.first_row_id != Some(next) {
+    let end = first_row_id + rows as i64;
+    let mut ranges: Vec<(i64, i64)> = Vec::with_capacity(files.len());
+    for (i, f) in files.iter().enumerate() {
+        let Some(from) = f.first_row_id else {
+            return Err(unsupported(
+                table,
+                format!("the BLOB file {} has no first row id", f.file_name),
+            ));
+        };
+        let to = from + f.row_count;
+        if from < first_row_id || to > end {
             return Err(unsupported(
                 table,
                 format!(
-                    "the BLOB files {} do not cover row ids {first_row_id}.. one after the \
-                     other (file {} starts at {:?}, expected {next}; Java: \"Blob file bunch \
-                     should always contain a contiguous row range\")",
-                    names(),
-                    f.file_name,
-                    f.first_row_id
+                    "the BLOB file {} holds row ids {from}..{to}, outside its data files' row \
+                     ids {first_row_id}..{end}",
+                    f.file_name
                 ),
             ));
         }
-        next += f.row_count;
+        if let Some(prev) = i.checked_sub(1).map(|p| files[p]) {
+            if prev.max_sequence_number == f.max_sequence_number && ranges[i - 1].1 > from {
+                return Err(unsupported(
+                    table,
+                    format!(
+                        "the BLOB files {} and {} of one write overlap in row ids (Java: \
+                         \"Blob files within a same max_seq_num should not overlap\")",
+                        prev.file_name, f.file_name
+                    ),
+                ));
+            }
+        }
+        ranges.push((from, to));
     }
-    if next - first_row_id != rows as i64 {
+    // Java's BlobFileBunch.rowCount: the files' ranges merge into the data files' range.
+    let mut covered = ranges.clone();
+    covered.sort();
+    let mut next = first_row_id;
+    for (from, to) in covered {
+        if from > next {
+            break;
+        }
+        next = next.max(to);
+    }
+    if next != end {
         return Err(unsupported(
             table,
             format!(
-                "the BLOB files {} hold {} rows where their data files hold {rows}",
-                names(),
-                next - first_row_id
+                "the BLOB files {} do not cover row ids {first_row_id}..{end} (Java: \"Blob \
+                 file bunch should always contain a contiguous row range\" aligned with the \
+                 data files)",
+                names()
             ),
         ));
     }
@@ -85,7 +108,8 @@ pub(crate) async fn read_bunch(
         .options()
         .get_bool("blob-as-descriptor")?
         .unwrap_or(false);
-    let mut parts: Vec<ArrayRef> = Vec::with_capacity(files.len());
+    // Each file's slots, with its bytes (read whole when values are returned) or its URI.
+    let mut loaded: Vec<(Vec<BlobSlot>, Source)> = Vec::with_capacity(files.len());
     for file in files.iter().copied() {
         let (io, path) = match &file.external_path {
             Some(uri) => table.file_io().resolve_external(uri)?,
@@ -96,7 +120,7 @@ pub(crate) async fn read_bunch(
                     .data_file(partition_dir, bucket, &file.file_name),
             ),
         };
-        let values = if as_descriptor {
+        let (slots, source) = if as_descriptor {
             // Java's AbstractBlobElementReader.readBlob: the file's path as Java spells it
             // (the external path as stored, else the table's path), the payload's range. Only
             // the footer and the index are read, as Java's BlobFileMeta (the values may be
@@ -111,59 +135,83 @@ pub(crate) async fn read_bunch(
             let data_end = index.start;
             let index = io.get_range(&path, index).await?;
             let slots = slots_from_index(path.as_ref(), data_end, &index)?;
-            descriptors(path.as_ref(), &uri, &slots)?
+            (slots, Source::Uri(uri))
         } else {
             let bytes = io.get(&path).await?;
-            read_blob_file(path.as_ref(), &bytes)?
+            let slots = blob_slots(path.as_ref(), &bytes)?;
+            (slots, Source::Bytes(bytes))
         };
-        if values.len() as i64 != file.row_count {
+        if slots.len() as i64 != file.row_count {
             return Err(ErrorDetail::DataFile {
                 format: "blob",
                 path: path.to_string(),
                 message: format!(
                     "{} rows where its manifest entry says {}",
-                    values.len(),
+                    slots.len(),
                     file.row_count
                 ),
             }
             .into());
         }
-        parts.push(std::sync::Arc::new(values));
+        loaded.push((slots, source));
     }
-    let refs: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
-    match refs.len() {
-        1 => Ok(parts.swap_remove(0)),
-        _ => arrow::compute::concat(&refs).map_err(|e| Error::arrow("concatenating BLOB files", e)),
-    }
-}
-
-/// `blob-as-descriptor = true`: each value as a serialized `BlobDescriptor` of its payload in
-/// the `.blob` file at `uri` (NULL rows NULL); a placeholder row is refused as in
-/// [`read_blob_file`].
-fn descriptors(path: &str, uri: &str, slots: &[BlobSlot]) -> Result<BinaryArray> {
-    let mut out = BinaryBuilder::new();
-    for (row, slot) in slots.iter().enumerate() {
-        match *slot {
-            BlobSlot::Null => out.append_null(),
-            BlobSlot::Placeholder => {
-                return Err(ErrorDetail::Unsupported(format!(
-                    "reading .blob file {path}: row {row} is a placeholder for a BLOB kept in an \
-                     older file (Java's BlobFallbackRecordReader); strata does not read BLOB \
-                     columns updated in place"
-                ))
-                .into())
+    // Each row: the first non-placeholder slot, newest write first (None: placeholder so far).
+    let mut resolved: Vec<Option<(usize, BlobSlot)>> = vec![None; rows];
+    for (i, (slots, _)) in loaded.iter().enumerate() {
+        let base = (ranges[i].0 - first_row_id) as usize;
+        for (k, slot) in slots.iter().enumerate() {
+            let r = &mut resolved[base + k];
+            if r.is_none() && *slot != BlobSlot::Placeholder {
+                *r = Some((i, *slot));
             }
-            BlobSlot::Value { offset, length } => out.append_value(
-                BlobDescriptor {
-                    uri: uri.to_string(),
-                    offset: offset as i64,
-                    length: length as i64,
-                }
-                .serialize(),
-            ),
         }
     }
-    Ok(out.finish())
+    let total: u64 = resolved
+        .iter()
+        .map(|r| match r {
+            Some((_, BlobSlot::Value { length, .. })) if !as_descriptor => *length,
+            _ => 0,
+        })
+        .sum();
+    if total > i32::MAX as u64 {
+        return Err(unsupported(
+            table,
+            format!(
+                "the BLOB files {} hold {total} bytes for row ids {first_row_id}..{end}, more \
+                 than one Arrow Binary column takes (2 GiB); read them with blob-as-descriptor",
+                names()
+            ),
+        ));
+    }
+    let mut out = BinaryBuilder::with_capacity(rows, total as usize);
+    for r in resolved {
+        match r {
+            None | Some((_, BlobSlot::Null)) | Some((_, BlobSlot::Placeholder)) => {
+                out.append_null()
+            }
+            Some((i, BlobSlot::Value { offset, length })) => match &loaded[i].1 {
+                Source::Bytes(bytes) => {
+                    out.append_value(&bytes[offset as usize..(offset + length) as usize])
+                }
+                Source::Uri(uri) => out.append_value(
+                    BlobDescriptor {
+                        uri: uri.clone(),
+                        offset: offset as i64,
+                        length: length as i64,
+                    }
+                    .serialize(),
+                ),
+            },
+        }
+    }
+    let values: BinaryArray = out.finish();
+    Ok(std::sync::Arc::new(values))
+}
+
+/// Where a `.blob` file's values come from: its bytes, or (`blob-as-descriptor`) its URI.
+enum Source {
+    Bytes(bytes::Bytes),
+    Uri(String),
 }
 
 fn unsupported(table: &Table, why: String) -> Error {
