@@ -107,8 +107,9 @@ pub(super) fn check_deletion_vector_conflicts(
             FileKind::Add => new_files.insert(key(e)),
         };
     }
-    // A deleted data file leaves with the vector the commit saw.
-    for k in &deleted {
+    // A deleted data file leaves with the vector the commit saw. A file deleted and added
+    // under its own name is replaced in place (`rewrite_file_index`): its vector stays with it.
+    for k in deleted.iter().filter(|k| !new_files.contains(*k)) {
         let (saw, now) = (believed(k)?, current(k)?);
         if saw != now {
             return Err(conflict(format!(

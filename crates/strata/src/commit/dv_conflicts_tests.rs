@@ -149,6 +149,9 @@ fn unrelated_changes_pass() {
     let delta = [data(Delete, "f2"), data(Add, "f6")];
     let index = [dv(Delete, "i3", &["f2"])];
     check(&live, &live_index, &delta, &index).unwrap();
+    // A file re-indexed in place (deleted and added under its name) keeps its vector.
+    let delta = [data(Delete, "f2"), data(Add, "f2")];
+    check(&live, &live_index, &delta, &[]).unwrap();
     assert!(!needs_check(&[data(Add, "f4")], &[]));
     assert!(needs_check(&delta, &[]));
 }
