@@ -16,7 +16,7 @@ use arrow::datatypes::{Field, Schema};
 use arrow::record_batch::RecordBatch;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use strata::commit::OverwriteScope;
+use strata::commit::{OverwriteScope, SnapshotOperation};
 use strata::table::Table;
 
 use crate::error::{msg, Result};
@@ -110,8 +110,16 @@ pub async fn write_files(
         let messages = write.prepare_commit().await?;
         let compaction = write.take_compaction_metrics();
         let files: usize = messages.iter().map(|m| m.new_files.len()).sum();
+        // `strata write` is Spark's INSERT INTO / INSERT OVERWRITE: the snapshot says WRITE or
+        // OVERWRITE (Java 2.0 `Snapshot.operation`, `PaimonBatchWriteBase`).
+        let operation = if overwrite.is_some() {
+            SnapshotOperation::Overwrite
+        } else {
+            SnapshotOperation::Write
+        };
         let committed = table
             .new_commit()?
+            .with_operation(Some(operation))
             .commit_messages(messages, overwrite)
             .await?;
         Ok(WriteReport {

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
-use strata::commit::OverwriteScope;
+use strata::commit::{OverwriteScope, SnapshotOperation};
 use strata_spec::kv::RowKind;
 
 use crate::errors::{internal, invalid, to_py, IntoPy};
@@ -103,7 +103,16 @@ impl BatchWriteBuilder {
         let result = (|| {
             write.write_any(data, progress)?;
             let messages = write.prepare(py)?;
-            self.commit_object().commit_inner(py, messages)
+            // The `Table.write` shortcut is Spark's `df.write`: its snapshot says WRITE or
+            // OVERWRITE (Java 2.0 `Snapshot.operation`, `PaimonBatchWriteBase`); the
+            // pypaimon-style builder commit leaves it null, as pypaimon and Java's core API do.
+            let mut commit = self.commit_object();
+            commit.operation = Some(if self.overwrite.is_some() {
+                SnapshotOperation::Overwrite
+            } else {
+                SnapshotOperation::Write
+            });
+            commit.commit_inner(py, messages)
         })();
         if result.is_err() {
             write.abort(py);
@@ -116,6 +125,7 @@ impl BatchWriteBuilder {
             table: Python::attach(|py| self.table.clone_ref(py)),
             overwrite: self.overwrite.clone(),
             state: Mutex::new(CommitState::NotYet),
+            operation: None,
         }
     }
 }
@@ -355,6 +365,8 @@ pub struct BatchTableCommit {
     table: Py<Table>,
     overwrite: Option<Overwrite>,
     state: Mutex<CommitState>,
+    /// Java 2.0 `Snapshot.operation` of the snapshot (set by `Table.write` only).
+    operation: Option<SnapshotOperation>,
 }
 
 /// What `commit` did, for `abort`: files of a commit that landed, or may have landed (an
@@ -389,12 +401,16 @@ impl BatchTableCommit {
         }
         let t = self.table.get().inner.clone();
         let overwrite = self.overwrite.clone();
+        let operation = self.operation;
         let result = block_on(py, async move {
             let scope = match &overwrite {
                 Some(o) => Some(overwrite_scope(&t, o)?),
                 None => None,
             };
-            t.new_commit()?.commit_messages(messages, scope).await
+            t.new_commit()?
+                .with_operation(operation)
+                .commit_messages(messages, scope)
+                .await
         })?;
         if let Err(e) = &result {
             if !e.may_have_committed() {

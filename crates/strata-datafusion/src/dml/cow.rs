@@ -47,10 +47,11 @@ use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties, SendableRecordBatchStream,
 };
 use futures::StreamExt;
-use strata::commit::CommitMessage;
+use strata::commit::{CommitMessage, SnapshotOperation};
 use strata::expr::Predicate;
 use strata::scan::DataSplit;
 use strata::table::Table;
+use strata::write::RowIdChanges;
 
 use super::target::DmlTarget;
 use crate::error::{plan_error, to_df};
@@ -284,9 +285,14 @@ impl Rewrite {
         };
         messages.extend(removed);
         // A commit that certainly failed removes the files it would have added.
+        let operation = match self.change {
+            Change::Delete => SnapshotOperation::Delete,
+            Change::Update(_) => SnapshotOperation::Update,
+        };
         self.table
             .new_commit()
             .map_err(to_df)?
+            .with_operation(Some(operation))
             .commit(messages)
             .await
             .map_err(to_df)?;
@@ -411,7 +417,15 @@ impl Rewrite {
         let changes = arrow::compute::concat_batches(&out_schema, &out)?;
         let changed = changes.num_rows() as u64;
         if changed > 0 {
-            self.table.update_columns(&changes).await.map_err(to_df)?;
+            // Spark's UPDATE of a data-evolution table commits an UPDATE snapshot.
+            self.table
+                .apply_row_id_changes(
+                    RowIdChanges::new()
+                        .with_updates(changes)
+                        .with_operation(SnapshotOperation::Update),
+                )
+                .await
+                .map_err(to_df)?;
         }
         Ok(changed)
     }

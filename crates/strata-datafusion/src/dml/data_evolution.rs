@@ -40,6 +40,7 @@ use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties, SendableRecordBatchStream,
 };
 use futures::StreamExt;
+use strata::commit::SnapshotOperation;
 use strata::table::Table;
 use strata::write::RowIdChanges;
 
@@ -491,7 +492,10 @@ async fn apply(
     if !updates.is_empty() {
         changes = changes.with_updates(arrow::compute::concat_batches(&update_schema, &updates)?);
     }
-    changes = changes.with_deletes(deletes);
+    // Spark's `MergeIntoPaimonDataEvolutionTable` commits a MERGE snapshot.
+    changes = changes
+        .with_deletes(deletes)
+        .with_operation(SnapshotOperation::Merge);
     if changed > 0 {
         table.apply_row_id_changes(changes).await.map_err(to_df)?;
     }

@@ -38,7 +38,7 @@ use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, SendableRecordBatchStream,
 };
 use futures::StreamExt;
-use strata::commit::OverwriteScope;
+use strata::commit::{OverwriteScope, SnapshotOperation};
 use strata::spec::kv::RowKind;
 use strata::table::Table;
 
@@ -60,6 +60,22 @@ pub enum SinkMode {
     KindColumn,
 }
 
+impl SinkMode {
+    /// The snapshot operation Spark's Paimon writer commits for this mode's statement
+    /// (`PaimonBatchWriteBase`, `DeleteFromPaimonTableCommand`, `UpdatePaimonTableCommand`,
+    /// `MergeIntoPaimonTable`): INSERT → WRITE, INSERT OVERWRITE → OVERWRITE, DELETE,
+    /// UPDATE, MERGE INTO → MERGE.
+    pub fn operation(&self) -> SnapshotOperation {
+        match self {
+            SinkMode::Append => SnapshotOperation::Write,
+            SinkMode::Overwrite(_) => SnapshotOperation::Overwrite,
+            SinkMode::RowKind(RowKind::Delete) => SnapshotOperation::Delete,
+            SinkMode::RowKind(_) => SnapshotOperation::Update,
+            SinkMode::KindColumn => SnapshotOperation::Merge,
+        }
+    }
+}
+
 /// The name of the row-kind column of a [`SinkMode::KindColumn`] input.
 pub const ROW_KIND_COLUMN: &str = "__strata_row_kind";
 
@@ -72,16 +88,27 @@ pub struct StrataSink {
     /// Row-level statements on primary-key tables: each record must take effect
     /// (`super::row_effect`); its stored row may follow the table's columns in the input.
     check: Option<Arc<RowEffectCheck>>,
+    /// The snapshot's logical operation (Java 2.0 `Snapshot.operation`).
+    operation: SnapshotOperation,
 }
 
 impl StrataSink {
+    /// A sink committing as `mode` says; the snapshot's operation is the one Spark writes for
+    /// the statement of that mode ([`SinkMode::operation`]).
     pub fn new(table: Table, mode: SinkMode, schema: SchemaRef) -> Self {
         StrataSink {
+            operation: mode.operation(),
             table,
             mode,
             schema,
             check: None,
         }
+    }
+
+    /// Writes `operation` into the snapshot instead of the mode's (CREATE TABLE AS SELECT).
+    pub fn with_operation(mut self, operation: SnapshotOperation) -> Self {
+        self.operation = operation;
+        self
     }
 
     /// Checks every record with `check` before writing it; the input holds the table's
@@ -165,7 +192,11 @@ impl DataSink for StrataSink {
             }
             let rows = write.rows_written();
             let messages = write.prepare_commit().await.map_err(to_df)?;
-            let commit = self.table.new_commit().map_err(to_df)?;
+            let commit = self
+                .table
+                .new_commit()
+                .map_err(to_df)?
+                .with_operation(Some(self.operation));
             match &self.mode {
                 SinkMode::Overwrite(scope) => commit.overwrite(scope.clone(), messages).await,
                 _ => commit.commit(messages).await,
@@ -229,6 +260,17 @@ pub fn insert_with(
     mode: SinkMode,
 ) -> Result<Arc<dyn ExecutionPlan>> {
     insert_checked(table, input, mode, None)
+}
+
+/// [`insert_with`] writing `operation` into the snapshot instead of the mode's.
+pub(crate) fn insert_operation(
+    table: &Table,
+    input: Arc<dyn ExecutionPlan>,
+    mode: SinkMode,
+    operation: SnapshotOperation,
+) -> Result<Arc<dyn ExecutionPlan>> {
+    let sink = StrataSink::new(table.clone(), mode, input.schema()).with_operation(operation);
+    Ok(Arc::new(DataSinkExec::new(input, Arc::new(sink), None)))
 }
 
 /// [`insert_with`], each record checked by `check` first (row-level statements).

@@ -20,8 +20,7 @@
 use std::collections::BTreeMap;
 
 use datafusion::common::Result;
-use datafusion::dataframe::{DataFrame, DataFrameWriteOptions};
-use datafusion::logical_expr::dml::InsertOp;
+use datafusion::dataframe::DataFrame;
 use datafusion::sql::sqlparser::ast::{
     ColumnOption, CreateTable, CreateTableOptions, Expr, HiveDistributionStyle, Insert, ObjectName,
     SqlOption, TableConstraint, TableObject,
@@ -177,12 +176,8 @@ pub(crate) async fn create_table(
         .map_err(to_df)?;
     if let (Some(df), true) = (query, created) {
         let target = format!("{}.\"{}\".\"{}\"", CATALOG, id.database, id.table);
-        let written = df
-            .write_table(
-                &target,
-                DataFrameWriteOptions::new().with_insert_operation(InsertOp::Append),
-            )
-            .await;
+        // One CREATE_TABLE_AS_SELECT snapshot, as Spark's `PaimonCreateTableAsSelectStrategy`.
+        let written = super::ctas::write(df, &target).await;
         if let Err(e) = written {
             // A failed CREATE TABLE … AS SELECT leaves no table behind, as in Spark (its
             // `V2CreateTableAsSelectBaseExec` drops the table it created when the write fails).

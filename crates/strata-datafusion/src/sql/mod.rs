@@ -15,6 +15,7 @@
 //! | [`session`] | [`session::SqlSession`], [`session::Script`], [`session::StrataDialect`]: parse, dispatch |
 //! | [`context`] | [`context::SqlContext`]: the state a statement runs against |
 //! | [`ddl`] | `CREATE TABLE [AS SELECT]`, `DROP TABLE`, `INSERT … PARTITION (k = v)` |
+//! | [`ctas`] | the write of `CREATE TABLE … AS SELECT` (a `CREATE_TABLE_AS_SELECT` snapshot) |
 //! | [`alter`] | `ALTER TABLE` as schema changes |
 //! | [`procedures`] | `CALL sys.compact`, `expire_snapshots`, tags, `rollback`, `remove_orphan_files` |
 //! | [`rewrite`] | time travel and `/*+ OPTIONS(…) */` hints: parsed from the tokens, resolved per table reference |
@@ -24,6 +25,7 @@
 pub(crate) mod alter;
 pub(crate) mod ast;
 pub(crate) mod context;
+pub(crate) mod ctas;
 pub(crate) mod ddl;
 pub(crate) mod procedures;
 pub(crate) mod rewrite;

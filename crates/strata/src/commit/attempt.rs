@@ -101,9 +101,14 @@ impl TableCommit {
             && compact_bases.is_some_and(|b| b.values().any(Option::is_some))
             && crate::lsm::compact::bucket::lookup_mode(opts)?.is_some();
         let dv_compaction = lookup_compaction && opts.deletion_vectors_enabled()?;
+        // Deletion vectors of an append table paired with their data files (`dv_conflicts`).
+        let dv_pairing = overwrite.is_none()
+            && !table.is_primary_key_table()
+            && opts.deletion_vectors_enabled()?
+            && super::dv_conflicts::needs_check(adds, index);
         // The previous index entries matter only when the index changes.
         let prev_index: Vec<IndexManifestEntry> = match &latest {
-            Some(s) if !index.is_empty() || overwrite.is_some() || dv_compaction => {
+            Some(s) if !index.is_empty() || overwrite.is_some() || dv_compaction || dv_pairing => {
                 index_store.read_snapshot(s).await?
             }
             _ => Vec::new(),
@@ -208,6 +213,32 @@ impl TableCommit {
             (Some(r), _) => index_changes.extend(r.changes.iter().cloned()),
             (None, Some(r)) => index_changes.extend(r.changes.iter().cloned()),
             (None, None) => index_changes.extend(index.iter().cloned()),
+        }
+        if let (true, Some(_)) = (dv_pairing, &latest) {
+            // Java `ConflictDetection` (`buildDeltaEntriesWithDV`): checked on the latest
+            // snapshot of every attempt, so a DELETE landing between a compaction's planning
+            // and its snapshot (or the reverse) is a conflict, never resurrected rows.
+            let mut partitions: Vec<BinaryRow> = adds
+                .iter()
+                .map(|e| e.partition.clone())
+                .chain(index_changes.iter().map(|e| e.partition.clone()))
+                .collect();
+            partitions.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+            partitions.dedup();
+            let live =
+                crate::scan::live_entries_of_partitions(table, &base_metas, &partitions).await?;
+            let checked = super::dv_conflicts::check_deletion_vector_conflicts(
+                &table.identifier().to_string(),
+                &live,
+                &prev_index,
+                adds,
+                &index_changes,
+            );
+            if let Err(e) = checked {
+                self.delete_rebased(rebased.as_ref().map(|r| &r.written))
+                    .await;
+                return Err(e);
+            }
         }
         if delta.is_empty() && changelog.is_empty() && index_changes.is_empty() {
             return Ok(Attempt::NothingToDo);
@@ -328,7 +359,7 @@ impl TableCommit {
                 statistics: None,
                 properties: Default::default(),
                 next_row_id: Some(next_row_id),
-                operation: None,
+                operation: self.operation.map(|o| o.as_str().to_owned()),
             };
             fault::inject("commit.before-snapshot")?;
             Ok::<_, Error>(snapshot)

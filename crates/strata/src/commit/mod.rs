@@ -21,6 +21,7 @@
 
 mod attempt;
 mod conflicts;
+mod dv_conflicts;
 mod key_dynamic;
 mod lookup_conflicts;
 pub mod manifest_merge;
@@ -41,6 +42,7 @@ use strata_spec::snapshot::CommitKind;
 pub use message::{attach_index_changes, CommitMessage, BATCH_COMMIT_IDENTIFIER};
 pub use overwrite::OverwriteScope;
 pub(crate) use table_commit::bucket_num_mismatch;
+pub use strata_spec::snapshot::SnapshotOperation;
 pub use table_commit::TableCommit;
 
 use split::{split_messages, SplitMessages};
@@ -68,6 +70,7 @@ impl TableCommit {
             timeout: opts.commit_timeout()?,
             table,
             commit_user: uuid::Uuid::new_v4().to_string(),
+            operation: None,
         })
     }
 

@@ -7,6 +7,7 @@ use crate::error::ErrorDetail;
 use std::time::Duration;
 
 use strata_spec::binary_row::BinaryRow;
+use strata_spec::snapshot::SnapshotOperation;
 
 use crate::table::Table;
 use crate::Error;
@@ -19,6 +20,25 @@ pub struct TableCommit {
     pub(super) min_retry_wait: Duration,
     pub(super) max_retry_wait: Duration,
     pub(super) timeout: Option<Duration>,
+    /// Java 2.0 `Snapshot.operation` of every snapshot this committer creates.
+    pub(super) operation: Option<SnapshotOperation>,
+}
+
+impl TableCommit {
+    /// Sets the logical operation written into every snapshot this committer creates (Java
+    /// 2.0 `BatchTableCommit.withOperation`; default: none, as Java's core API). SQL front ends
+    /// set it per statement as Spark does (INSERT → [`SnapshotOperation::Write`], INSERT
+    /// OVERWRITE → [`SnapshotOperation::Overwrite`], DELETE, UPDATE, MERGE INTO). Like Java, it
+    /// applies to the COMPACT snapshot of the same commit too. Java 1.x readers ignore it.
+    pub fn with_operation(mut self, operation: Option<SnapshotOperation>) -> Self {
+        self.operation = operation;
+        self
+    }
+
+    /// The logical operation written into this committer's snapshots.
+    pub fn operation(&self) -> Option<SnapshotOperation> {
+        self.operation
+    }
 }
 
 /// Java's refusal of a write into a partition whose live files were written with another

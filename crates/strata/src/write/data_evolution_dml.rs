@@ -28,7 +28,7 @@ use arrow_array::RecordBatch;
 use strata_spec::binary_row::BinaryRow;
 use strata_spec::manifest::{FileKind, IndexManifestEntry};
 
-use crate::commit::CommitMessage;
+use crate::commit::{CommitMessage, SnapshotOperation};
 use crate::error::ErrorDetail;
 use crate::format::deletion_vector::DeletionVector;
 use crate::index::deletion_vectors::DeletionVectorIndexWriter;
@@ -46,6 +46,7 @@ pub struct RowIdChanges {
     updates: Option<RecordBatch>,
     inserts: Vec<RecordBatch>,
     deletes: Vec<i64>,
+    operation: Option<SnapshotOperation>,
 }
 
 impl RowIdChanges {
@@ -70,6 +71,14 @@ impl RowIdChanges {
     /// Rows to delete, by `_ROW_ID` (needs `deletion-vectors.enabled`).
     pub fn with_deletes(mut self, row_ids: impl IntoIterator<Item = i64>) -> Self {
         self.deletes.extend(row_ids);
+        self
+    }
+
+    /// The logical operation written into the snapshot (Java 2.0 `Snapshot.operation`; see
+    /// [`crate::commit::TableCommit::with_operation`]): Spark's MERGE INTO on a
+    /// data-evolution table writes MERGE, its UPDATE writes UPDATE. Default: none.
+    pub fn with_operation(mut self, operation: SnapshotOperation) -> Self {
+        self.operation = Some(operation);
         self
     }
 
@@ -184,7 +193,10 @@ impl Table {
             }
             return Err(e);
         }
-        self.new_commit()?.commit(messages).await
+        self.new_commit()?
+            .with_operation(changes.operation)
+            .commit(messages)
+            .await
     }
 
     /// What a column update of `fields` in `partitions` does to the global indexes covering
@@ -310,10 +322,15 @@ impl Table {
 
     /// Deletes the rows with these `_ROW_ID`s from a data-evolution table with deletion
     /// vectors (Java's `DELETE FROM` there), in one snapshot; see
-    /// [`Table::apply_row_id_changes`].
+    /// [`Table::apply_row_id_changes`]. The snapshot's operation is DELETE, as Java's
+    /// `DataEvolutionDelete` writes it.
     pub async fn delete_row_ids(&self, row_ids: &[i64]) -> Result<Option<i64>> {
-        self.apply_row_id_changes(RowIdChanges::new().with_deletes(row_ids.iter().copied()))
-            .await
+        self.apply_row_id_changes(
+            RowIdChanges::new()
+                .with_deletes(row_ids.iter().copied())
+                .with_operation(SnapshotOperation::Delete),
+        )
+        .await
     }
 
     /// The anchor ranges of the latest snapshot, by first row id, and that snapshot.
