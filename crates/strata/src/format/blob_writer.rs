@@ -23,6 +23,8 @@ use crate::{Error, Result};
 
 /// Java `BlobFormatWriter.NULL_LENGTH`.
 const NULL_LENGTH: i64 = -1;
+/// Java `BlobFormatWriter.PLACE_HOLDER_LENGTH`.
+const PLACEHOLDER_LENGTH: i64 = -2;
 /// The upload buffer of one `.blob` file before it becomes a multipart upload.
 const SINK_CAPACITY: usize = 4 * 1024 * 1024;
 
@@ -64,6 +66,13 @@ impl BlobFileWriter {
         self.position += record.len() as u64;
         self.lengths.push(record.len() as i64);
         Ok(())
+    }
+
+    /// Appends one placeholder row (Java's `BlobPlaceholder`, written by data-evolution updates
+    /// of a BLOB column for the rows they leave unchanged): no record, length `-2` in the index;
+    /// readers take the row's value from an older `.blob` file (`BlobFallbackRecordReader`).
+    pub(crate) fn write_placeholder(&mut self) {
+        self.lengths.push(PLACEHOLDER_LENGTH);
     }
 
     /// Bytes written so far.

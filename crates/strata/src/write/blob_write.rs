@@ -372,7 +372,11 @@ impl BlobColumnsWriter {
 /// `blob-as-descriptor`: the bytes a serialized `BlobDescriptor` points at (Java's `BlobRef`:
 /// `length` bytes from `offset` of the file at `uri`, to its end when `length` is negative),
 /// read through the table's storage (local paths, `file:`, `s3://`, `memory://`).
-async fn fetch_descriptor(table: &Table, column: &str, bytes: &[u8]) -> Result<bytes::Bytes> {
+pub(super) async fn fetch_descriptor(
+    table: &Table,
+    column: &str,
+    bytes: &[u8],
+) -> Result<bytes::Bytes> {
     let d = BlobDescriptor::deserialize(bytes).map_err(|e| {
         Error::from(ErrorDetail::InvalidArgument(format!(
             "BLOB column {column} (blob-as-descriptor = true): {e}"
@@ -415,13 +419,13 @@ async fn fetch_descriptor(table: &Table, column: &str, bytes: &[u8]) -> Result<b
 
 /// A BLOB column's values: the table's Arrow type for BLOB is Binary; LargeBinary is taken
 /// too.
-enum BlobValues<'a> {
+pub(super) enum BlobValues<'a> {
     Binary(&'a BinaryArray),
     Large(&'a LargeBinaryArray),
 }
 
 impl<'a> BlobValues<'a> {
-    fn of(column: &'a dyn Array, name: &str) -> Result<Self> {
+    pub(super) fn of(column: &'a dyn Array, name: &str) -> Result<Self> {
         let any = column.as_any();
         if let Some(a) = any.downcast_ref::<BinaryArray>() {
             return Ok(BlobValues::Binary(a));
@@ -436,7 +440,7 @@ impl<'a> BlobValues<'a> {
         .into())
     }
 
-    fn get(&self, row: usize) -> Option<&'a [u8]> {
+    pub(super) fn get(&self, row: usize) -> Option<&'a [u8]> {
         match self {
             BlobValues::Binary(a) => (!a.is_null(row)).then(|| a.value(row)),
             BlobValues::Large(a) => (!a.is_null(row)).then(|| a.value(row)),

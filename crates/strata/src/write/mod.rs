@@ -12,6 +12,7 @@
 //! so a failed write leaves no trace in the table.
 
 mod append_compact;
+mod blob_update;
 mod blob_write;
 mod bucket_writer;
 mod compact_manager;

@@ -5,7 +5,9 @@
 //! given, the current ones elsewhere, read by `read::data_evolution`), its `writeCols` the
 //! columns and its `firstRowId` the range's, committed in one APPEND snapshot. Reads then take
 //! those columns from the new file (the newest of its range) and every other column from the
-//! older ones; no data file is rewritten.
+//! older ones; no data file is rewritten. Updated BLOB columns go to `.blob` files of their own
+//! over the whole range, placeholders for the rows not updated (`super::blob_update`, as
+//! Spark's `DataEvolutionTableDataWrite`); a BLOB-only update writes no Parquet file.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -53,7 +55,7 @@ impl Table {
         &self,
         batch: &RecordBatch,
     ) -> Result<Vec<CommitMessage>> {
-        crate::scan::read_audit::refuse_blob_columns(self, "updating columns of")?;
+        super::blob_write::refuse_unwritable(self, "updating columns of")?;
         if !self.options().data_evolution_enabled()? {
             return Err(invalid(format!(
                 "updating columns of {} by row id needs data-evolution.enabled = true",
@@ -166,15 +168,25 @@ impl Table {
             ("target-file-size".to_string(), "99999 G".to_string()),
             ("target-file-row-num".to_string(), i64::MAX.to_string()),
         ])?;
+        // BLOB columns go to `.blob` files of their own (`super::blob_update`), the others to
+        // one Parquet file per range; a BLOB-only update writes no Parquet file (Spark's
+        // DataEvolutionTableDataWrite: "Raw blob ... only partial writes may produce no normal
+        // file").
+        let is_blob = |f: &DataField| matches!(f.data_type.kind, strata_spec::TypeKind::Blob);
+        let normal: Vec<usize> = (0..fields.len())
+            .filter(|k| !is_blob(&fields[*k]))
+            .collect();
+        let blob_cols: Vec<usize> = (0..fields.len()).filter(|k| is_blob(&fields[*k])).collect();
+        let normal_fields: Vec<DataField> = normal.iter().map(|k| fields[*k].clone()).collect();
         let projected = Arc::new(TableSchema {
-            fields: fields.clone(),
+            fields: normal_fields.clone(),
             partition_keys: Vec::new(),
             primary_keys: Vec::new(),
             ..writing.schema().as_ref().clone()
         });
         let writing = writing.with_schema(projected)?;
         let config = Arc::new(WriterConfig::from_table(&writing)?);
-        let arrow_schema = to_arrow_schema(&strata_spec::RowType::new(fields.clone()))?;
+        let arrow_schema = to_arrow_schema(&strata_spec::RowType::new(normal_fields.clone()))?;
         for (first, mut rows) in touched {
             let range = &ranges[&first];
             rows.sort_unstable();
@@ -183,18 +195,81 @@ impl Table {
                     "a _ROW_ID of range {first}.. is given more than once"
                 )));
             }
+            let n = range.files[0].row_count.max(0) as usize;
+            let mut msg = CommitMessage::new(range.partition.clone(), 0, -1);
+            if !normal_fields.is_empty() {
+                msg.new_files.push(
+                    self.write_normal_update(
+                        &writing,
+                        &config,
+                        &arrow_schema,
+                        range,
+                        first,
+                        &normal_fields,
+                        &normal.iter().map(|k| &values[*k]).collect::<Vec<_>>(),
+                        &rows,
+                    )
+                    .await?,
+                );
+            }
+            let mut created = Vec::new();
+            for k in &blob_cols {
+                let update = super::blob_update::BlobUpdate {
+                    column: &fields[*k].name,
+                    dir: &range.dir,
+                    first_row_id: first,
+                    rows: n,
+                    updates: &rows,
+                    values: &values[*k],
+                };
+                match super::blob_update::write_blob_update(self, &update, &mut created).await {
+                    Ok(files) => msg.new_files.extend(files),
+                    Err(e) => {
+                        // this range's files: the Parquet file and every `.blob` file begun
+                        let parquet = msg
+                            .new_files
+                            .iter()
+                            .map(|f| self.paths().data_file(&range.dir, 0, &f.file_name));
+                        for path in parquet.chain(created.iter().cloned()) {
+                            let _ = self.file_io().delete(&path).await;
+                        }
+                        return Err(e);
+                    }
+                }
+            }
+            messages.push(msg);
+        }
+        messages.extend(index_changes);
+        Ok(messages)
+    }
+
+    /// The Parquet file of the non-BLOB updated columns of one range (`rows`: position in the
+    /// range, input row): the whole range, updated values where given, current ones elsewhere.
+    #[allow(clippy::too_many_arguments)]
+    async fn write_normal_update(
+        &self,
+        writing: &Table,
+        config: &Arc<WriterConfig>,
+        arrow_schema: &arrow_schema::SchemaRef,
+        range: &Range,
+        first: i64,
+        fields: &[DataField],
+        values: &[&ArrayRef],
+        rows: &[(usize, usize)],
+    ) -> Result<DataFileMeta> {
+        {
             let (current, n) = crate::read::data_evolution::read_group(
                 self,
                 &range.dir,
                 0,
                 &range.files,
-                &fields,
+                fields,
                 crate::read::DEFAULT_BATCH_SIZE,
             )
             .await?;
             // Row i of the range: the input row updating it, or its current value.
             let mut pick: Vec<(usize, usize)> = (0..n).map(|i| (0, i)).collect();
-            for (pos, row) in &rows {
+            for (pos, row) in rows {
                 pick[*pos] = (1, *row);
             }
             let mut columns = Vec::with_capacity(fields.len());
@@ -238,12 +313,8 @@ impl Table {
             let mut file = files.remove(0);
             file.write_cols = Some(fields.iter().map(|f| f.name.clone()).collect());
             file.first_row_id = Some(first);
-            let mut msg = CommitMessage::new(range.partition.clone(), 0, -1);
-            msg.new_files.push(file);
-            messages.push(msg);
+            Ok(file)
         }
-        messages.extend(index_changes);
-        Ok(messages)
     }
 }
 

@@ -121,7 +121,7 @@ async fn blob_columns_are_refused_by_name() {
 }
 
 #[tokio::test]
-async fn blob_columns_of_data_evolution_tables_plan_but_refuse_column_updates() {
+async fn blob_columns_of_data_evolution_tables_plan_and_take_column_updates() {
     let wh = Warehouse::new();
     let options = r#""options":{"bucket":"-1","row-tracking.enabled":"true","data-evolution.enabled":"true"}"#;
     let t = wh
@@ -140,7 +140,8 @@ async fn blob_columns_of_data_evolution_tables_plan_but_refuse_column_updates() 
         .await
         .expect("a BLOB column of a data-evolution table reads");
     assert!(plan.splits.is_empty());
-    // writes go to .blob files (tests/it/blob_write.rs); column updates stay refused by name
+    // writes go to .blob files (tests/it/blob_write.rs); column updates are taken
+    // (tests/it/blob_update.rs): here row id 0 is no row of the empty table
     t.new_write()
         .expect("BLOB columns of data-evolution tables are written");
     let batch = RecordBatch::try_new(
@@ -155,8 +156,8 @@ async fn blob_columns_of_data_evolution_tables_plan_but_refuse_column_updates() 
     )
     .unwrap();
     let err = t.update_columns(&batch).await.unwrap_err();
-    assert_eq!(err.kind(), strata::ErrorKind::Unsupported, "{err}");
-    assert!(err.to_string().contains("pic"), "{err}");
+    assert_eq!(err.kind(), strata::ErrorKind::InvalidInput, "{err}");
+    assert!(err.to_string().contains("_ROW_ID 0 is not a row"), "{err}");
 
     // BLOB inside an ARRAY (Java's ArrayBlobElementSerializer) stays refused for reads
     let nested = wh
