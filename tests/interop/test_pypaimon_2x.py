@@ -359,6 +359,12 @@ def test_blob_both_ways(wh, strata, tmp_path):
         pa.table({"_ROW_ID": pa.array([1, 3], pa.int64()), "name": ["one", "three"]})))
     _check_blob(wh, strata, "db.st_blob", _blob_model(range(5), {1: "one", 3: "three"}),
                 "pypaimon updates strata's BLOB table")
+    # strata updates the BLOB column by row id (Spark's layout: `.blob` files over the range,
+    # placeholders for the other rows); pypaimon resolves them.
+    strata.run("sql", "-e", "UPDATE db.st_blob SET pic = X'beef' WHERE id IN (0, 3)")
+    want = _blob_model(range(5), {1: "one", 3: "three"})
+    want[0]["pic"] = want[3]["pic"] = b"\xbe\xef"
+    _check_blob(wh, strata, "db.st_blob", want, "strata updates the BLOB column")
 
     # pypaimon updates the BLOB column itself by row id: a second `.blob` file over the same row
     # ids from the group's first row id to the last updated one (placeholders for the rows it
