@@ -387,6 +387,7 @@ def test_blob_column_updates_both_ways(java, strata, wh, tmp_path):
         assert _canon(java.call("Paimon2Blob.read", warehouse=_abs(wh), table=ident)["rows"]) \
             == want, f"{ident}: Java"
         assert _canon(_strata_rows(strata, ident)) == want, f"{ident}: strata"
+    java_want = want
     # the update's files: metadata and bytes equal (names aside)
     jf = _blob_update_files(java, wh, "db.bu_java", s_java)
     sf = _blob_update_files(java, wh, "db.bu_strata", s_java)
@@ -403,3 +404,20 @@ def test_blob_column_updates_both_ways(java, strata, wh, tmp_path):
     assert _canon(java.call("Paimon2Blob.read", warehouse=_abs(wh), table="db.bu_strata")["rows"]) \
         == want
     assert _canon(_strata_rows(strata, "db.bu_strata")) == want
+    # MERGE INTO a BLOB and a normal column: a Parquet file of `name` and `.blob` files
+    strata.run("sql", "-e", "MERGE INTO db.bu_strata t USING (SELECT 5 AS id, 'five' AS n, "
+               "X'0505' AS p) s ON t.id = s.id WHEN MATCHED THEN UPDATE SET name = s.n, payload = s.p")
+    model[5].update(name="five", payload="0505")
+    want = _canon(model.values())
+    assert _canon(java.call("Paimon2Blob.read", warehouse=_abs(wh), table="db.bu_strata")["rows"]) \
+        == want
+    assert _canon(_strata_rows(strata, "db.bu_strata")) == want
+
+    # data-evolution compaction by each engine keeps the stacked `.blob` files and the rows
+    strata.run("compact", "db.bu_strata", "--full")
+    java.call("Paimon2RowTracking.compactEvolution", warehouse=_abs(wh), table="db.bu_java")
+    for ident, w in (("db.bu_strata", want), ("db.bu_java", java_want)):
+        assert _canon(java.call("Paimon2Blob.read", warehouse=_abs(wh), table=ident)["rows"]) \
+            == w, f"{ident} compacted: Java"
+        assert _canon(_strata_rows(strata, ident)) == w, f"{ident} compacted: strata"
+        assert sum(f[0].endswith(".parquet") for f in _java_files(java, wh, ident)) == 1, ident
