@@ -421,3 +421,12 @@ def test_blob_column_updates_both_ways(java, strata, wh, tmp_path):
             == w, f"{ident} compacted: Java"
         assert _canon(_strata_rows(strata, ident)) == w, f"{ident} compacted: strata"
         assert sum(f[0].endswith(".parquet") for f in _java_files(java, wh, ident)) == 1, ident
+    # blob-as-descriptor over stacked `.blob` files: each row's descriptor points into the file
+    # its value resolves to, as Java's (the older file for placeholder rows)
+    java.alter_table(_abs(wh), "db.bu_java", [{"op": "setOption", "key": "blob-as-descriptor",
+                                               "value": "true"}])
+    java_desc = java.call("Paimon2Blob.read", warehouse=_abs(wh), table="db.bu_java",
+                          descriptor=True)["rows"]
+    assert _canon(_strata_rows(strata, "db.bu_java")) == _canon(java_desc)
+    assert len({bytes.fromhex(r["payload"])[13:].split(b".blob")[0] for r in java_desc
+                if r["payload"]}) > 2, java_desc
