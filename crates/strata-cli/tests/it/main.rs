@@ -14,6 +14,7 @@ mod object_store_s3;
 mod reliability;
 mod rescaled_buckets;
 mod scan;
+mod snapshot_operation;
 mod sql;
 mod tail;
 mod write_notes;
