@@ -430,3 +430,47 @@ def test_blob_column_updates_both_ways(java, strata, wh, tmp_path):
     assert _canon(_strata_rows(strata, "db.bu_java")) == _canon(java_desc)
     assert len({bytes.fromhex(r["payload"])[13:].split(b".blob")[0] for r in java_desc
                 if r["payload"]}) > 2, java_desc
+
+
+def test_java_blob_descriptor_field_read_by_strata(java, strata, wh, tmp_path):
+    """``blob-descriptor-field``: Java stores the BLOB inline in the Parquet file as its
+    serialized ``BlobDescriptor`` (``Blob.serializeBlob``, oracle ``Paimon2BlobDescriptor.write``)
+    and no ``.blob`` file; strata reads the bytes each descriptor points at (and, with
+    ``blob-as-descriptor``, the descriptors Java returns). strata's writes stay refused by name."""
+    src = tmp_path / "src.bin"
+    data = bytes(range(256)) * 4
+    src.write_bytes(data)
+    schema = _schema()
+    schema["options"]["blob-descriptor-field"] = "payload"
+    java.create_table(_abs(wh), "db.descf", schema)
+    rows, model = [], []
+    for i in range(7):
+        p = None if i == 3 else {"uri": str(src), "offset": i * 10,
+                                 "length": -1 if i == 5 else i * 5}
+        rows.append({"id": i, "name": f"n{i}", "payload": p})
+        want = None if p is None else (data[p["offset"]:] if p["length"] < 0 else
+                                       data[p["offset"]:p["offset"] + p["length"]])
+        model.append({"id": i, "name": f"n{i}", "payload": None if want is None else want.hex()})
+    java.call("Paimon2BlobDescriptor.write", warehouse=_abs(wh), table="db.descf", rows=rows)
+    files = _java_files(java, wh, "db.descf")
+    assert [f[3] for f in files] == [["id", "name", "payload"]] or \
+        [f[3] for f in files] == [None], files
+    want = _canon(model)
+    assert _canon(java.call("Paimon2Blob.read", warehouse=_abs(wh), table="db.descf")["rows"]) == want
+    assert _canon(_strata_rows(strata, "db.descf")) == want
+    assert _canon(_strata_rows(strata, "db.descf", columns=["id", "payload"]), ("id", "payload")) \
+        == _canon(model, ("id", "payload"))
+    java.alter_table(_abs(wh), "db.descf", [{"op": "setOption", "key": "blob-as-descriptor",
+                                             "value": "true"}])
+    java_desc = java.call("Paimon2Blob.read", warehouse=_abs(wh), table="db.descf",
+                          descriptor=True)["rows"]
+    assert _canon(_strata_rows(strata, "db.descf")) == _canon(java_desc)
+    f = tmp_path / "more.jsonl"
+    f.write_text(json.dumps(_java_row(9)) + "\n")
+    r = strata.run("write", "db.descf", str(f), check=False)
+    assert r.returncode != 0 and "blob-descriptor-field" in r.stderr, r.stderr
+    java.call("Paimon2BlobDescriptor.write", warehouse=_abs(wh), table="db.descf", rows=rows[:2])
+    for cmd in (["compact", "db.descf", "--full"],
+                ["sql", "-e", "UPDATE db.descf SET name = 'x' WHERE id = 1"]):
+        r = strata.run(*cmd, check=False)
+        assert r.returncode != 0 and "blob-descriptor-field" in r.stderr, (cmd, r.stderr)

@@ -6,9 +6,11 @@
 //! placeholder rows) are resolved as Java's `BlobFallbackRecordReader`, newest write first.
 //! Each file is decoded by [`crate::format::blob_reader`]; with `blob-as-descriptor = true`
 //! each value is its serialized `BlobDescriptor` instead of its bytes, as Java's
-//! `BlobFormatReader` returns a `BlobRef` (`crate::format::blob_descriptor`).
+//! `BlobFormatReader` returns a `BlobRef` (`crate::format::blob_descriptor`). The columns of
+//! `blob-descriptor-field` live in the data files as serialized descriptors instead and are
+//! resolved here too ([`resolve_inline_descriptors`], Java's `Blob.fromBytes`).
 
-use arrow_array::ArrayRef;
+use arrow_array::{Array, ArrayRef};
 use strata_spec::manifest::DataFileMeta;
 
 use crate::error::ErrorDetail;
@@ -220,4 +222,95 @@ fn unsupported(table: &Table, why: String) -> Error {
         table.identifier()
     ))
     .into()
+}
+
+/// The BLOB columns stored inline as serialized `BlobDescriptor`s in the data files (Java's
+/// `CoreOptions.blobDescriptorField`: `blob-descriptor-field`, fallback key
+/// `blob.stored-descriptor-fields`, comma-separated).
+pub(crate) fn descriptor_fields(table: &Table) -> Vec<String> {
+    let opts = table.options();
+    let listed = opts
+        .get("blob-descriptor-field")
+        .or_else(|| opts.get("blob.stored-descriptor-fields"));
+    listed
+        .map(|v| {
+            v.split(',')
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A `blob-descriptor-field` column as read from a data file (each value a serialized
+/// `BlobDescriptor`, Java's `Blob.serializeBlob`), as Java's `Blob.fromBytes` returns it: the
+/// bytes the descriptor points at (`BlobRef.toData`: `length` bytes from `offset` of `uri`, to
+/// the end when `length` is negative), or with `blob-as-descriptor = true` the descriptor
+/// itself, serialized again (`BlobRef.toDescriptor().serialize()`). `column` names it.
+pub(crate) async fn resolve_inline_descriptors(
+    table: &Table,
+    column: &str,
+    values: &ArrayRef,
+) -> Result<ArrayRef> {
+    let as_descriptor = table
+        .options()
+        .get_bool("blob-as-descriptor")?
+        .unwrap_or(false);
+    let values = arrow::compute::cast(values, &arrow_schema::DataType::Binary)
+        .map_err(|e| Error::arrow(format!("reading BLOB column {column}"), e))?;
+    let values = values
+        .as_any()
+        .downcast_ref::<BinaryArray>()
+        .ok_or_else(|| unsupported(table, format!("BLOB column {column} is not binary")))?;
+    let mut out = BinaryBuilder::new();
+    for i in 0..values.len() {
+        if values.is_null(i) {
+            out.append_null();
+            continue;
+        }
+        let d = BlobDescriptor::deserialize(values.value(i)).map_err(|e| {
+            unsupported(
+                table,
+                format!("BLOB column {column} (blob-descriptor-field), row {i}: {e}"),
+            )
+        })?;
+        if as_descriptor {
+            out.append_value(d.serialize());
+            continue;
+        }
+        let (io, path) = table.file_io().resolve_external(&d.uri)?;
+        let start = u64::try_from(d.offset).map_err(|_| {
+            unsupported(
+                table,
+                format!(
+                    "BLOB column {column}: descriptor of {} has offset {}",
+                    d.uri, d.offset
+                ),
+            )
+        })?;
+        let end = if d.length < 0 {
+            io.head(&path).await?.size
+        } else {
+            start.saturating_add(d.length as u64)
+        };
+        if end <= start {
+            out.append_value(b"");
+            continue;
+        }
+        let bytes = io.get_range(&path, start..end).await?;
+        if bytes.len() as u64 != end - start {
+            return Err(unsupported(
+                table,
+                format!(
+                    "BLOB column {column}: {} holds {} bytes at {start}, the descriptor says {}",
+                    d.uri,
+                    bytes.len(),
+                    end - start
+                ),
+            ));
+        }
+        out.append_value(&bytes);
+    }
+    Ok(std::sync::Arc::new(out.finish()))
 }

@@ -162,6 +162,7 @@ pub(crate) async fn read_group(
         schemas.push(data_fields);
     }
     let mut columns: Vec<Option<ArrayRef>> = vec![None; read_fields.len()];
+    let inline = super::blob_files::descriptor_fields(table);
     let first_row_id = files.first().and_then(|f| f.first_row_id).unwrap_or(0);
     for (j, rf) in read_fields.iter().enumerate() {
         if source[j].is_some() {
@@ -252,6 +253,15 @@ pub(crate) async fn read_group(
             } else {
                 arrow::compute::concat(&parts)
                     .map_err(|e| Error::arrow("stitching data-evolution columns", e))?
+            };
+            // `blob-descriptor-field`: the BLOB lives in the data file as a descriptor
+            let column = if matches!(read_fields[j].data_type.kind, strata_spec::TypeKind::Blob)
+                && inline.iter().any(|n| n == &read_fields[j].name)
+            {
+                super::blob_files::resolve_inline_descriptors(table, &read_fields[j].name, &column)
+                    .await?
+            } else {
+                column
             };
             columns[j] = Some(column);
         }

@@ -67,8 +67,8 @@ pub(crate) fn check_options(table: &Table, streaming: bool) -> Result<()> {
 /// MULTISET or ROW (Java's `ArrayBlobElementSerializer` / `MapBlobElementSerializer`) and the
 /// BLOBs of primary-key tables (Java's `PrimaryKeyBlobExternalizer`) stay refused.
 /// `blob-as-descriptor` reads serialized descriptors (`read::blob_files`);
-/// `blob-descriptor-field` and `blob-view-field` are refused by the
-/// option audit.
+/// `blob-descriptor-field` columns are read from the data files (`read::blob_files`);
+/// `blob-view-field` is refused by the option audit.
 fn check_blob_columns(table: &Table) -> Result<()> {
     let top_level = |t: &strata_spec::DataType| matches!(t.kind, strata_spec::TypeKind::Blob);
     if table.is_primary_key_table()

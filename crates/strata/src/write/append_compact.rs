@@ -210,6 +210,9 @@ impl Picking {
 impl Table {
     /// Refuses append tables whose compaction strata does not do yet, naming why.
     fn refuse_unsupported_append_compaction(&self) -> Result<()> {
+        // BLOB columns strata cannot write (inline `blob-descriptor-field` / `blob-view-field`
+        // values, nested or primary-key BLOBs): a rewrite would drop or misplace them.
+        super::blob_write::refuse_unwritable(self, "compacting")?;
         let opts = self.options();
         let dv = opts.deletion_vectors_enabled()?;
         let rewrite_row_ids = opts
