@@ -164,6 +164,7 @@ impl TableCommit {
         messages: Vec<CommitMessage>,
         overwrite: Option<OverwriteScope>,
     ) -> Result<Committed> {
+        self.refuse_rtas_after_truncate().await?;
         let mut split = split_messages(messages);
         if overwrite.is_some() && !split.changelog.is_empty() {
             // An OVERWRITE commits no changelog (Java `overwritePartition` ignores it):

@@ -39,6 +39,31 @@ impl TableCommit {
     pub fn operation(&self) -> Option<SnapshotOperation> {
         self.operation
     }
+
+    /// Java's `FileStoreCommitImpl.isRtasAfterTruncate`: a REPLACE TABLE AS SELECT (or CREATE
+    /// OR REPLACE) committed right after a TRUNCATE snapshot starts from an empty base and drops
+    /// the previous snapshot's state (index manifest, `nextRowId`, watermark). strata has no
+    /// such statement and does not build that snapshot: refused by name rather than written
+    /// differently from Java.
+    pub(super) async fn refuse_rtas_after_truncate(&self) -> crate::Result<()> {
+        if !matches!(
+            self.operation,
+            Some(SnapshotOperation::ReplaceTableAsSelect)
+                | Some(SnapshotOperation::CreateOrReplaceTableAsSelect)
+        ) {
+            return Ok(());
+        }
+        let latest = self.table.snapshot_manager().latest().await?;
+        if latest.is_some_and(|s| s.operation.as_deref() == Some("TRUNCATE")) {
+            return Err(ErrorDetail::Unsupported(format!(
+                "a {} commit right after the TRUNCATE snapshot of {}: Java resets the snapshot                  state there (FileStoreCommitImpl.isRtasAfterTruncate), which strata does not do",
+                self.operation.map(SnapshotOperation::as_str).unwrap_or_default(),
+                self.table.identifier()
+            ))
+            .into());
+        }
+        Ok(())
+    }
 }
 
 /// Java's refusal of a write into a partition whose live files were written with another

@@ -155,7 +155,11 @@ async fn the_compact_snapshot_of_a_commit_has_its_operation_a_dedicated_compacti
     .await
     .unwrap();
     let (ops, json) = operations(&wh, &t, "pk").await;
-    assert_eq!(ops.last().map(|o| o.0), Some(CommitKind::Compact), "{ops:?}");
+    assert_eq!(
+        ops.last().map(|o| o.0),
+        Some(CommitKind::Compact),
+        "{ops:?}"
+    );
     assert!(ops[before..].iter().all(|(_, op)| op.is_none()), "{ops:?}");
     assert!(!json.contains("operation"), "{json}");
 }
@@ -182,4 +186,38 @@ async fn row_id_changes_carry_their_operation() {
         ]
     );
     assert_eq!(read_ids(&t, None, None).await, vec![2, 3, 4]);
+}
+
+#[tokio::test]
+async fn replace_table_as_select_right_after_a_truncate_is_refused() {
+    let wh = Warehouse::new();
+    let t = wh.create("db.r", APPEND_TABLE).await;
+    commit(&t, rows(&[1], &[1]), false, None).await;
+    // A TRUNCATE as Java's `truncateTable` writes it: an OVERWRITE of everything, no new files.
+    t.new_commit()
+        .unwrap()
+        .with_operation(Some(SnapshotOperation::Truncate))
+        .overwrite(OverwriteScope::WholeTable, Vec::new())
+        .await
+        .unwrap();
+    let (ops, _) = operations(&wh, &t, "r").await;
+    assert_eq!(
+        ops.last(),
+        Some(&(CommitKind::Overwrite, Some("TRUNCATE".into())))
+    );
+    let mut w = t.new_write().unwrap();
+    w.write(&rows(&[2], &[2])).await.unwrap();
+    let messages = w.prepare_commit().await.unwrap();
+    let err = t
+        .new_commit()
+        .unwrap()
+        .with_operation(Some(SnapshotOperation::ReplaceTableAsSelect))
+        .commit(messages.clone())
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), strata::ErrorKind::Unsupported, "{err}");
+    assert!(err.to_string().contains("isRtasAfterTruncate"), "{err}");
+    // Any other operation (or none) commits after the truncate.
+    t.new_commit().unwrap().commit(messages).await.unwrap();
+    assert_eq!(read_ids(&t, None, None).await, vec![2]);
 }
