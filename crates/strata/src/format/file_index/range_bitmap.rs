@@ -34,18 +34,15 @@ use super::container::JavaReader;
 use super::result::IndexResult;
 use crate::expr::LeafOp;
 use dictionary::{read_dictionary, DictionaryWriter};
+pub(crate) use key::Key;
+use key::{invalid, read_key, sub, usize_of, KeyKind, VERSION_1};
 
 /// The index type name in the container and the options.
 pub(crate) const IDENTIFIER: &str = "range-bitmap";
 /// The family of its options (`.columns`, `.<column>.chunk-size`).
 pub(crate) const OPTIONS: &str = "file-index.range-bitmap.";
-const VERSION_1: u8 = 1;
 /// `KeyFactory.defaultChunkSize` (16 KiB).
 const DEFAULT_CHUNK_SIZE: usize = 16 * 1024;
-
-fn invalid(message: impl Into<String>) -> SpecError {
-    SpecError::invalid("range-bitmap file index", message)
-}
 
 /// Whether Java's `KeyFactory.create` accepts `kind` (decimals up to precision 18,
 /// timestamps up to precision 6).
@@ -76,120 +73,6 @@ pub(crate) fn default_chunk_size(kind: &TypeKind) -> usize {
     }
 }
 
-/// A value as Java's `KeyFactory` converts it; ordered by Java's comparator of its type.
-#[derive(Clone, Debug)]
-pub(crate) enum Key {
-    Bool(bool),
-    Byte(i8),
-    Short(i16),
-    Int(i32),
-    Long(i64),
-    Float(f32),
-    Double(f64),
-    Str(Vec<u8>),
-}
-
-/// Java's `Float.compare` / `Double.compare`: -0.0 below 0.0, every NaN equal and above all.
-fn java_float_cmp<F: PartialOrd + Copy>(
-    a: F,
-    b: F,
-    nan: fn(F) -> bool,
-    total: Ordering,
-) -> Ordering {
-    match (nan(a), nan(b)) {
-        (true, true) => Ordering::Equal,
-        (true, false) => Ordering::Greater,
-        (false, true) => Ordering::Less,
-        _ => total,
-    }
-}
-
-impl Ord for Key {
-    fn cmp(&self, other: &Self) -> Ordering {
-        use Key::*;
-        match (self, other) {
-            (Bool(a), Bool(b)) => a.cmp(b),
-            (Byte(a), Byte(b)) => a.cmp(b),
-            (Short(a), Short(b)) => a.cmp(b),
-            (Int(a), Int(b)) => a.cmp(b),
-            (Long(a), Long(b)) => a.cmp(b),
-            (Float(a), Float(b)) => java_float_cmp(*a, *b, f32::is_nan, a.total_cmp(b)),
-            (Double(a), Double(b)) => java_float_cmp(*a, *b, f64::is_nan, a.total_cmp(b)),
-            // `BinaryString.compareTo`: unsigned bytes, then length.
-            (Str(a), Str(b)) => a.cmp(b),
-            _ => self.rank().cmp(&other.rank()),
-        }
-    }
-}
-
-impl PartialOrd for Key {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl PartialEq for Key {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Key {}
-
-impl Key {
-    fn rank(&self) -> u8 {
-        match self {
-            Key::Bool(_) => 0,
-            Key::Byte(_) => 1,
-            Key::Short(_) => 2,
-            Key::Int(_) => 3,
-            Key::Long(_) => 4,
-            Key::Float(_) => 5,
-            Key::Double(_) => 6,
-            Key::Str(_) => 7,
-        }
-    }
-
-    fn size(&self) -> usize {
-        match self {
-            Key::Bool(_) | Key::Byte(_) => 1,
-            Key::Short(_) => 2,
-            Key::Int(_) | Key::Float(_) => 4,
-            Key::Long(_) | Key::Double(_) => 8,
-            Key::Str(s) => 4 + s.len(),
-        }
-    }
-
-    fn write(&self, out: &mut Vec<u8>) {
-        match self {
-            Key::Bool(b) => out.push(*b as u8),
-            Key::Byte(v) => out.push(*v as u8),
-            Key::Short(v) => out.extend_from_slice(&v.to_be_bytes()),
-            Key::Int(v) => out.extend_from_slice(&v.to_be_bytes()),
-            Key::Long(v) => out.extend_from_slice(&v.to_be_bytes()),
-            Key::Float(v) => out.extend_from_slice(&v.to_bits().to_be_bytes()),
-            Key::Double(v) => out.extend_from_slice(&v.to_bits().to_be_bytes()),
-            Key::Str(s) => {
-                out.extend_from_slice(&(s.len() as i32).to_be_bytes());
-                out.extend_from_slice(s);
-            }
-        }
-    }
-}
-
-/// The key kind of a column type (`KeyFactory.create`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum KeyKind {
-    Bool,
-    Byte,
-    Short,
-    Int,
-    Long,
-    Float,
-    Double,
-    Str,
-}
-
 fn key_kind(kind: &TypeKind) -> Option<KeyKind> {
     if !supports(kind) {
         return None;
@@ -203,19 +86,6 @@ fn key_kind(kind: &TypeKind) -> Option<KeyKind> {
         TypeKind::Float => KeyKind::Float,
         TypeKind::Double => KeyKind::Double,
         _ => KeyKind::Long,
-    })
-}
-
-fn read_key(r: &mut JavaReader<'_>, kind: KeyKind) -> Result<Key, SpecError> {
-    Ok(match kind {
-        KeyKind::Bool => Key::Bool(r.u8()? == 1),
-        KeyKind::Byte => Key::Byte(r.u8()? as i8),
-        KeyKind::Short => Key::Short(r.i16()?),
-        KeyKind::Int => Key::Int(r.i32()?),
-        KeyKind::Long => Key::Long(r.i64()?),
-        KeyKind::Float => Key::Float(f32::from_bits(r.i32()? as u32)),
-        KeyKind::Double => Key::Double(f64::from_bits(r.i64()? as u64)),
-        KeyKind::Str => Key::Str(r.sized_bytes()?.to_vec()),
     })
 }
 
@@ -258,18 +128,6 @@ fn serialize_bitmap(b: &RoaringBitmap) -> Vec<u8> {
 fn read_bitmap(data: &[u8]) -> Result<RoaringBitmap, SpecError> {
     RoaringBitmap::deserialize_from(&mut Cursor::new(data))
         .map_err(|e| invalid(format!("bitmap: {e}")))
-}
-
-fn sub(data: &[u8], start: usize, len: usize) -> Result<&[u8], SpecError> {
-    start
-        .checked_add(len)
-        .filter(|e| *e <= data.len())
-        .map(|e| &data[start..e])
-        .ok_or_else(|| invalid(format!("section {start}+{len} past {} bytes", data.len())))
-}
-
-fn usize_of(v: i32, what: &str) -> Result<usize, SpecError> {
-    usize::try_from(v).map_err(|_| invalid(format!("negative {what} {v}")))
 }
 
 /// A parsed range bitmap: the sorted dictionary (index = code) and the bit-sliced codes.
@@ -609,5 +467,6 @@ fn write_bsi(ebm: &RoaringBitmap, slices: &[RoaringBitmap]) -> Vec<u8> {
 }
 
 mod dictionary;
+mod key;
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,7 @@
 
 use strata_spec::SpecError;
 
-use super::{invalid, read_key, sub, usize_of, Key, KeyKind, VERSION_1};
+use super::key::{invalid, read_key, sub, usize_of, Key, KeyKind, VERSION_1};
 use crate::format::file_index::container::JavaReader;
 
 /// Every key of a `ChunkedDictionary`, in code order.
