@@ -73,8 +73,9 @@ pub(super) async fn write_blob_update(
             match next_update.next_if(|(p, _)| *p == pos) {
                 Some(&(_, row)) => match values.get(row) {
                     Some(bytes) if layout.as_descriptor => {
-                        let fetched = fetch_descriptor(table, update.column, bytes).await?;
-                        writer.write(Some(fetched.as_ref())).await?
+                        let fetched =
+                            fetch_descriptor(table, &layout, update.column, bytes).await?;
+                        writer.write(fetched.as_deref()).await?
                     }
                     v => writer.write(v).await?,
                 },

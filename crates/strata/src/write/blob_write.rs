@@ -51,6 +51,13 @@ pub(super) struct BlobLayout {
     /// `blob-as-descriptor`: the input values are serialized `BlobDescriptor`s whose bytes
     /// are copied into the `.blob` files.
     pub(super) as_descriptor: bool,
+    /// `blob-write-null-on-missing-file`: a descriptor naming a file that does not exist
+    /// writes NULL instead of failing the write.
+    pub(super) null_on_missing_file: bool,
+    /// `blob-write-null-on-fetch-failure`: a descriptor whose bytes cannot be fetched for
+    /// another reason (a location strata cannot resolve, an I/O error, fewer bytes than it
+    /// says) writes NULL instead of failing the write.
+    pub(super) null_on_fetch_failure: bool,
 }
 
 fn contains_blob(t: &DataType) -> bool {
@@ -187,6 +194,12 @@ impl BlobLayout {
             normal,
             target_file_size,
             as_descriptor: opts.get_bool("blob-as-descriptor")?.unwrap_or(false),
+            null_on_missing_file: opts
+                .get_bool("blob-write-null-on-missing-file")?
+                .unwrap_or(false),
+            null_on_fetch_failure: opts
+                .get_bool("blob-write-null-on-fetch-failure")?
+                .unwrap_or(false),
         }))
     }
 
@@ -287,8 +300,8 @@ impl BlobColumnsWriter {
                 let fetched;
                 let value = match values.get(row) {
                     Some(bytes) if self.layout.as_descriptor => {
-                        fetched = fetch_descriptor(table, &name, bytes).await?;
-                        Some(fetched.as_ref())
+                        fetched = fetch_descriptor(table, &self.layout, &name, bytes).await?;
+                        fetched.as_deref()
                     }
                     v => v,
                 };
@@ -369,20 +382,61 @@ impl BlobColumnsWriter {
     }
 }
 
-/// `blob-as-descriptor`: the bytes a serialized `BlobDescriptor` points at (Java's `BlobRef`:
-/// `length` bytes from `offset` of the file at `uri`, to its end when `length` is negative),
-/// read through the table's storage (local paths, `file:`, `s3://`, `memory://`).
+/// `blob-as-descriptor`: the bytes a serialized `BlobDescriptor` points at, or `None` (NULL)
+/// when they cannot be fetched and `blob-write-null-on-missing-file` /
+/// `blob-write-null-on-fetch-failure` say to write NULL then (Java's descriptor writes in
+/// Flink). A descriptor that does not decode is always an error: it is bad input, not a
+/// failed fetch.
 pub(super) async fn fetch_descriptor(
     table: &Table,
+    layout: &BlobLayout,
     column: &str,
     bytes: &[u8],
-) -> Result<bytes::Bytes> {
+) -> Result<Option<bytes::Bytes>> {
     let d = BlobDescriptor::deserialize(bytes).map_err(|e| {
         Error::from(ErrorDetail::InvalidArgument(format!(
             "BLOB column {column} (blob-as-descriptor = true): {e}"
         )))
     })?;
-    let (io, path) = table.file_io().resolve_external(&d.uri)?;
+    let fetch_failed = |e: Error| {
+        if layout.null_on_fetch_failure {
+            Ok(None)
+        } else {
+            Err(e)
+        }
+    };
+    let (io, path) = match table.file_io().resolve_external(&d.uri) {
+        Ok(found) => found,
+        Err(e) => return fetch_failed(e),
+    };
+    match io.exists(&path).await {
+        Ok(true) => {}
+        Ok(false) if layout.null_on_missing_file => return Ok(None),
+        Ok(false) => {
+            return Err(ErrorDetail::NotFound(format!(
+                "BLOB column {column}: the descriptor's file {} does not exist \
+                 (blob-write-null-on-missing-file = true writes NULL instead)",
+                d.uri
+            ))
+            .into())
+        }
+        Err(e) => return fetch_failed(e),
+    }
+    match read_descriptor_bytes(&io, &path, &d, column).await {
+        Ok(got) => Ok(Some(got)),
+        Err(e) => fetch_failed(e),
+    }
+}
+
+/// Java's `BlobRef`: `length` bytes from `offset` of the file at `uri`, to its end when
+/// `length` is negative, read through the table's storage (local paths, `file:`, `s3://`,
+/// `memory://`).
+async fn read_descriptor_bytes(
+    io: &crate::io::FileIO,
+    path: &object_store::path::Path,
+    d: &BlobDescriptor,
+    column: &str,
+) -> Result<bytes::Bytes> {
     if d.offset < 0 {
         return Err(ErrorDetail::InvalidArgument(format!(
             "BLOB column {column}: descriptor of {} has offset {}",
@@ -392,7 +446,7 @@ pub(super) async fn fetch_descriptor(
     }
     let start = d.offset as u64;
     let end = if d.length < 0 {
-        io.head(&path).await?.size
+        io.head(path).await?.size
     } else {
         start.checked_add(d.length as u64).ok_or_else(|| {
             Error::from(ErrorDetail::InvalidArgument(format!(
@@ -404,7 +458,7 @@ pub(super) async fn fetch_descriptor(
     if end == start {
         return Ok(bytes::Bytes::new());
     }
-    let got = io.get_range(&path, start..end).await?;
+    let got = io.get_range(path, start..end).await?;
     if (got.len() as u64) != end - start {
         return Err(ErrorDetail::InvalidArgument(format!(
             "BLOB column {column}: {} holds {} bytes at {start}, the descriptor says {}",

@@ -18,7 +18,7 @@ pub(super) const DEFAULT_AGGREGATE_FUNCTION: Entry =
 const READS_ANY_FILE: &str =
     "reads take each file's format, compression, statistics and location from the file and its manifest entry";
 const ALTER: &str = "rule of Java's ALTER TABLE; strata does not alter schemas";
-const BLOB: &str = "tunes how Java fetches, copies or splits BLOB values (descriptor inputs, which strata refuses; scan splitting); no effect on the .blob files strata writes or the rows it reads";
+const BLOB: &str = "tunes how Java fetches, copies or splits BLOB values (copy buffers, view resolution, scan splitting); no effect on the .blob files strata writes or the rows it reads";
 const CHAIN: &str = "only for chain tables (chain-table.enabled, refused)";
 const CLUSTER: &str = "only with clustering (clustering.columns / clustering.incremental, refused)";
 const DATA_EVO: &str = "tunes Java's data-evolution compaction, MERGE INTO and row sidecars; strata's column writes (Table::update_columns, UPDATE), MERGE INTO / DELETE by row id (Table::apply_row_id_changes) and stitched reads need none of it";
@@ -63,8 +63,8 @@ pub(super) const KEYS: &[Entry] = &[
     implemented("blob-field").read_honoured(),
     unsupported("blob-view-field", "BLOB view columns resolved from upstream tables at read time; not implemented", &[""]),
     no_effect("blob-view.resolve.enabled", BLOB),
-    no_effect("blob-write-null-on-fetch-failure", BLOB),
-    no_effect("blob-write-null-on-missing-file", BLOB),
+    implemented("blob-write-null-on-fetch-failure"),
+    implemented("blob-write-null-on-missing-file"),
     no_effect("blob.copy-buffer-size", BLOB),
     no_effect("blob.split-by-file-size", BLOB),
     unsupported("blob.stored-descriptor-fields", "fallback key of blob-descriptor-field (BLOBs stored inline as descriptors): read, not written", &[""]).read_honoured(),
