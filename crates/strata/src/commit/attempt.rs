@@ -191,6 +191,27 @@ impl TableCommit {
                 self.check_append_bucket_counts(&base_metas, adds).await?;
             }
         }
+        if overwrite.is_none()
+            && super::row_id_conflicts::needs_check(
+                opts.data_evolution_enabled()?,
+                kind,
+                self.row_id_check_from.is_some(),
+            )
+        {
+            // Java `ConflictDetection.checkRowIdRangeConflicts`: on the latest snapshot of
+            // every attempt, so a compaction landing between a column update's planning and
+            // its snapshot (or the reverse) is a conflict, never misaligned row-id ranges.
+            let mut partitions: Vec<BinaryRow> = adds.iter().map(|e| e.partition.clone()).collect();
+            partitions.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+            partitions.dedup();
+            let live =
+                crate::scan::live_entries_of_partitions(table, &base_metas, &partitions).await?;
+            super::row_id_conflicts::check_row_id_range_conflicts(
+                &table.identifier().to_string(),
+                &live,
+                adds,
+            )?;
+        }
         delta.extend(adds.iter().cloned());
         // Another writer may have replaced the HASH files this commit replaces: rebase onto
         // the latest snapshot or refuse (see `crate::index::rebase`). An overwrite drops the

@@ -29,6 +29,7 @@ mod message;
 mod overwrite;
 mod recompact;
 mod retry;
+mod row_id_conflicts;
 pub(crate) mod row_tracking;
 mod split;
 mod table_commit;
@@ -71,6 +72,7 @@ impl TableCommit {
             table,
             commit_user: uuid::Uuid::new_v4().to_string(),
             operation: None,
+            row_id_check_from: None,
         })
     }
 

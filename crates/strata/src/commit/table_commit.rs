@@ -22,6 +22,10 @@ pub struct TableCommit {
     pub(super) timeout: Option<Duration>,
     /// Java 2.0 `Snapshot.operation` of every snapshot this committer creates.
     pub(super) operation: Option<SnapshotOperation>,
+    /// Java `FileStoreCommit.rowIdCheckConflict`: the snapshot a column update or row-id
+    /// change was computed on; its commits are checked for row-id range conflicts
+    /// (`row_id_conflicts`) like COMPACT commits.
+    pub(super) row_id_check_from: Option<i64>,
 }
 
 impl TableCommit {
@@ -32,6 +36,15 @@ impl TableCommit {
     /// applies to the COMPACT snapshot of the same commit too. Java 1.x readers ignore it.
     pub fn with_operation(mut self, operation: Option<SnapshotOperation>) -> Self {
         self.operation = operation;
+        self
+    }
+
+    /// Java `FileStoreCommit.rowIdCheckConflict`: the commits are checked, on the latest
+    /// snapshot of every attempt, for row-id ranges that no longer line up with the live files
+    /// (`row_id_conflicts`), as MERGE INTO / UPDATE of a data-evolution table sets it with the
+    /// snapshot its files were written against (`None`: unchecked, except COMPACT commits).
+    pub(crate) fn with_row_id_check_from(mut self, snapshot: Option<i64>) -> Self {
+        self.row_id_check_from = snapshot;
         self
     }
 

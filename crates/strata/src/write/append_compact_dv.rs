@@ -202,8 +202,10 @@ impl PartitionVectors {
 /// Refuses, as a commit conflict (the caller plans again), a compaction whose rewritten files
 /// got a new or changed deletion vector after snapshot `planned`: their rows were read with
 /// the older vectors, so the newer deletions would come back (Java's `ConflictDetection`
-/// pairs each deleted data file with its vector for the same reason). Checked right before
-/// the commit; the commit then refuses index files deleted meanwhile.
+/// pairs each deleted data file with its vector for the same reason). An early exit before
+/// the commit: a vector changed after this check is refused by the commit itself, which pairs
+/// every deleted data file with its vector on the latest snapshot of each attempt
+/// (`commit::dv_conflicts`).
 pub(super) async fn check_vectors_unchanged(
     table: &Table,
     planned: i64,

@@ -138,8 +138,9 @@ impl Table {
                 }
             }
         }
-        // The live data files the changes are computed against (see `check_unchanged`).
-        let base_files = self.live_data_files().await?;
+        // The live data files the changes are computed against, and their snapshot: the
+        // commit's row-id check base (see `check_unchanged`).
+        let (base_snapshot, base_files) = self.live_data_files().await?;
         let mut messages = Vec::new();
         let mut written_index = Vec::new();
         let prepared = async {
@@ -195,6 +196,7 @@ impl Table {
         }
         self.new_commit()?
             .with_operation(changes.operation)
+            .with_row_id_check_from(base_snapshot)
             .commit(messages)
             .await
     }
@@ -288,24 +290,26 @@ impl Table {
         Ok(by_partition.into_values().collect())
     }
 
-    /// The names of the live data files of the latest snapshot.
-    async fn live_data_files(&self) -> Result<HashSet<String>> {
+    /// The latest snapshot's id and the names of its live data files.
+    async fn live_data_files(&self) -> Result<(Option<i64>, HashSet<String>)> {
         let plan = self.new_scan().own_branch().plan().await?;
-        Ok(plan
+        let files = plan
             .splits
             .iter()
             .flat_map(|s| s.files.iter().map(|f| f.file_name.clone()))
-            .collect())
+            .collect();
+        Ok((plan.snapshot.map(|s| s.id), files))
     }
 
-    /// Refuses the commit when a file the changes were computed against is gone (a concurrent
-    /// compaction or overwrite rewrote its rows): a deletion vector or column file of a range
-    /// whose files changed would not apply to the rows it names. Java's commit checks the same
-    /// (`ConflictDetection.checkRowIdRangeConflicts` after `rowIdCheckConflict`); here it is
-    /// checked just before the commit, so a rewrite landing in between the check and the
-    /// snapshot is not seen.
+    /// Refuses the commit early when a file the changes were computed against is gone (a
+    /// concurrent compaction or overwrite rewrote its rows): a deletion vector or column file
+    /// of a range whose files changed would not apply to the rows it names. This is only an
+    /// early exit before committing: a rewrite landing after it is refused by the commit
+    /// itself, on the latest snapshot of every attempt — column files by Java's
+    /// `ConflictDetection.checkRowIdRangeConflicts` (`rowIdCheckConflict`, set from the base
+    /// snapshot), deletion vectors of removed files by the deletion-vector pairing.
     async fn check_unchanged(&self, base: &HashSet<String>) -> Result<()> {
-        let now = self.live_data_files().await?;
+        let (_, now) = self.live_data_files().await?;
         if let Some(gone) = base.iter().find(|f| !now.contains(*f)) {
             return Err(ErrorDetail::CommitConflict {
                 table: self.identifier().to_string(),

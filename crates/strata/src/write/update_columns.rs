@@ -41,11 +41,17 @@ impl Table {
     /// other columns and rows keep their values). Each `_ROW_ID` must be a row of the latest
     /// snapshot, at most once. Returns the new snapshot id (`None` for an empty batch).
     pub async fn update_columns(&self, batch: &RecordBatch) -> Result<Option<i64>> {
+        // The row-id check base of the commit (Java `rowIdCheckConflict`): a compaction or
+        // overwrite landing before the snapshot is a conflict (`commit::row_id_conflicts`).
+        let base = self.snapshot_manager().latest().await?.map(|s| s.id);
         let messages = self.column_update_messages(batch).await?;
         if messages.is_empty() {
             return Ok(None);
         }
-        self.new_commit()?.commit(messages).await
+        self.new_commit()?
+            .with_row_id_check_from(base)
+            .commit(messages)
+            .await
     }
 
     /// The files of [`Table::update_columns`], uncommitted (one message per row-id range

@@ -54,6 +54,7 @@ mod pk_table;
 mod postpone_bucket;
 mod read_audit;
 mod row_kinds;
+mod row_id_commit_conflicts;
 mod row_tracking;
 mod scan_incremental_cache;
 mod scan_planning;
