@@ -42,8 +42,8 @@ use strata_spec::snapshot::CommitKind;
 
 pub use message::{attach_index_changes, CommitMessage, BATCH_COMMIT_IDENTIFIER};
 pub use overwrite::OverwriteScope;
-pub(crate) use table_commit::bucket_num_mismatch;
 pub use strata_spec::snapshot::SnapshotOperation;
+pub(crate) use table_commit::bucket_num_mismatch;
 pub use table_commit::TableCommit;
 
 use split::{split_messages, SplitMessages};
