@@ -225,7 +225,8 @@ def _variant_file(tmp_path, name, rows):
 def test_inferred_shredding_matches_java(java, strata, wh, tmp_path):
     """``variant.inferShreddingSchema``: strata infers each file's shredding schema from its first
     ``variant.shredding.maxInferBufferRow`` rows as Java does (rare fields, type conflicts, widths):
-    the same Parquet schema and shredded columns as Java's file for the same rows."""
+    the same Parquet schema and shredded columns as Java's file for the same rows; the adaptive
+    mode as well, file by file over the files one writer rolls."""
     docs = _shredded_docs() + DOCS
     rows = [{"id": i, "json": d} for i, d in enumerate(docs)] + [{"id": len(docs)}]
     java.create_table(wh, "db.vi_plain", SCHEMA)
@@ -250,11 +251,62 @@ def test_inferred_shredding_matches_java(java, strata, wh, tmp_path):
         assert strata_cols == java_cols, n
         theirs = _java_rows(java, wh, f"db.vi_java{n}")
         assert _java_rows(java, wh, f"db.vi_strata{n}") == theirs
-    # The adaptive mode is refused by name.
-    java.create_table(wh, "db.vi_adaptive", {**SCHEMA, "options": {
-        "bucket": "-1", "variant.inferShreddingSchema": "true", "variant.shredding.inferenceMode": "adaptive"}})
-    res = strata.write("db.vi_adaptive", [str(f)], check=False)
-    assert res.returncode != 0 and "variant.shredding.inferenceMode" in res.stderr, res.stderr
+    _adaptive_inference_matches_java(java, strata, wh, tmp_path)
+
+
+def _adaptive_doc(i):
+    """Row ``i`` of four 1000-row files: a path leaving (legacy), one arriving (emerging), one
+    changing type (stable) across the files."""
+    k, j = divmod(i, 1000)
+    if k == 0:
+        return {"legacy": "v", "stable": j} if j < 500 else {"stable": j}
+    if k == 1:
+        return {"emerging": True, "stable": j} if j % 10 else {"stable": j}
+    if k == 2:
+        return {"stable": j, "n": {"x": j}} if j % 4 == 0 else {"stable": j}
+    return {"stable": f"s{j}", "n": {"x": j}}
+
+
+def _adaptive_inference_matches_java(java, strata, wh, tmp_path):
+    """``variant.shredding.inferenceMode = adaptive``: one writer rolling four files (1000 rows
+    each: ``target-file-size`` of 1 byte rolls at Java's 1000-record check and after each
+    1000-row strata batch) keeps inference evidence across them; every file after the first
+    samples ``adaptive.maxInferBufferRow`` rows. strata's files have Java's Parquet schemas and
+    shredded columns, file by file."""
+    rows = [{"id": i, "json": json.dumps(_adaptive_doc(i))} for i in range(4000)]
+    java.create_table(wh, "db.va_plain", SCHEMA)
+    java.call("Paimon2Variant.write", warehouse=_abs(wh), table="db.va_plain", rows=rows)
+    plain = _java_rows(java, wh, "db.va_plain")
+    inputs = [str(_variant_file(tmp_path, f"va{k}.parquet", plain[k * 1000:(k + 1) * 1000]))
+              for k in range(4)]
+    base = {"bucket": "-1", "target-file-size": "1 b", "variant.inferShreddingSchema": "true",
+            "variant.shredding.maxInferBufferRow": "1000",
+            "variant.shredding.minFieldCardinalityRatio": "0.4"}
+    adaptive = {**base, "variant.shredding.inferenceMode": "adaptive",
+                "variant.shredding.adaptive.maxInferBufferRow": "300",
+                "variant.shredding.adaptive.retentionRatio": "0.2"}
+
+    def by_first_id(files):
+        return sorted(files, key=lambda f: _physical(f)[1][0]["id"])
+
+    schemas = {}
+    for name, opts in (("va_java", adaptive), ("va_per_file", base)):
+        java.create_table(wh, f"db.{name}", {**SCHEMA, "options": opts})
+        java.call("Paimon2Variant.write", warehouse=_abs(wh), table=f"db.{name}", rows=rows)
+        schemas[name] = [_physical(f) for f in by_first_id(_data_files(wh, name))]
+    strata.create_table("db.va_strata", {**SCHEMA, "options": adaptive})
+    strata.write("db.va_strata", inputs)
+    ours = [_physical(f) for f in by_first_id(_data_files(wh, "va_strata"))]
+    theirs = schemas["va_java"]
+    assert [len(c) for _, c in theirs] == [1000] * 4
+    assert [len(c) for _, c in ours] == [1000] * 4
+    for n, ((ss, sc), (js, jc)) in enumerate(zip(ours, theirs)):
+        assert ss == js, (n, ss, js)
+        assert sc == jc, n
+    # Adaptive is not per-file here: legacy kept in file 1, emerging in file 2.
+    assert [s for s, _ in theirs] != [s for s, _ in schemas["va_per_file"]]
+    assert "legacy" in theirs[1][0] and "emerging" in theirs[2][0]
+    assert _java_rows(java, wh, "db.va_strata") == _java_rows(java, wh, "db.va_java")
 
 
 def _json_by_id(rows):

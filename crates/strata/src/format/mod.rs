@@ -59,6 +59,7 @@ pub(crate) mod stats;
 pub(crate) mod stats_options;
 mod variant_encode;
 pub(crate) mod variant_json;
+pub(crate) mod variant_shred_adaptive;
 mod variant_shred_infer;
 mod variant_shred_schema;
 mod variant_shred_write;

@@ -46,6 +46,7 @@ use super::map_shredding::read::ARROW_SCHEMA_KEY;
 use super::map_shredding::FileShredder;
 #[cfg(doc)]
 use super::map_shredding::MapShredding;
+use super::variant_shred_adaptive::{lock, SharedSession};
 use super::variant_shred_infer::InferOptions;
 use super::variant_shred_schema::VariantShreddingSchema;
 use super::variant_shred_write::VariantShredder;
@@ -364,11 +365,15 @@ pub(crate) struct ParquetWriter {
     /// `variant.inferShreddingSchema`: the first rows, buffered until the layout is inferred
     /// (Java's `InferShreddingWritePlanWriter`).
     infer: Option<InferBuffer>,
+    /// `variant.shredding.inferenceMode = adaptive`: the rolling writer's inference session.
+    session: Option<SharedSession>,
 }
 
 /// Rows a file buffers before its VARIANT shredding schema is inferred.
 struct InferBuffer {
     options: InferOptions,
+    /// Rows to buffer (`inferBufferRowCount`).
+    sample: usize,
     batches: Vec<RecordBatch>,
     rows: usize,
 }
@@ -433,6 +438,7 @@ impl ParquetWriter {
                 }
                 Some(InferBuffer {
                     options: o.clone(),
+                    sample: o.buffer_rows,
                     batches: Vec::new(),
                     rows: 0,
                 })
@@ -467,7 +473,22 @@ impl ParquetWriter {
             shredder,
             variant,
             infer,
+            session: None,
         })
+    }
+
+    /// Infers this file's VARIANT layout in the adaptive `session` of its rolling writer
+    /// (Java's `VariantShreddingWritePlanFactory`): the file samples the session's
+    /// `inferBufferRowCount` rows, and its evidence is committed when it closes.
+    pub(crate) fn with_inference_session(
+        mut self,
+        session: Option<&SharedSession>,
+    ) -> Result<Self> {
+        if let (Some(buffer), Some(session)) = (self.infer.as_mut(), session) {
+            buffer.sample = lock(session)?.buffer_rows();
+            self.session = Some(session.clone());
+        }
+        Ok(self)
     }
 
     /// Appends a batch; it must have the writer's column types in order (names are not
@@ -477,7 +498,7 @@ impl ParquetWriter {
         if let Some(buffer) = self.infer.as_mut() {
             buffer.rows += batch.num_rows();
             buffer.batches.push(batch.clone());
-            if buffer.rows >= buffer.options.buffer_rows {
+            if buffer.rows >= buffer.sample {
                 self.finish_inference().await?;
             }
             return Ok(());
@@ -491,12 +512,22 @@ impl ParquetWriter {
         let Some(buffer) = self.infer.take() else {
             return Ok(());
         };
-        let shredder = VariantShredder::inferred(
-            &self.schema,
-            &buffer.batches,
-            buffer.options.buffer_rows,
-            &buffer.options,
-        )?;
+        let shredder = match &self.session {
+            Some(session) => VariantShredder::inferred(
+                &self.schema,
+                &buffer.batches,
+                buffer.sample,
+                &buffer.options,
+                Some(&mut *lock(session)?),
+            )?,
+            None => VariantShredder::inferred(
+                &self.schema,
+                &buffer.batches,
+                buffer.sample,
+                &buffer.options,
+                None,
+            )?,
+        };
         self.file_schema = shredder.physical_schema().clone();
         self.variant = Some(shredder);
         for batch in &buffer.batches {
@@ -795,16 +826,22 @@ impl ParquetWriter {
         }
         .await;
         match result {
-            Ok((metadata, file_size)) => Ok(ParquetFileInfo {
-                file_size,
-                row_count: self.rows,
-                metadata: Arc::new(metadata),
-                shredded: self
-                    .shredder
-                    .as_ref()
-                    .map(FileShredder::reports)
-                    .unwrap_or_default(),
-            }),
+            Ok((metadata, file_size)) => {
+                // Java's `onFileCompleted`: the file is written, its inference counts.
+                if let Some(session) = &self.session {
+                    lock(session)?.commit_pending();
+                }
+                Ok(ParquetFileInfo {
+                    file_size,
+                    row_count: self.rows,
+                    metadata: Arc::new(metadata),
+                    shredded: self
+                        .shredder
+                        .as_ref()
+                        .map(FileShredder::reports)
+                        .unwrap_or_default(),
+                })
+            }
             Err(err) => {
                 let _ = self.abort().await;
                 Err(err)

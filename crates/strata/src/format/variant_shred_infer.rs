@@ -2,7 +2,9 @@
 //! Paimon 2.0's `InferVariantShreddingSchema` in its default per-file mode: the writer buffers a
 //! file's first `variant.shredding.maxInferBufferRow` rows (`InferShreddingWritePlanWriter`),
 //! infers one shredding type per top-level VARIANT column from them, and writes the whole file
-//! with that layout ([`super::variant_shred_schema`]).
+//! with that layout ([`super::variant_shred_schema`]). The adaptive mode
+//! (`variant.shredding.inferenceMode = adaptive`) reuses these shapes across the files of one
+//! rolling writer: [`super::variant_shred_adaptive`].
 //!
 //! Per column: each non-null value's shape (`schemaOf`: objects become ROWs of their fields
 //! with an occurrence count, arrays ARRAYs of their merged element shape, integers the smallest
@@ -37,11 +39,24 @@ pub(crate) struct InferOptions {
     pub max_depth: i64,
     /// `variant.shredding.minFieldCardinalityRatio` (default 0.1).
     pub min_ratio: f64,
+    /// `variant.shredding.inferenceMode = adaptive`: evidence kept across the files of one
+    /// rolling writer ([`super::variant_shred_adaptive`]); `None` in the per-file mode.
+    pub adaptive: Option<AdaptiveOptions>,
+}
+
+/// `variant.shredding.adaptive.*`, as Java's `VariantShreddingWritePlanFactory` reads them.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct AdaptiveOptions {
+    /// `variant.shredding.adaptive.maxInferBufferRow` (default 256): the rows sampled by the
+    /// files after the first, and the bound of the kept evidence (`effectiveSampleSize`).
+    pub buffer_rows: usize,
+    /// `variant.shredding.adaptive.retentionRatio` (default 0.05).
+    pub retention_ratio: f64,
 }
 
 impl InferOptions {
     /// The settings when `variant.inferShreddingSchema` is true (and no explicit schema is
-    /// set); `None` otherwise. The adaptive inference mode is refused by name.
+    /// set); `None` otherwise.
     pub(crate) fn from_options<'a>(
         lookup: impl Fn(&str) -> Option<&'a str>,
     ) -> Result<Option<Self>> {
@@ -63,21 +78,14 @@ impl InferOptions {
         {
             return Ok(None);
         }
-        match lookup("variant.shredding.inferenceMode") {
-            None => {}
+        let adaptive = match lookup("variant.shredding.inferenceMode") {
+            None => false,
             Some(v) if v.eq_ignore_ascii_case("per-file") || v.eq_ignore_ascii_case("per_file") => {
+                false
             }
-            Some(v) if v.eq_ignore_ascii_case("adaptive") => {
-                return Err(ErrorDetail::Unsupported(
-                    "variant.shredding.inferenceMode = adaptive (Java reuses inference evidence \
-                     across the files of one writer); strata infers each file on its own \
-                     (per-file)"
-                        .into(),
-                )
-                .into())
-            }
+            Some(v) if v.eq_ignore_ascii_case("adaptive") => true,
             Some(v) => return Err(invalid("variant.shredding.inferenceMode", v)),
-        }
+        };
         let int = |key: &str, default: i64| -> Result<i64> {
             lookup(key)
                 .map(|v| v.trim().parse::<i64>().map_err(|_| invalid(key, v)))
@@ -92,18 +100,59 @@ impl InferOptions {
             None => 0.1,
         };
         let buffer = int("variant.shredding.maxInferBufferRow", 4096)?;
+        let adaptive = if adaptive {
+            // Java's `VariantShreddingInferenceSession` preconditions.
+            let key = "variant.shredding.adaptive.maxInferBufferRow";
+            let sample = int(key, 256)?;
+            if sample <= 0 || sample > i64::from(i32::MAX) {
+                return Err(ErrorDetail::InvalidOption {
+                    key: key.into(),
+                    message: format!("{sample}: Effective sample size must be positive."),
+                }
+                .into());
+            }
+            if !(0.0..=1.0).contains(&ratio) {
+                return Err(ErrorDetail::InvalidOption {
+                    key: "variant.shredding.minFieldCardinalityRatio".into(),
+                    message: format!("{ratio}: Admission ratio must be between 0 and 1."),
+                }
+                .into());
+            }
+            let key = "variant.shredding.adaptive.retentionRatio";
+            let retention = match lookup(key) {
+                Some(v) => v.trim().parse::<f64>().map_err(|_| invalid(key, v))?,
+                None => 0.05,
+            };
+            if !(retention >= 0.0 && retention <= ratio) {
+                return Err(ErrorDetail::InvalidOption {
+                    key: key.into(),
+                    message: format!(
+                        "{retention}: Retention ratio must be between 0 and the admission ratio \
+                         (variant.shredding.minFieldCardinalityRatio = {ratio})."
+                    ),
+                }
+                .into());
+            }
+            Some(AdaptiveOptions {
+                buffer_rows: sample as usize,
+                retention_ratio: retention,
+            })
+        } else {
+            None
+        };
         Ok(Some(InferOptions {
             buffer_rows: usize::try_from(buffer.max(1)).unwrap_or(1),
             max_width: int("variant.shredding.maxSchemaWidth", 300)?,
             max_depth: int("variant.shredding.maxSchemaDepth", 50)?,
             min_ratio: ratio,
+            adaptive,
         }))
     }
 }
 
 /// An observed shape (`schemaOf`); `None` where Java has a null type.
 #[derive(Clone, Debug, PartialEq)]
-enum Shape {
+pub(super) enum Shape {
     Variant,
     Boolean,
     BigInt,
@@ -128,7 +177,7 @@ fn digits(v: i128) -> u32 {
     d
 }
 
-fn shape_of(v: &[u8], keys: &[String], depth: i64) -> Option<Shape> {
+pub(super) fn shape_of(v: &[u8], keys: &[String], depth: i64) -> Option<Shape> {
     let header = *v.first()?;
     match header & 3 {
         2 => {
@@ -193,7 +242,7 @@ fn shape_of(v: &[u8], keys: &[String], depth: i64) -> Option<Shape> {
     }
 }
 
-fn merge_decimal(p1: u32, s1: i32, p2: u32, s2: i32) -> Shape {
+pub(super) fn merge_decimal(p1: u32, s1: i32, p2: u32, s2: i32) -> Shape {
     let scale = s1.max(s2);
     let range = (p1 as i32 - s1).max(p2 as i32 - s2);
     if range + scale > 38 {
@@ -203,7 +252,7 @@ fn merge_decimal(p1: u32, s1: i32, p2: u32, s2: i32) -> Shape {
     }
 }
 
-fn merge_decimal_long(p: u32, s: i32) -> Shape {
+pub(super) fn merge_decimal_long(p: u32, s: i32) -> Shape {
     if s == 0 && p <= 18 {
         Shape::BigInt
     } else {
@@ -212,7 +261,7 @@ fn merge_decimal_long(p: u32, s: i32) -> Shape {
 }
 
 /// Java's `mergeSchema`.
-fn merge(a: Option<Shape>, b: Option<Shape>) -> Option<Shape> {
+pub(super) fn merge(a: Option<Shape>, b: Option<Shape>) -> Option<Shape> {
     let (a, b) = match (a, b) {
         (None, b) => return b,
         (a, None) => return a,
@@ -260,12 +309,12 @@ fn merge_rows(
     Shape::Row(out)
 }
 
-fn variant() -> DataType {
+pub(super) fn variant() -> DataType {
     DataType::nullable(TypeKind::Variant)
 }
 
 /// Java's `finalizeSimpleSchema`: the shredding type of a shape.
-fn finalize(shape: Option<&Shape>, min: f64, remaining: &mut i64) -> Result<DataType> {
+pub(super) fn finalize(shape: Option<&Shape>, min: f64, remaining: &mut i64) -> Result<DataType> {
     *remaining -= 1;
     if *remaining <= 0 {
         return Ok(variant());
@@ -343,6 +392,16 @@ pub(crate) fn infer(columns: &[&StructArray], options: &InferOptions) -> Result<
     let mut remaining = options.max_width;
     let mut out = Vec::with_capacity(columns.len());
     for column in columns {
+        let (count, observed) = analyze_column(column, options.max_depth)?;
+        let min = (count * options.min_ratio).ceil();
+        out.push(finalize(observed.as_ref(), min, &mut remaining)?);
+    }
+    Ok(out)
+}
+
+/// Java's `analyze` of one VARIANT column: its non-null values and their merged shape.
+pub(super) fn analyze_column(column: &StructArray, max_depth: i64) -> Result<(f64, Option<Shape>)> {
+    {
         let (Some(values), Some(metas)) = (
             column
                 .column_by_name("value")
@@ -365,15 +424,10 @@ pub(crate) fn infer(columns: &[&StructArray], options: &InferOptions) -> Result<
             }
             count += 1.0;
             let keys = dictionary(metas.value(row)).unwrap_or_default();
-            observed = merge(
-                observed,
-                shape_of(values.value(row), &keys, options.max_depth),
-            );
+            observed = merge(observed, shape_of(values.value(row), &keys, max_depth));
         }
-        let min = (count * options.min_ratio).ceil();
-        out.push(finalize(observed.as_ref(), min, &mut remaining)?);
+        Ok((count, observed))
     }
-    Ok(out)
 }
 
 #[cfg(test)]
@@ -406,6 +460,7 @@ mod tests {
             max_width: 300,
             max_depth: 50,
             min_ratio: 0.1,
+            adaptive: None,
         }
     }
 

@@ -32,7 +32,8 @@ use arrow_schema::{DataType as ArrowType, Field, FieldRef, Fields, Schema, Schem
 
 use super::arrow_types::{field_id_of, to_arrow_field};
 use super::variant_encode::{container, dictionary, encode_object, slice, Primitive};
-use super::variant_shred_infer::{infer, InferOptions};
+use super::variant_shred_adaptive::{ColumnEvidence, InferenceSession};
+use super::variant_shred_infer::{analyze_column, infer, InferOptions};
 use super::variant_shred_schema::{physical_type, VariantShreddingSchema};
 use crate::error::ErrorDetail;
 use crate::{Error, Result};
@@ -117,12 +118,14 @@ impl VariantShredder {
     }
 
     /// The shredder of a file whose VARIANT columns are shredded by the schema inferred from
-    /// the first `sample` rows of `batches` (Java's `InferVariantShreddingSchema`).
+    /// the first `sample` rows of `batches` (Java's `InferVariantShreddingSchema`); with an
+    /// adaptive `session`, from them and the evidence of the writer's earlier files.
     pub(crate) fn inferred(
         schema: &SchemaRef,
         batches: &[RecordBatch],
         sample: usize,
         options: &InferOptions,
+        session: Option<&mut InferenceSession>,
     ) -> Result<Self> {
         let all = arrow::compute::concat_batches(schema, batches)
             .map_err(|e| bad("*", format!("buffered rows: {e}")))?;
@@ -138,7 +141,19 @@ impl VariantShredder {
                     .ok_or_else(|| bad(schema.field(*i).name(), "not a struct"))
             })
             .collect::<Result<Vec<_>>>()?;
-        let types = infer(&columns, options)?;
+        let types = match session {
+            None => infer(&columns, options)?,
+            Some(session) => {
+                let evidence = columns
+                    .iter()
+                    .map(|c| {
+                        let (count, observed) = analyze_column(c, options.max_depth)?;
+                        Ok(ColumnEvidence { count, observed })
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                session.infer(evidence)?
+            }
+        };
         let fields = indices
             .iter()
             .zip(types)

@@ -309,7 +309,7 @@ proptest! {
         depth in 1i64..5,
         ratio in 0.0f64..1.0,
     ) {
-        let options = InferOptions { buffer_rows: 4096, max_width: width, max_depth: depth, min_ratio: ratio };
+        let options = InferOptions { buffer_rows: 4096, max_width: width, max_depth: depth, min_ratio: ratio, adaptive: None };
         inferred_round_trip(&docs, &options);
     }
 }

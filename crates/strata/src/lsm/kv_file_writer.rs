@@ -27,6 +27,7 @@ use crate::format::map_shredding::MapShredding;
 use crate::format::parquet_writer::{ParquetWriteOptions, ParquetWriter};
 use crate::format::stats::StatsCollector;
 use crate::format::stats_options::ValueStatsLayout;
+use crate::format::variant_shred_adaptive::{new_session, SharedSession};
 use crate::io::FileIO;
 use crate::meta::FileNamer;
 use crate::{Error, Result};
@@ -172,6 +173,9 @@ pub(crate) struct RollingKvWriter {
     records: u64,
     /// Shredded MAP columns and their K history across this writer's files.
     shredding: Option<MapShredding>,
+    /// `variant.shredding.inferenceMode = adaptive`: inference evidence across this rolling
+    /// writer's files (Java's writer factory of one `KeyValueFileWriterFactory` rolling writer).
+    variant_session: Option<SharedSession>,
 }
 
 impl RollingKvWriter {
@@ -184,6 +188,7 @@ impl RollingKvWriter {
         source: FileSource,
     ) -> Self {
         RollingKvWriter {
+            variant_session: new_session(config.parquet.variant_infer.as_ref()),
             shredding: config.shredding.clone(),
             io,
             config,
@@ -253,7 +258,8 @@ impl RollingKvWriter {
                 layout.schema.clone(),
                 &self.config.parquet,
                 shredder,
-            )?;
+            )?
+            .with_inference_session(self.variant_session.as_ref())?;
             let key_row_type = RowType::new(layout.key_fields.clone());
             self.current = Some(OpenFile {
                 writer,

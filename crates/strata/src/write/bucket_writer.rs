@@ -24,6 +24,7 @@ use crate::format::file_index::writer::{DataFileIndexWriter, FileIndexOptions, F
 use crate::format::map_shredding::MapShredding;
 use crate::format::parquet_writer::{ParquetWriteOptions, ParquetWriter};
 use crate::format::stats::StatsCollector;
+use crate::format::variant_shred_adaptive::{new_session, SharedSession};
 use crate::lsm::kv_file_writer::local_now_millis;
 use crate::meta::FileNamer;
 use crate::table::Table;
@@ -186,6 +187,9 @@ pub(super) struct BucketWriter {
     shredding: Option<MapShredding>,
     /// The `.blob` files of the table's BLOB columns (`None`: it has none).
     blobs: Option<BlobColumnsWriter>,
+    /// `variant.shredding.inferenceMode = adaptive`: inference evidence across the files of
+    /// this writer until `prepare_commit` (Java's rolling writer of an `AppendOnlyWriter`).
+    variant_session: Option<SharedSession>,
 }
 
 impl BucketWriter {
@@ -198,6 +202,7 @@ impl BucketWriter {
         next_seq: i64,
     ) -> Self {
         BucketWriter {
+            variant_session: new_session(config.parquet.variant_infer.as_ref()),
             shredding: config.shredding.clone(),
             blobs: config
                 .blobs
@@ -267,7 +272,8 @@ impl BucketWriter {
                 self.config.arrow_schema.clone(),
                 &self.config.parquet,
                 shredder,
-            )?;
+            )?
+            .with_inference_session(self.variant_session.as_ref())?;
             self.current = Some(OpenFile {
                 writer,
                 stats: StatsCollector::new(&self.config.row_type, &self.config.stats_modes)?,
@@ -379,6 +385,9 @@ impl BucketWriter {
     /// Closes the open file and hands over every finished file.
     pub(super) async fn prepare_commit(&mut self) -> Result<Vec<DataFileMeta>> {
         self.close_current().await?;
+        // Java's `DirectSinkWriter.flush` drops the rolling writer: the next files start a
+        // new inference session.
+        self.variant_session = new_session(self.config.parquet.variant_infer.as_ref());
         Ok(std::mem::take(&mut self.finished))
     }
 

@@ -42,7 +42,6 @@ const STREAM: &str = "Flink/Spark streaming source option; strata's streaming re
 const TAG_AUTO: &str = "only for automatically created tags (tag.automatic-creation, refused)";
 const SHREDDED_VARIANT_READ: &str = "reads rebuild each shredded Variant from its file's typed_value and value columns (Java's ShreddingUtils.rebuild), whatever schema wrote it";
 const VARIANT_INFER: &str = "a Variant shredding setting Java 2.0 does not define";
-const VARIANT_ADAPTIVE: &str = "tunes adaptive Variant shredding inference, which runs only with variant.shredding.inferenceMode = adaptive (refused)";
 const VECTOR: &str = "only for VECTOR columns (vector-field, refused)";
 const PK_INDEX_READ: &str =
     "a primary-key index Java keeps beside the data files; reads are right without it";
@@ -375,9 +374,9 @@ pub(super) const KEYS: &[Entry] = &[
     implemented("target-file-size"),
     unsupported("type", "format, materialized, object and other table types; strata reads and writes plain Paimon tables", &["table"]),
     implemented("variant.inferShreddingSchema").read_no_effect(SHREDDED_VARIANT_READ),
-    no_effect("variant.shredding.adaptive.maxInferBufferRow", VARIANT_ADAPTIVE),
-    no_effect("variant.shredding.adaptive.retentionRatio", VARIANT_ADAPTIVE),
-    unsupported("variant.shredding.inferenceMode", "adaptive: Java reuses inference evidence across the files of one writer; strata infers every file on its own (per-file)", &["per-file", "per_file"]).read_no_effect(SHREDDED_VARIANT_READ),
+    implemented("variant.shredding.adaptive.maxInferBufferRow").read_no_effect(SHREDDED_VARIANT_READ),
+    implemented("variant.shredding.adaptive.retentionRatio").read_no_effect(SHREDDED_VARIANT_READ),
+    implemented("variant.shredding.inferenceMode").read_no_effect(SHREDDED_VARIANT_READ),
     implemented("variant.shredding.maxInferBufferRow").read_no_effect(SHREDDED_VARIANT_READ),
     implemented("variant.shredding.maxSchemaDepth").read_no_effect(SHREDDED_VARIANT_READ),
     implemented("variant.shredding.maxSchemaWidth").read_no_effect(SHREDDED_VARIANT_READ),
