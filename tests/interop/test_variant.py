@@ -307,6 +307,22 @@ def _adaptive_inference_matches_java(java, strata, wh, tmp_path):
     assert [s for s, _ in theirs] != [s for s, _ in schemas["va_per_file"]]
     assert "legacy" in theirs[1][0] and "emerging" in theirs[2][0]
     assert _java_rows(java, wh, "db.va_strata") == _java_rows(java, wh, "db.va_java")
+    # A primary-key table: the session of the flush's rolling writer (Java's
+    # KeyValueFileWriterFactory), files rolled at the same 1000-record checks.
+    pk = {**SCHEMA, "primaryKeys": ["id"], "options": {**adaptive, "bucket": "1"}}
+    java.create_table(wh, "db.va_pk_java", pk)
+    java.call("Paimon2Variant.write", warehouse=_abs(wh), table="db.va_pk_java", rows=rows)
+    strata.create_table("db.va_pk_strata", pk)
+    strata.write("db.va_pk_strata", inputs)
+    ours = [_physical(f) for f in by_first_id(_data_files(wh, "va_pk_strata"))]
+    theirs = [_physical(f) for f in by_first_id(_data_files(wh, "va_pk_java"))]
+    assert [len(c) for _, c in theirs] == [1000] * 4
+    assert len(ours) == len(theirs)
+    for n, ((ss, sc), (js, jc)) in enumerate(zip(ours, theirs)):
+        assert ss == js, (n, ss, js)
+        assert sc == jc, n
+    assert "legacy" in theirs[1][0] and "emerging" in theirs[2][0]
+    assert _java_rows(java, wh, "db.va_pk_strata") == _java_rows(java, wh, "db.va_pk_java")
 
 
 def _json_by_id(rows):
