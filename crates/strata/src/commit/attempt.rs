@@ -211,6 +211,12 @@ impl TableCommit {
                 &live,
                 adds,
             )?;
+            // Java `ConflictDetection.checkForRowIdFromSnapshot`: the same columns of the same
+            // row ids written since the base snapshot would be undone by this commit's files.
+            if let (Some(base), Some(s)) = (self.row_id_check_from, &latest) {
+                super::row_id_columns::check_row_id_column_conflicts(table, base, s, adds, index)
+                    .await?;
+            }
         }
         delta.extend(adds.iter().cloned());
         // Another writer may have replaced the HASH files this commit replaces: rebase onto

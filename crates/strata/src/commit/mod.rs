@@ -29,6 +29,7 @@ mod message;
 mod overwrite;
 mod recompact;
 mod retry;
+mod row_id_columns;
 mod row_id_conflicts;
 pub(crate) mod row_tracking;
 mod split;
