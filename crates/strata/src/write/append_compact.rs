@@ -43,8 +43,15 @@
 //! read through the vectors, and rewrite the bucket's index file without the compacted files'
 //! vectors.
 //!
-//! Refused by name: row-tracking tables with deletion vectors, and
-//! data-evolution ones with `data-evolution.compaction.rewrite-row-ids` = true.
+//! Row-tracking tables with deletion vectors (without data evolution) are compacted as the
+//! other deletion-vector tables: Java's `compactRewrite` reads through the vectors with the read
+//! type `rowTypeWithRowTracking`, so each live row keeps the `_ROW_ID` and `_SEQUENCE_NUMBER`
+//! its position gave it (derived before the vector drops deleted positions), both stored in
+//! the new files (`firstRowId` null); the deleted rows' ids are gone, none is reassigned, and
+//! the snapshot's `nextRowId` stays.
+//!
+//! Refused by name: data-evolution tables with deletion vectors and
+//! `data-evolution.compaction.rewrite-row-ids` = true.
 
 use std::collections::BTreeMap;
 
@@ -224,8 +231,6 @@ impl Table {
                  data-evolution.compaction.rewrite-row-ids = true (Java's \
                  DataEvolutionMaterializeDeletionCompactTask gives the rows new ids)",
             )
-        } else if dv && opts.row_tracking_enabled()? && !opts.data_evolution_enabled()? {
-            Some("row-tracking.enabled and deletion-vectors.enabled")
         } else {
             None
         };

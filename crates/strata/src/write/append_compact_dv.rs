@@ -21,7 +21,7 @@
 //!
 //! Fixed-bucket tables use the same index rewrite (each bucket's one index file, rewritten
 //! even when no vector is left, as `BucketedDvMaintainer`); their picking is the caller's.
-//! Row-tracking tables with deletion vectors are refused by the caller.
+//! Row-tracking tables keep their rows' `_ROW_ID`s, read before the vectors apply (the caller).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 

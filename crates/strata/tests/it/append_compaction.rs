@@ -549,21 +549,90 @@ async fn fixed_bucket_deletion_vector_compaction_rewrites_the_bucket_index() {
 }
 
 #[tokio::test]
+async fn row_tracking_deletion_vector_compaction_keeps_ids_of_live_rows() {
+    let wh = Warehouse::new();
+    let t = wh
+        .create(
+            "db.rtdv",
+            &schema(
+                r#""bucket":"-1","row-tracking.enabled":"true","deletion-vectors.enabled":"true",
+                "compaction.min.file-num":"2""#,
+            ),
+        )
+        .await;
+    for i in 0..3 {
+        t.write_batches([batch(i * 10..i * 10 + 10, "a")], None)
+            .await
+            .unwrap();
+    }
+    let mut files = live(&t).await;
+    files.sort_by_key(|f| f.min_sequence_number);
+    let all = tracked(&t).await;
+    // Rows 1 (file 0) and 10, 12, 19 (file 1) deleted: the live rows keep the ids and sequence
+    // numbers their positions gave them.
+    delete_positions(&t, "a", &[(&files[0], &[1]), (&files[1], &[0, 2, 9])]).await;
+    let deleted = [1, 10, 12, 19];
+    let want: std::collections::BTreeMap<i64, (i64, i64)> = all
+        .iter()
+        .filter(|(id, _)| !deleted.contains(*id))
+        .map(|(k, v)| (*k, *v))
+        .collect();
+    assert_eq!(want.len(), 26);
+    assert_eq!(
+        want[&11].0, 11,
+        "row id from the position, vector applied after"
+    );
+    assert_eq!(tracked(&t).await, want);
+    let next = |s: strata_spec::snapshot::Snapshot| s.next_row_id;
+    let next_before = next(t.snapshot_manager().latest().await.unwrap().unwrap());
+    assert_eq!(next_before, Some(30));
+
+    compact(&t, false).await;
+    let after = live(&t).await;
+    let new: Vec<_> = after
+        .iter()
+        .filter(|f| f.file_source == Some(FileSource::Compact))
+        .collect();
+    // The files with vectors are rewritten, the third (alone without one) is left.
+    assert_eq!((after.len(), new.len()), (2, 1), "{after:?}");
+    let f = new[0];
+    assert_eq!(f.first_row_id, None, "the ids are stored in the file");
+    assert_eq!(
+        f.write_cols.as_deref(),
+        Some(&["id", "dt", "v", "_ROW_ID", "_SEQUENCE_NUMBER"].map(String::from)[..])
+    );
+    assert_eq!((f.row_count, f.level), (16, 0));
+    assert!(dv_index(&t).await.is_empty());
+    assert_eq!(
+        tracked(&t).await,
+        want,
+        "live rows keep ids and sequence numbers"
+    );
+    let snap = t.snapshot_manager().latest().await.unwrap().unwrap();
+    assert_eq!(snap.commit_kind, CommitKind::Compact);
+    assert_eq!(next(snap), next_before, "no id reassigned");
+    // A vector on the compacted file (ids stored in it) drops the row and keeps the others'.
+    delete_positions(&t, "a", &[(f, &[0])]).await;
+    let mut left = want.clone();
+    left.remove(&0);
+    assert_eq!(tracked(&t).await, left);
+    compact(&t, true).await;
+    assert_eq!(tracked(&t).await, left);
+    assert!(dv_index(&t).await.is_empty());
+    // New rows get ids after every id ever given.
+    t.write_batches([batch(100..102, "a")], None).await.unwrap();
+    assert_eq!(tracked(&t).await[&100].0, 30);
+}
+
+#[tokio::test]
 async fn deletion_vector_compaction_refused_where_not_done() {
     let wh = Warehouse::new();
-    for (name, option, why) in [
-        (
-            "db.rt",
-            r#""bucket":"-1","row-tracking.enabled":"true","deletion-vectors.enabled":"true""#,
-            "row-tracking.enabled",
-        ),
-        (
-            "db.de",
-            r#""bucket":"-1","row-tracking.enabled":"true","data-evolution.enabled":"true",
+    for (name, option, why) in [(
+        "db.de",
+        r#""bucket":"-1","row-tracking.enabled":"true","data-evolution.enabled":"true",
             "deletion-vectors.enabled":"true","data-evolution.compaction.rewrite-row-ids":"true""#,
-            "rewrite-row-ids = true",
-        ),
-    ] {
+        "rewrite-row-ids = true",
+    )] {
         let t = wh.create(name, &schema(option)).await;
         t.write_batches([batch(0..10, "a")], None).await.unwrap();
         let err = t
