@@ -14,6 +14,8 @@ vectors committed as Spark's DELETE does, ``Paimon2AppendCompact.deleteRows``); 
 (Java's ``AppendCompactCoordinator`` in deletion-vector mode): the rewritten files hold only the
 live rows, the index files holding their vectors are replaced in the same COMPACT snapshot by ones
 holding only the vectors of files not rewritten; Java reads the rows and deletes and compacts on.
+Row-tracking tables with deletion vectors: strata and Java compact copies into the same files,
+the live rows keep their ``_ROW_ID``s (stored in the files) and ``nextRowId`` stays.
 """
 from __future__ import annotations
 
@@ -400,3 +402,52 @@ def test_strata_compacts_fixed_bucket_append_table_with_deletion_vectors_as_java
     assert index(ident) == index(theirs), (index(ident), index(theirs))
     assert java.read(wh, ident) == want == java.read(wh, theirs)
     assert sorted(strata.read_lines(ident)) == want
+
+
+def test_strata_compacts_row_tracking_table_with_deletion_vectors_as_java(java, strata, wh):
+    """A row-tracking table (no data evolution) with deletion vectors: Java writes and deletes
+    rows; strata compacts one copy, Java's ``AppendCompactCoordinator`` + ``compactRewrite``
+    (read type ``rowTypeWithRowTracking``, vectors applied) the other: the same files
+    (``firstRowId`` null, ``_ROW_ID`` / ``_SEQUENCE_NUMBER`` stored, ``writeCols``, rows, level,
+    sequence numbers), no vector left, the same snapshot ``nextRowId``, and the same live rows
+    with the same ``_ROW_ID``s read by Java and strata; Java then writes and compacts on."""
+    ident = "db.rt_dv"
+    schema = _evolution_schema()
+    del schema["options"]["data-evolution.enabled"]
+    schema["options"]["deletion-vectors.enabled"] = "true"
+    java.create_table(wh, ident, schema)
+    for n in range(3):
+        java.write(wh, ident, [{"id": n * 10 + i, "dt": "p", "a": f"a{n}", "b": i}
+                               for i in range(4)] + [{"id": 500 + n, "dt": "q", "a": "q", "b": n}])
+    before = _java_tracked(java, wh, ident)
+    res = java.call("Paimon2AppendCompact.deleteRows", warehouse=_abs(wh), table=ident,
+                    ids=[1, 12, 13, 501])
+    assert res["deleted"] == 4, res
+    want = [x for x in before if json.loads(x)["id"] not in (1, 12, 13, 501)]
+    assert _java_tracked(java, wh, ident) == want
+    assert sorted(strata.read_lines(ident, columns=TRACKED)) == want
+    theirs = _copy_table(wh, ident, "rt_dv_java")
+
+    def next_row_id(table):
+        snaps = java.call("Paimon2RowTracking.meta", warehouse=_abs(wh), table=table)["snapshots"]
+        return snaps[-1]["nextRowId"], snaps[-1]["commitKind"]
+
+    assert next_row_id(ident)[0] == 15
+    strata.run("compact", ident)
+    assert java.call("Paimon2RowTracking.compact", warehouse=_abs(wh), table=theirs)["tasks"] >= 1
+    assert next_row_id(ident) == next_row_id(theirs) == (15, "COMPACT")
+    assert _files(java, wh, ident) == _files(java, wh, theirs)
+    compacted = [f for f in _files(java, wh, ident) if f[7] == "COMPACT"]
+    assert compacted and all(f[3] is None and f[4] == tuple(TRACKED) for f in compacted), compacted
+    assert _dv_index(java, wh, ident) == [] == _dv_index(java, wh, theirs)
+    assert _java_tracked(java, wh, ident) == want == _java_tracked(java, wh, theirs)
+    assert sorted(strata.read_lines(ident, columns=TRACKED)) == want
+    # Java deletes a row of the compacted file (ids stored in it), writes, compacts on.
+    java.call("Paimon2AppendCompact.deleteRows", warehouse=_abs(wh), table=ident, ids=[0])
+    java.write(wh, ident, [{"id": 900, "dt": "p", "a": "z", "b": 9}])
+    java.call("Paimon2RowTracking.compact", warehouse=_abs(wh), table=ident)
+    got = _java_tracked(java, wh, ident)
+    assert [x for x in got if json.loads(x)["id"] != 900] == \
+        [x for x in want if json.loads(x)["id"] != 0]
+    assert [json.loads(x)["_ROW_ID"] for x in got if json.loads(x)["id"] == 900] == [15]
+    assert sorted(strata.read_lines(ident, columns=TRACKED)) == got

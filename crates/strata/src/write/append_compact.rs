@@ -28,7 +28,9 @@
 //! type `SpecialFields.rowTypeWithRowTracking` does: each row's `_ROW_ID` and
 //! `_SEQUENCE_NUMBER` are read and stored as columns of the new files, whose `writeCols` are
 //! the table's columns plus those two and whose `firstRowId` is null (the commit assigns no
-//! ids to COMPACT files); the rows keep their ids and sequence numbers.
+//! ids to COMPACT files); the rows keep their ids and sequence numbers, and each new file's
+//! sequence-number range is that of the `_SEQUENCE_NUMBER`s it stores (Java's
+//! `RowDataFileSequenceNumberTracker`), not a counter's.
 //!
 //! Data-evolution tables (`data-evolution.enabled`) are planned and rewritten as Java's
 //! `DataEvolutionCompactCoordinator` does (`data_evolution_compact.rs`), unaware-bucket

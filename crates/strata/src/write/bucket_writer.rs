@@ -167,6 +167,9 @@ struct OpenFile {
     name: String,
     min_seq: i64,
     rows: i64,
+    /// Files storing `_SEQUENCE_NUMBER` (row-tracking compaction): the smallest and largest
+    /// value written and whether one was null (Java's `RowDataFileSequenceNumberTracker`).
+    stored_seq: Option<(i64, i64, bool)>,
     /// The file's indexes (`None`: the table has none).
     index: Option<DataFileIndexWriter>,
 }
@@ -286,6 +289,13 @@ impl BucketWriter {
                     self.next_seq
                 },
                 rows: 0,
+                stored_seq: self
+                    .config
+                    .row_type
+                    .fields
+                    .iter()
+                    .any(|f| f.id == strata_spec::kv::SEQUENCE_NUMBER_ID)
+                    .then_some((i64::MAX, i64::MIN, false)),
                 index: DataFileIndexWriter::create(&self.config.file_index, &self.config.row_type)?,
             });
         }
@@ -308,6 +318,9 @@ impl BucketWriter {
         file.stats.update(batch)?;
         if let Some(index) = &mut file.index {
             index.write(batch)?;
+        }
+        if let Some((min, max, null)) = &mut file.stored_seq {
+            track_stored_seq(batch, min, max, null)?;
         }
         file.rows += batch.num_rows() as i64;
         self.next_seq += batch.num_rows() as i64;
@@ -360,8 +373,17 @@ impl BucketWriter {
             max_key: BinaryRow::empty(),
             key_stats: SimpleStats::empty(),
             value_stats,
-            min_sequence_number: file.min_seq,
-            max_sequence_number: file.min_seq + file.rows - 1,
+            min_sequence_number: match file.stored_seq {
+                // Java: 0 when every value is null (the commit stamps the snapshot id).
+                Some((i64::MAX, ..)) => 0,
+                Some((min, ..)) => min,
+                None => file.min_seq,
+            },
+            max_sequence_number: match file.stored_seq {
+                Some((_, _, true)) => 0,
+                Some((_, max, false)) => max,
+                None => file.min_seq + file.rows - 1,
+            },
             schema_id: self.config.schema_id,
             level: 0,
             extra_files,
@@ -404,4 +426,31 @@ impl BucketWriter {
         }
         self.finished.clear();
     }
+}
+
+/// Java's `RowDataFileSequenceNumberTracker.update` in row-tracking mode: the file's sequence
+/// number range comes from the `_SEQUENCE_NUMBER` values written, a null one noted.
+fn track_stored_seq(
+    batch: &RecordBatch,
+    min: &mut i64,
+    max: &mut i64,
+    null: &mut bool,
+) -> Result<()> {
+    use arrow_array::Array;
+    let Some(col) = batch.column_by_name(strata_spec::kv::SEQUENCE_NUMBER) else {
+        return Ok(());
+    };
+    let Some(values) = col.as_any().downcast_ref::<arrow_array::Int64Array>() else {
+        return Err(crate::error::ErrorDetail::Unsupported(format!(
+            "_SEQUENCE_NUMBER column of type {} (BIGINT expected)",
+            col.data_type()
+        ))
+        .into());
+    };
+    *null |= values.null_count() > 0;
+    for v in values.iter().flatten() {
+        *min = (*min).min(v);
+        *max = (*max).max(v);
+    }
+    Ok(())
 }

@@ -602,6 +602,12 @@ async fn row_tracking_deletion_vector_compaction_keeps_ids_of_live_rows() {
         Some(&["id", "dt", "v", "_ROW_ID", "_SEQUENCE_NUMBER"].map(String::from)[..])
     );
     assert_eq!((f.row_count, f.level), (16, 0));
+    // Java's RowDataFileSequenceNumberTracker: the range of the stored _SEQUENCE_NUMBERs.
+    assert_eq!(
+        (f.min_sequence_number, f.max_sequence_number),
+        (want[&0].1, want[&11].1)
+    );
+    assert_ne!(want[&0].1, want[&11].1);
     assert!(dv_index(&t).await.is_empty());
     assert_eq!(
         tracked(&t).await,
