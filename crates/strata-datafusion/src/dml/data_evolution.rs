@@ -15,6 +15,10 @@
 //! * `WHEN NOT MATCHED THEN INSERT` appends new rows, which get new row ids at the commit;
 //! * all of it is one commit (`Table::apply_row_id_changes`, Java's one `MERGE` commit).
 //!
+//! A target planned with the system columns (`crate::sql::row_id_merge`: a statement naming
+//! `_ROW_ID` / `_SEQUENCE_NUMBER`) also carries both, read with the rows, so `ON t._ROW_ID =
+//! s._ROW_ID`, `SET` values and `WHEN` conditions can use them; assigning either is refused.
+//!
 //! Java's clause rules apply: `WHEN MATCHED` takes `UPDATE` and `DELETE`, `WHEN NOT MATCHED`
 //! only `INSERT`, `WHEN NOT MATCHED BY SOURCE` only `DELETE` (an `UPDATE` there is refused with
 //! Java's message). A target row matched by two source rows fails the statement before its
@@ -54,6 +58,8 @@ const TARGET_MARK: &str = "__strata_merge_target";
 const SOURCE_MARK: &str = "__strata_merge_source";
 const SOURCE_SCAN: &str = "__strata_merge_using";
 const ROW_ID: &str = "_ROW_ID";
+/// Java `SpecialFields.SEQUENCE_NUMBER`.
+const SEQUENCE_NUMBER: &str = "_SEQUENCE_NUMBER";
 const ROW_ID_OUT: &str = "__strata_merge_row_id";
 const ACTION_OUT: &str = "__strata_merge_clause";
 
@@ -82,6 +88,13 @@ pub(crate) async fn merge_into(
         .0
         .cloned()
         .ok_or_else(|| plan_error("MERGE INTO: the target columns have no qualifier"))?;
+    // A target planned with the system columns (`_ROW_ID`, `_SEQUENCE_NUMBER` after the
+    // table's, see `crate::sql::row_id_merge`): `ON`, `SET` and the source may name them.
+    let system = merge_schema.fields().len() == n_target + 2 + source.schema().fields().len()
+        && merge_schema.field(n_target).name() == ROW_ID
+        && merge_schema.field(n_target + 1).name() == SEQUENCE_NUMBER;
+    let n_merge_target = if system { n_target + 2 } else { n_target };
+    refuse_system_assignments(table, &clauses)?;
     let actions = check_clauses(table, &target_ref, &clauses)?;
 
     // The columns the UPDATE clauses change, in the table's order (Java's `updateColumns`:
@@ -110,13 +123,16 @@ pub(crate) async fn merge_into(
     updated.sort_unstable();
 
     // The target: its rows with their row ids, read now, under the statement's name for it.
-    let rows = read_with_row_ids(table, &target_schema).await?;
+    let rows = read_with_row_ids(table, &target_schema, system).await?;
     let mut fields: Vec<Field> = target_schema
         .fields()
         .iter()
         .map(|f| f.as_ref().clone())
         .collect();
     fields.push(Field::new(ROW_ID, DataType::Int64, false));
+    if system {
+        fields.push(Field::new(SEQUENCE_NUMBER, DataType::Int64, false));
+    }
     let rows_schema = Arc::new(Schema::new(fields));
     let mem = MemTable::try_new(rows_schema, vec![rows])?;
     let mut target_cols: Vec<Expr> = target_schema
@@ -124,6 +140,11 @@ pub(crate) async fn merge_into(
         .iter()
         .map(|f| Expr::Column(Column::new(Some(target_ref.clone()), f.name())))
         .collect();
+    if system {
+        for c in [ROW_ID, SEQUENCE_NUMBER] {
+            target_cols.push(Expr::Column(Column::new(Some(target_ref.clone()), c)));
+        }
+    }
     target_cols.push(Expr::Column(Column::new(Some(target_ref.clone()), ROW_ID)).alias(ROW_ID_OUT));
     target_cols.push(lit(true).alias(TARGET_MARK));
     let target_plan =
@@ -132,17 +153,17 @@ pub(crate) async fn merge_into(
 
     // The source: the planned USING relation under its own qualifiers, and a marker.
     let source_fields = source.schema();
-    if source_fields.fields().len() + n_target != merge_schema.fields().len() {
+    if source_fields.fields().len() + n_merge_target != merge_schema.fields().len() {
         return Err(plan_error(format!(
             "MERGE INTO {}: the USING relation has {} columns, its plan {}",
             table.identifier(),
-            merge_schema.fields().len() - n_target,
+            merge_schema.fields().len().saturating_sub(n_merge_target),
             source_fields.fields().len()
         )));
     }
     let mut source_cols = Vec::with_capacity(source_fields.fields().len() + 1);
     for (i, f) in source_fields.fields().iter().enumerate() {
-        let (qualifier, logical) = merge_schema.qualified_field(n_target + i);
+        let (qualifier, logical) = merge_schema.qualified_field(n_merge_target + i);
         source_cols.push(
             Expr::Column(Column::new(Some(SOURCE_SCAN), f.name()))
                 .alias_qualified(qualifier.cloned(), logical.name()),
@@ -245,6 +266,31 @@ pub(crate) async fn merge_into(
     )))
 }
 
+/// `_ROW_ID` and `_SEQUENCE_NUMBER` are read-only (Java assigns both at the commit): an
+/// `UPDATE SET` or `INSERT` naming one is refused naming it.
+fn refuse_system_assignments(table: &Table, clauses: &[MergeIntoClause]) -> Result<()> {
+    for clause in clauses {
+        let names: Vec<&String> = match &clause.action {
+            MergeIntoAction::Update(assignments) => assignments.iter().map(|(n, _)| n).collect(),
+            MergeIntoAction::Insert { columns, .. } => columns.iter().collect(),
+            MergeIntoAction::Delete => Vec::new(),
+        };
+        for name in names {
+            if let Some(c) = [ROW_ID, SEQUENCE_NUMBER]
+                .into_iter()
+                .find(|c| name.eq_ignore_ascii_case(c))
+            {
+                return Err(plan_error(format!(
+                    "MERGE INTO {}: column {c} is a system column of row tracking and cannot \
+                     be assigned (the commit assigns it)",
+                    table.identifier()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Java's clause rules for data-evolution tables, the key and partition checks of `UPDATE`,
 /// and the `INSERT` column lists; the action of each clause.
 fn check_clauses(
@@ -318,13 +364,21 @@ fn check_clauses(
 }
 
 /// The table's rows now (the newest snapshot), its columns as `schema` plans them, then
-/// `_ROW_ID`.
-async fn read_with_row_ids(table: &Table, schema: &SchemaRef) -> Result<Vec<RecordBatch>> {
+/// `_ROW_ID` (and `_SEQUENCE_NUMBER` with `sequence`).
+async fn read_with_row_ids(
+    table: &Table,
+    schema: &SchemaRef,
+    sequence: bool,
+) -> Result<Vec<RecordBatch>> {
     let plan = table.new_scan().with_latest().plan().await.map_err(to_df)?;
     let mut names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
     names.push(ROW_ID.to_string());
     let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
     fields.push(Field::new(ROW_ID, DataType::Int64, false));
+    if sequence {
+        names.push(SEQUENCE_NUMBER.to_string());
+        fields.push(Field::new(SEQUENCE_NUMBER, DataType::Int64, false));
+    }
     let out_schema = Arc::new(Schema::new(fields));
     if plan.snapshot.is_none() {
         return Ok(vec![RecordBatch::new_empty(out_schema)]);

@@ -25,6 +25,7 @@ use datafusion::sql::sqlparser::ast::Statement;
 use strata::catalog::{Catalog, Identifier};
 
 use super::rewrite::Parsed;
+use super::row_id_merge;
 use crate::error::{plan_error, to_df};
 use crate::provider::catalog::{
     open_table, split_system, StrataCatalog, DEFAULT_DATABASE, REFS_SCHEMA,
@@ -127,9 +128,22 @@ impl SqlContext {
     ) -> Result<DataFrame> {
         let n = self.statements.fetch_add(1, Ordering::Relaxed);
         let prefix = [CATALOG.to_string(), REFS_SCHEMA.to_string()];
+        let merge_targets = row_id_merge::prepare(
+            self.catalog.as_ref(),
+            &|p| self.identifier(p),
+            parsed,
+            stmt,
+            &prefix,
+            n,
+        )
+        .await?;
         let refs = parsed.resolve_refs(stmt, &prefix, n)?;
         let mut registered = Vec::new();
         let result = async {
+            for (alias, provider) in merge_targets {
+                self.refs.register_table(alias.clone(), provider)?;
+                registered.push(alias);
+            }
             for r in &refs {
                 let (base, system) = match r.name.last().map(|t| split_system(t)) {
                     Some((_, Some(s))) => (true, s.to_string()),

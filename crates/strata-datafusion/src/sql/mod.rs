@@ -29,5 +29,6 @@ pub(crate) mod ctas;
 pub(crate) mod ddl;
 pub(crate) mod procedures;
 pub(crate) mod rewrite;
+pub(crate) mod row_id_merge;
 pub mod session;
 pub(crate) mod variant;
