@@ -218,3 +218,24 @@ def test_deletes_refused_without_deletion_vectors_as_in_java(java, strata, wh):
         json.dumps({"id": 1, "dt": "p", "a": "x", "b": 7}, separators=(",", ":")),
         json.dumps({"id": 2, "dt": "p", "a": None, "b": 8}, separators=(",", ":")),
     ])
+
+
+def test_row_id_keyed_merge_read_by_java(java, strata, wh):
+    """Spark's backfill form, ``MERGE ... ON t._ROW_ID = s._ROW_ID`` with the source selecting
+    ``_ROW_ID`` from the table itself: Java reads the new values, every row keeps its row id and
+    the commit adds one file, of the changed column only (``writeCols = [b]``) over the range."""
+    t = Table(java, strata, wh, "db.backfill")
+    java.create_table(wh, t.ident, _schema())
+    t.java_write([{"id": i, "dt": "p", "a": f"a{i}", "b": i} for i in range(0, 5)])
+    t.check("java insert")
+    before = _java_meta(java, wh, t.ident)[0]
+    out = t.sql(f"MERGE INTO {t.ident} t USING (SELECT _ROW_ID, b * 10 AS b FROM {t.ident} WHERE id >= 2) s "
+                f"ON t._ROW_ID = s._ROW_ID WHEN MATCHED THEN UPDATE SET t.b = s.b")
+    assert out == [{"count": 3}], out
+    for i in range(2, 5):
+        t.model[i]["b"] = i * 10
+    t.check("strata merge by _ROW_ID")
+    after = _java_meta(java, wh, t.ident)[0]
+    assert set(before) <= set(after), (before, after)
+    added = [after[name] for name in set(after) - set(before)]
+    assert [(rows, first, cols) for rows, first, cols, _mn, _mx in added] == [(5, 0, ["b"])], added
