@@ -34,9 +34,9 @@ use datafusion::logical_expr::dml::MergeIntoClause;
 use datafusion::logical_expr::Expr;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::sql::sqlparser::ast::{
-    visit_expressions, visit_expressions_mut, AssignmentTarget, Expr as SqlExpr, Ident,
-    MergeAction, ObjectName, ObjectNamePart, Statement, TableAlias, TableFactor, Visit, VisitMut,
-    Visitor, VisitorMut,
+    visit_expressions, visit_expressions_mut, AssignmentTarget, BinaryOperator, Expr as SqlExpr,
+    Ident, Merge, MergeAction, MergeClauseKind, ObjectName, ObjectNamePart, Statement, TableAlias,
+    TableFactor, Visit, VisitMut, Visitor, VisitorMut,
 };
 
 use super::rewrite::Parsed;
@@ -172,6 +172,10 @@ pub(crate) async fn prepare(
     let Statement::Merge(merge) = stmt else {
         return Ok(Vec::new());
     };
+    if let TableFactor::Table { name, .. } = &merge.table {
+        let parts = name_parts(name);
+        refuse_self_merge_not_matched(&parts.join("."), &parts, merge)?;
+    }
     let TableFactor::Table {
         name,
         alias,
@@ -278,6 +282,32 @@ pub(crate) async fn prepare(
     }
     let _ = VisitMut::visit(&mut merge.source, &mut ToRowTracking(tracked));
     Ok(vec![(renamed, target)])
+}
+
+/// Java's self-merge rule (`MergeIntoPaimonDataEvolutionTable.isSelfMergeOnRowId`): a MERGE of
+/// a table with itself on exactly `t._ROW_ID = s._ROW_ID` takes only `WHEN MATCHED` clauses.
+fn refuse_self_merge_not_matched(shown: &str, target: &[String], merge: &Merge) -> Result<()> {
+    let TableFactor::Table { name, .. } = &merge.source else {
+        return Ok(());
+    };
+    let is_row_id = |e: &SqlExpr| match e {
+        SqlExpr::Identifier(i) => i.value == ROW_ID,
+        SqlExpr::CompoundIdentifier(p) => p.last().is_some_and(|i| i.value == ROW_ID),
+        _ => false,
+    };
+    let on_row_id = matches!(merge.on.as_ref(), SqlExpr::BinaryOp { left, op: BinaryOperator::Eq, right }
+        if is_row_id(left) && is_row_id(right));
+    let not_matched = merge
+        .clauses
+        .iter()
+        .any(|c| !matches!(c.clause_kind, MergeClauseKind::Matched));
+    if on_row_id && not_matched && name_parts(name) == target {
+        return Err(plan_error(format!(
+            "MERGE INTO {shown}: Self-Merge on _ROW_ID only supports WHEN MATCHED actions. WHEN \
+             NOT MATCHED and WHEN NOT MATCHED BY SOURCE are not supported."
+        )));
+    }
+    Ok(())
 }
 
 /// The target of a `MERGE INTO` that names the system columns: the table's columns, then
