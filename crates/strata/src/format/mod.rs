@@ -10,6 +10,7 @@
 //! | [`stats`] | [`StatsCollector`]: per-column min/max/null counts by stats mode |
 //! | [`stats_options`] | which stats each column gets (`metadata.stats-mode`, per-field modes, dense store) |
 //! | [`parquet_writer`] | [`ParquetWriter`]: one data file, Java's writer settings |
+//! | [`parquet_write_options`] | [`ParquetWriteOptions`]: those settings, read from table options |
 //! | [`parallel_encoder`] | Parquet column encoding on two threads (used by the writer) |
 //! | `int96` | TIMESTAMP(7..9) as INT96 leaves, as Java writes them (read by Java 1.x) |
 //! | [`dictionary_choice`] | which columns keep a dictionary: parquet-java's fallback rule |
@@ -52,6 +53,7 @@ mod orc_reader;
 pub(crate) mod page_pruning;
 pub(crate) mod parallel_encoder;
 pub(crate) mod parquet_reader;
+pub(crate) mod parquet_write_options;
 pub(crate) mod parquet_writer;
 pub(crate) mod read_hints;
 pub(crate) mod rowgroup_stats;
@@ -82,7 +84,8 @@ pub(crate) use {
     parquet_reader::{
         read_parquet, read_parquet_metadata, read_parquet_with, ParquetReadOptions, RowGroupFilter,
     },
-    parquet_writer::{ParquetCompression, ParquetFileInfo, ParquetWriteOptions, ParquetWriter},
+    parquet_write_options::{ParquetCompression, ParquetWriteOptions},
+    parquet_writer::{ParquetFileInfo, ParquetWriter},
     read_hints::ReadMetricsSnapshot,
     rowgroup_stats::row_group_stats,
     stats::StatsCollector,
