@@ -34,11 +34,11 @@ use arrow::array::{Array, ArrayRef, Int32Array, Int64Array, RecordBatch, UInt64A
 use arrow::compute::{cast as cast_array, filter, filter_record_batch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use datafusion::catalog::Session;
-use datafusion::common::{Column, DFSchemaRef, JoinType, Result, ScalarValue, TableReference};
+use datafusion::common::{Column, DFSchemaRef, Result, ScalarValue, TableReference};
 use datafusion::datasource::{provider_as_source, MemTable};
 use datafusion::execution::TaskContext;
 use datafusion::logical_expr::dml::{MergeIntoAction, MergeIntoClause, MergeIntoClauseKind};
-use datafusion::logical_expr::{cast, lit, when, Expr, LogicalPlanBuilder};
+use datafusion::logical_expr::{lit, when, Expr, LogicalPlanBuilder};
 use datafusion::physical_plan::execution_plan::EmissionType;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties, SendableRecordBatchStream,
@@ -48,15 +48,12 @@ use strata::commit::SnapshotOperation;
 use strata::table::Table;
 use strata::write::RowIdChanges;
 
-use super::merge::{insert_value, PlannedSource};
+use super::merge::{join_source, merged_columns, TARGET_MARK};
 use super::rules;
 use super::target::DmlTarget;
 use crate::error::{plan_error, to_df};
 use crate::leaf_exec::{self, leaf_plan_methods};
 
-const TARGET_MARK: &str = "__strata_merge_target";
-const SOURCE_MARK: &str = "__strata_merge_source";
-const SOURCE_SCAN: &str = "__strata_merge_using";
 const ROW_ID: &str = "_ROW_ID";
 /// Java `SpecialFields.SEQUENCE_NUMBER`.
 const SEQUENCE_NUMBER: &str = "_SEQUENCE_NUMBER";
@@ -151,92 +148,16 @@ pub(crate) async fn merge_into(
         LogicalPlanBuilder::scan(target_ref.clone(), provider_as_source(Arc::new(mem)), None)?
             .project(target_cols)?;
 
-    // The source: the planned USING relation under its own qualifiers, and a marker.
-    let source_fields = source.schema();
-    if source_fields.fields().len() + n_merge_target != merge_schema.fields().len() {
-        return Err(plan_error(format!(
-            "MERGE INTO {}: the USING relation has {} columns, its plan {}",
-            table.identifier(),
-            merge_schema.fields().len().saturating_sub(n_merge_target),
-            source_fields.fields().len()
-        )));
-    }
-    let mut source_cols = Vec::with_capacity(source_fields.fields().len() + 1);
-    for (i, f) in source_fields.fields().iter().enumerate() {
-        let (qualifier, logical) = merge_schema.qualified_field(n_merge_target + i);
-        source_cols.push(
-            Expr::Column(Column::new(Some(SOURCE_SCAN), f.name()))
-                .alias_qualified(qualifier.cloned(), logical.name()),
-        );
-    }
-    source_cols.push(lit(true).alias(SOURCE_MARK));
-    let using = provider_as_source(Arc::new(PlannedSource { plan: source }));
-    let source_plan = LogicalPlanBuilder::scan(SOURCE_SCAN, using, None)?
-        .project(source_cols)?
-        .build()?;
-    let join_type = if clauses
-        .iter()
-        .any(|c| c.kind.canonical() == MergeIntoClauseKind::NotMatchedBySource)
-    {
-        JoinType::Full
-    } else if clauses.iter().any(|c| c.kind.is_not_matched_by_target()) {
-        JoinType::Right
-    } else {
-        JoinType::Inner
-    };
-    let joined = target_plan.join_on(source_plan, join_type, vec![on])?;
-
-    // Which clause each joined row takes: the first of its kind whose condition holds.
-    let target_mark = Expr::Column(Column::new_unqualified(TARGET_MARK));
-    let source_mark = Expr::Column(Column::new_unqualified(SOURCE_MARK));
-    let conditions: Vec<Expr> = clauses
-        .iter()
-        .map(|c| {
-            let kind = match c.kind.canonical() {
-                MergeIntoClauseKind::Matched => target_mark
-                    .clone()
-                    .is_not_null()
-                    .and(source_mark.clone().is_not_null()),
-                MergeIntoClauseKind::NotMatchedBySource => source_mark.clone().is_null(),
-                _ => target_mark.clone().is_null(),
-            };
-            match &c.predicate {
-                Some(p) => kind.and(p.clone()),
-                None => kind,
-            }
-        })
-        .collect();
-    let mut outputs = Vec::with_capacity(n_target + 2);
-    for (col_index, field) in target_schema.fields().iter().enumerate() {
-        let target_col = Expr::Column(Column::new(Some(target_ref.clone()), field.name()));
-        let mut case: Option<datafusion::logical_expr::conditional_expressions::CaseBuilder> = None;
-        for (clause, condition) in clauses.iter().zip(&conditions) {
-            let value = match &clause.action {
-                MergeIntoAction::Delete => target_col.clone(),
-                MergeIntoAction::Update(assignments) => assignments
-                    .iter()
-                    .find(|(name, _)| name == field.name())
-                    .map(|(_, e)| e.clone())
-                    .unwrap_or_else(|| target_col.clone()),
-                MergeIntoAction::Insert { columns, values } => {
-                    insert_value(columns, values, field.name(), col_index)?
-                }
-            };
-            let value = cast(value, field.data_type().clone());
-            case = Some(match case {
-                None => when(condition.clone(), value),
-                Some(mut b) => b.when(condition.clone(), value),
-            });
-        }
-        let expr = match case {
-            Some(mut b) => b.otherwise(cast(
-                lit(ScalarValue::try_from(field.data_type())?),
-                field.data_type().clone(),
-            ))?,
-            None => return Err(plan_error("MERGE INTO needs at least one WHEN clause")),
-        };
-        outputs.push(expr.alias(field.name()));
-    }
+    let joined = join_source(
+        table,
+        target_plan,
+        source,
+        &merge_schema,
+        n_merge_target,
+        on,
+        &clauses,
+    )?;
+    let (conditions, mut outputs) = merged_columns(&target_ref, &target_schema, &clauses)?;
     outputs.push(Expr::Column(Column::new_unqualified(ROW_ID_OUT)).alias(ROW_ID_OUT));
     let mut clause_case: Option<datafusion::logical_expr::conditional_expressions::CaseBuilder> =
         None;

@@ -44,6 +44,7 @@ use datafusion::physical_expr::expressions::Column as PhysicalColumn;
 use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::ExecutionPlan;
 use strata::spec::kv::RowKind;
+use strata::table::Table;
 
 use super::row_effect::{RowEffectCheck, OLD_PREFIX};
 use super::rules;
@@ -51,9 +52,9 @@ use super::sink::{self, SinkMode, ROW_KIND_COLUMN};
 use super::target::DmlTarget;
 use crate::error::plan_error;
 
-const TARGET_MARK: &str = "__strata_merge_target";
-const SOURCE_MARK: &str = "__strata_merge_source";
-const SOURCE_SCAN: &str = "__strata_merge_using";
+pub(super) const TARGET_MARK: &str = "__strata_merge_target";
+pub(super) const SOURCE_MARK: &str = "__strata_merge_source";
+pub(super) const SOURCE_SCAN: &str = "__strata_merge_using";
 
 /// The plan of one `MERGE INTO` statement (see the module doc).
 pub(crate) async fn merge_into(
@@ -95,94 +96,16 @@ pub(crate) async fn merge_into(
     let target_plan =
         LogicalPlanBuilder::scan(target_ref.clone(), target_source, None)?.project(target_cols)?;
 
-    // The source: the planned USING relation under its own qualifiers, and a marker.
-    let source_fields = source.schema();
-    if source_fields.fields().len() + n_target != merge_schema.fields().len() {
-        return Err(plan_error(format!(
-            "MERGE INTO {}: the USING relation has {} columns, its plan {}",
-            table.identifier(),
-            merge_schema.fields().len() - n_target,
-            source_fields.fields().len()
-        )));
-    }
-    let mut source_cols = Vec::with_capacity(source_fields.fields().len() + 1);
-    for (i, f) in source_fields.fields().iter().enumerate() {
-        let (qualifier, logical) = merge_schema.qualified_field(n_target + i);
-        source_cols.push(
-            Expr::Column(Column::new(Some(SOURCE_SCAN), f.name()))
-                .alias_qualified(qualifier.cloned(), logical.name()),
-        );
-    }
-    source_cols.push(lit(true).alias(SOURCE_MARK));
-    let using = provider_as_source(Arc::new(PlannedSource { plan: source }));
-    let source_plan = LogicalPlanBuilder::scan(SOURCE_SCAN, using, None)?
-        .project(source_cols)?
-        .build()?;
-
-    let join_type = if clauses
-        .iter()
-        .any(|c| c.kind.canonical() == MergeIntoClauseKind::NotMatchedBySource)
-    {
-        JoinType::Full
-    } else if clauses.iter().any(|c| c.kind.is_not_matched_by_target()) {
-        JoinType::Right
-    } else {
-        JoinType::Inner
-    };
-    let joined = target_plan.join_on(source_plan, join_type, vec![on])?;
-
-    // Which clause each joined row takes: the first of its kind whose condition holds.
-    let target_mark = Expr::Column(Column::new_unqualified(TARGET_MARK));
-    let source_mark = Expr::Column(Column::new_unqualified(SOURCE_MARK));
-    let conditions: Vec<Expr> = clauses
-        .iter()
-        .map(|c| {
-            let kind = match c.kind.canonical() {
-                MergeIntoClauseKind::Matched => target_mark
-                    .clone()
-                    .is_not_null()
-                    .and(source_mark.clone().is_not_null()),
-                MergeIntoClauseKind::NotMatchedBySource => source_mark.clone().is_null(),
-                _ => target_mark.clone().is_null(),
-            };
-            match &c.predicate {
-                Some(p) => kind.and(p.clone()),
-                None => kind,
-            }
-        })
-        .collect();
-
-    let mut outputs = Vec::with_capacity(n_target + 1);
-    for (col_index, field) in target_schema.fields().iter().enumerate() {
-        let target_col = Expr::Column(Column::new(Some(target_ref.clone()), field.name()));
-        let mut case: Option<datafusion::logical_expr::conditional_expressions::CaseBuilder> = None;
-        for (clause, condition) in clauses.iter().zip(&conditions) {
-            let value = match &clause.action {
-                MergeIntoAction::Delete => target_col.clone(),
-                MergeIntoAction::Update(assignments) => assignments
-                    .iter()
-                    .find(|(name, _)| name == field.name())
-                    .map(|(_, e)| e.clone())
-                    .unwrap_or_else(|| target_col.clone()),
-                MergeIntoAction::Insert { columns, values } => {
-                    insert_value(columns, values, field.name(), col_index)?
-                }
-            };
-            let value = cast(value, field.data_type().clone());
-            case = Some(match case {
-                None => when(condition.clone(), value),
-                Some(mut b) => b.when(condition.clone(), value),
-            });
-        }
-        let expr = match case {
-            Some(mut b) => b.otherwise(cast(
-                lit(ScalarValue::try_from(field.data_type())?),
-                field.data_type().clone(),
-            ))?,
-            None => return Err(plan_error("MERGE INTO needs at least one WHEN clause")),
-        };
-        outputs.push(expr.alias(field.name()));
-    }
+    let joined = join_source(
+        table,
+        target_plan,
+        source,
+        &merge_schema,
+        n_target,
+        on,
+        &clauses,
+    )?;
+    let (conditions, mut outputs) = merged_columns(&target_ref, &target_schema, &clauses)?;
     let mut kind_case: Option<datafusion::logical_expr::conditional_expressions::CaseBuilder> =
         None;
     for (clause, condition) in clauses.iter().zip(&conditions) {
@@ -243,6 +166,117 @@ pub(super) fn insert_value(
         .position(|c| c == name)
         .and_then(|i| values.get(i).cloned())
         .unwrap_or(Expr::Literal(ScalarValue::Null, None)))
+}
+
+/// The target plan joined with the planned `USING` relation on `on`: the source's columns
+/// under their statement qualifiers (the `merge_schema` columns after the first
+/// `n_merge_target`, which are the target's) and a marker; an inner join when every clause is
+/// `WHEN MATCHED`, a right join with `WHEN NOT MATCHED [BY TARGET]`, a full join with
+/// `WHEN NOT MATCHED BY SOURCE`. Shared with [`super::data_evolution`].
+pub(super) fn join_source(
+    table: &Table,
+    target_plan: LogicalPlanBuilder,
+    source: Arc<dyn ExecutionPlan>,
+    merge_schema: &DFSchemaRef,
+    n_merge_target: usize,
+    on: Expr,
+    clauses: &[MergeIntoClause],
+) -> Result<LogicalPlanBuilder> {
+    let source_fields = source.schema();
+    if source_fields.fields().len() + n_merge_target != merge_schema.fields().len() {
+        return Err(plan_error(format!(
+            "MERGE INTO {}: the USING relation has {} columns, its plan {}",
+            table.identifier(),
+            merge_schema.fields().len().saturating_sub(n_merge_target),
+            source_fields.fields().len()
+        )));
+    }
+    let mut source_cols = Vec::with_capacity(source_fields.fields().len() + 1);
+    for (i, f) in source_fields.fields().iter().enumerate() {
+        let (qualifier, logical) = merge_schema.qualified_field(n_merge_target + i);
+        source_cols.push(
+            Expr::Column(Column::new(Some(SOURCE_SCAN), f.name()))
+                .alias_qualified(qualifier.cloned(), logical.name()),
+        );
+    }
+    source_cols.push(lit(true).alias(SOURCE_MARK));
+    let using = provider_as_source(Arc::new(PlannedSource { plan: source }));
+    let source_plan = LogicalPlanBuilder::scan(SOURCE_SCAN, using, None)?
+        .project(source_cols)?
+        .build()?;
+    let join_type = if clauses
+        .iter()
+        .any(|c| c.kind.canonical() == MergeIntoClauseKind::NotMatchedBySource)
+    {
+        JoinType::Full
+    } else if clauses.iter().any(|c| c.kind.is_not_matched_by_target()) {
+        JoinType::Right
+    } else {
+        JoinType::Inner
+    };
+    target_plan.join_on(source_plan, join_type, vec![on])
+}
+
+/// Which clause each joined row takes (one condition per clause: the first of its kind whose
+/// condition holds) and each target column's merged value: one `CASE` over the clauses, a
+/// branch cast to the column's type, an `UPDATE` keeping what it does not assign, an `INSERT`
+/// leaving out columns NULL. Shared with [`super::data_evolution`].
+pub(super) fn merged_columns(
+    target_ref: &TableReference,
+    target_schema: &SchemaRef,
+    clauses: &[MergeIntoClause],
+) -> Result<(Vec<Expr>, Vec<Expr>)> {
+    let target_mark = Expr::Column(Column::new_unqualified(TARGET_MARK));
+    let source_mark = Expr::Column(Column::new_unqualified(SOURCE_MARK));
+    let conditions: Vec<Expr> = clauses
+        .iter()
+        .map(|c| {
+            let kind = match c.kind.canonical() {
+                MergeIntoClauseKind::Matched => target_mark
+                    .clone()
+                    .is_not_null()
+                    .and(source_mark.clone().is_not_null()),
+                MergeIntoClauseKind::NotMatchedBySource => source_mark.clone().is_null(),
+                _ => target_mark.clone().is_null(),
+            };
+            match &c.predicate {
+                Some(p) => kind.and(p.clone()),
+                None => kind,
+            }
+        })
+        .collect();
+    let mut outputs = Vec::with_capacity(target_schema.fields().len() + 2);
+    for (col_index, field) in target_schema.fields().iter().enumerate() {
+        let target_col = Expr::Column(Column::new(Some(target_ref.clone()), field.name()));
+        let mut case: Option<datafusion::logical_expr::conditional_expressions::CaseBuilder> = None;
+        for (clause, condition) in clauses.iter().zip(&conditions) {
+            let value = match &clause.action {
+                MergeIntoAction::Delete => target_col.clone(),
+                MergeIntoAction::Update(assignments) => assignments
+                    .iter()
+                    .find(|(name, _)| name == field.name())
+                    .map(|(_, e)| e.clone())
+                    .unwrap_or_else(|| target_col.clone()),
+                MergeIntoAction::Insert { columns, values } => {
+                    insert_value(columns, values, field.name(), col_index)?
+                }
+            };
+            let value = cast(value, field.data_type().clone());
+            case = Some(match case {
+                None => when(condition.clone(), value),
+                Some(mut b) => b.when(condition.clone(), value),
+            });
+        }
+        let expr = match case {
+            Some(mut b) => b.otherwise(cast(
+                lit(ScalarValue::try_from(field.data_type())?),
+                field.data_type().clone(),
+            ))?,
+            None => return Err(plan_error("MERGE INTO needs at least one WHEN clause")),
+        };
+        outputs.push(expr.alias(field.name()));
+    }
+    Ok((conditions, outputs))
 }
 
 /// The checks of `UPDATE` and `DELETE` (merge engine, key and partition columns), per clause.
