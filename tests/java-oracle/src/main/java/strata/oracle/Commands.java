@@ -160,7 +160,20 @@ final class Commands {
         return out;
     }
 
+    /**
+     * The catalog of a request: {@code catalogOptions} (any catalog by Paimon's option names, for
+     * example {@code metastore=rest, uri, warehouse, token.provider, token}), else the filesystem
+     * catalog of {@code warehouse}. Kept open for the JVM's life, one per distinct option set.
+     */
     Catalog catalog(Map<String, Object> req) {
+        if (req.get("catalogOptions") != null) {
+            Map<String, String> opts = new java.util.TreeMap<>(stringMap(req.get("catalogOptions")));
+            return catalogs.computeIfAbsent("options:" + opts, k -> {
+                Options o = Options.fromMap(opts);
+                o.setString("cache-enabled", opts.getOrDefault("cache-enabled", "false"));
+                return CatalogFactory.createCatalog(CatalogContext.create(o));
+            });
+        }
         String wh = str(req, "warehouse");
         return catalogs.computeIfAbsent(wh, w -> {
             Options o = new Options();
