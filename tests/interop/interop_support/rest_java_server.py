@@ -195,3 +195,17 @@ class StrataRestServer(RestServer):
                 self._proc.kill()
                 self._proc.wait()
         self._log.close()
+
+
+def rest_strata(binary: str, server: RestServer, scratch: Path):
+    """A ``Strata`` CLI driver whose every command opens ``server``'s REST catalog (the
+    ``--catalog-option`` flags instead of ``--warehouse``)."""
+    from .strata_cli import Strata
+
+    class RestStrata(Strata):
+        def run(self, *args: str, check: bool = True, warehouse: bool = True, cwd=None,
+                env: Optional[Dict[str, str]] = None):
+            extra = server.cli_args() if warehouse else []
+            return super().run(*extra, *args, check=check, warehouse=False, cwd=cwd, env=env)
+
+    return RestStrata(binary, str(scratch / "unused-warehouse"), scratch)

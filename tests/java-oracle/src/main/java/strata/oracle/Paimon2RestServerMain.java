@@ -36,16 +36,20 @@ import java.util.Map;
  * that scheme to {@code file://} in answers, so a client outside the JVM can read the files it
  * vends tokens for (the scheme is the only change).
  *
+ * <p>Requests are dispatched one at a time (see {@link #record}): Java's server is not
+ * thread-safe apart from its commit.
+ *
  * <p>Protocol: the first stdout line is {@code {"ready": true, "url": URL}}; then JSON-lines
  * requests on stdin ({@code {"id": N, "cmd": ...}}), answered on stdout like the oracle's
  * {@link Main}: {@code requests} (every request served since start or the last {@code
- * clearRequests}: {@code [{method, path, query, status}]}, path without the query string),
- * {@code clearRequests}. End of stdin shuts the server down.
+ * clearRequests}: {@code [{method, path, query, status}]}, path without the query string; a
+ * commit's also {@code success} of its {@code CommitTableResponse}), {@code clearRequests}. End of stdin shuts the server down.
  */
 public final class Paimon2RestServerMain {
     private Paimon2RestServerMain() {}
 
     private static final List<Map<String, Object>> SEEN = new ArrayList<>();
+    private static final Object LOCK = new Object();
 
     public static void main(String[] args) throws Exception {
         PrintStream protocol =
@@ -155,23 +159,33 @@ public final class Paimon2RestServerMain {
         mock.setDispatcher(new Dispatcher() {
             @Override
             public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
-                MockResponse r = inner.dispatch(request);
+                MockResponse r;
+                // RESTCatalogServer keeps its state in plain HashMaps / ArrayLists (only its
+                // commitSnapshot is synchronized) and MockWebServer serves each connection on
+                // its own thread: one request at a time, or concurrent clients corrupt them
+                synchronized (LOCK) {
+                    r = inner.dispatch(request);
+                }
                 okio.Buffer body = r.getBody();
-                if (body != null) {
-                    String text = body.clone().readUtf8();
-                    if (text.contains("rest-test-file-io:")) {
-                        r.setBody(text.replace("rest-test-file-io:", "file:"));
-                    }
+                String text = body == null ? "" : body.clone().readUtf8();
+                if (text.contains("rest-test-file-io:")) {
+                    r.setBody(text.replace("rest-test-file-io:", "file:"));
                 }
                 String target = request.getPath() == null ? "" : request.getPath();
                 int q = target.indexOf('?');
+                String path = q < 0 ? target : target.substring(0, q);
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("method", request.getMethod());
-                m.put("path", q < 0 ? target : target.substring(0, q));
+                m.put("path", path);
                 m.put("query", q < 0 ? null : target.substring(q + 1));
                 String status = r.getStatus();              // "HTTP/1.1 200 OK"
                 String[] parts = status.split(" ");
                 m.put("status", parts.length > 1 ? Long.parseLong(parts[1]) : -1L);
+                if (path.endsWith("/commit")) {
+                    // CommitTableResponse: a conflict is 200 {"success": false}
+                    m.put("success", text.contains("\"success\":true") ? Boolean.TRUE
+                            : text.contains("\"success\":false") ? Boolean.FALSE : null);
+                }
                 synchronized (SEEN) {
                     SEEN.add(m);
                 }
