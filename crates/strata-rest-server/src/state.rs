@@ -1,0 +1,75 @@
+//! [`AppState`]: what every handler shares — the warehouse's catalog, the server's
+//! authorization, audit and metrics, and the per-table commit locks.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use strata::catalog::FileSystemCatalog;
+
+use crate::audit::Audit;
+use crate::authz::Authz;
+use crate::config::ServerConfig;
+use crate::metrics::Metrics;
+
+/// Shared by every request.
+#[derive(Clone, Debug)]
+pub struct AppState {
+    pub(crate) inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Inner {
+    pub(crate) config: ServerConfig,
+    pub(crate) catalog: FileSystemCatalog,
+    /// The catalog name of `GET /v1/config?warehouse=` and the path prefix.
+    pub(crate) name: String,
+    /// The warehouse location as messages would show it (scrubbed from answers).
+    pub(crate) location: String,
+    pub(crate) authz: Authz,
+    pub(crate) audit: Audit,
+    pub(crate) metrics: Metrics,
+    /// One async mutex per table directory (`db.table`, branch included): commits, rollbacks
+    /// and tag/branch changes of a table are decided one at a time.
+    locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+impl AppState {
+    pub(crate) fn new(
+        config: ServerConfig,
+        catalog: FileSystemCatalog,
+        authz: Authz,
+        audit: Audit,
+        metrics: Metrics,
+    ) -> Self {
+        let name = config.warehouse_name();
+        let location = catalog.location();
+        AppState {
+            inner: Arc::new(Inner {
+                config,
+                catalog,
+                name,
+                location,
+                authz,
+                audit,
+                metrics,
+                locks: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// The lock of table `key` (`db.table`).
+    pub(crate) fn table_lock(&self, key: &str) -> Arc<tokio::sync::Mutex<()>> {
+        let mut locks = self.inner.locks.lock().unwrap_or_else(|e| e.into_inner());
+        locks.entry(key.to_string()).or_default().clone()
+    }
+
+    /// The metrics (for `metrics.rs`'s handlers).
+    pub fn metrics(&self) -> &Metrics {
+        &self.inner.metrics
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &ServerConfig {
+        &self.inner.config
+    }
+}
