@@ -17,6 +17,7 @@
 //! | [`manifest`] | `DataFileMeta`, `ManifestEntry`, `ManifestFileMeta` and their Avro codecs |
 //! | [`options`] | table options (`CoreOptions`): names, defaults, validation |
 //! | [`kv`] | `RowKind` and the key-value data-file columns of primary-key tables |
+//! | [`rest`] | Paimon's REST catalog protocol: request and response bodies |
 //! | [`json`] | Jackson-compatible pretty printing used for schema and snapshot files |
 
 pub mod binary_row;
@@ -28,6 +29,7 @@ pub mod kv;
 pub mod manifest;
 pub mod options;
 pub mod partition;
+pub mod rest;
 pub mod schema;
 pub mod shredding;
 pub mod snapshot;
