@@ -1,4 +1,5 @@
-//! The command line: [`Cli`] (the global `--warehouse`) and its [`Command`]s, parsed by clap.
+//! The command line: [`Cli`] (the global `--warehouse` and `--catalog-option`, resolved by
+//! `crate::catalog_args`) and its [`Command`]s, parsed by clap.
 //! The arguments of the larger commands are defined beside them in `commands/`.
 
 use std::path::PathBuf;
@@ -13,14 +14,16 @@ use clap::{Parser, Subcommand};
 )]
 pub struct Cli {
     /// Warehouse: a directory, s3://bucket/path (configured by the AWS_* environment), or
-    /// memory://name. Default: $STRATA_WAREHOUSE, else ./warehouse
-    #[arg(
-        long,
-        global = true,
-        env = "STRATA_WAREHOUSE",
-        default_value = "./warehouse"
-    )]
-    pub warehouse: String,
+    /// memory://name; for a REST catalog the server's catalog name. Same as
+    /// --catalog-option warehouse=X. Default: $STRATA_WAREHOUSE, else ./warehouse (filesystem)
+    #[arg(long, global = true)]
+    pub warehouse: Option<String>,
+    /// A Paimon catalog option K=V (repeatable; K=V,K=V in one): metastore=filesystem|rest|jdbc,
+    /// uri, token.provider, token, header.NAME, catalog-key, jdbc.*, lock.*, s3.*,
+    /// table-default.*. Also $STRATA_CATALOG_OPTIONS (K=V,K=V; flags override it). See
+    /// docs/catalogs.md
+    #[arg(long = "catalog-option", global = true, value_name = "K=V")]
+    pub catalog_option: Vec<String>,
     #[command(subcommand)]
     pub command: Command,
 }

@@ -1,11 +1,12 @@
-//! Runs a parsed command line: opens the catalog at `--warehouse` and hands each
+//! Runs a parsed command line: opens the catalog its options describe (`--catalog-option`,
+//! `--warehouse`: `crate::catalog_args`, through `strata::catalog::open`) and hands each
 //! [`Command`] to the command file that implements it (`crate::commands`). It sits above both
 //! the clap types (`crate::cli`, which name the commands' argument types) and the commands, so
 //! neither imports the other back.
 
 use std::sync::Arc;
 
-use strata::catalog::{Catalog, FileSystemCatalog};
+use strata::catalog::Catalog;
 
 use crate::cli::{Cli, Command};
 use crate::commands::{
@@ -16,8 +17,15 @@ use crate::error::Result;
 
 /// Runs the command of `cli`.
 pub async fn run(cli: Cli) -> Result<()> {
-    // The front end holds the catalog trait; the warehouse is a filesystem catalog.
-    let catalog: Arc<dyn Catalog> = Arc::new(FileSystemCatalog::open(&cli.warehouse)?);
+    // The front end holds the catalog trait: filesystem, REST or JDBC, as the options say.
+    let options = crate::catalog_args::catalog_options(
+        cli.warehouse.as_deref(),
+        &cli.catalog_option,
+        std::env::var("STRATA_CATALOG_OPTIONS").ok().as_deref(),
+        std::env::var("STRATA_WAREHOUSE").ok().as_deref(),
+    )
+    .map_err(crate::error::msg)?;
+    let catalog: Arc<dyn Catalog> = strata::catalog::open(&options).await?;
     match cli.command {
         Command::CreateTable {
             table,

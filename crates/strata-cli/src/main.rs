@@ -1,10 +1,12 @@
 //! `strata`: the command-line front end of the strata Paimon engine.
 //!
-//! Every command opens the filesystem catalog at `--warehouse` (default `$STRATA_WAREHOUSE`,
-//! else `./warehouse`) and maps onto the library's catalog/table API. Metadata commands print
+//! Every command opens the catalog its Paimon catalog options describe (`--catalog-option K=V`:
+//! filesystem, REST or JDBC; `--warehouse X` is `warehouse=X`, default `$STRATA_WAREHOUSE`, else
+//! `./warehouse`) and maps onto the library's catalog/table API. Metadata commands print
 //! one JSON object per line with camelCase keys, so their output can be piped into `jq`.
 //! Errors go to stderr as `error: …` with exit code 1 (2 for usage errors, from clap).
 
+mod catalog_args;
 mod cli;
 mod columns;
 mod commands;

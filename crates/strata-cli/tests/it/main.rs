@@ -5,6 +5,7 @@
 mod common;
 
 mod branches;
+mod catalog_options;
 mod compact_write_only;
 mod incremental;
 mod levels;
