@@ -19,22 +19,12 @@ pub enum ResourceType {
     Database,
     /// `TABLE`
     Table,
-    /// `PARTITION`
-    Partition,
-    /// `COLUMN`
-    Column,
     /// `SNAPSHOT`
     Snapshot,
     /// `BRANCH`
     Branch,
     /// `TAG`
     Tag,
-    /// `VIEW`
-    View,
-    /// `FUNCTION`
-    Function,
-    /// `DEFINITION`
-    Definition,
 }
 
 impl ResourceType {
@@ -42,14 +32,9 @@ impl ResourceType {
         match self {
             ResourceType::Database => "DATABASE",
             ResourceType::Table => "TABLE",
-            ResourceType::Partition => "PARTITION",
-            ResourceType::Column => "COLUMN",
             ResourceType::Snapshot => "SNAPSHOT",
             ResourceType::Branch => "BRANCH",
             ResourceType::Tag => "TAG",
-            ResourceType::View => "VIEW",
-            ResourceType::Function => "FUNCTION",
-            ResourceType::Definition => "DEFINITION",
         }
     }
 }
@@ -187,14 +172,9 @@ fn title(kind: ResourceType) -> &'static str {
     match kind {
         ResourceType::Database => "Database",
         ResourceType::Table => "Table",
-        ResourceType::Partition => "Partition",
-        ResourceType::Column => "Column",
         ResourceType::Snapshot => "Snapshot",
         ResourceType::Branch => "Branch",
         ResourceType::Tag => "Tag",
-        ResourceType::View => "View",
-        ResourceType::Function => "Function",
-        ResourceType::Definition => "Definition",
     }
 }
 

@@ -15,7 +15,7 @@ use axum::Router;
 
 use crate::audit::AuditEvent;
 use crate::authz::{self, Principal};
-use crate::error::{ApiError, ResourceType};
+use crate::error::ApiError;
 use crate::handlers::{
     branches, commit, config, databases, partitions, snapshots, tables, tags, unsupported,
 };
@@ -316,9 +316,4 @@ async fn method_not_allowed(method: Method) -> Response {
         format!("method {method} is not allowed on this endpoint"),
     )
     .into_response()
-}
-
-/// The resource of a 404 about a table object name.
-pub(crate) fn table_resource(db: &str, table: &str) -> (ResourceType, String) {
-    (ResourceType::Table, format!("{db}.{table}"))
 }

@@ -63,13 +63,14 @@ impl AppState {
         locks.entry(key.to_string()).or_default().clone()
     }
 
-    /// The metrics (for `metrics.rs`'s handlers).
+    /// The metrics.
     pub fn metrics(&self) -> &Metrics {
         &self.inner.metrics
     }
+}
 
-    /// The configuration.
-    pub fn config(&self) -> &ServerConfig {
-        &self.inner.config
+impl AsRef<Metrics> for AppState {
+    fn as_ref(&self) -> &Metrics {
+        &self.inner.metrics
     }
 }

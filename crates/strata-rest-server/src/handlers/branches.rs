@@ -1,19 +1,135 @@
-//! The branches endpoints (in progress).
+//! Branch endpoints over the table's `branch/branch-NAME` directories (strata's
+//! `Table::{branches, create_branch, delete_branch, fast_forward}`, Java's
+//! `FileSystemBranchManager`): list, create (empty or from a tag), drop, forward. Renaming a
+//! branch is refused by name (Java's `FileSystemBranchManager` has no rename either).
 
-use crate::error::ApiError;
+use axum::extract::{Path, State};
+use axum::response::Response;
+use axum::Json;
+use strata::table::branches::BranchStart;
+use strata::table::Table;
+use strata_spec::rest::{CreateBranchRequest, ListBranchesResponse};
 
-pub(crate) async fn list() -> ApiError {
-    ApiError::not_implemented("list")
+use super::{empty, load_table, JsonBody};
+use crate::error::{ApiError, ApiResult, ResourceType};
+use crate::state::AppState;
+use crate::validate;
+
+fn branch_err(state: &AppState, branch: &str, e: &strata::Error) -> ApiError {
+    ApiError::from_strata(e, ResourceType::Branch, branch, &state.inner.location)
 }
-pub(crate) async fn create() -> ApiError {
-    ApiError::not_implemented("create")
+
+/// The main table of `object` (branches are managed on it).
+async fn main_table(state: &AppState, db: &str, object: &str) -> ApiResult<Table> {
+    if object.contains('$') {
+        return Err(ApiError::bad_request(
+            "branches are managed on the main table, not on a branch object",
+        ));
+    }
+    load_table(state, db, object).await
 }
-pub(crate) async fn drop() -> ApiError {
-    ApiError::not_implemented("drop")
+
+/// `listBranches` (not paged).
+pub(crate) async fn list(
+    State(state): State<AppState>,
+    Path((_, db, object)): Path<(String, String, String)>,
+) -> ApiResult<Json<ListBranchesResponse>> {
+    let table = main_table(&state, &db, &object).await?;
+    let mut branches = table
+        .branches()
+        .await
+        .map_err(|e| branch_err(&state, "*", &e))?;
+    branches.sort();
+    Ok(Json(ListBranchesResponse { branches }))
 }
+
+/// `createBranch`: empty, or from tag `fromTag`. 409 when it exists, 404 for a missing tag.
+pub(crate) async fn create(
+    State(state): State<AppState>,
+    Path((_, db, object)): Path<(String, String, String)>,
+    JsonBody(req): JsonBody<CreateBranchRequest>,
+) -> ApiResult<Response> {
+    validate::branch(&req.branch)?;
+    let start = match &req.from_tag {
+        Some(tag) if !tag.is_empty() => {
+            validate::tag(tag)?;
+            BranchStart::Tag(tag.clone())
+        }
+        _ => BranchStart::Empty,
+    };
+    let table = main_table(&state, &db, &object).await?;
+    let lock = state.table_lock(&format!("{db}.{object}"));
+    let _guard = lock.lock().await;
+    if table
+        .branch_exists(&req.branch)
+        .await
+        .map_err(|e| branch_err(&state, &req.branch, &e))?
+    {
+        return Err(ApiError::already_exists(ResourceType::Branch, req.branch));
+    }
+    if let BranchStart::Tag(tag) = &start {
+        let exists = strata::table::tags::TagManager::new(&table)
+            .get(tag)
+            .await
+            .map_err(|e| branch_err(&state, &req.branch, &e))?
+            .is_some();
+        if !exists {
+            return Err(ApiError::not_found(ResourceType::Tag, tag.clone()));
+        }
+    }
+    table
+        .create_branch(&req.branch, start)
+        .await
+        .map_err(|e| branch_err(&state, &req.branch, &e))?;
+    Ok(empty())
+}
+
+/// `dropBranch`.
+pub(crate) async fn drop(
+    State(state): State<AppState>,
+    Path((_, db, object, branch)): Path<(String, String, String, String)>,
+) -> ApiResult<Response> {
+    let table = main_table(&state, &db, &object).await?;
+    let lock = state.table_lock(&format!("{db}.{object}"));
+    let _guard = lock.lock().await;
+    if !table
+        .branch_exists(&branch)
+        .await
+        .map_err(|e| branch_err(&state, &branch, &e))?
+    {
+        return Err(ApiError::not_found(ResourceType::Branch, branch));
+    }
+    table
+        .delete_branch(&branch)
+        .await
+        .map_err(|e| branch_err(&state, &branch, &e))?;
+    Ok(empty())
+}
+
+/// `renameBranch`: refused by name.
 pub(crate) async fn rename() -> ApiError {
-    ApiError::not_implemented("rename")
+    ApiError::not_implemented("renameBranch")
 }
-pub(crate) async fn forward() -> ApiError {
-    ApiError::not_implemented("forward")
+
+/// `forwardBranch`: fast-forwards the main branch to `{branch}` (Java's
+/// `BranchManager.fastForward`).
+pub(crate) async fn forward(
+    State(state): State<AppState>,
+    Path((_, db, object, branch)): Path<(String, String, String, String)>,
+) -> ApiResult<Response> {
+    let table = main_table(&state, &db, &object).await?;
+    let lock = state.table_lock(&format!("{db}.{object}"));
+    let _guard = lock.lock().await;
+    if !table
+        .branch_exists(&branch)
+        .await
+        .map_err(|e| branch_err(&state, &branch, &e))?
+    {
+        return Err(ApiError::not_found(ResourceType::Branch, branch));
+    }
+    table
+        .fast_forward(&branch)
+        .await
+        .map_err(|e| branch_err(&state, &branch, &e))?;
+    Ok(empty())
 }
