@@ -31,6 +31,7 @@ struct Classes {
     corrupt: Py<PyAny>,
     unsupported: Py<PyAny>,
     invalid_input: Py<PyAny>,
+    permission_denied: Py<PyAny>,
     io: Py<PyAny>,
     internal: Py<PyAny>,
 }
@@ -102,6 +103,12 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             Some(PyValueError::type_object(py)),
             "Bad input: an option value, an argument, data that does not fit the schema.",
         )?,
+        permission_denied: subclass(
+            py,
+            "PermissionDeniedError",
+            Some(pyo3::exceptions::PyPermissionError::type_object(py)),
+            "A catalog refused the credentials, or the grant does not cover the operation.",
+        )?,
         io: subclass(
             py,
             "StorageError",
@@ -123,6 +130,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         ("CorruptFileError", &c.corrupt),
         ("UnsupportedError", &c.unsupported),
         ("InvalidInputError", &c.invalid_input),
+        ("PermissionDeniedError", &c.permission_denied),
         ("StorageError", &c.io),
         ("InternalError", &c.internal),
     ] {
@@ -171,6 +179,7 @@ fn raise_plain(kind: ErrorKind, message: String) -> PyErr {
             ErrorKind::Corrupt => &c.corrupt,
             ErrorKind::Unsupported => &c.unsupported,
             ErrorKind::InvalidInput => &c.invalid_input,
+            ErrorKind::PermissionDenied => &c.permission_denied,
             ErrorKind::Io => &c.io,
             _ => &c.internal,
         };

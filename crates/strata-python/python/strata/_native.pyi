@@ -62,6 +62,9 @@ class UnsupportedError(StrataError, NotImplementedError):
 class InvalidInputError(StrataError, ValueError):
     """Bad input: an option value, an argument, data that does not fit the schema."""
 
+class PermissionDeniedError(StrataError, PermissionError):
+    """A catalog refused the credentials, or the grant does not cover the operation."""
+
 class StorageError(StrataError, OSError):
     """Storage I/O failed (local disk or object store)."""
 

@@ -12,9 +12,12 @@
 //! like Java's `generatePartitionPath`, so a bucket directory is `{partition_path}bucket-N`;
 //! an unpartitioned table's path is the empty string.
 
+mod statistics;
 #[cfg(test)]
 mod tests;
 pub(crate) mod text;
+
+pub use statistics::PartitionStatistics;
 
 use crate::binary_row::BinaryRow;
 use crate::error::{Result, SpecError};

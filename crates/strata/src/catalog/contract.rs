@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use strata_spec::schema::{Schema, SchemaChange, TableSchema};
 use strata_spec::snapshot::Snapshot;
 
-use crate::table::{Identifier, SnapshotCommit, Table};
+use crate::table::{CommitContext, Identifier, RollbackInstant, SnapshotCommit, Table};
 use crate::Result;
 
 /// A catalog of databases and tables (Java's `Catalog`). Identifiers are `database.table`.
@@ -69,8 +69,27 @@ pub trait Catalog: Send + Sync + Debug {
 
     /// Decides a commit: makes `snapshot` table `id`'s snapshot `snapshot.id` (Java's
     /// `Catalog.commitSnapshot`). The same contract as [`SnapshotCommit::commit`]: `Ok(false)`
-    /// when the id is taken by another commit.
-    async fn commit_snapshot(&self, id: &Identifier, snapshot: &Snapshot) -> Result<bool>;
+    /// when the id is taken by another commit or the catalog's latest snapshot is not
+    /// `ctx.base_snapshot_uuid`.
+    async fn commit_snapshot(
+        &self,
+        id: &Identifier,
+        snapshot: &Snapshot,
+        ctx: &CommitContext,
+    ) -> Result<bool>;
+
+    /// Rolls table `id` back to `instant` on the catalog's side (Java's `Catalog.rollbackTo`).
+    /// The same contract as [`SnapshotCommit::rollback_to`]: `Ok(false)` (the default) when the
+    /// catalog does not manage versions and the table rolls back through its files.
+    async fn rollback_to(
+        &self,
+        id: &Identifier,
+        instant: &RollbackInstant,
+        from_snapshot: Option<i64>,
+    ) -> Result<bool> {
+        let _ = (id, instant, from_snapshot);
+        Ok(false)
+    }
 }
 
 /// A table's [`SnapshotCommit`] that asks its catalog ([`Catalog::commit_snapshot`]): Java's
@@ -93,9 +112,19 @@ impl CatalogSnapshotCommit {
 
 #[async_trait]
 impl SnapshotCommit for CatalogSnapshotCommit {
-    async fn commit(&self, snapshot: &Snapshot) -> Result<bool> {
+    async fn commit(&self, snapshot: &Snapshot, ctx: &CommitContext) -> Result<bool> {
         self.catalog
-            .commit_snapshot(&self.identifier, snapshot)
+            .commit_snapshot(&self.identifier, snapshot, ctx)
+            .await
+    }
+
+    async fn rollback_to(
+        &self,
+        instant: &RollbackInstant,
+        from_snapshot: Option<i64>,
+    ) -> Result<bool> {
+        self.catalog
+            .rollback_to(&self.identifier, instant, from_snapshot)
             .await
     }
 }

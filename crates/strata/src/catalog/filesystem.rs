@@ -395,7 +395,12 @@ impl Catalog for FileSystemCatalog {
     }
     /// The warehouse's create-if-absent of `snapshot/snapshot-N` (what every table of this
     /// catalog does itself through [`crate::table::FileSnapshotCommit`]).
-    async fn commit_snapshot(&self, id: &Identifier, snapshot: &Snapshot) -> Result<bool> {
+    async fn commit_snapshot(
+        &self,
+        id: &Identifier,
+        snapshot: &Snapshot,
+        _ctx: &crate::table::CommitContext,
+    ) -> Result<bool> {
         let paths = self.table_paths(id);
         SnapshotManager::new(self.io.clone(), paths)
             .try_publish(snapshot)

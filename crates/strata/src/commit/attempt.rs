@@ -406,7 +406,17 @@ impl TableCommit {
         };
 
         let id = snapshot.id;
-        match table.snapshot_commit().commit(&snapshot).await {
+        // What the decider needs besides the snapshot (Java `commitSnapshotImpl`): the base it
+        // was planned on and what it changes per partition.
+        let ctx = crate::table::CommitContext::new(
+            table.branch(),
+            latest.as_ref().and_then(|s| s.uuid.clone()),
+        )
+        .with_statistics(super::statistics::partition_statistics(
+            &delta,
+            table.partition_computer(),
+        )?);
+        match table.snapshot_commit().commit(&snapshot, &ctx).await {
             Ok(true) => {}
             Ok(false) => {
                 // The id is taken. On an object store a retried PUT whose first try landed

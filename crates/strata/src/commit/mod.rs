@@ -33,6 +33,7 @@ mod row_id_columns;
 mod row_id_conflicts;
 pub(crate) mod row_tracking;
 mod split;
+mod statistics;
 mod table_commit;
 pub mod wire;
 

@@ -121,6 +121,20 @@ pub(crate) enum ErrorDetail {
         snapshot: i64,
         message: String,
     },
+    /// A catalog refused the caller's credentials or grant (REST 401/403).
+    #[allow(dead_code)] // constructed by the REST catalog client
+    #[error("permission denied on {resource}: {message}")]
+    PermissionDenied { resource: String, message: String },
+    /// A catalog server (Paimon's REST catalog) failed to answer: a 5xx, a timeout, a reset
+    /// connection, or an answer that does not decode. `retryable` when the request was
+    /// idempotent and the failure transient.
+    #[allow(dead_code)] // constructed by the REST catalog client
+    #[error("catalog server {endpoint} failed: {message}")]
+    CatalogServer {
+        endpoint: String,
+        message: String,
+        retryable: bool,
+    },
     #[error("unsupported: {0}")]
     Unsupported(String),
     /// A table option whose value strata does not implement (`bucket = -2`, a non-Parquet
@@ -170,7 +184,8 @@ impl ErrorDetail {
             | D::InvalidOption { .. }
             | D::InvalidArgument(_)
             | D::InvalidLocation { .. } => InvalidInput,
-            D::Io { .. } | D::LocalIo { .. } => Io,
+            D::Io { .. } | D::LocalIo { .. } | D::CatalogServer { .. } => Io,
+            D::PermissionDenied { .. } => PermissionDenied,
             D::Arrow { .. } | D::TaskPanicked { .. } | D::InjectedFault(_) => Internal,
         }
     }
@@ -196,6 +211,7 @@ impl ErrorDetail {
         match self {
             D::Io { source, .. } => object_store_retryable(source),
             D::LocalIo { source, .. } => io_retryable(source),
+            D::CatalogServer { retryable, .. } => *retryable,
             D::Parquet { source, .. } => match source {
                 parquet::errors::ParquetError::External(e) => e
                     .downcast_ref::<object_store::Error>()
@@ -228,6 +244,7 @@ impl ErrorDetail {
             | D::TagAlreadyExists { .. }
             | D::Unsupported(_)
             | D::UnsupportedOption { .. }
+            | D::PermissionDenied { .. }
             | D::Invariant(_) => false,
         }
     }
@@ -282,6 +299,8 @@ impl ErrorDetail {
             | D::InvalidArgument(_)
             | D::NotFound(_)
             | D::Unsupported(_)
+            | D::PermissionDenied { .. }
+            | D::CatalogServer { .. }
             | D::Invariant(_)
             | D::TaskPanicked { .. }
             | D::InjectedFault(_) => {}

@@ -23,6 +23,9 @@ pub enum ErrorKind {
     Unsupported,
     /// Bad input from the caller: an option value, an argument, a schema that does not match.
     InvalidInput,
+    /// The caller may not do this: a catalog refused the credentials (Paimon's REST catalog
+    /// answering 401 or 403) or the grant does not cover the operation.
+    PermissionDenied,
     /// Storage I/O (object store or local disk).
     Io,
     /// A bug in strata (a task panicked), an Arrow computation error, or an injected fault.
@@ -40,6 +43,7 @@ impl ErrorKind {
             ErrorKind::Corrupt => "Corrupt",
             ErrorKind::Unsupported => "Unsupported",
             ErrorKind::InvalidInput => "InvalidInput",
+            ErrorKind::PermissionDenied => "PermissionDenied",
             ErrorKind::Io => "Io",
             ErrorKind::Internal => "Internal",
         }

@@ -21,7 +21,7 @@ use std::collections::HashSet;
 use strata_spec::manifest::FileKind;
 use strata_spec::snapshot::{format_hint, Snapshot};
 
-use crate::table::Table;
+use crate::table::{RollbackInstant, Table};
 use crate::Result;
 
 use super::files::{
@@ -48,6 +48,9 @@ pub struct RollbackReport {
 /// Rolls back to snapshot `id`; a snapshot that expired but is still tagged is restored from
 /// its tag (Java does the same).
 pub async fn rollback_to_snapshot(table: &Table, id: i64) -> Result<RollbackReport> {
+    if let Some(report) = by_catalog(table, RollbackInstant::Snapshot(id), id).await? {
+        return Ok(report);
+    }
     let tags = TagManager::new(table);
     let target = find_snapshot(table, &tags, id).await?;
     rollback_to(table, target).await
@@ -56,7 +59,34 @@ pub async fn rollback_to_snapshot(table: &Table, id: i64) -> Result<RollbackRepo
 /// Rolls back to the snapshot of tag `name`.
 pub async fn rollback_to_tag(table: &Table, name: &str) -> Result<RollbackReport> {
     let tag = TagManager::new(table).get_or_err(name).await?;
+    let instant = RollbackInstant::Tag(name.to_string());
+    if let Some(report) = by_catalog(table, instant, tag.snapshot.id).await? {
+        return Ok(report);
+    }
     rollback_to(table, tag.snapshot).await
+}
+
+/// A rollback the table's catalog does on its side (Java: `Catalog.rollbackTo` when the catalog
+/// `supportsVersionManagement`, Paimon's REST catalog), told the latest snapshot this handle
+/// sees; `None` when the catalog leaves it to the table's files. The catalog deletes what it
+/// deletes; the report names the target only.
+async fn by_catalog(
+    table: &Table,
+    instant: RollbackInstant,
+    target: i64,
+) -> Result<Option<RollbackReport>> {
+    let latest = table.snapshot_manager().latest_id().await?;
+    if !table
+        .snapshot_commit()
+        .rollback_to(&instant, latest)
+        .await?
+    {
+        return Ok(None);
+    }
+    Ok(Some(RollbackReport {
+        snapshot_id: target,
+        ..RollbackReport::default()
+    }))
 }
 
 async fn rollback_to(table: &Table, target: Snapshot) -> Result<RollbackReport> {

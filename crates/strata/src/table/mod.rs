@@ -30,7 +30,7 @@ mod snapshot_commit;
 pub mod tags;
 
 pub use identifier::Identifier;
-pub use snapshot_commit::{FileSnapshotCommit, SnapshotCommit};
+pub use snapshot_commit::{CommitContext, FileSnapshotCommit, RollbackInstant, SnapshotCommit};
 
 use crate::cache::Cache;
 use crate::clock::{Clock, SystemClock};

@@ -14,20 +14,79 @@
 use std::fmt::Debug;
 
 use async_trait::async_trait;
+use strata_spec::partition::PartitionStatistics;
 use strata_spec::snapshot::Snapshot;
 
 use crate::meta::SnapshotManager;
 use crate::Result;
 
+/// What a commit tells the one who decides it besides the snapshot: the arguments of Java's
+/// `SnapshotCommit.commit(baseSnapshotUuid, snapshot, branch, statistics)`. A filesystem
+/// warehouse needs none of it; Paimon's REST catalog sends all of it (`CommitTableRequest`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CommitContext {
+    /// The uuid of the latest snapshot the commit planned on; `None` for a table's first
+    /// snapshot (or a latest snapshot written before snapshots had uuids). A catalog deciding
+    /// on its side refuses the commit when its latest snapshot is another one.
+    pub base_snapshot_uuid: Option<String>,
+    /// The branch committed to (`main` or a branch name).
+    pub branch: String,
+    /// Per partition, what the commit's files change (Java `PartitionEntry.merge` of the delta
+    /// entries, `toPartitionStatistics`); empty for a commit without data files.
+    pub statistics: Vec<PartitionStatistics>,
+}
+
+impl CommitContext {
+    /// A context for a commit on `branch` planned on the snapshot with uuid `base`.
+    pub fn new(branch: impl Into<String>, base_snapshot_uuid: Option<String>) -> Self {
+        CommitContext {
+            base_snapshot_uuid,
+            branch: branch.into(),
+            statistics: Vec::new(),
+        }
+    }
+
+    /// The same context with `statistics`.
+    pub fn with_statistics(mut self, statistics: Vec<PartitionStatistics>) -> Self {
+        self.statistics = statistics;
+        self
+    }
+}
+
+/// What a rollback goes back to (Java's `Instant`: `SnapshotInstant` / `TagInstant`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RollbackInstant {
+    /// A snapshot id.
+    Snapshot(i64),
+    /// A tag name.
+    Tag(String),
+}
+
 /// Publishes a table's next snapshot (Java's `SnapshotCommit`).
 #[async_trait]
 pub trait SnapshotCommit: Send + Sync + Debug {
     /// Makes `snapshot` the table's snapshot `snapshot.id`. `Ok(true)`: it is. `Ok(false)`: the
-    /// id is taken by another commit, nothing of this one was published (the committer re-plans
-    /// on the newer snapshot; a retried request whose first try landed also reports this, and
-    /// the committer then recognises its own snapshot). `Err`: it failed; an error whose
-    /// [`crate::Error::may_have_committed`] is true may hide a published snapshot.
-    async fn commit(&self, snapshot: &Snapshot) -> Result<bool>;
+    /// id is taken by another commit, or the decider's latest snapshot is not the one the commit
+    /// planned on (`ctx.base_snapshot_uuid`); nothing of this one was published (the committer
+    /// re-plans on the newer snapshot; a retried request whose first try landed also reports
+    /// this, and the committer then recognises its own snapshot). `Err`: it failed; an error
+    /// whose [`crate::Error::may_have_committed`] is true may hide a published snapshot.
+    async fn commit(&self, snapshot: &Snapshot, ctx: &CommitContext) -> Result<bool>;
+
+    /// Rolls the table back to `instant` on the decider's side (Java's `Catalog.rollbackTo`,
+    /// used when the catalog `supportsVersionManagement`), `from_snapshot` being the latest
+    /// snapshot the caller saw (the decider refuses when its latest is another). `Ok(false)`:
+    /// this decider does not manage versions, the table rolls back through its own files (the
+    /// default). `Ok(true)`: done.
+    async fn rollback_to(
+        &self,
+        instant: &RollbackInstant,
+        from_snapshot: Option<i64>,
+    ) -> Result<bool> {
+        let _ = (instant, from_snapshot);
+        Ok(false)
+    }
 }
 
 /// The filesystem warehouse's [`SnapshotCommit`]: an atomic create-if-absent of
@@ -47,7 +106,7 @@ impl FileSnapshotCommit {
 
 #[async_trait]
 impl SnapshotCommit for FileSnapshotCommit {
-    async fn commit(&self, snapshot: &Snapshot) -> Result<bool> {
+    async fn commit(&self, snapshot: &Snapshot, _ctx: &CommitContext) -> Result<bool> {
         self.snapshots.try_publish(snapshot).await
     }
 }

@@ -72,6 +72,8 @@ struct DecidingCatalog {
     commits: std::sync::atomic::AtomicUsize,
     refuse: std::sync::atomic::AtomicBool,
     me: std::sync::Mutex<std::sync::Weak<DecidingCatalog>>,
+    /// The context of the last commit asked for.
+    last: std::sync::Mutex<Option<strata::catalog::CommitContext>>,
 }
 
 #[async_trait::async_trait]
@@ -138,13 +140,15 @@ impl strata::catalog::Catalog for DecidingCatalog {
         &self,
         id: &strata::catalog::Identifier,
         snapshot: &strata_spec::snapshot::Snapshot,
+        ctx: &strata::catalog::CommitContext,
     ) -> strata::Result<bool> {
         use std::sync::atomic::Ordering;
         self.commits.fetch_add(1, Ordering::SeqCst);
+        *self.last.lock().unwrap() = Some(ctx.clone());
         if self.refuse.load(Ordering::SeqCst) {
             return Ok(false);
         }
-        self.files.commit_snapshot(id, snapshot).await
+        self.files.commit_snapshot(id, snapshot, ctx).await
     }
 }
 
@@ -162,6 +166,7 @@ async fn commits_are_the_catalogs_decision() {
         commits: Default::default(),
         refuse: Default::default(),
         me: Default::default(),
+        last: Default::default(),
     });
     *catalog.me.lock().unwrap() = Arc::downgrade(&catalog);
     let dyn_catalog: Arc<dyn strata::catalog::Catalog> = catalog.clone();
@@ -193,11 +198,27 @@ async fn commits_are_the_catalogs_decision() {
 
     let t = dyn_catalog.get_table(&id).await.unwrap();
     assert_eq!(commit(t.clone(), vec![1, 2]).await.unwrap(), Some(1));
+    // The decider is told the base (none: the first snapshot), the branch and what changed
+    // per partition (Java `PartitionEntry.toPartitionStatistics` of the delta).
+    let ctx = catalog.last.lock().unwrap().clone().unwrap();
+    assert_eq!(ctx.base_snapshot_uuid, None);
+    assert_eq!(ctx.branch, "main");
+    assert_eq!(ctx.statistics.len(), 1);
+    assert_eq!(ctx.statistics[0].record_count, 2);
+    assert_eq!(ctx.statistics[0].file_count, 1);
+    assert_eq!(ctx.statistics[0].total_buckets, 1);
+    assert!(ctx.statistics[0].spec.is_empty());
+    assert!(ctx.statistics[0].file_size_in_bytes > 0);
     // A handle with dynamic options publishes through the catalog too.
     let t2 = t
         .with_dynamic_options([("write-only".to_string(), "true".to_string())])
         .unwrap();
     assert_eq!(commit(t2, vec![3]).await.unwrap(), Some(2));
+    let first = t.snapshot_manager().snapshot(1).await.unwrap();
+    let ctx = catalog.last.lock().unwrap().clone().unwrap();
+    assert_eq!(ctx.base_snapshot_uuid, first.uuid);
+    assert!(ctx.base_snapshot_uuid.is_some());
+    assert_eq!(ctx.statistics[0].record_count, 1);
     assert_eq!(catalog.commits.load(Ordering::SeqCst), 2);
 
     catalog.refuse.store(true, Ordering::SeqCst);

@@ -126,19 +126,23 @@ impl std::fmt::Debug for DeleteFirst {
 
 #[async_trait::async_trait]
 impl SnapshotCommit for DeleteFirst {
-    async fn commit(&self, snapshot: &Snapshot) -> strata::Result<bool> {
+    async fn commit(
+        &self,
+        snapshot: &Snapshot,
+        ctx: &strata::table::CommitContext,
+    ) -> strata::Result<bool> {
         let pending = if snapshot.commit_kind == CommitKind::Compact {
             self.delete.lock().unwrap().take()
         } else {
             None
         };
         let id = match pending {
-            None => return self.inner.commit(snapshot).await,
+            None => return self.inner.commit(snapshot, ctx).await,
             Some(Delete::Messages(m)) => self.plain.new_commit()?.commit(m).await?,
             Some(Delete::RowIds(ids)) => self.plain.delete_row_ids(&ids).await?,
         };
         assert!(id.is_some(), "the concurrent DELETE committed nothing");
-        self.inner.commit(snapshot).await
+        self.inner.commit(snapshot, ctx).await
     }
 }
 

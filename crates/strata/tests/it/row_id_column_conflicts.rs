@@ -108,7 +108,11 @@ impl std::fmt::Debug for OtherUpdateFirst {
 
 #[async_trait::async_trait]
 impl SnapshotCommit for OtherUpdateFirst {
-    async fn commit(&self, snapshot: &Snapshot) -> strata::Result<bool> {
+    async fn commit(
+        &self,
+        snapshot: &Snapshot,
+        ctx: &strata::table::CommitContext,
+    ) -> strata::Result<bool> {
         let pending = if snapshot.commit_kind == CommitKind::Append {
             self.other.lock().unwrap().take()
         } else {
@@ -117,7 +121,7 @@ impl SnapshotCommit for OtherUpdateFirst {
         if let Some(batch) = pending {
             self.plain.update_columns(&batch).await?;
         }
-        self.inner.commit(snapshot).await
+        self.inner.commit(snapshot, ctx).await
     }
 }
 

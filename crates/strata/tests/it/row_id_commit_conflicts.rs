@@ -115,7 +115,11 @@ impl std::fmt::Debug for OtherFirst {
 
 #[async_trait::async_trait]
 impl SnapshotCommit for OtherFirst {
-    async fn commit(&self, snapshot: &Snapshot) -> strata::Result<bool> {
+    async fn commit(
+        &self,
+        snapshot: &Snapshot,
+        ctx: &strata::table::CommitContext,
+    ) -> strata::Result<bool> {
         let pending = if snapshot.commit_kind == self.kind {
             self.race.lock().unwrap().take()
         } else {
@@ -132,7 +136,7 @@ impl SnapshotCommit for OtherFirst {
                 self.plain.update_columns(&batch).await?;
             }
         }
-        self.inner.commit(snapshot).await
+        self.inner.commit(snapshot, ctx).await
     }
 }
 
