@@ -176,6 +176,10 @@ pub enum Command {
     /// Branches: create-branch, delete-branch, fast-forward, branches.
     #[command(flatten)]
     Branch(crate::commands::branches::BranchCommand),
+    /// Serve Paimon's REST catalog API over the warehouse (--warehouse DIR|s3://…; its folder
+    /// name is the catalog's `warehouse`) until Ctrl-C.
+    #[command(after_long_help = strata_rest_server::TOKEN_FILE_GRAMMAR)]
+    Serve(crate::commands::serve::ServeArgs),
     /// Build a demo table over several commits in the warehouse and read it back.
     Demo {
         /// Rows per commit

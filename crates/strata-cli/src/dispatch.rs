@@ -11,7 +11,7 @@ use strata::catalog::Catalog;
 use crate::cli::{Cli, Command};
 use crate::commands::{
     branches, catalog, compact, demo, levels, maintenance, metadata, read, rescale,
-    rewrite_file_index, scan, sql, tail, update_columns, write,
+    rewrite_file_index, scan, serve, sql, tail, update_columns, write,
 };
 use crate::error::Result;
 
@@ -25,6 +25,10 @@ pub async fn run(cli: Cli) -> Result<()> {
         std::env::var("STRATA_WAREHOUSE").ok().as_deref(),
     )
     .map_err(crate::error::msg)?;
+    // `serve` serves the warehouse itself (it decides commits): no catalog client to open.
+    if let Command::Serve(args) = &cli.command {
+        return serve::run(&options, args).await;
+    }
     let catalog: Arc<dyn Catalog> = strata::catalog::open(&options).await?;
     match cli.command {
         Command::CreateTable {
@@ -110,5 +114,6 @@ pub async fn run(cli: Cli) -> Result<()> {
             levels::levels(&t, args).await
         }
         Command::Demo { rows } => demo::run(catalog.as_ref(), rows).await,
+        Command::Serve(args) => serve::run(&options, &args).await,
     }
 }

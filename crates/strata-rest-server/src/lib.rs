@@ -35,6 +35,7 @@ mod server;
 mod state;
 mod validate;
 
+pub use authz::TOKEN_FILE_GRAMMAR;
 pub use config::{
     ServerConfig, DEFAULT_BODY_LIMIT, DEFAULT_COMMIT_BODY_LIMIT, DEFAULT_HEADER_READ_TIMEOUT,
     DEFAULT_MAX_RESULTS, DEFAULT_REQUEST_TIMEOUT,

@@ -65,18 +65,22 @@ impl std::fmt::Debug for Server {
 impl Server {
     /// A server for `config`: opens the warehouse (creating a local directory that does not
     /// exist), the token file and the TLS certificate; nothing is listened on yet.
-    pub async fn new(config: ServerConfig) -> Result<Server, ServerError> {
+    pub async fn new(mut config: ServerConfig) -> Result<Server, ServerError> {
+        if !config.warehouse.contains("://") {
+            // Clients open the tables' files at the path `getTable` answers: make it absolute.
+            std::fs::create_dir_all(&config.warehouse)
+                .and_then(|()| std::fs::canonicalize(&config.warehouse))
+                .map(|p| config.warehouse = p.to_string_lossy().into_owned())
+                .map_err(|e| {
+                    ServerError(format!(
+                        "cannot create warehouse directory {}: {e}",
+                        config.warehouse
+                    ))
+                })?;
+        }
         let catalog =
             FileSystemCatalog::open_with_options(&config.warehouse, &config.warehouse_options)
                 .map_err(|e| ServerError(format!("cannot open warehouse: {e}")))?;
-        if !config.warehouse.contains("://") {
-            std::fs::create_dir_all(&config.warehouse).map_err(|e| {
-                ServerError(format!(
-                    "cannot create warehouse directory {}: {e}",
-                    config.warehouse
-                ))
-            })?;
-        }
         if config.warehouse_name().is_empty() {
             return Err(ServerError(format!(
                 "warehouse {:?} has no folder name to serve it under",

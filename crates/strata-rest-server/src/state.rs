@@ -62,11 +62,6 @@ impl AppState {
         let mut locks = self.inner.locks.lock().unwrap_or_else(|e| e.into_inner());
         locks.entry(key.to_string()).or_default().clone()
     }
-
-    /// The metrics.
-    pub fn metrics(&self) -> &Metrics {
-        &self.inner.metrics
-    }
 }
 
 impl AsRef<Metrics> for AppState {

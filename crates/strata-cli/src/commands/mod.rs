@@ -15,6 +15,7 @@ pub mod read;
 pub(crate) mod rescale;
 pub(crate) mod rewrite_file_index;
 pub mod scan;
+pub(crate) mod serve;
 pub mod sql;
 pub mod tail;
 pub(crate) mod update_columns;
