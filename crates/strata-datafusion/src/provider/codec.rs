@@ -1,13 +1,27 @@
 //! Serialized strata plans, for distributed DataFusion engines (Ballista, or any engine that
 //! ships plans with `datafusion-proto`): [`StrataLogicalCodec`] carries a [`StrataTable`]
-//! (warehouse, table, pinned snapshot), [`StrataPhysicalCodec`] a [`StrataScanExec`] (the same,
-//! plus its projection, pushed filter, limit and the `DataSplit`s of every partition in strata's
-//! versioned wire form, `strata::commit::wire`). A node that plans once on a scheduler can so be
-//! read by executors on other machines, each opening the table from the warehouse location.
+//! (its catalog's options, table, pinned snapshot), [`StrataPhysicalCodec`] a
+//! [`StrataScanExec`] (the same, plus its projection, pushed filter, limit and the `DataSplit`s
+//! of every partition in strata's versioned wire form, `strata::commit::wire`). A node that
+//! plans once on a scheduler can so be read by executors on other machines, each opening the
+//! table through `strata::catalog::open` with the catalog options the node carries.
+//!
+//! **Catalog options and secrets.** A codec given its catalog's options
+//! ([`StrataLogicalCodec::with_catalog_options`]; Paimon's names: `metastore`, `uri`,
+//! `warehouse`, ...) writes them into every node *without the secrets*
+//! ([`is_secret_catalog_option`]: `token`, `jdbc.password`, every key holding `secret`,
+//! `password` or `token`, and `header.*`, which may carry credentials): plan bytes travel
+//! through schedulers, logs and shuffle files. The process that decodes supplies the secrets
+//! itself: each secret key its own codec's options hold, else `$STRATA_CATALOG_OPTIONS`
+//! (`K=V,K=V`, as the `strata` CLI reads it), is added to the node's options before the catalog
+//! is opened. A codec without options ships filesystem tables as their warehouse location
+//! (the node's only option is `warehouse`, as before) and refuses a table whose catalog decides
+//! its commits (REST, JDBC): re-opened by path, its commits would bypass the catalog.
 //!
 //! The pushed filter travels as a tagged tree (`codec_predicate`), literals with their kinds,
 //! so a shipped scan filters exactly as the planned one.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use arrow_schema::SchemaRef;
@@ -22,7 +36,7 @@ use datafusion_proto::physical_plan::{
     DefaultPhysicalExtensionCodec, PhysicalExtensionCodec, PhysicalProtoConverterExtension,
 };
 use serde::{Deserialize, Serialize};
-use strata::catalog::{FileSystemCatalog, Identifier};
+use strata::catalog::Identifier;
 use strata::maintenance::time_travel::TravelTarget;
 use strata::scan::DataSplit;
 use strata::table::Table;
@@ -33,14 +47,36 @@ use super::scan::{ReadRequest, StrataScanExec};
 use super::table::StrataTable;
 use crate::error::{plan_error, to_df};
 
-/// Version of the serialized nodes written by this build.
-pub const CODEC_VERSION: u32 = 1;
+/// Version of the serialized nodes written by this build (2: catalog options; 1, a warehouse
+/// location, is still read).
+pub const CODEC_VERSION: u32 = 2;
+
+/// Whether catalog option `key` holds a secret, kept out of plan bytes: `token`,
+/// `jdbc.password`, any key holding `secret`, `password` or `token` (`s3.secret-key`,
+/// `s3.session-token`, `dlf.access-key-secret`, ...) except `token.provider` and
+/// `data-token.enabled` (names, not secrets), and every `header.*` (headers may carry
+/// credentials).
+pub fn is_secret_catalog_option(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    if k == "token.provider" || k == "data-token.enabled" {
+        return false;
+    }
+    k.starts_with("header.")
+        || k.contains("token")
+        || k.contains("secret")
+        || k.contains("password")
+}
 
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct TableWire {
     version: u32,
-    warehouse: String,
+    /// Version 1: the filesystem warehouse of the table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    warehouse: Option<String>,
+    /// Version 2: the catalog's options, secrets left out.
+    #[serde(default)]
+    catalog_options: BTreeMap<String, String>,
     database: String,
     table: String,
     /// The snapshot a time-travel provider reads.
@@ -83,10 +119,83 @@ fn warehouse_of(table: &Table) -> Result<String> {
         })
 }
 
-fn table_wire(table: &Table, pinned: Option<i64>) -> Result<TableWire> {
+/// The options of `table`'s catalog for a node: `configured` without its secrets, or, when the
+/// codec has none, the warehouse of a table whose commits its files decide.
+fn wire_options(
+    table: &Table,
+    configured: Option<&BTreeMap<String, String>>,
+) -> Result<BTreeMap<String, String>> {
+    if let Some(options) = configured {
+        return Ok(options
+            .iter()
+            .filter(|(k, _)| !is_secret_catalog_option(k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect());
+    }
+    // The snapshot commit's type is the one sign of a catalog deciding commits a table shows
+    // (`FileSnapshotCommit`: the warehouse's own create-if-absent).
+    let commit = format!("{:?}", table.snapshot_commit());
+    if !commit.starts_with("FileSnapshotCommit") {
+        return Err(plan_error(format!(
+            "table {} is committed through its catalog, not its files: give the codec the \
+             catalog's options (StrataLogicalCodec / StrataPhysicalCodec::with_catalog_options) \
+             to ship it",
+            table.identifier()
+        )));
+    }
+    Ok(BTreeMap::from([(
+        "warehouse".to_string(),
+        warehouse_of(table)?,
+    )]))
+}
+
+/// `K=V,K=V` text (`$STRATA_CATALOG_OPTIONS`): a comma starts a new pair only when the text
+/// after it has a `=`, so values may hold commas.
+fn parse_option_text(text: &str) -> BTreeMap<String, String> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for piece in text.split(',') {
+        match piece.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => out.push((k.trim().to_string(), v.into())),
+            _ => {
+                if let Some((_, v)) = out.last_mut() {
+                    v.push(',');
+                    v.push_str(piece);
+                }
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// The catalog options to open a node's table with: the node's, plus the secret keys the
+/// decoding process holds (`own`, then `$STRATA_CATALOG_OPTIONS`) that the node lacks.
+fn open_options(w: &TableWire, own: Option<&BTreeMap<String, String>>) -> BTreeMap<String, String> {
+    let mut options = w.catalog_options.clone();
+    if let Some(warehouse) = &w.warehouse {
+        options.insert("warehouse".to_string(), warehouse.clone());
+    }
+    let env = std::env::var("STRATA_CATALOG_OPTIONS")
+        .map(|t| parse_option_text(&t))
+        .unwrap_or_default();
+    for source in own.into_iter().chain(std::iter::once(&env)) {
+        for (k, v) in source {
+            if is_secret_catalog_option(k) && !options.contains_key(k) {
+                options.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    options
+}
+
+fn table_wire(
+    table: &Table,
+    pinned: Option<i64>,
+    configured: Option<&BTreeMap<String, String>>,
+) -> Result<TableWire> {
     Ok(TableWire {
         version: CODEC_VERSION,
-        warehouse: warehouse_of(table)?,
+        warehouse: None,
+        catalog_options: wire_options(table, configured)?,
         database: table.identifier().database.clone(),
         table: table.identifier().table.clone(),
         pinned_snapshot: pinned,
@@ -94,14 +203,16 @@ fn table_wire(table: &Table, pinned: Option<i64>) -> Result<TableWire> {
     })
 }
 
-async fn open(w: &TableWire) -> Result<StrataTable> {
-    if w.version != CODEC_VERSION {
+async fn open(w: &TableWire, own: Option<&BTreeMap<String, String>>) -> Result<StrataTable> {
+    if w.version != CODEC_VERSION && w.version != 1 {
         return Err(plan_error(format!(
-            "strata plan node version {} (this build reads {CODEC_VERSION})",
+            "strata plan node version {} (this build reads 1 and {CODEC_VERSION})",
             w.version
         )));
     }
-    let catalog = FileSystemCatalog::open(&w.warehouse).map_err(to_df)?;
+    let catalog = strata::catalog::open(&open_options(w, own))
+        .await
+        .map_err(to_df)?;
     let id = Identifier::new(w.database.clone(), w.table.clone()).map_err(to_df)?;
     let table = catalog.get_table(&id).await.map_err(to_df)?;
     let t = match w.pinned_snapshot {
@@ -128,9 +239,25 @@ fn split_tag(buf: &[u8]) -> Result<(u8, &[u8])> {
 
 /// Serializes strata table providers in logical plans; every other node goes to the codec it
 /// wraps (Ballista's, or DataFusion's default).
-#[derive(Debug)]
 pub struct StrataLogicalCodec {
     inner: Arc<dyn LogicalExtensionCodec>,
+    catalog_options: Option<BTreeMap<String, String>>,
+}
+
+impl std::fmt::Debug for StrataLogicalCodec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The catalog options may hold secrets: only their names.
+        f.debug_struct("StrataLogicalCodec")
+            .field("inner", &self.inner)
+            .field(
+                "catalog_options",
+                &self
+                    .catalog_options
+                    .as_ref()
+                    .map(|o| o.keys().collect::<Vec<_>>()),
+            )
+            .finish()
+    }
 }
 
 impl Default for StrataLogicalCodec {
@@ -142,7 +269,18 @@ impl Default for StrataLogicalCodec {
 impl StrataLogicalCodec {
     /// This codec in front of `inner` (e.g. Ballista's `BallistaLogicalExtensionCodec`).
     pub fn wrapping(inner: Arc<dyn LogicalExtensionCodec>) -> Self {
-        StrataLogicalCodec { inner }
+        StrataLogicalCodec {
+            inner,
+            catalog_options: None,
+        }
+    }
+
+    /// This codec for tables of the catalog `options` open (Paimon's catalog options, as
+    /// `strata::catalog::open` takes them): encoding writes them without their secrets,
+    /// decoding adds this process's secrets to a node's options (see the module doc).
+    pub fn with_catalog_options(mut self, options: BTreeMap<String, String>) -> Self {
+        self.catalog_options = Some(options);
+        self
     }
 }
 
@@ -190,7 +328,8 @@ impl LogicalExtensionCodec for StrataLogicalCodec {
                 .try_decode_table_provider(buf, table_ref, schema, ctx);
         }
         let w: TableWire = serde_json::from_slice(buf).map_err(json_error)?;
-        let t = block_on(async move { open(&w).await })??;
+        let own = self.catalog_options.as_ref();
+        let t = block_on(async move { open(&w, own).await })??;
         Ok(Arc::new(t))
     }
 
@@ -204,7 +343,11 @@ impl LogicalExtensionCodec for StrataLogicalCodec {
             buf.push(INNER_TAG);
             return self.inner.try_encode_table_provider(table_ref, node, buf);
         };
-        let mut w = table_wire(t.table(), t.snapshot().map(|s| s.id))?;
+        let mut w = table_wire(
+            t.table(),
+            t.snapshot().map(|s| s.id),
+            self.catalog_options.as_ref(),
+        )?;
         w.scan_partitions = t.scan_partitions();
         buf.push(STRATA_TAG);
         serde_json::to_writer(buf, &w).map_err(json_error)
@@ -213,9 +356,25 @@ impl LogicalExtensionCodec for StrataLogicalCodec {
 
 /// Serializes [`StrataScanExec`] in physical plans; every other node goes to the codec it wraps
 /// (Ballista's, or DataFusion's default).
-#[derive(Debug)]
 pub struct StrataPhysicalCodec {
     inner: Arc<dyn PhysicalExtensionCodec>,
+    catalog_options: Option<BTreeMap<String, String>>,
+}
+
+impl std::fmt::Debug for StrataPhysicalCodec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The catalog options may hold secrets: only their names.
+        f.debug_struct("StrataPhysicalCodec")
+            .field("inner", &self.inner)
+            .field(
+                "catalog_options",
+                &self
+                    .catalog_options
+                    .as_ref()
+                    .map(|o| o.keys().collect::<Vec<_>>()),
+            )
+            .finish()
+    }
 }
 
 impl Default for StrataPhysicalCodec {
@@ -227,7 +386,17 @@ impl Default for StrataPhysicalCodec {
 impl StrataPhysicalCodec {
     /// This codec in front of `inner` (e.g. Ballista's `BallistaPhysicalExtensionCodec`).
     pub fn wrapping(inner: Arc<dyn PhysicalExtensionCodec>) -> Self {
-        StrataPhysicalCodec { inner }
+        StrataPhysicalCodec {
+            inner,
+            catalog_options: None,
+        }
+    }
+
+    /// This codec for tables of the catalog `options` open: see
+    /// [`StrataLogicalCodec::with_catalog_options`].
+    pub fn with_catalog_options(mut self, options: BTreeMap<String, String>) -> Self {
+        self.catalog_options = Some(options);
+        self
     }
 }
 
@@ -244,8 +413,9 @@ impl PhysicalExtensionCodec for StrataPhysicalCodec {
             return self.inner.try_decode(buf, inputs, ctx, proto_converter);
         }
         let w: ScanWire = serde_json::from_slice(buf).map_err(json_error)?;
+        let own = self.catalog_options.as_ref();
         let exec = block_on(async move {
-            let provider = open(&w.table).await?;
+            let provider = open(&w.table, own).await?;
             let full = provider.schema();
             let mut schema: SchemaRef = match &w.columns {
                 Some(cols) => {
@@ -294,7 +464,11 @@ impl PhysicalExtensionCodec for StrataPhysicalCodec {
             return self.inner.try_encode(node, buf, proto_converter);
         };
         let w = ScanWire {
-            table: table_wire(scan.table(), scan.pinned_snapshot())?,
+            table: table_wire(
+                scan.table(),
+                scan.pinned_snapshot(),
+                self.catalog_options.as_ref(),
+            )?,
             snapshot_id: scan.snapshot_id(),
             columns: scan.columns().map(<[String]>::to_vec),
             filter: scan.filter().map(PredicateWire::from),
