@@ -198,3 +198,22 @@ pub struct ResetConsumerRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_snapshot_id: Option<i64>,
 }
+
+/// `POST …/tables/{table}/commit` (Java's `CommitTableRequest`): the catalog publishes
+/// `snapshot` if its latest snapshot is still `baseSnapshotUuid` (compare-and-set), and sums
+/// `statistics` into its partition listing. Answered by a `CommitTableResponse`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommitTableRequest {
+    /// The table's uuid (`GetTableResponse.id`); a table dropped and re-created has another.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table_id: Option<String>,
+    /// The uuid of the latest snapshot the commit planned on; `None` for the first commit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_snapshot_uuid: Option<String>,
+    /// The new snapshot (the `snapshot-N` file's JSON).
+    pub snapshot: crate::snapshot::Snapshot,
+    /// Per partition, what the commit changes (deltas).
+    #[serde(default, deserialize_with = "de_default")]
+    pub statistics: Vec<crate::partition::PartitionStatistics>,
+}

@@ -270,3 +270,39 @@ fn token_tag_branch_shapes() {
     assert_eq!(p.partitions[0].record_count, 3);
     assert_eq!(p.partitions[0].created_at, None);
 }
+
+#[test]
+fn commit_request_is_javas_shape() {
+    let snapshot_json = json!({
+        "version": 3, "id": 2, "schemaId": 0, "baseManifestList": "manifest-list-a-0",
+        "baseManifestListSize": 884, "deltaManifestList": "manifest-list-a-1",
+        "deltaManifestListSize": 986, "changelogManifestList": null, "commitUser": "u",
+        "commitIdentifier": 9223372036854775807i64, "commitKind": "APPEND",
+        "timeMillis": 1700000000000i64, "totalRecordCount": 3, "deltaRecordCount": 3,
+        "changelogRecordCount": 0, "nextRowId": 0, "uuid": "s-2"
+    });
+    let body = json!({
+        "tableId": "t-1",
+        "baseSnapshotUuid": "s-1",
+        "snapshot": snapshot_json,
+        "statistics": [{"spec": {"dt": "1"}, "recordCount": 3, "fileSizeInBytes": 10,
+                        "fileCount": 1, "lastFileCreationTime": 5, "totalBuckets": 1}]
+    });
+    let r: CommitTableRequest = serde_json::from_value(body).unwrap();
+    assert_eq!(r.table_id.as_deref(), Some("t-1"));
+    assert_eq!(r.base_snapshot_uuid.as_deref(), Some("s-1"));
+    assert_eq!(r.snapshot.id, 2);
+    assert_eq!(r.snapshot.uuid.as_deref(), Some("s-2"));
+    assert_eq!(r.statistics[0].record_count, 3);
+    let first: CommitTableRequest = serde_json::from_value(json!({
+        "tableId": "t-1", "baseSnapshotUuid": null, "snapshot": r.snapshot, "statistics": null
+    }))
+    .unwrap();
+    assert_eq!(first.base_snapshot_uuid, None);
+    let written = serde_json::to_value(&first).unwrap();
+    assert!(written.get("baseSnapshotUuid").is_none());
+    assert_eq!(written["statistics"], json!([]));
+    assert_eq!(written["tableId"], "t-1");
+    let ok: CommitTableResponse = serde_json::from_str(r#"{"success":false}"#).unwrap();
+    assert!(!ok.success);
+}

@@ -53,6 +53,7 @@ mod page_pruning;
 mod pk_table;
 mod postpone_bucket;
 mod read_audit;
+mod rest_client;
 mod row_id_column_conflicts;
 mod row_id_commit_conflicts;
 mod row_kinds;

@@ -146,7 +146,11 @@ impl RestApi {
         self.http.post(path, body, &self.auth.headers()).await
     }
 
-    pub(crate) async fn post_void<B: Serialize>(&self, path: &str, body: &B) -> Result<(), CallError> {
+    pub(crate) async fn post_void<B: Serialize>(
+        &self,
+        path: &str,
+        body: &B,
+    ) -> Result<(), CallError> {
         self.http
             .post_raw(path, body, &self.auth.headers())
             .await
@@ -205,7 +209,10 @@ impl RestApi {
         .await
     }
 
-    pub(crate) async fn get_database(&self, db: &str) -> Result<dto::GetDatabaseResponse, CallError> {
+    pub(crate) async fn get_database(
+        &self,
+        db: &str,
+    ) -> Result<dto::GetDatabaseResponse, CallError> {
         self.get(&self.paths.database(db), &[]).await
     }
 
@@ -252,7 +259,10 @@ impl RestApi {
         self.get(&self.paths.table(db, object), &[]).await
     }
 
-    pub(crate) async fn create_table(&self, body: &dto::CreateTableRequest) -> Result<(), CallError> {
+    pub(crate) async fn create_table(
+        &self,
+        body: &dto::CreateTableRequest,
+    ) -> Result<(), CallError> {
         self.post_void(&self.paths.tables(&body.identifier.database), body)
             .await
     }
@@ -270,7 +280,10 @@ impl RestApi {
         self.post_void(&self.paths.table(db, object), body).await
     }
 
-    pub(crate) async fn rename_table(&self, body: &dto::RenameTableRequest) -> Result<(), CallError> {
+    pub(crate) async fn rename_table(
+        &self,
+        body: &dto::RenameTableRequest,
+    ) -> Result<(), CallError> {
         self.post_void(&self.paths.rename_table(), body).await
     }
 
@@ -316,7 +329,11 @@ impl RestApi {
         Ok(r.snapshot)
     }
 
-    pub(crate) async fn list_snapshots(&self, db: &str, object: &str) -> Result<Vec<Snapshot>, CallError> {
+    pub(crate) async fn list_snapshots(
+        &self,
+        db: &str,
+        object: &str,
+    ) -> Result<Vec<Snapshot>, CallError> {
         self.paged(
             &self.paths.table_sub(db, object, "snapshots"),
             &[],
@@ -340,7 +357,11 @@ impl RestApi {
 
     // ---- branches and tags -----------------------------------------------------------
 
-    pub(crate) async fn list_branches(&self, db: &str, object: &str) -> Result<Vec<String>, CallError> {
+    pub(crate) async fn list_branches(
+        &self,
+        db: &str,
+        object: &str,
+    ) -> Result<Vec<String>, CallError> {
         let r: dto::ListBranchesResponse = self
             .get(&self.paths.table_sub(db, object, "branches"), &[])
             .await?;
@@ -357,7 +378,12 @@ impl RestApi {
             .await
     }
 
-    pub(crate) async fn drop_branch(&self, db: &str, object: &str, branch: &str) -> Result<(), CallError> {
+    pub(crate) async fn drop_branch(
+        &self,
+        db: &str,
+        object: &str,
+        branch: &str,
+    ) -> Result<(), CallError> {
         let path = self
             .paths
             .table_sub(db, object, &format!("branches/{}", encode(branch)));
@@ -395,7 +421,12 @@ impl RestApi {
         self.get(&path, &[]).await
     }
 
-    pub(crate) async fn delete_tag(&self, db: &str, object: &str, tag: &str) -> Result<(), CallError> {
+    pub(crate) async fn delete_tag(
+        &self,
+        db: &str,
+        object: &str,
+        tag: &str,
+    ) -> Result<(), CallError> {
         let path = self
             .paths
             .table_sub(db, object, &format!("tags/{}", encode(tag)));

@@ -62,13 +62,14 @@ pub(crate) fn commit_outcome(
 ) -> Result<bool> {
     match outcome {
         Ok(success) => Ok(success),
-        Err(CallError::Transport { message, sent: true }) => {
-            Err(ErrorDetail::CommitOutcomeUnknown {
-                table: id.to_string(),
-                message: format!("the REST catalog did not answer the commit: {message}"),
-            }
-            .into())
+        Err(CallError::Transport {
+            message,
+            sent: true,
+        }) => Err(ErrorDetail::CommitOutcomeUnknown {
+            table: id.to_string(),
+            message: format!("the REST catalog did not answer the commit: {message}"),
         }
+        .into()),
         Err(CallError::Status(f)) if f.status >= 500 && f.status != 501 => {
             Err(ErrorDetail::CommitOutcomeUnknown {
                 table: id.to_string(),

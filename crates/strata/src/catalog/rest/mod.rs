@@ -380,10 +380,7 @@ impl RestCatalog {
             snapshot: snapshot.clone(),
             statistics: ctx.statistics.clone(),
         };
-        commit::commit_outcome(
-            self.api().commit(&id.database, &object, &body).await,
-            id,
-        )
+        commit::commit_outcome(self.api().commit(&id.database, &object, &body).await, id)
     }
 
     /// `POST …/rollback` for table `id`.
@@ -427,7 +424,10 @@ fn resource_name(e: &CallError) -> String {
 /// A failed call about table `id`: a 404 is the table's absence.
 fn table_error(e: CallError, id: &Identifier, endpoint: &str) -> Error {
     if e.is_not_found(None)
-        && matches!(e.status().and_then(|f| f.resource_type()), None | Some("TABLE"))
+        && matches!(
+            e.status().and_then(|f| f.resource_type()),
+            None | Some("TABLE")
+        )
     {
         return ErrorDetail::TableNotFound(id.to_string()).into();
     }
@@ -479,8 +479,7 @@ fn schema_to_send(schema: &Schema, defaults: &BTreeMap<String, String>) -> Schem
     for (k, v) in defaults {
         s.options.entry(k.clone()).or_insert_with(|| v.clone());
     }
-    if s
-        .fields
+    if s.fields
         .iter()
         .any(|f| f.id == strata_spec::types::json::UNASSIGNED_FIELD_ID)
     {
@@ -698,7 +697,13 @@ mod tests {
 
     #[test]
     fn own_keys_are_accepted_others_refused_by_name() {
-        for k in ["uri", "token", "token.provider", "header.X-A", "data-token.enabled"] {
+        for k in [
+            "uri",
+            "token",
+            "token.provider",
+            "header.X-A",
+            "data-token.enabled",
+        ] {
             assert!(is_rest_key(k), "{k}");
         }
         let o = BTreeMap::from([
