@@ -52,7 +52,9 @@ pub async fn open(options: &BTreeMap<String, String>) -> Result<Arc<dyn Catalog>
             .await
             .map(|c| Arc::new(c) as Arc<dyn Catalog>),
         #[cfg(feature = "jdbc")]
-        "jdbc" => jdbc::JdbcCatalog::open(options).await.map(|c| Arc::new(c) as Arc<dyn Catalog>),
+        "jdbc" => jdbc::JdbcCatalog::open(options)
+            .await
+            .map(|c| Arc::new(c) as Arc<dyn Catalog>),
         other => Err(ErrorDetail::UnsupportedOption {
             key: "metastore".into(),
             message: format!(
