@@ -206,7 +206,7 @@ pub(crate) fn router(state: AppState) -> Router {
         "/v1/{prefix}/databases/{db}/view-details",
         "/v1/{prefix}/databases/{db}/views/{view}",
     ] {
-        api = api.route(p, at(s, Op::Views, axum::routing::any(unsupported::views)));
+        api = api.route(p, any_method(s, Op::Views, unsupported::views));
     }
     for p in [
         "/v1/{prefix}/functions",
@@ -214,16 +214,26 @@ pub(crate) fn router(state: AppState) -> Router {
         "/v1/{prefix}/databases/{db}/function-details",
         "/v1/{prefix}/databases/{db}/functions/{function}",
     ] {
-        api = api.route(
-            p,
-            at(s, Op::Functions, axum::routing::any(unsupported::functions)),
-        );
+        api = api.route(p, any_method(s, Op::Functions, unsupported::functions));
     }
     api.merge(metrics::routes())
         .fallback(unknown_path)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(body_limit))
         .with_state(state)
+}
+
+/// `handler` for every method, guarded for `op` (`any` routes are a fallback, which
+/// `route_layer` does not cover).
+fn any_method<H, T>(state: &AppState, op: Op, handler: H) -> MethodRouter<AppState>
+where
+    H: axum::handler::Handler<T, AppState>,
+    T: 'static,
+{
+    axum::routing::any(handler).layer(middleware::from_fn_with_state(
+        (state.clone(), op),
+        guard_fn,
+    ))
 }
 
 /// `handler` guarded for `op`.
