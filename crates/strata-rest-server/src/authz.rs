@@ -31,7 +31,6 @@ use crate::error::{ApiError, ApiResult, ResourceType};
 use crate::ops::Op;
 
 /// The token file grammar, for `strata serve --help` and the docs.
-#[allow(dead_code)] // until lib.rs re-exports it for the CLI
 pub const TOKEN_FILE_GRAMMAR: &str = "\
 Token file (--token-file): one grant per line, fields separated by spaces or tabs.
   # comment                     lines starting with '#' and blank lines are ignored

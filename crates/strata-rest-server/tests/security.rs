@@ -56,6 +56,11 @@ impl TestServer {
     /// A server over `root/wh` with the test token file, the three databases db1 (t1), db2
     /// (t1, t2) and db3 (no table) created by the admin through the API.
     async fn start() -> TestServer {
+        TestServer::start_with(|_| {}).await
+    }
+
+    /// [`TestServer::start`] with `adjust` applied to the configuration first.
+    async fn start_with(adjust: impl FnOnce(&mut ServerConfig)) -> TestServer {
         let dir = tempfile::tempdir().unwrap();
         let warehouse = dir.path().join("root").join("wh");
         std::fs::create_dir_all(&warehouse).unwrap();
@@ -64,6 +69,7 @@ impl TestServer {
         let mut config = ServerConfig::new(warehouse.to_string_lossy());
         config.token_file = Some(tokens);
         config.audit_log = Some(dir.path().join("audit.jsonl"));
+        adjust(&mut config);
         let server = Server::new(config).await.expect("server starts");
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
@@ -416,6 +422,49 @@ async fn a_database_grant_sees_nothing_of_other_databases() {
         s.call("DELETE", "/databases/db1", DB1_WRITER).await.status,
         403
     );
+    // By id: a hidden table's id answers like an unknown id.
+    let id = s
+        .call("GET", "/databases/db2/tables/t1", ADMIN)
+        .await
+        .json()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        s.call("GET", &format!("/tables/id/{id}"), ADMIN)
+            .await
+            .status,
+        200
+    );
+    assert_eq!(
+        s.call("GET", &format!("/tables/id/{id}"), DB1_WRITER)
+            .await
+            .status,
+        404
+    );
+    // Renames: out of a hidden database is 404, into a database without a grant 403.
+    let rename = |from: (&str, &str), to: (&str, &str)| {
+        json!({"source": {"database": from.0, "object": from.1},
+               "destination": {"database": to.0, "object": to.1}})
+    };
+    let r = s
+        .post(
+            "/tables/rename",
+            DB1_WRITER,
+            rename(("db2", "t1"), ("db1", "x")),
+        )
+        .await;
+    assert_eq!(r.status, 404, "{r:?}");
+    let r = s
+        .post(
+            "/tables/rename",
+            DB1_WRITER,
+            rename(("db1", "t1"), ("db2", "x")),
+        )
+        .await;
+    assert_eq!(r.status, 403, "{r:?}");
+    assert!(s.warehouse().join("db1.db").join("t1").exists());
+    assert!(!s.warehouse().join("db2.db").join("x").exists());
     // Creating a table in a database it has no grant on is refused, never created.
     let r = s
         .post("/databases/db2/tables", DB1_WRITER, table_body("db2", "t9"))
@@ -664,4 +713,30 @@ async fn a_malformed_token_file_stops_the_server_naming_the_line() {
         .to_string();
     assert!(err.contains("line 3") && err.contains("wirte"), "{err}");
     assert!(!err.contains("secret-2"), "the error shows a token: {err}");
+}
+
+#[tokio::test]
+async fn a_client_that_never_finishes_its_headers_is_cut_off() {
+    let s = TestServer::start_with(|c| c.header_read_timeout = Duration::from_secs(1)).await;
+    let mut stream = TcpStream::connect(s.addr).await.unwrap();
+    // Slowloris: a request line and one header, then nothing.
+    stream
+        .write_all(b"GET /v1/config?warehouse=wh HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .unwrap();
+    let mut answer = Vec::new();
+    let started = std::time::Instant::now();
+    let read = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer)).await;
+    assert!(read.is_ok(), "the connection was still open after 10 s");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    if let Some(reply) = parse_reply(&answer) {
+        assert_eq!(reply.status, 408, "{reply:?}");
+    }
+    // The server still answers everyone else.
+    assert_eq!(s.get("/healthz", None).await.status, 200);
+    s.stop().await;
 }
