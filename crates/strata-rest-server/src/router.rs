@@ -262,13 +262,11 @@ async fn guard_fn(State((state, op)): State<(AppState, Op)>, req: Request, next:
         let params = params.map_err(|_| ApiError::bad_request("malformed path"))?;
         for (key, value) in params.iter() {
             match key {
-                "prefix" => {
-                    if value != state.inner.name {
-                        return Err(ApiError::new(
-                            StatusCode::NOT_FOUND,
-                            format!("unknown catalog prefix {value:?}"),
-                        ));
-                    }
+                "prefix" if value != state.inner.name => {
+                    return Err(ApiError::new(
+                        StatusCode::NOT_FOUND,
+                        format!("unknown catalog prefix {value:?}"),
+                    ));
                 }
                 "db" => {
                     validate::database(value)?;

@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use strata_rest_server::{Server, ServerConfig};
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -56,7 +58,10 @@ async fn serves_https_and_shuts_down_gracefully() {
         .expect("serve returns after the shutdown signal")
         .unwrap()
         .unwrap();
-    assert!(client.get(&url).send().await.is_err(), "no longer listening");
+    assert!(
+        client.get(&url).send().await.is_err(),
+        "no longer listening"
+    );
 }
 
 #[tokio::test]
@@ -65,7 +70,10 @@ async fn a_certificate_needs_its_key() {
     let mut config = ServerConfig::new(dir.path().join("lake").to_str().unwrap());
     config.tls_cert = Some(fixture("test-cert.pem"));
     let err = Server::new(config).await.unwrap_err();
-    assert!(err.to_string().contains("both a certificate and a key"), "{err}");
+    assert!(
+        err.to_string().contains("both a certificate and a key"),
+        "{err}"
+    );
     let mut config = ServerConfig::new(dir.path().join("lake").to_str().unwrap());
     config.tls_cert = Some(fixture("test-key.pem"));
     config.tls_key = Some(fixture("test-key.pem"));
