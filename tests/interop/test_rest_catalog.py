@@ -18,7 +18,7 @@ from typing import Dict, List, Sequence
 import pytest
 
 from interop_support.java_oracle import JavaOracle, JavaOracleError
-from interop_support.rest_java_server import JavaRestServer, rest_strata
+from interop_support.rest_java_server import JavaRestServer, RestServer, rest_strata
 from interop_support.strata_cli import StrataError
 
 PK_SCHEMA = {
@@ -207,7 +207,7 @@ def test_errors_are_mapped(rs, server, strata_bin, tmp_path):
     p = rs.run("read", "nodb.missing", check=False)
     assert p.returncode != 0
     assert "not exist" in p.stderr.lower() or "not found" in p.stderr.lower(), p.stderr
-    bad = JavaRestServer.__new__(JavaRestServer)
+    bad = RestServer()
     bad.url, bad.warehouse, bad.token = server.url, server.warehouse, "wrong-token"
     p = rest_strata(strata_bin, bad, tmp_path / "bad").run("list", check=False)
     assert p.returncode != 0
