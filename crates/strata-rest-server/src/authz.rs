@@ -475,13 +475,25 @@ pub struct Authz {
 
 impl Authz {
     /// Loads the token file named in `config`, if any (its errors name the line).
+    /// A token file other users can read is served, with a warning in the log.
     pub fn from_config(config: &ServerConfig) -> Result<Self, String> {
-        match &config.token_file {
-            Some(path) => Ok(Authz::new(Some(
-                TokenFile::load(path).map_err(|e| e.to_string())?,
-            ))),
-            None => Ok(Authz::new(None)),
+        let Some(path) = &config.token_file else {
+            return Ok(Authz::new(None));
+        };
+        let tokens = TokenFile::load(path).map_err(|e| e.to_string())?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(path).map_or(0, |m| m.permissions().mode());
+            if mode & 0o077 != 0 {
+                tracing::warn!(
+                    file = %path.display(),
+                    mode = format!("{:o}", mode & 0o777),
+                    "the token file is readable by other users (chmod 600 it)"
+                );
+            }
         }
+        Ok(Authz::new(Some(tokens)))
     }
 
     /// An authenticator over `tokens` (`None`: every caller is the anonymous admin).
