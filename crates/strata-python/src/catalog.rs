@@ -1,15 +1,16 @@
-//! `strata.Catalog`: the databases and tables of a warehouse directory (local path, `file://`
-//! or `s3://` with Paimon's `s3.*` options), as Paimon's filesystem catalog lays them out.
-//! Every catalog option is honoured or refused by name ([`crate::catalog_options`]);
-//! `table-default.*` options are applied by the library catalog at `create_table` (also SQL's
-//! CREATE TABLE) as Java's `AbstractCatalog` does.
+//! `strata.Catalog`: the databases and tables of a Paimon catalog, opened from pypaimon's
+//! catalog options through `strata::catalog::open` — a warehouse directory (local path,
+//! `file://` or `s3://` with Paimon's `s3.*` options, as Paimon's filesystem catalog lays it
+//! out), a REST catalog (`metastore = rest`, `uri`, `token`, ...) or a JDBC catalog
+//! (`metastore = jdbc`). Every catalog option is honoured or refused by name
+//! ([`crate::catalog_options`]); `table-default.*` options are applied by the library catalog
+//! at `create_table` (also SQL's CREATE TABLE) as Java's `AbstractCatalog` does.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
-use strata::catalog::FileSystemCatalog;
 use strata::table::Identifier;
 use strata_spec::schema::Schema;
 use strata_spec::types::json::parse_type_text;
@@ -20,30 +21,35 @@ use crate::errors::{invalid, to_py, IntoPy};
 use crate::runtime::block_on;
 use crate::table_handle::Table;
 
-/// A Paimon filesystem catalog: a warehouse directory of `DB.db/TABLE/` folders.
+/// A Paimon catalog: a warehouse directory of `DB.db/TABLE/` folders, a REST catalog or a
+/// JDBC catalog.
 ///
 /// ``Catalog("/data/warehouse")``, ``Catalog("s3://bucket/wh", {"s3.endpoint": ...})``, or
-/// pypaimon's form ``Catalog({"warehouse": "/data/warehouse", ...})``.
+/// pypaimon's form ``Catalog({"warehouse": "/data/warehouse", ...})``,
+/// ``Catalog({"metastore": "rest", "uri": ..., "warehouse": ..., "token.provider": "bear",
+/// "token": ...})``.
 #[pyclass(module = "strata", frozen)]
 pub struct Catalog {
-    /// The catalog the Python object wraps (the trait: a filesystem catalog today).
+    /// The catalog the Python object wraps (the trait: filesystem, REST or JDBC).
     pub(crate) inner: Arc<dyn strata::catalog::Catalog>,
-    pub(crate) warehouse: String,
-    /// The options as given (to pickle the catalog).
-    pub(crate) options: HashMap<String, String>,
+    /// Every catalog option, `warehouse` included (to pickle the catalog and its tables).
+    pub(crate) options: BTreeMap<String, String>,
     /// The SQL session of `sql()`, made on first use.
     pub(crate) sql_session: std::sync::OnceLock<Arc<strata_datafusion::SqlSession>>,
 }
 
 impl Catalog {
-    pub(crate) fn open(warehouse: String, options: HashMap<String, String>) -> PyResult<Catalog> {
-        let parsed = catalog_options::parse(&warehouse, &options).py_err()?;
-        let inner = FileSystemCatalog::open_with_options(&warehouse, &parsed.io)
-            .py_err()?
-            .with_table_defaults(parsed.table_defaults);
+    /// Opens the catalog of `warehouse` (a path, or `None` when the options name it) and
+    /// `options` (pypaimon's keys). Called with the GIL released.
+    pub(crate) fn open(
+        warehouse: Option<String>,
+        options: HashMap<String, String>,
+    ) -> PyResult<Catalog> {
+        let options = catalog_options::merge(warehouse, options).py_err()?;
+        let rt = crate::runtime::runtime()?;
+        let inner = rt.block_on(strata::catalog::open(&options)).py_err()?;
         Ok(Catalog {
-            inner: Arc::new(inner),
-            warehouse,
+            inner,
             options,
             sql_session: std::sync::OnceLock::new(),
         })
@@ -52,7 +58,6 @@ impl Catalog {
     pub(crate) fn table_object(&self, inner: strata::table::Table) -> Table {
         Table {
             inner,
-            warehouse: self.warehouse.clone(),
             catalog_options: self.options.clone(),
             dynamic_options: HashMap::new(),
         }
@@ -81,7 +86,8 @@ pub(crate) fn sql<'py>(
     if let Ok(c) = catalog.cast::<Catalog>() {
         return crate::sql::run(py, c.get().sql_session(), query);
     }
-    let c = Catalog::open(catalog.extract::<String>()?, Default::default())?;
+    let warehouse = catalog.extract::<String>()?;
+    let c = py.detach(|| Catalog::open(Some(warehouse), Default::default()))?;
     crate::sql::run(py, c.sql_session(), query)
 }
 
@@ -90,7 +96,7 @@ pub(crate) fn sql<'py>(
 #[pyo3(signature = (warehouse, options, identifier, dynamic_options = None))]
 pub(crate) fn open_table(
     py: Python<'_>,
-    warehouse: String,
+    warehouse: Option<String>,
     options: HashMap<String, String>,
     identifier: &str,
     dynamic_options: Option<HashMap<String, String>>,
@@ -118,28 +124,45 @@ impl Catalog {
     ) -> PyResult<Self> {
         let mut options = options.unwrap_or_default();
         let location = if let Ok(dict) = warehouse.cast::<PyDict>() {
-            let mut all: HashMap<String, String> = dict.extract()?;
-            let w = all.remove("warehouse").ok_or_else(|| {
-                invalid("catalog options need a 'warehouse' (the warehouse directory or URI)")
-            })?;
+            // pypaimon's form: every option in one dict (`warehouse` among them, if any).
+            let mut all = option_strings(dict)?;
             all.extend(options.drain());
             options = all;
-            w
+            None
         } else if let Ok(s) = warehouse.extract::<String>() {
-            s
+            Some(s)
         } else {
             // pathlib.Path and other os.PathLike objects.
             let os = warehouse.py().import("os")?;
-            os.call_method1("fspath", (warehouse,))?.extract()?
+            Some(os.call_method1("fspath", (warehouse,))?.extract()?)
         };
         let py = warehouse.py();
         py.detach(|| Catalog::open(location, options))
     }
 
-    /// The warehouse location this catalog was opened with.
+    /// The warehouse this catalog was opened with (a location; for a REST catalog the
+    /// server's catalog name), or ``None`` when the options gave none.
     #[getter]
-    fn warehouse(&self) -> &str {
-        &self.warehouse
+    fn warehouse(&self) -> Option<&str> {
+        self.options.get("warehouse").map(String::as_str)
+    }
+
+    /// The catalog options this catalog was opened with (``metastore``, ``warehouse``, ``uri``,
+    /// ...), secrets (``token``, ``jdbc.password``, ``header.*``, ``*secret*``) shown as
+    /// ``"***"``.
+    #[getter]
+    fn options(&self) -> BTreeMap<String, String> {
+        self.options
+            .iter()
+            .map(|(k, v)| {
+                let v = if strata_datafusion::codec::is_secret_catalog_option(k) {
+                    "***".to_string()
+                } else {
+                    v.clone()
+                };
+                (k.clone(), v)
+            })
+            .collect()
     }
 
     /// Names of the databases, sorted.
@@ -254,20 +277,50 @@ impl Catalog {
     }
 
     fn __repr__(&self) -> String {
-        format!("strata.Catalog({:?})", self.warehouse)
+        match (self.options.get("metastore"), self.options.get("warehouse")) {
+            (Some(m), w) if m != "filesystem" => match self.options.get("uri") {
+                Some(uri) => {
+                    format!("strata.Catalog(metastore={m:?}, uri={uri:?}, warehouse={w:?})")
+                }
+                None => format!("strata.Catalog(metastore={m:?}, warehouse={w:?})"),
+            },
+            (_, Some(w)) => format!("strata.Catalog({w:?})"),
+            (_, None) => "strata.Catalog()".to_string(),
+        }
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let class = py.import("strata")?.getattr("Catalog")?;
-        let args = PyTuple::new(
-            py,
-            [
-                self.warehouse.clone().into_pyobject(py)?.into_any(),
-                self.options.clone().into_pyobject(py)?.into_any(),
-            ],
-        )?;
+        // Every option, secrets included: unpickling (a Ray worker) must open the same
+        // catalog. Pickles of a catalog holding a token are as secret as the token.
+        let args = PyTuple::new(py, [self.options.clone().into_pyobject(py)?.into_any()])?;
         PyTuple::new(py, [class, args.into_any()])
     }
+}
+
+/// A dict of catalog options as strings: `str` values as they are, `bool` as `true`/`false`
+/// (pypaimon's `{"data-token.enabled": True}`), numbers as `str()` writes them.
+fn option_strings(dict: &Bound<'_, PyDict>) -> PyResult<HashMap<String, String>> {
+    let mut out = HashMap::new();
+    for (k, v) in dict.iter() {
+        let key: String = k
+            .extract()
+            .map_err(|_| invalid(format!("a catalog option name must be a string, not {k:?}")))?;
+        let value = if let Ok(b) = v.extract::<bool>() {
+            if b { "true" } else { "false" }.to_string()
+        } else if let Ok(s) = v.extract::<String>() {
+            s
+        } else if v.extract::<i64>().is_ok() || v.extract::<f64>().is_ok() {
+            v.str()?.to_string()
+        } else {
+            return Err(invalid(format!(
+                "catalog option {key}: a string, bool or number, not a {}",
+                v.get_type().name()?
+            )));
+        };
+        out.insert(key, value);
+    }
+    Ok(out)
 }
 
 const UNASSIGNED: i32 = strata_spec::types::json::UNASSIGNED_FIELD_ID;

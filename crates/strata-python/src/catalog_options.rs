@@ -1,157 +1,70 @@
-//! The options of a `strata.Catalog`, key by key: each is honoured or refused with an error
-//! naming it, never accepted and dropped.
+//! The options of a `strata.Catalog`: pypaimon's `CatalogFactory.create` dict (Paimon's catalog
+//! option names), merged from the forms `strata.Catalog` takes (a warehouse path, a dict, a path
+//! and a dict) into the one map `strata::catalog::open` takes. That opener honours every key or
+//! refuses it with an error naming it, per catalog:
 //!
-//! | key | what strata does |
+//! | `metastore` | keys (beside `metastore`) |
 //! |---|---|
-//! | `warehouse` | the warehouse location (pypaimon's dict form); given twice, both must agree |
-//! | `metastore` | `filesystem` (the default); anything else — `rest`, `jdbc`, `hive` — is refused |
-//! | `s3.*` | the S3 client of an `s3://` warehouse: `s3.endpoint`, `s3.access-key`, `s3.secret-key`, `s3.session-token`, `s3.region`, `s3.path-style-access`, `s3.max-retries` |
-//! | `s3a.*`, `fs.s3a.*`, `fs.s3.*` | the same settings under the prefixes Java's `S3FileIO` (`s3.`, `s3a.`, `fs.s3a.`) and pypaimon's `PyArrowFileIO` (also `fs.s3.`, and `fs.s3.accessKeyId`, `fs.s3.accessKeySecret`, `fs.s3.securityToken`) accept, with the Hadoop spellings (`access.key`, `secret.key`, `session.token`, `path.style.access`) |
-//! | `table-default.K` | option `K` of every table this catalog creates whose schema does not set `K` (Java's `AbstractCatalog.copyTableDefaultOptions`, applied in `createTable` after the existence check) |
+//! | `filesystem` (default) | `warehouse` (required), `s3.*` (and Java's `s3a.`/`fs.s3a.`, pypaimon's `fs.s3.` spellings), `table-default.*` |
+//! | `rest` | `uri`, `warehouse` (the server's catalog), `token.provider`, `token`, `header.*`, `data-token.enabled`, `prefix`, `dlf.*` as the REST client implements them, plus the keys every catalog takes |
+//! | `jdbc` | `uri`, `warehouse`, `catalog-key`, `jdbc.*` (`jdbc.user`, `jdbc.password`, ...), `lock.*`, plus the keys every catalog takes |
 //!
-//! Every other key (`uri`, `token`, `lock.enabled`, `cache-enabled`, `fs.oss.*`, ...) is refused:
-//! strata's filesystem catalog has nothing that would honour it.
+//! Here only what is about the Python forms is checked: a warehouse given twice must agree, and
+//! a filesystem catalog needs one (an `InvalidInputError` before anything is opened).
 
 use std::collections::{BTreeMap, HashMap};
 
-/// Java's `Catalog.TABLE_DEFAULT_OPTION_PREFIX`.
-pub(crate) const TABLE_DEFAULT_PREFIX: &str = "table-default.";
-
-/// The catalog options strata's `FileIO` takes for `s3://` warehouses.
-const S3_KEYS: &[&str] = strata::io::S3_OPTION_KEYS;
-
-/// Prefixes other engines accept for the same S3 settings (Java's `S3FileIO.CONFIG_PREFIXES`
-/// beside `s3.`, and pypaimon's `fs.s3.`).
-const S3_ALIAS_PREFIXES: &[&str] = &["fs.s3a.", "s3a.", "fs.s3."];
-
-/// The catalog options, sorted by what they configure.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct CatalogOptions {
-    /// Options for `FileIO::for_location_with_options`, with strata's `s3.*` names.
-    pub io: HashMap<String, String>,
-    /// `table-default.K = V` as `K = V`.
-    pub table_defaults: BTreeMap<String, String>,
-}
-
-/// strata's `s3.*` name of an S3 setting spelled `name` after a prefix.
-fn s3_setting(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "endpoint" => "s3.endpoint",
-        "region" | "endpoint.region" => "s3.region",
-        "access-key" | "access.key" | "accessKeyId" => "s3.access-key",
-        "secret-key" | "secret.key" | "accessKeySecret" => "s3.secret-key",
-        "session-token" | "session.token" | "security-token" | "security.token"
-        | "securityToken" => "s3.session-token",
-        "path-style-access" | "path.style.access" => "s3.path-style-access",
-        "max-retries" => "s3.max-retries",
-        _ => return None,
-    })
-}
-
-fn unsupported(key: &str, why: &str) -> strata::Error {
-    strata::Error::unsupported(format!("catalog option {key}: {why}")).with_option(key)
-}
-
-/// Sorts `options` (given with the warehouse `warehouse`), refusing every key strata does not
-/// honour.
-pub(crate) fn parse(
-    warehouse: &str,
-    options: &HashMap<String, String>,
-) -> strata::Result<CatalogOptions> {
-    let mut out = CatalogOptions::default();
-    // strata's s3.* name → (the key given, its value), to catch two spellings that disagree.
-    let mut s3: BTreeMap<&'static str, (&str, &str)> = BTreeMap::new();
-    let mut keys: Vec<&String> = options.keys().collect();
-    keys.sort();
-    for key in keys {
-        let value = options[key].as_str();
-        if key == "warehouse" {
-            if value != warehouse {
+/// The catalog options of `strata.Catalog(warehouse, options)`: `warehouse` (a path, or `None`
+/// when only the dict was given) merged into `options` as `warehouse`.
+pub(crate) fn merge(
+    warehouse: Option<String>,
+    options: HashMap<String, String>,
+) -> strata::Result<BTreeMap<String, String>> {
+    let mut out: BTreeMap<String, String> = options.into_iter().collect();
+    if let Some(w) = warehouse {
+        match out.get("warehouse") {
+            Some(other) if *other != w => {
                 return Err(strata::Error::invalid_option(
-                    key.clone(),
-                    format!("the catalog was given two warehouses, {warehouse:?} and {value:?}"),
-                ));
+                    "warehouse",
+                    format!("the catalog was given two warehouses, {w:?} and {other:?}"),
+                ))
             }
-            continue;
-        }
-        if key == "metastore" {
-            match value {
-                "filesystem" => continue,
-                "rest" => {
-                    return Err(unsupported(
-                        "metastore = rest",
-                        "a REST catalog is not supported yet; strata opens filesystem \
-                         catalogs (metastore = filesystem)",
-                    ))
-                }
-                other => {
-                    return Err(unsupported(
-                        &format!("metastore = {other}"),
-                        "strata opens filesystem catalogs only (metastore = filesystem)",
-                    ))
-                }
+            _ => {
+                out.insert("warehouse".to_string(), w);
             }
         }
-        if let Some(option) = key.strip_prefix(TABLE_DEFAULT_PREFIX) {
-            if option.is_empty() {
-                return Err(strata::Error::invalid_option(
-                    key.clone(),
-                    "table-default. must be followed by a table option name",
-                ));
-            }
-            out.table_defaults
-                .insert(option.to_string(), value.to_string());
-            continue;
-        }
-        let setting = if let Some(k) = S3_KEYS.iter().copied().find(|k| *k == key) {
-            Some(match k {
-                "s3.path.style.access" => "s3.path-style-access",
-                k => k,
-            })
-        } else if let Some(prefix) = ["s3."]
-            .iter()
-            .chain(S3_ALIAS_PREFIXES)
-            .find(|p| key.starts_with(**p))
-        {
-            match s3_setting(&key[prefix.len()..]) {
-                Some(s) => Some(s),
-                None => {
-                    return Err(unsupported(
-                        key,
-                        &format!(
-                            "not an S3 setting strata knows (it takes {} and their s3a., \
-                             fs.s3a. and fs.s3. spellings)",
-                            S3_KEYS.join(", ")
-                        ),
-                    ))
-                }
-            }
-        } else {
-            None
-        };
-        if let Some(setting) = setting {
-            if let Some((other, v)) = s3.get(setting) {
-                if *v != value {
-                    return Err(strata::Error::invalid_option(
-                        key.clone(),
-                        format!(
-                            "{key} = {value:?} and {other} = {v:?} set the same S3 setting \
-                             ({setting}) differently"
-                        ),
-                    ));
-                }
-            }
-            s3.insert(setting, (key.as_str(), value));
-            continue;
-        }
-        return Err(unsupported(
-            key,
-            "strata's filesystem catalog does not honour it (it takes warehouse, metastore = \
-             filesystem, the s3.* settings of an s3:// warehouse and table-default.*)",
+    }
+    let filesystem = out
+        .get("metastore")
+        .is_none_or(|m| m.as_str() == "filesystem");
+    if filesystem && !out.contains_key("warehouse") {
+        return Err(strata::Error::invalid_option(
+            "warehouse",
+            "catalog options need a 'warehouse' (the warehouse directory or URI) for a \
+             filesystem catalog",
         ));
     }
-    for (setting, (_, value)) in s3 {
-        out.io.insert(setting.to_string(), value.to_string());
-    }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merges_the_python_forms() {
+        let o = merge(Some("/wh".into()), HashMap::new()).unwrap();
+        assert_eq!(o["warehouse"], "/wh");
+        let both = HashMap::from([("warehouse".to_string(), "/wh".to_string())]);
+        assert_eq!(merge(Some("/wh".into()), both.clone()).unwrap().len(), 1);
+        let e = merge(Some("/other".into()), both).unwrap_err();
+        assert!(e.to_string().contains("two warehouses"), "{e}");
+        let e = merge(None, HashMap::new()).unwrap_err();
+        assert_eq!(e.kind(), strata::ErrorKind::InvalidInput);
+        let rest = HashMap::from([("metastore".to_string(), "rest".to_string())]);
+        assert!(
+            merge(None, rest).is_ok(),
+            "a REST catalog may leave warehouse out"
+        );
+    }
 }

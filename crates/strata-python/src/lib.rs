@@ -15,8 +15,8 @@
 //! | `runtime` | the shared tokio runtime; every blocking call releases the GIL |
 //! | `errors` | strata errors as Python exceptions, one class per [`strata::ErrorKind`] |
 //! | `arrow_io` | Arrow in and out through the Arrow PyCapsule interface (no pyarrow needed) |
-//! | `catalog` | `Catalog`: databases and tables of a warehouse (local or `s3://`); `strata.sql`, and re-opening a pickled table |
-//! | `catalog_options` | every catalog option honoured (`warehouse`, `metastore`, `s3.*` and its aliases, `table-default.*`) or refused by name |
+//! | `catalog` | `Catalog`: databases and tables of a catalog (filesystem warehouse, local or `s3://`; REST; JDBC) opened through `strata::catalog::open`; `strata.sql`, and re-opening a pickled table |
+//! | `catalog_options` | pypaimon's catalog option dict from the Python forms (a warehouse given twice must agree); the opener honours each key or refuses it by name |
 //! | `table` | `Table`'s methods: metadata, shortcuts, maintenance, system tables |
 //! | `table_handle` | the `Table` handle itself (library table + what re-opens it), below catalog, writers and routing |
 //! | `read` | `ReadBuilder`, `TableScan`, `Plan` (incremental reads too); `table_read` (`TableRead`), `split` (`Split`), `read_spec` (a read opened as one stream), `read_options` below it |

@@ -627,7 +627,7 @@ impl Table {
         let f = py.import("strata._native")?.getattr("open_table")?;
         let dynamic = self.dynamic_options.clone();
         let args = (
-            self.warehouse.clone(),
+            None::<String>,
             self.catalog_options.clone(),
             self.inner.identifier().to_string(),
             dynamic,

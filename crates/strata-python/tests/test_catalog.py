@@ -78,10 +78,11 @@ def test_every_catalog_option_honoured_or_refused(warehouse):
             strata.Catalog(warehouse, {key: value})
         with pytest.raises(strata.UnsupportedError, match=key.replace(".", r"\.")):
             strata.Catalog({"warehouse": warehouse, key: value})
-    with pytest.raises(strata.UnsupportedError, match="metastore = rest.*not supported yet"):
-        strata.Catalog({"warehouse": warehouse, "metastore": "rest", "uri": "http://x"})
-    with pytest.raises(strata.UnsupportedError, match="metastore = jdbc"):
-        strata.Catalog(warehouse, {"metastore": "jdbc"})
+    # Keys of another catalog on a filesystem catalog are refused too, naming the catalog.
+    with pytest.raises(strata.UnsupportedError, match=r"uri.*filesystem"):
+        strata.Catalog({"warehouse": warehouse, "metastore": "filesystem", "uri": "http://x"})
+    with pytest.raises(strata.UnsupportedError, match="metastore = hive"):
+        strata.Catalog(warehouse, {"metastore": "hive"})
     with pytest.raises(strata.InvalidInputError, match="two warehouses"):
         strata.Catalog(warehouse, {"warehouse": warehouse + "/other"})
     with pytest.raises(strata.InvalidInputError, match="table-default"):

@@ -348,3 +348,25 @@ def test_datasink_refuses_primary_key_tables(ray_local, catalog):
         StrataDatasink(t)
     # write_strata routes instead.
     assert write_strata(ray.data.from_arrow(blocks_of(rows_table(range(10), 1), 2)), t) == 1
+
+
+def test_write_then_read_through_a_jdbc_catalog(ray_local, tmp_path):
+    """Ray tasks carry a pickled table, which re-opens its catalog from the same options: a
+    JDBC catalog (SQLite) here, so writers, readers and the driver's commit all go through it."""
+    options = {
+        "metastore": "jdbc",
+        "uri": f"jdbc:sqlite:{tmp_path / 'catalog.db'}",
+        "warehouse": str(tmp_path / "wh"),
+        "catalog-key": "ray",
+    }
+    c = strata.Catalog(options)
+    c.create_database("db")
+    t = c.create_table("db.pk", SCHEMA, primary_keys=["id"], options={"bucket": "2"})
+    model = {}
+    for version, ids in ((1, range(400)), (2, range(0, 600, 2))):
+        data = rows_table(ids, version=version)
+        assert write_strata(ray.data.from_arrow(blocks_of(data, 3)), t) is not None
+        model_upsert(model, data)
+    again = strata.Catalog(dict(options)).get_table("db.pk")
+    got = pa.concat_tables(ray.get(read_strata(again, override_num_blocks=2).to_arrow_refs()))
+    assert as_dict(got) == model

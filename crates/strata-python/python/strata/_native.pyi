@@ -76,28 +76,44 @@ class InternalError(StrataError):
 # ---------------------------------------------------------------------------------------------
 
 class Catalog:
-    """A Paimon filesystem catalog: a warehouse directory of ``DB.db/TABLE/`` folders.
+    """A Paimon catalog: a filesystem warehouse of ``DB.db/TABLE/`` folders, a REST catalog or
+    a JDBC catalog, opened from pypaimon's ``CatalogFactory.create`` options.
 
-    ``Catalog("/data/warehouse")``, ``Catalog("s3://bucket/wh", {"s3.endpoint": ...})``, or
-    pypaimon's form ``Catalog({"warehouse": "/data/warehouse", ...})``.
+    ``Catalog("/data/warehouse")``, ``Catalog("s3://bucket/wh", {"s3.endpoint": ...})``,
+    pypaimon's form ``Catalog({"warehouse": "/data/warehouse", ...})``, a REST catalog
+    ``Catalog({"metastore": "rest", "uri": "http://host:8080", "warehouse": "wh",
+    "token.provider": "bear", "token": "..."})`` or a JDBC catalog ``Catalog({"metastore":
+    "jdbc", "uri": "jdbc:sqlite:/data/cat.db", "warehouse": "/data/wh", "catalog-key": "c"})``.
+    Values may be strings, bools or numbers (``{"data-token.enabled": True}``).
 
-    Options: ``warehouse``; ``metastore`` = ``filesystem`` (``rest``, ``jdbc``, ``hive`` are
-    refused); the S3 settings of an ``s3://`` warehouse (``s3.endpoint``, ``s3.access-key``,
+    Options (Paimon's names; see docs/catalogs.md): ``metastore`` = ``filesystem`` (default),
+    ``rest`` or ``jdbc`` (anything else is refused); ``warehouse`` (required for a filesystem
+    catalog); REST: ``uri``, ``token.provider``, ``token``, ``header.NAME``,
+    ``data-token.enabled``, ...; JDBC: ``uri``, ``catalog-key``, ``jdbc.*``, ``lock.*``; every
+    catalog: the S3 settings of an ``s3://`` warehouse (``s3.endpoint``, ``s3.access-key``,
     ``s3.secret-key``, ``s3.session-token``, ``s3.region``, ``s3.path-style-access``,
     ``s3.max-retries``, also spelled with Java's ``s3a.``/``fs.s3a.`` and pypaimon's
-    ``fs.s3.`` prefixes); ``table-default.K`` (option ``K`` of every table created whose own
-    options do not set it, as Java applies it at ``createTable``; SQL ``CREATE TABLE`` on such
-    a catalog is refused). Any other key is refused with an ``UnsupportedError`` naming it.
+    ``fs.s3.`` prefixes) and ``table-default.K`` (option ``K`` of every table created whose own
+    options do not set it, as Java applies it at ``createTable``). A key the chosen catalog
+    does not honour is refused with an ``UnsupportedError`` naming it.
+
+    Pickling a catalog (or a table of it, as Ray tasks do) keeps every option, secrets
+    included: such pickles are as secret as the token.
     """
 
     def __new__(
         cls,
-        warehouse: Union[str, "os.PathLike[str]", Mapping[str, str]],
-        options: Optional[Mapping[str, str]] = None,
+        warehouse: Union[str, "os.PathLike[str]", Mapping[str, Union[str, bool, int]]],
+        options: Optional[Mapping[str, Union[str, bool, int]]] = None,
     ) -> "Catalog": ...
     @property
-    def warehouse(self) -> str:
-        """The warehouse location this catalog was opened with."""
+    def warehouse(self) -> Optional[str]:
+        """The warehouse this catalog was opened with (a location; for a REST catalog the
+        server's catalog name), or ``None`` when the options gave none."""
+    @property
+    def options(self) -> Dict[str, str]:
+        """The catalog options this catalog was opened with, secrets (``token``,
+        ``jdbc.password``, ``header.*``, ``*secret*``) shown as ``"***"``."""
     def list_databases(self) -> List[str]:
         """Names of the databases, sorted."""
     def create_database(
@@ -567,7 +583,7 @@ def commit_message_from_bytes(data: bytes) -> CommitMessage:
     """A commit message from :meth:`CommitMessage.to_bytes`."""
 
 def open_table(
-    warehouse: str,
+    warehouse: Optional[str],
     options: Mapping[str, str],
     identifier: str,
     dynamic_options: Optional[Mapping[str, str]] = None,

@@ -19,7 +19,8 @@ never touch a manifest. The splits (one per partition and bucket where a primary
 must be merged together, else one per file) are grouped into at most
 ``parallelism`` read tasks, balanced by ``Split.row_count`` (largest split first into the
 lightest task). A read task carries the pickled table (pickling a :class:`strata.Table` stores
-its warehouse, catalog options and identifier; unpickling re-opens it) and its pickled splits
+its catalog's options — any catalog: filesystem, REST, JDBC; a token too, so such pickles are as
+secret as the token — and its identifier; unpickling re-opens it) and its pickled splits
 (strata's versioned wire form). In the worker it re-creates the same read builder pinned to the
 planned snapshot — every task reads the snapshot the driver planned, whatever is committed
 meanwhile — and streams ``new_read().to_arrow_batch_reader(splits)`` as Arrow blocks; the
