@@ -364,6 +364,15 @@ async fn refusals_by_name() {
         async move { JdbcCatalog::open(&o).await }
     };
     open(&[]).await.unwrap();
+    // The front ends' opener dispatches metastore = jdbc here.
+    let mut o = sqlite_options(&dir);
+    o.insert("warehouse".into(), wh.clone());
+    let c = crate::catalog::open(&o).await.unwrap();
+    c.create_database("via_open", false).await.unwrap();
+    assert_eq!(
+        c.list_databases().await.unwrap(),
+        vec!["via_open".to_string()]
+    );
     let e = open(&[("uri", "jdbc:mysql://localhost:3306/db")])
         .await
         .unwrap_err();
