@@ -12,27 +12,11 @@ use strata_spec::rest as dto;
 use strata_spec::snapshot::Snapshot;
 
 use super::auth::AuthProvider;
-use super::http::{CallError, HttpClient};
+use super::http::{encode, CallError, HttpClient};
 use crate::Result;
 
 /// Prefix of the options sent as HTTP headers (`header.User-Agent` → `User-Agent`).
 pub(crate) const HEADER_PREFIX: &str = "header.";
-
-/// Java's `URLEncoder.encode(s, UTF-8)`: `A-Za-z0-9.-*_` stay, space is `+`, every other
-/// byte of the UTF-8 text is `%XX` (upper-case hex).
-pub(crate) fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        match b {
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'.' | b'-' | b'*' | b'_' => {
-                out.push(b as char)
-            }
-            b' ' => out.push('+'),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
-}
 
 /// Java's `ResourcePaths`: `/v1/{prefix}/…`, the prefix left out when the server gave none.
 #[derive(Clone, Debug)]

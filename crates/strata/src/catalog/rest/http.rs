@@ -261,7 +261,7 @@ impl HttpClient {
         if !query.is_empty() {
             let q: Vec<String> = query
                 .iter()
-                .map(|(k, v)| format!("{}={}", super::api::encode(k), super::api::encode(v)))
+                .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
                 .collect();
             url.push('?');
             url.push_str(&q.join("&"));
@@ -311,6 +311,22 @@ impl HttpClient {
             tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
         }
     }
+}
+
+/// Java's `URLEncoder.encode(s, UTF-8)` (`RESTUtil.encodeString`): `A-Za-z0-9.-*_` stay,
+/// space is `+`, every other byte of the UTF-8 text is `%XX` (upper-case hex).
+pub(crate) fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'.' | b'-' | b'*' | b'_' => {
+                out.push(b as char)
+            }
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
 }
 
 /// The error answer of `status` with `body` (an `ErrorResponse` when it decodes; Java's

@@ -9,7 +9,8 @@
 //! | `http` | the HTTP exchange (reqwest), retries of GETs, error answers → strata errors |
 //! | `auth` | `token.provider` (`bear`) |
 //! | `token` | vended data tokens, cached and refreshed an hour before expiry |
-//! | `commit` | the table's [`SnapshotCommit`](crate::table::SnapshotCommit): `POST …/commit`, `…/rollback` |
+//! | `table_io` | loading a table (its FileIO, schema) and its [`SnapshotCommit`](crate::table::SnapshotCommit): `POST …/commit`, `…/rollback` |
+//! | `versions` | snapshots, partitions, tags and branches as the server lists and manages them |
 //!
 //! Options (Java's `RESTCatalogOptions`): `uri` (required), `warehouse` (sent as
 //! `/v1/config?warehouse=`), `token.provider` + `token`, `header.NAME` (sent as header NAME),
@@ -25,9 +26,10 @@
 
 mod api;
 mod auth;
-mod commit;
 mod http;
+mod table_io;
 mod token;
+mod versions;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -38,13 +40,10 @@ use strata_spec::schema::{Schema, SchemaChange, TableSchema};
 use strata_spec::snapshot::Snapshot;
 
 use self::api::RestApi;
-use self::commit::RestSnapshotCommit;
 use self::http::CallError;
-use self::token::{DataToken, TokenCache, DATA_TOKEN_ENABLED};
+use self::token::{TokenCache, DATA_TOKEN_ENABLED};
 use crate::catalog::contract::Catalog;
 use crate::error::ErrorDetail;
-use crate::io::FileIO;
-use crate::meta::{SchemaManager, TablePaths};
 use crate::table::{CommitContext, Identifier, RollbackInstant, Table};
 use crate::{Error, Result};
 
@@ -198,219 +197,6 @@ impl RestCatalog {
                 Err(ErrorDetail::TableAlreadyExists(to.to_string()).into())
             }
             Err(e) => Err(e.into_error("POST tables/rename")),
-        }
-    }
-
-    /// The table's snapshots as the server lists them (`GET …/snapshots`, every page).
-    pub async fn list_snapshots(&self, id: &Identifier) -> Result<Vec<Snapshot>> {
-        let object = object_name(&id.table, id.branch.as_deref());
-        self.api()
-            .list_snapshots(&id.database, &object)
-            .await
-            .map_err(|e| table_error(e, id, "GET snapshots"))
-    }
-
-    /// The table's latest snapshot with its totals (`GET …/snapshot`); `None` when it has
-    /// none yet.
-    pub async fn load_snapshot(&self, id: &Identifier) -> Result<Option<dto::TableSnapshot>> {
-        let object = object_name(&id.table, id.branch.as_deref());
-        match self.api().load_snapshot(&id.database, &object).await {
-            Ok(s) => Ok(Some(s)),
-            Err(e) if e.is_not_found(Some("SNAPSHOT")) => Ok(None),
-            Err(e) => Err(table_error(e, id, "GET snapshot")),
-        }
-    }
-
-    /// The table's partitions with the statistics the server summed from the commits
-    /// (`GET …/partitions`, every page).
-    pub async fn list_partitions(&self, id: &Identifier) -> Result<Vec<dto::Partition>> {
-        let object = object_name(&id.table, id.branch.as_deref());
-        self.api()
-            .list_partitions(&id.database, &object)
-            .await
-            .map_err(|e| table_error(e, id, "GET partitions"))
-    }
-
-    /// The table's branches (`GET …/branches`).
-    pub async fn list_branches(&self, id: &Identifier) -> Result<Vec<String>> {
-        self.api()
-            .list_branches(&id.database, &id.table)
-            .await
-            .map_err(|e| table_error(e, id, "GET branches"))
-    }
-
-    /// Creates branch `branch` of table `id`, from tag `from_tag` or empty (`POST …/branches`).
-    pub async fn create_branch(
-        &self,
-        id: &Identifier,
-        branch: &str,
-        from_tag: Option<&str>,
-    ) -> Result<()> {
-        let body = dto::CreateBranchRequest {
-            branch: branch.to_string(),
-            from_tag: from_tag.map(str::to_string),
-        };
-        self.api()
-            .create_branch(&id.database, &id.table, &body)
-            .await
-            .map_err(|e| table_error(e, id, "POST branches"))
-    }
-
-    /// Drops branch `branch` of table `id` (`DELETE …/branches/{branch}`).
-    pub async fn drop_branch(&self, id: &Identifier, branch: &str) -> Result<()> {
-        self.api()
-            .drop_branch(&id.database, &id.table, branch)
-            .await
-            .map_err(|e| table_error(e, id, "DELETE branches"))
-    }
-
-    /// The table's tag names (`GET …/tags`, every page).
-    pub async fn list_tags(&self, id: &Identifier) -> Result<Vec<String>> {
-        let object = object_name(&id.table, id.branch.as_deref());
-        self.api()
-            .list_tags(&id.database, &object)
-            .await
-            .map_err(|e| table_error(e, id, "GET tags"))
-    }
-
-    /// Tag `tag` of table `id` with its snapshot (`GET …/tags/{tag}`).
-    pub async fn get_tag(&self, id: &Identifier, tag: &str) -> Result<dto::GetTagResponse> {
-        let object = object_name(&id.table, id.branch.as_deref());
-        match self.api().get_tag(&id.database, &object, tag).await {
-            Err(e) if e.is_not_found(Some("TAG")) => Err(ErrorDetail::TagNotFound {
-                table: id.to_string(),
-                name: tag.to_string(),
-            }
-            .into()),
-            r => r.map_err(|e| table_error(e, id, "GET tags")),
-        }
-    }
-
-    /// Creates tag `tag` of table `id` on snapshot `snapshot_id` (the latest when `None`),
-    /// kept `time_retained` (a duration text such as `1 d`) when given (`POST …/tags`).
-    pub async fn create_tag(
-        &self,
-        id: &Identifier,
-        tag: &str,
-        snapshot_id: Option<i64>,
-        time_retained: Option<&str>,
-    ) -> Result<()> {
-        let object = object_name(&id.table, id.branch.as_deref());
-        let body = dto::CreateTagRequest {
-            tag_name: tag.to_string(),
-            snapshot_id,
-            time_retained: time_retained.map(str::to_string),
-        };
-        match self.api().create_tag(&id.database, &object, &body).await {
-            Err(e) if e.is_already_exists() => Err(ErrorDetail::TagAlreadyExists {
-                table: id.to_string(),
-                name: tag.to_string(),
-            }
-            .into()),
-            r => r.map_err(|e| table_error(e, id, "POST tags")),
-        }
-    }
-
-    /// Deletes tag `tag` of table `id` (`DELETE …/tags/{tag}`).
-    pub async fn delete_tag(&self, id: &Identifier, tag: &str) -> Result<()> {
-        let object = object_name(&id.table, id.branch.as_deref());
-        match self.api().delete_tag(&id.database, &object, tag).await {
-            Err(e) if e.is_not_found(Some("TAG")) => Err(ErrorDetail::TagNotFound {
-                table: id.to_string(),
-                name: tag.to_string(),
-            }
-            .into()),
-            r => r.map_err(|e| table_error(e, id, "DELETE tags")),
-        }
-    }
-
-    /// The table's data token, from the cache or the server.
-    async fn data_token(&self, db: &str, object: &str) -> Result<DataToken> {
-        let key = (db.to_string(), object.to_string());
-        if let Some(t) = self.inner.tokens.fresh(&key, now_millis()) {
-            return Ok(t);
-        }
-        let r = self
-            .api()
-            .table_token(db, object)
-            .await
-            .map_err(|e| e.into_error("GET token"))?;
-        let t = DataToken {
-            token: r.token,
-            expires_at_millis: r.expires_at_millis,
-        };
-        self.inner.tokens.put(key, t.clone());
-        Ok(t)
-    }
-
-    /// The table `id` the server answered with `r`, reading its files at `r.path`.
-    async fn load_table(&self, id: &Identifier, r: dto::GetTableResponse) -> Result<Table> {
-        let object = object_name(&id.table, id.branch.as_deref());
-        let mut io_options = self.inner.io_options.clone();
-        if self.inner.data_token_enabled {
-            io_options.extend(self.data_token(&id.database, &object).await?.io_options());
-        }
-        let location = local_path_of(&r.path);
-        let (io, root) = FileIO::for_location_with_options(&location, &io_options)?;
-        let paths = TablePaths::new(root).with_branch(id.branch.as_deref());
-        let sm = SchemaManager::new(io.clone(), paths.clone());
-        let schema = match sm.latest().await? {
-            Some(s) => s,
-            // The server knows the table but its files hold no schema (yet): the server's.
-            None => Arc::new(table_schema_of(&r)?),
-        };
-        let schema = crate::table::with_branch_option(&schema, paths.branch());
-        let commit = RestSnapshotCommit::new(self.clone(), id.clone(), r.id.clone());
-        Ok(Table::new(id.clone(), io, paths, sm, schema)?.with_snapshot_commit(Arc::new(commit)))
-    }
-
-    /// `POST …/commit` for table `id` with uuid `table_id` (see the module docs).
-    pub(crate) async fn commit_with_uuid(
-        &self,
-        id: &Identifier,
-        table_id: Option<String>,
-        snapshot: &Snapshot,
-        ctx: &CommitContext,
-    ) -> Result<bool> {
-        let branch = Some(ctx.branch.as_str()).filter(|b| !b.is_empty());
-        let object = object_name(&id.table, branch.or(id.branch.as_deref()));
-        let body = dto::CommitTableRequest {
-            table_id,
-            base_snapshot_uuid: ctx.base_snapshot_uuid.clone(),
-            snapshot: snapshot.clone(),
-            statistics: ctx.statistics.clone(),
-        };
-        commit::commit_outcome(self.api().commit(&id.database, &object, &body).await, id)
-    }
-
-    /// `POST …/rollback` for table `id`.
-    pub(crate) async fn rollback(
-        &self,
-        id: &Identifier,
-        instant: &RollbackInstant,
-        from_snapshot: Option<i64>,
-    ) -> Result<()> {
-        let object = object_name(&id.table, id.branch.as_deref());
-        let body = dto::RollbackTableRequest {
-            instant: match instant {
-                RollbackInstant::Snapshot(s) => dto::Instant::Snapshot { snapshot_id: *s },
-                RollbackInstant::Tag(t) => dto::Instant::Tag {
-                    tag_name: t.clone(),
-                },
-            },
-            from_snapshot,
-        };
-        match self.api().rollback(&id.database, &object, &body).await {
-            Ok(()) => Ok(()),
-            Err(e) if e.is_not_found(Some("SNAPSHOT")) => Err(Error::invalid_argument(format!(
-                "Rollback snapshot '{}' doesn't exist.",
-                resource_name(&e)
-            ))),
-            Err(e) if e.is_not_found(Some("TAG")) => Err(Error::invalid_argument(format!(
-                "Rollback tag '{}' doesn't exist.",
-                resource_name(&e)
-            ))),
-            Err(e) => Err(table_error(e, id, "POST rollback")),
         }
     }
 }
