@@ -21,6 +21,8 @@ from interop_support.java_oracle import JavaOracle, JavaOracleError
 from interop_support.rest_java_server import JavaRestServer, RestServer, rest_strata
 from interop_support.strata_cli import StrataError
 
+pytestmark = pytest.mark.java
+
 PK_SCHEMA = {
     "fields": [{"id": 0, "name": "id", "type": "INT NOT NULL"},
                {"id": 1, "name": "dt", "type": "STRING NOT NULL"},

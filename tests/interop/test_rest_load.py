@@ -17,6 +17,8 @@ import pytest
 
 from interop_support.java_oracle import REPO_ROOT
 
+pytestmark = pytest.mark.java
+
 _spec = importlib.util.spec_from_file_location("rest_load", REPO_ROOT / "bench" / "rest_load.py")
 rest_load = importlib.util.module_from_spec(_spec)
 sys.modules["rest_load"] = rest_load
