@@ -142,6 +142,10 @@ def test_java_creates_writes_reads_and_everyone_agrees(server, java, fs, rs):
     status, got = http(server, "GET", f"{prefix(server)}/databases/j1/tables/orders")
     assert status == 200 and got["id"] == a["uuid"]
     assert a["primaryKeys"] == ["id", "dt"] and a["partitionKeys"] == ["dt"]
+    # Java's RESTCatalog copies the response's owner / created* / updated* into the options
+    # (AuditRESTResponse.putAuditOptionsTo): none may be missing (a null option breaks Flink)
+    audit = {k: a["options"].get(k) for k in ("owner", "createdAt", "createdBy", "updatedAt", "updatedBy")}
+    assert all(v not in (None, "null") for v in audit.values()), audit
     snap = java.call("Paimon2Rest.latestSnapshot", catalogOptions=opts, table="j1.orders")
     assert snap["id"] == 2 and snap["totalRecordCount"] == 8
     assert java.call("Paimon2Rest.getDatabase", catalogOptions=opts, name="j1")["name"] == "j1"
