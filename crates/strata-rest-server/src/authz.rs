@@ -39,15 +39,18 @@ Token file (--token-file): one grant per line, fields separated by spaces or tab
   TOKEN PRINCIPAL write db1     read and write database db1 and its tables
   TOKEN PRINCIPAL read db2.t1   read table db2.t1 only
   TOKEN PRINCIPAL admin db3     also create, alter and drop database db3
-Levels: read < write < admin. read: get and list metadata, snapshots, tags, branches and
-partitions; data tokens without write access. write: commit, roll back, create and drop tags,
-branches and partitions; alter, rename and drop tables (creating a table needs write on its
-database). admin: create, alter and drop databases. A table grant covers the table's branches and system tables (t$branch_b,
-t$snapshots); a database grant covers all its tables. Several lines may name the same
-principal: its grants add up. A token belongs to one principal. Clients send
-'Authorization: Bearer TOKEN' (Paimon: token.provider=bear, token=TOKEN). Databases and tables a
-principal has no grant on answer 404 as if they did not exist; changes beyond its level answer
-403. Without --token-file every caller has full access.";
+Levels: read < write < admin.
+  read   get and list metadata, snapshots, tags, branches and partitions; data tokens
+         without write access
+  write  also commit, roll back, create and drop tags, branches and partitions; alter,
+         rename and drop tables (creating a table needs write on its database)
+  admin  also create, alter and drop databases
+A table grant covers the table's branches and system tables (t$branch_b, t$snapshots); a
+database grant covers all its tables. Several lines may name the same principal: its grants
+add up. A token belongs to one principal. Clients send 'Authorization: Bearer TOKEN' (Paimon
+options token.provider=bear, token=TOKEN). Databases and tables a principal has no grant on
+answer 404 as if they did not exist; changes beyond its level answer 403. Without
+--token-file every caller has full access.";
 
 /// A grant's level: `Read` < `Write` < `Admin`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -249,7 +252,7 @@ pub fn check(
 fn forbidden(p: &Principal, op: Op, level: Level, on: Option<(&str, Option<&str>)>) -> ApiError {
     let what = |object: &str| {
         format!(
-            "principal {} may not {} {object}: that needs a {} grant",
+            "principal {} may not {} {object}: that needs a grant of level {}",
             p.name,
             op.operation_id(),
             level.as_str()

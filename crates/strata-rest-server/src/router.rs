@@ -14,14 +14,14 @@ use axum::routing::{delete, get, post, MethodRouter};
 use axum::Router;
 
 use crate::audit::AuditEvent;
-use crate::authz::{self, Principal};
+use crate::authz;
 use crate::error::ApiError;
 use crate::handlers::{
     branches, commit, config, databases, partitions, snapshots, tables, tags, unsupported,
 };
 use crate::metrics;
 use crate::ops::Op;
-use crate::state::AppState;
+use crate::state::{AppState, Caller};
 use crate::validate;
 
 /// `…/databases/{db}/tables/{table}`
@@ -243,10 +243,6 @@ fn at(state: &AppState, op: Op, handler: MethodRouter<AppState>) -> MethodRouter
         guard_fn,
     ))
 }
-
-/// The caller of this request, put into its extensions by the guard.
-#[derive(Clone, Debug)]
-pub(crate) struct Caller(pub(crate) Principal);
 
 async fn guard_fn(State((state, op)): State<(AppState, Op)>, req: Request, next: Next) -> Response {
     let started = Instant::now();

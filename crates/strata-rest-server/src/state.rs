@@ -7,9 +7,13 @@ use std::sync::{Arc, Mutex};
 use strata::catalog::FileSystemCatalog;
 
 use crate::audit::Audit;
-use crate::authz::Authz;
+use crate::authz::{Authz, Principal};
 use crate::config::ServerConfig;
 use crate::metrics::Metrics;
+
+/// The caller of a request, put into its extensions by the router's guard.
+#[derive(Clone, Debug)]
+pub(crate) struct Caller(pub(crate) Principal);
 
 /// Shared by every request.
 #[derive(Clone, Debug)]

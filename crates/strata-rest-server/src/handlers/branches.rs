@@ -10,7 +10,7 @@ use strata::table::branches::BranchStart;
 use strata::table::Table;
 use strata_spec::rest::{CreateBranchRequest, ListBranchesResponse};
 
-use super::{empty, load_table, JsonBody};
+use super::common::{empty, load_table, JsonBody};
 use crate::error::{ApiError, ApiResult, ResourceType};
 use crate::state::AppState;
 use crate::validate;

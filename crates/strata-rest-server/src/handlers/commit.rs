@@ -31,8 +31,8 @@ use strata_spec::partition::PartitionStatistics;
 use strata_spec::rest::{CommitTableResponse, Instant, RollbackTableRequest};
 use strata_spec::snapshot::Snapshot;
 
+use super::common::{empty, identifier, load_table, parse_json, table_err, JsonBody};
 use super::tables::table_id;
-use super::{empty, identifier, load_table, parse_json, table_err, JsonBody};
 use crate::error::{ApiError, ApiResult, ResourceType};
 use crate::metrics::CommitOutcome;
 use crate::state::AppState;

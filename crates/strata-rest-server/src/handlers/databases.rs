@@ -9,12 +9,12 @@ use axum::response::Response;
 use axum::{Extension, Json};
 use strata_spec::rest::{CreateDatabaseRequest, GetDatabaseResponse, ListDatabasesResponse};
 
-use super::{db_err, empty, matches_pattern, require_database, JsonBody, Paging};
+use super::common::{db_err, empty, matches_pattern, require_database, JsonBody, Paging};
 use crate::authz;
 use crate::error::{ApiError, ApiResult, ResourceType};
 use crate::ops::Op;
-use crate::router::Caller;
 use crate::state::AppState;
+use crate::state::Caller;
 use crate::validate;
 
 /// `listDatabases` (⧉, `databaseNamePattern`).

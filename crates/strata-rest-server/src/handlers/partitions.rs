@@ -11,7 +11,7 @@ use axum::extract::{Path, Query, State};
 use axum::Json;
 use strata_spec::rest::{ListPartitionsResponse, Partition, PartitionSpecsRequest};
 
-use super::{load_table, matches_pattern, table_err, JsonBody, Paging};
+use super::common::{load_table, matches_pattern, table_err, JsonBody, Paging};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 

@@ -11,7 +11,7 @@ use strata_spec::rest::{
     GetTableSnapshotResponse, GetVersionSnapshotResponse, ListSnapshotsResponse, TableSnapshot,
 };
 
-use super::{load_table, table_err, Paging};
+use super::common::{load_table, table_err, Paging};
 use crate::error::{ApiError, ApiResult, ResourceType};
 use crate::state::AppState;
 

@@ -21,15 +21,15 @@ use strata_spec::rest::{
 };
 use strata_spec::schema::{Schema, TableSchema};
 
-use super::{
+use super::common::{
     db_err, empty, identifier, load_table, matches_pattern, require_database, table_err, JsonBody,
     Paging,
 };
 use crate::authz;
 use crate::error::{ApiError, ApiResult, ResourceType};
 use crate::ops::Op;
-use crate::router::Caller;
 use crate::state::AppState;
+use crate::state::Caller;
 use crate::validate;
 
 /// The namespace of table ids (a fixed random UUID: ids are `uuid5(NS, "<db>.db/<object>\n<ms>")`).

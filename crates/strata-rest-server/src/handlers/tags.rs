@@ -11,7 +11,7 @@ use strata::maintenance::TableLifecycle;
 use strata::table::tags::TagManager;
 use strata_spec::rest::{CreateTagRequest, GetTagResponse, ListTagsResponse};
 
-use super::{empty, load_table, table_err, JsonBody, Paging};
+use super::common::{empty, load_table, table_err, JsonBody, Paging};
 use crate::error::{ApiError, ApiResult, ResourceType};
 use crate::state::AppState;
 use crate::validate;
