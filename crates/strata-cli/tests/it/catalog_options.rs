@@ -181,3 +181,140 @@ fn catalog_options_nothing_honours_are_refused_by_name() {
     // Nothing was created by the refused runs.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+/// `strata serve` over `warehouse`, with `token` granted admin; stopped when dropped.
+struct Served {
+    child: std::process::Child,
+    uri: String,
+    name: String,
+}
+
+impl Served {
+    fn start(warehouse: &Path, tokens: &Path) -> Served {
+        use std::io::BufRead;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
+            .env_remove("STRATA_WAREHOUSE")
+            .env_remove("STRATA_CATALOG_OPTIONS")
+            .arg("--warehouse")
+            .arg(warehouse)
+            .args(["serve", "--listen", "127.0.0.1:0", "--token-file"])
+            .arg(tokens)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start strata serve");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        // "… (catalog options: metastore=rest, uri=http://127.0.0.1:PORT, warehouse=NAME)"
+        let field = |k: &str| {
+            let start = line.find(k).unwrap_or_else(|| panic!("{k} in {line:?}")) + k.len();
+            line[start..]
+                .split([',', ')'])
+                .next()
+                .unwrap()
+                .trim()
+                .to_string()
+        };
+        let (uri, name) = (field("uri="), field("warehouse="));
+        Served { child, uri, name }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn every_command_through_a_rest_catalog_served_by_strata_serve() {
+    let dir = tempfile::tempdir().unwrap();
+    let wh = dir.path().join("wh");
+    std::fs::create_dir(&wh).unwrap();
+    let tokens = dir.path().join("tokens.txt");
+    std::fs::write(
+        &tokens,
+        "admin-token-4f2 admin\nreader-token-9c1 reader read\n",
+    )
+    .unwrap();
+    let server = Served::start(&wh, &tokens);
+    let option = format!(
+        "metastore=rest,uri={},warehouse={},token.provider=bear",
+        server.uri, server.name
+    );
+    let admin = [("STRATA_CATALOG_OPTIONS", "token=admin-token-4f2")];
+    let reader = [("STRATA_CATALOG_OPTIONS", "token=reader-token-9c1")];
+    let rest = |args: &[&str], env: &[(&str, &str)]| {
+        succeeds(&[&["--catalog-option", &option][..], args].concat(), env)
+    };
+    let schema = schema_file(dir.path());
+    let rows = dir.path().join("rows.jsonl");
+    std::fs::write(&rows, "{\"id\":1,\"v\":\"a\"}\n{\"id\":2,\"v\":\"b\"}\n").unwrap();
+    let more = dir.path().join("more.jsonl");
+    std::fs::write(&more, "{\"id\":2,\"v\":\"B\"}\n{\"id\":3,\"v\":\"c\"}\n").unwrap();
+
+    rest(&["create-table", "db.t", "--schema", &schema], &admin);
+    rest(&["write", "db.t", rows.to_str().unwrap()], &admin);
+    rest(&["write", "db.t", more.to_str().unwrap()], &admin);
+    let read = ["read", "db.t", "--format", "jsonl"];
+    let through_rest = rest(&read, &reader);
+    let got = jsonl(&through_rest);
+    assert_eq!(got.len(), 3, "{through_rest}");
+    assert_eq!(got[1]["v"], "B");
+    // The server keeps the tables in its warehouse as the filesystem catalog does.
+    assert_eq!(ok(&wh, &read), through_rest);
+    assert!(rest(&["list"], &reader).contains("\"db\""));
+    assert_eq!(jsonl(&rest(&["snapshots", "db.t"], &reader)).len(), 2);
+    let schema_json = rest(&["schema", "db.t"], &reader);
+    assert!(schema_json.contains("\"primaryKeys\""), "{schema_json}");
+    rest(&["compact", "db.t", "--full"], &admin);
+    rest(&["create-tag", "db.t", "one", "--snapshot", "1"], &admin);
+    assert!(rest(&["tags", "db.t"], &reader).contains("\"one\""));
+    let sql = rest(
+        &[
+            "sql",
+            "--format",
+            "jsonl",
+            "-e",
+            "SELECT count(*) AS n FROM db.t",
+        ],
+        &reader,
+    );
+    assert_eq!(jsonl(&sql)[0]["n"], 3, "{sql}");
+    rest(&["files", "db.t"], &reader);
+    rest(&["levels", "db.t"], &reader);
+    rest(
+        &["read", "db.t", "--tag", "one", "--format", "jsonl"],
+        &reader,
+    );
+    rest(&["remove-orphan-files", "db.t", "--dry-run"], &admin);
+
+    // The reader's token may not commit; a wrong token is refused; neither changed anything.
+    let out = strata(
+        &[
+            &["--catalog-option", &option][..],
+            &["write", "db.t", rows.to_str().unwrap()][..],
+        ]
+        .concat(),
+        &reader,
+    );
+    assert!(!out.status.success());
+    let out = strata(
+        &[&["--catalog-option", &option][..], &read[..]].concat(),
+        &[("STRATA_CATALOG_OPTIONS", "token=wrong")],
+    );
+    assert!(!out.status.success());
+    assert_eq!(rest(&read, &reader), through_rest);
+    // REST keys the filesystem catalog does not honour stay refused there.
+    let e = refused(&[
+        "--warehouse",
+        wh.to_str().unwrap(),
+        "--catalog-option",
+        "token.provider=bear",
+        "list",
+    ]);
+    assert!(e.contains("token.provider"), "{e}");
+}
