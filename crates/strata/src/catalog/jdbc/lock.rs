@@ -112,7 +112,7 @@ impl JdbcCatalogLock {
         }
         if !locked {
             return Err(ErrorDetail::CatalogServer {
-                endpoint: format!("{:?}", self.store),
+                endpoint: self.store.uri().to_string(),
                 message: format!(
                     "Acquire lock failed with time: {:?} (lock {id}, lock-acquire-timeout {:?})",
                     start.elapsed(),

@@ -443,9 +443,9 @@ impl JdbcCatalog {
 impl Catalog for JdbcCatalog {
     fn location(&self) -> String {
         format!(
-            "{} (JDBC catalog {:?}, warehouse {})",
+            "JDBC catalog {} at {} (warehouse {})",
             self.catalog_key,
-            self.store,
+            self.store.uri(),
             self.files.location()
         )
     }

@@ -76,7 +76,8 @@ enum Backend {
 #[derive(Clone)]
 pub(crate) struct SqlStore {
     backend: Arc<Backend>,
-    /// The JDBC URL, for messages (it never holds the password: that is `jdbc.password`).
+    /// The JDBC URL for messages, a `password=` URL parameter masked (`jdbc.password` is the
+    /// usual place of the password, and never shown).
     uri: String,
 }
 
@@ -166,8 +167,13 @@ impl SqlStore {
         };
         Ok(SqlStore {
             backend: Arc::new(backend),
-            uri: uri.to_string(),
+            uri: redacted(uri),
         })
+    }
+
+    /// The JDBC URL, a `password=` parameter masked: for messages.
+    pub(crate) fn uri(&self) -> &str {
+        &self.uri
     }
 
     pub(crate) fn protocol(&self) -> Protocol {
@@ -325,6 +331,21 @@ impl SqlStore {
         *slot = Some(c.clone());
         Ok(c)
     }
+}
+
+/// `uri` with the value of every `password=` parameter replaced by `***`.
+fn redacted(uri: &str) -> String {
+    let Some((head, query)) = uri.split_once('?') else {
+        return uri.to_string();
+    };
+    let params: Vec<String> = query
+        .split('&')
+        .map(|p| match p.split_once('=') {
+            Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
+            _ => p.to_string(),
+        })
+        .collect();
+    format!("{head}?{}", params.join("&"))
 }
 
 impl rusqlite::ToSql for SqlArg {

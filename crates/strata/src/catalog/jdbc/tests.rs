@@ -386,6 +386,16 @@ async fn refusals_by_name() {
     assert!(e.to_string().contains("lock.enabled"), "{e}");
     let e = open(&[("uri", "postgres://x")]).await.unwrap_err();
     assert!(e.to_string().contains("jdbc:"), "{e}");
+    assert_eq!(
+        super::store::SqlStore::open(
+            "jdbc:postgresql://h:1/db?user=u&password=secret",
+            None,
+            None
+        )
+        .unwrap()
+        .uri(),
+        "jdbc:postgresql://h:1/db?user=u&password=***"
+    );
     let e = open(&[("no-such-option", "1")]).await.unwrap_err();
     assert!(e.to_string().contains("no-such-option"), "{e}");
     let mut o = sqlite_options(&dir);
