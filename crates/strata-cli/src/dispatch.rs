@@ -113,7 +113,9 @@ pub async fn run(cli: Cli) -> Result<()> {
             };
             levels::levels(&t, args).await
         }
-        Command::Demo { rows } => demo::run(catalog.as_ref(), rows).await,
+        Command::Demo { rows } => {
+            demo::run(catalog.as_ref(), rows, &demo::catalog_flags(&options)).await
+        }
         Command::Serve(args) => serve::run(&options, &args).await,
     }
 }

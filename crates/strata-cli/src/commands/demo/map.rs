@@ -71,7 +71,7 @@ fn batch(start: i64, rows: usize, gpu: bool) -> Result<RecordBatch> {
     RecordBatch::try_new(schema, cols).map_err(|e| msg(e.to_string()))
 }
 
-pub async fn run(catalog: &dyn Catalog, rows: usize) -> Result<()> {
+pub async fn run(catalog: &dyn Catalog, rows: usize, flags: &str) -> Result<()> {
     let id = Identifier::new("demo", "metrics")?;
     if catalog.table_exists(&id).await? {
         catalog.drop_table(&id, false).await?;
@@ -126,9 +126,8 @@ pub async fn run(catalog: &dyn Catalog, rows: usize) -> Result<()> {
         t0.elapsed().as_secs_f64() * 1000.0
     );
     println!(
-        "\ntry: strata --warehouse {} read demo.metrics --columns \"host, metrics['gpu.temp']\" \
-         --where \"metrics['gpu.temp'] > 80\" --metrics --limit 3",
-        catalog.location()
+        "\ntry: strata {flags} read demo.metrics --columns \"host, metrics['gpu.temp']\" \
+         --where \"metrics['gpu.temp'] > 80\" --metrics --limit 3"
     );
     Ok(())
 }

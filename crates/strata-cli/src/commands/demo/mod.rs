@@ -1,7 +1,8 @@
 //! `strata demo`: builds `demo.events` in the warehouse over several commits — three appends
 //! and one INSERT OVERWRITE of a partition — then reads it back (full, filtered, time travel)
 //! and prints what happened at each step; then the primary-key demo
-//! ([`pk`]) and the shredded-MAP demo ([`map`]). Re-running it recreates the tables.
+//! ([`pk`]) and the shredded-MAP demo ([`map`]). Re-running it recreates the tables. It works
+//! through any catalog; the `try:` hints repeat the catalog flags ([`catalog_flags`]).
 
 mod map;
 mod pk;
@@ -106,9 +107,28 @@ async fn count(
     Ok((rows, files))
 }
 
-pub async fn run(catalog: &dyn Catalog, rows: usize) -> Result<()> {
+/// The catalog flags the `try:` hints repeat: `--warehouse X` for a filesystem catalog, else
+/// `--catalog-option K=V,…` without the secrets (they come from `$STRATA_CATALOG_OPTIONS`).
+pub fn catalog_flags(options: &std::collections::BTreeMap<String, String>) -> String {
+    let filesystem = options
+        .get("metastore")
+        .is_none_or(|m| m.as_str() == "filesystem");
+    match options.get("warehouse") {
+        Some(w) if filesystem && options.len() == 1 => format!("--warehouse {w}"),
+        _ => {
+            let pairs: Vec<String> = options
+                .iter()
+                .filter(|(k, _)| !strata_datafusion::codec::is_secret_catalog_option(k))
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            format!("--catalog-option {}", pairs.join(","))
+        }
+    }
+}
+
+pub async fn run(catalog: &dyn Catalog, rows: usize, flags: &str) -> Result<()> {
     let id = Identifier::new("demo", "events")?;
-    println!("warehouse: {}", catalog.location());
+    println!("catalog: {}", catalog.location());
     if catalog.table_exists(&id).await? {
         catalog.drop_table(&id, false).await?;
         println!("dropped the previous {id}");
@@ -176,10 +196,9 @@ pub async fn run(catalog: &dyn Catalog, rows: usize) -> Result<()> {
     let (n, _) = count(&table, None, Some(1)).await?;
     println!("  time travel to snapshot 1: {n} rows");
     println!(
-        "\ntry: strata --warehouse {} read demo.events --where \"dt = '{}'\" --limit 5",
-        catalog.location(),
+        "\ntry: strata {flags} read demo.events --where \"dt = '{}'\" --limit 5",
         DAYS[1]
     );
-    pk::run(catalog, rows).await?;
-    map::run(catalog, rows / 2).await
+    pk::run(catalog, rows, flags).await?;
+    map::run(catalog, rows / 2, flags).await
 }

@@ -66,7 +66,7 @@ async fn rows_and_sum(table: &Table, snapshot: Option<i64>) -> Result<(usize, i6
     Ok((rows, sum))
 }
 
-pub async fn run(catalog: &dyn Catalog, rows: usize) -> Result<()> {
+pub async fn run(catalog: &dyn Catalog, rows: usize, flags: &str) -> Result<()> {
     let id = Identifier::new("demo", "accounts")?;
     if catalog.table_exists(&id).await? {
         catalog.drop_table(&id, false).await?;
@@ -157,9 +157,8 @@ pub async fn run(catalog: &dyn Catalog, rows: usize) -> Result<()> {
     point_lookups(&table, n).await?;
     upgrade(&table, n).await?;
     println!(
-        "\ntry: strata --warehouse {0} files demo.accounts --format text\n     \
-         strata --warehouse {0} levels demo.accounts --svg accounts.svg",
-        catalog.location()
+        "\ntry: strata {flags} files demo.accounts --format text\n     \
+         strata {flags} levels demo.accounts --svg accounts.svg"
     );
     Ok(())
 }
