@@ -2,7 +2,7 @@
 //! partition value never reaches the filesystem unless it is a plain name. Java's mock server
 //! (`RESTCatalogServer`) passes them to its filesystem catalog unchecked; strata's refuses.
 
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, ResourceType};
 
 /// The longest name accepted, in UTF-8 bytes (a file name on most filesystems).
 pub const MAX_NAME_BYTES: usize = 255;
@@ -42,6 +42,11 @@ pub fn table_object(object: &str) -> ApiResult<()> {
         name("table", base)?;
         match rest.strip_prefix("branch_") {
             Some(branch) if !branch.contains('$') => name("branch", branch)?,
+            // A system table (`t$snapshots`): not a table of the catalog (clients read
+            // system tables from the base table); a well-formed name, so "does not exist".
+            Some(_) | None if !rest.is_empty() && !rest.contains(['$', '/', '\\']) => {
+                return Err(ApiError::not_found(ResourceType::Table, object))
+            }
             _ => {
                 return Err(ApiError::bad_request(format!(
                     "invalid table name {object:?}: only a branch suffix `$branch_NAME` is \
@@ -87,7 +92,10 @@ mod tests {
     fn table_objects() {
         assert!(table_object("t").is_ok());
         assert!(table_object("t$branch_b1").is_ok());
-        assert!(table_object("t$snapshots").is_err());
+        assert_eq!(
+            table_object("t$snapshots").unwrap_err().status.as_u16(),
+            404
+        );
         assert!(table_object("t$branch_b$files").is_err());
         assert!(table_object("t$branch_..").is_err());
         assert!(table_object("$branch_b").is_err());

@@ -534,7 +534,7 @@ async fn tags_branches_rollback() {
     );
     assert_error(
         &get(&s.api("/databases/db/tables/t%24snapshots")).await,
-        400,
+        404,
         &d,
     );
     assert_error(
