@@ -181,7 +181,9 @@ impl Catalog {
     ) -> PyResult<()> {
         if properties.is_some_and(|p| !p.is_empty()) {
             return Err(to_py(strata::Error::unsupported(
-                "database properties: a filesystem catalog has nowhere to keep them",
+                "database properties: strata creates databases without them (a filesystem \
+                 catalog has nowhere to keep them; REST and JDBC database properties are not \
+                 passed through yet)",
             )));
         }
         block_on(py, self.inner.create_database(name, ignore_if_exists))?.py_err()
