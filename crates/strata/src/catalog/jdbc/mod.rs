@@ -1,10 +1,10 @@
 //! Paimon's JDBC catalog (`metastore = jdbc`), as Java's `org.apache.paimon.jdbc.JdbcCatalog`
 //! defines it: databases and tables are rows of a SQL database (SQLite or PostgreSQL) and the
 //! tables' files live in the warehouse exactly as the filesystem catalog lays them out
-//! (`<warehouse>/<db>.db/<table>`, written through [`FileSystemCatalog`](crate::catalog::FileSystemCatalog)), so Java's
-//! `JdbcCatalog` and strata share one catalog: the same tables and rows (`sql`), the same
-//! `exists` row per database, the same table-property rows (`sync-all-properties`), the same
-//! lock rows (`lock`).
+//! (`<warehouse>/<db>.db/<table>`, written through
+//! [`FileSystemCatalog`](crate::catalog::FileSystemCatalog)), so Java's `JdbcCatalog` and strata
+//! share one catalog: the same tables and rows (`sql`), the same `exists` row per database, the
+//! same table-property rows (`sync-all-properties`), the same lock rows (`lock`).
 //!
 //! | file | what |
 //! |---|---|
