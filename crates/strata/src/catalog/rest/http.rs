@@ -128,7 +128,15 @@ fn status_error(endpoint: &str, f: &RestFailure) -> Error {
         409 => match f.resource_type() {
             Some("DATABASE") if !name.is_empty() => ErrorDetail::DatabaseAlreadyExists(name),
             Some("TABLE") if !name.is_empty() => ErrorDetail::TableAlreadyExists(name),
-            // TODO(lead): a generic `AlreadyExists` detail for BRANCH / PARTITION / UNKNOWN.
+            Some("TAG") if !name.is_empty() => ErrorDetail::TagAlreadyExists {
+                table: endpoint.to_string(),
+                name,
+            },
+            Some("COLUMN") if !name.is_empty() => ErrorDetail::ColumnAlreadyExists {
+                table: endpoint.to_string(),
+                column: name,
+            },
+            // strata has no generic already-exists detail yet (BRANCH, PARTITION, UNKNOWN).
             _ => ErrorDetail::CatalogServer {
                 endpoint: endpoint.to_string(),
                 message: format!("HTTP 409 (already exists): {message}"),
@@ -385,4 +393,64 @@ fn decode<T: DeserializeOwned>(text: &str) -> std::result::Result<T, CallError> 
         ),
         sent: true,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorKind;
+
+    fn answer(status: u16, body: &str) -> Error {
+        let code = StatusCode::from_u16(status).unwrap();
+        CallError::Status(failure(code, body)).into_error("GET x")
+    }
+
+    #[test]
+    fn error_answers_map_like_javas_default_error_handler() {
+        let e = |t: &str, n: &str, c: u16| {
+            format!(r#"{{"message":"m","resourceType":"{t}","resourceName":"{n}","code":{c}}}"#)
+        };
+        assert_eq!(
+            answer(400, r#"{"message":"bad","code":400}"#).kind(),
+            ErrorKind::InvalidInput
+        );
+        assert_eq!(answer(401, "").kind(), ErrorKind::PermissionDenied);
+        assert_eq!(
+            answer(403, &e("TABLE", "db.t", 403)).kind(),
+            ErrorKind::PermissionDenied
+        );
+        let nf = answer(404, &e("DATABASE", "db", 404));
+        assert_eq!(nf.kind(), ErrorKind::NotFound);
+        assert!(nf.to_string().contains("db"), "{nf}");
+        assert_eq!(
+            answer(404, &e("TAG", "v1", 404)).kind(),
+            ErrorKind::NotFound
+        );
+        for t in ["DATABASE", "TABLE", "TAG", "COLUMN"] {
+            assert_eq!(
+                answer(409, &e(t, "x", 409)).kind(),
+                ErrorKind::AlreadyExists,
+                "{t}"
+            );
+        }
+        assert_eq!(
+            answer(501, &e("UNKNOWN", "", 501)).kind(),
+            ErrorKind::Unsupported
+        );
+        let s = answer(500, "<html>secret body</html>");
+        assert_eq!(s.kind(), ErrorKind::Io);
+        assert!(!s.is_retryable());
+        assert!(!s.to_string().contains("secret"), "{s}");
+    }
+
+    #[test]
+    fn uris_are_normalised_and_headers_checked() {
+        let c = HttpClient::new("localhost:8080/", BTreeMap::new()).unwrap();
+        assert_eq!(c.uri(), "http://localhost:8080");
+        assert!(HttpClient::new("ftp://x", BTreeMap::new()).is_err());
+        assert!(HttpClient::new("", BTreeMap::new()).is_err());
+        let bad = BTreeMap::from([("a b".to_string(), "v".to_string())]);
+        let e = HttpClient::new("http://x", bad).unwrap_err();
+        assert!(e.to_string().contains("header.a b"), "{e}");
+    }
 }
