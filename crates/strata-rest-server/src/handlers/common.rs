@@ -207,3 +207,13 @@ pub(crate) fn empty() -> axum::response::Response {
     )
         .into_response()
 }
+
+/// A paged list answer with `nextPageToken` always present (`null` on the last page): Java's
+/// `PagedResponse` writes it, and pypaimon's response classes require the member.
+pub(crate) fn paged<T: serde::Serialize>(response: &T) -> ApiResult<axum::Json<serde_json::Value>> {
+    let mut v = serde_json::to_value(response).map_err(|e| ApiError::internal(&e))?;
+    if let serde_json::Value::Object(m) = &mut v {
+        m.entry("nextPageToken").or_insert(serde_json::Value::Null);
+    }
+    Ok(axum::Json(v))
+}

@@ -9,7 +9,7 @@ use axum::response::Response;
 use axum::{Extension, Json};
 use strata_spec::rest::{CreateDatabaseRequest, GetDatabaseResponse, ListDatabasesResponse};
 
-use super::common::{db_err, empty, matches_pattern, require_database, JsonBody, Paging};
+use super::common::{db_err, empty, matches_pattern, paged, require_database, JsonBody, Paging};
 use crate::authz;
 use crate::error::{ApiError, ApiResult, ResourceType};
 use crate::ops::Op;
@@ -22,7 +22,7 @@ pub(crate) async fn list(
     State(state): State<AppState>,
     Extension(Caller(p)): Extension<Caller>,
     Query(q): Query<HashMap<String, String>>,
-) -> ApiResult<Json<ListDatabasesResponse>> {
+) -> ApiResult<Json<serde_json::Value>> {
     let paging = Paging::from_query(&state, &q)?;
     let names = state
         .inner
@@ -40,10 +40,10 @@ pub(crate) async fn list(
         }
     }
     let (databases, next_page_token) = paging.page(visible, |n| n.clone());
-    Ok(Json(ListDatabasesResponse {
+    paged(&ListDatabasesResponse {
         databases,
         next_page_token,
-    }))
+    })
 }
 
 /// `createDatabase`: 409 when it exists. Database options are refused by name: a filesystem

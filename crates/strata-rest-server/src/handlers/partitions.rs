@@ -11,7 +11,7 @@ use axum::extract::{Path, Query, State};
 use axum::Json;
 use strata_spec::rest::{ListPartitionsResponse, Partition, PartitionSpecsRequest};
 
-use super::common::{load_table, matches_pattern, table_err, JsonBody, Paging};
+use super::common::{load_table, matches_pattern, paged, table_err, JsonBody, Paging};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
@@ -53,7 +53,7 @@ pub(crate) async fn list(
     State(state): State<AppState>,
     Path((_, db, object)): Path<(String, String, String)>,
     Query(q): Query<HashMap<String, String>>,
-) -> ApiResult<Json<ListPartitionsResponse>> {
+) -> ApiResult<Json<serde_json::Value>> {
     let paging = Paging::from_query(&state, &q)?;
     let table = load_table(&state, &db, &object).await?;
     let keys = table.schema().partition_keys.clone();
@@ -64,10 +64,10 @@ pub(crate) async fn list(
         }
     }
     let (partitions, next_page_token) = paging.page(out, |p| partition_name(p, &keys));
-    Ok(Json(ListPartitionsResponse {
+    paged(&ListPartitionsResponse {
         partitions,
         next_page_token,
-    }))
+    })
 }
 
 /// `listPartitionsByNames`: the partitions among `specs` that exist.
@@ -75,17 +75,17 @@ pub(crate) async fn list_by_names(
     State(state): State<AppState>,
     Path((_, db, object)): Path<(String, String, String)>,
     JsonBody(req): JsonBody<PartitionSpecsRequest>,
-) -> ApiResult<Json<ListPartitionsResponse>> {
+) -> ApiResult<Json<serde_json::Value>> {
     let wanted: Vec<BTreeMap<String, String>> = req.specs;
     let partitions = partitions(&state, &db, &object)
         .await?
         .into_iter()
         .filter(|p| wanted.contains(&p.spec))
         .collect();
-    Ok(Json(ListPartitionsResponse {
+    paged(&ListPartitionsResponse {
         partitions,
         next_page_token: None,
-    }))
+    })
 }
 
 /// `createPartitions`: refused by name.

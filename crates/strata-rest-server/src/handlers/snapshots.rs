@@ -11,7 +11,7 @@ use strata_spec::rest::{
     GetTableSnapshotResponse, GetVersionSnapshotResponse, ListSnapshotsResponse, TableSnapshot,
 };
 
-use super::common::{load_table, table_err, Paging};
+use super::common::{load_table, paged, table_err, Paging};
 use crate::error::{ApiError, ApiResult, ResourceType};
 use crate::state::AppState;
 
@@ -86,7 +86,7 @@ pub(crate) async fn list(
     State(state): State<AppState>,
     Path((_, db, object)): Path<(String, String, String)>,
     Query(q): Query<HashMap<String, String>>,
-) -> ApiResult<Json<ListSnapshotsResponse>> {
+) -> ApiResult<Json<serde_json::Value>> {
     let mut paging = Paging::from_query(&state, &q)?;
     paging.token = paging
         .token
@@ -99,8 +99,8 @@ pub(crate) async fn list(
         .map_err(|e| table_err(&state, &db, &object, &e))?;
     // Ids as zero-padded text sort like numbers.
     let (snapshots, next_page_token) = paging.page(snapshots, |s| format!("{:020}", s.id));
-    Ok(Json(ListSnapshotsResponse {
+    paged(&ListSnapshotsResponse {
         snapshots,
         next_page_token: next_page_token.map(|t| t.trim_start_matches('0').to_string()),
-    }))
+    })
 }

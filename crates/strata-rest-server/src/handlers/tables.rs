@@ -22,8 +22,8 @@ use strata_spec::rest::{
 use strata_spec::schema::{Schema, TableSchema};
 
 use super::common::{
-    db_err, empty, identifier, load_table, matches_pattern, require_database, table_err, JsonBody,
-    Paging,
+    db_err, empty, identifier, load_table, matches_pattern, paged, require_database, table_err,
+    JsonBody, Paging,
 };
 use crate::authz;
 use crate::error::{ApiError, ApiResult, ResourceType};
@@ -126,15 +126,15 @@ pub(crate) async fn list(
     Extension(Caller(p)): Extension<Caller>,
     Path((_, db)): Path<(String, String)>,
     Query(q): Query<HashMap<String, String>>,
-) -> ApiResult<Json<ListTablesResponse>> {
+) -> ApiResult<Json<serde_json::Value>> {
     let paging = Paging::from_query(&state, &q)?;
     require_database(&state, &db).await?;
     let names = visible_tables(&state, &p, &db, q.get("tableNamePattern")).await?;
     let (tables, next_page_token) = paging.page(names, |n| n.clone());
-    Ok(Json(ListTablesResponse {
+    paged(&ListTablesResponse {
         tables,
         next_page_token,
-    }))
+    })
 }
 
 /// `listTableDetails` (⧉, `tableNamePattern`; `tableType` other than `table` gives nothing).
@@ -143,7 +143,7 @@ pub(crate) async fn list_details(
     Extension(Caller(p)): Extension<Caller>,
     Path((_, db)): Path<(String, String)>,
     Query(q): Query<HashMap<String, String>>,
-) -> ApiResult<Json<ListTableDetailsResponse>> {
+) -> ApiResult<Json<serde_json::Value>> {
     let paging = Paging::from_query(&state, &q)?;
     require_database(&state, &db).await?;
     let mut names = visible_tables(&state, &p, &db, q.get("tableNamePattern")).await?;
@@ -160,10 +160,10 @@ pub(crate) async fn list_details(
             table_details.push(describe(&state, &db, &n, &t).await?);
         }
     }
-    Ok(Json(ListTableDetailsResponse {
+    paged(&ListTableDetailsResponse {
         table_details,
         next_page_token,
-    }))
+    })
 }
 
 /// `listTablesGlobally` (⧉ over `db.table`, `databaseNamePattern`, `tableNamePattern`).
@@ -171,7 +171,7 @@ pub(crate) async fn list_globally(
     State(state): State<AppState>,
     Extension(Caller(p)): Extension<Caller>,
     Query(q): Query<HashMap<String, String>>,
-) -> ApiResult<Json<ListTablesGloballyResponse>> {
+) -> ApiResult<Json<serde_json::Value>> {
     let paging = Paging::from_query(&state, &q)?;
     let dbs = state
         .inner
@@ -192,10 +192,10 @@ pub(crate) async fn list_globally(
         }
     }
     let (tables, next_page_token) = paging.page(all, |i| format!("{}.{}", i.database, i.object));
-    Ok(Json(ListTablesGloballyResponse {
+    paged(&ListTablesGloballyResponse {
         tables,
         next_page_token,
-    }))
+    })
 }
 
 /// `createTable`: 404 when the database is missing, 409 when the table exists.

@@ -11,7 +11,7 @@ use strata::maintenance::TableLifecycle;
 use strata::table::tags::TagManager;
 use strata_spec::rest::{CreateTagRequest, GetTagResponse, ListTagsResponse};
 
-use super::common::{empty, load_table, table_err, JsonBody, Paging};
+use super::common::{empty, load_table, paged, table_err, JsonBody, Paging};
 use crate::error::{ApiError, ApiResult, ResourceType};
 use crate::state::AppState;
 use crate::validate;
@@ -21,7 +21,7 @@ pub(crate) async fn list(
     State(state): State<AppState>,
     Path((_, db, object)): Path<(String, String, String)>,
     Query(q): Query<HashMap<String, String>>,
-) -> ApiResult<Json<ListTagsResponse>> {
+) -> ApiResult<Json<serde_json::Value>> {
     let paging = Paging::from_query(&state, &q)?;
     let table = load_table(&state, &db, &object).await?;
     let mut names = TagManager::new(&table)
@@ -32,10 +32,10 @@ pub(crate) async fn list(
         names.retain(|n| n.starts_with(prefix.as_str()));
     }
     let (tags, next_page_token) = paging.page(names, |n| n.clone());
-    Ok(Json(ListTagsResponse {
+    paged(&ListTagsResponse {
         tags,
         next_page_token,
-    }))
+    })
 }
 
 /// `createTag`: of `snapshotId` (default: the latest), kept `timeRetained` (Java's duration
@@ -43,8 +43,16 @@ pub(crate) async fn list(
 pub(crate) async fn create(
     State(state): State<AppState>,
     Path((_, db, object)): Path<(String, String, String)>,
-    JsonBody(req): JsonBody<CreateTagRequest>,
+    JsonBody(body): JsonBody<serde_json::Value>,
 ) -> ApiResult<Response> {
+    // `ignoreIfExists` (Java 2.0's `CreateTagRequest`, pypaimon) besides the typed members.
+    let ignore_if_exists = match body.get("ignoreIfExists") {
+        None | Some(serde_json::Value::Null) => false,
+        Some(serde_json::Value::Bool(b)) => *b,
+        Some(_) => return Err(ApiError::bad_request("ignoreIfExists must be a boolean")),
+    };
+    let req: CreateTagRequest = serde_json::from_value(body)
+        .map_err(|e| ApiError::bad_request(format!("malformed request body: {e}")))?;
     validate::tag(&req.tag_name)?;
     let retained: Option<Duration> = match req.time_retained.as_deref() {
         None | Some("") => None,
@@ -63,6 +71,9 @@ pub(crate) async fn create(
         .map_err(|e| table_err(&state, &db, &object, &e))?
         .is_some()
     {
+        if ignore_if_exists {
+            return Ok(empty());
+        }
         return Err(ApiError::already_exists(ResourceType::Tag, req.tag_name));
     }
     table
