@@ -271,3 +271,21 @@ async fn vended_data_tokens_are_fetched_for_tables() {
     assert_eq!(write(&t, &[7], "a").await, Some(1));
     assert_eq!(read_ids(&t, None, None).await, [7]);
 }
+
+/// The mock answers at most 100 names per page (`DEFAULT_MAX_RESULTS`); the client follows
+/// `nextPageToken` to the end (Java's `listDataFromPageApi`).
+#[tokio::test]
+async fn listings_follow_every_page() {
+    let Some(server) = start_mock(None) else {
+        return;
+    };
+    let catalog = strata::catalog::open(&options(&server.url, TOKEN))
+        .await
+        .unwrap();
+    let mut expected: Vec<String> = (0..105).map(|i| format!("db{i:03}")).collect();
+    for db in &expected {
+        catalog.create_database(db, false).await.unwrap();
+    }
+    expected.sort();
+    assert_eq!(catalog.list_databases().await.unwrap(), expected);
+}
