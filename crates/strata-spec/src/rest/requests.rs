@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{de_default, Instant, ObjectIdentifier};
+use super::common::{de_default, Instant, ObjectIdentifier};
 use crate::schema::{Schema, SchemaChange};
 
 fn yes() -> bool {

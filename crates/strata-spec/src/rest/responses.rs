@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{de_default, ObjectIdentifier, Partition, TableSnapshot};
+use super::common::{de_default, ObjectIdentifier, Partition, TableSnapshot};
 use crate::schema::Schema;
 use crate::snapshot::Snapshot;
 

@@ -58,12 +58,21 @@ pub async fn open(options: &BTreeMap<String, String>) -> Result<Arc<dyn Catalog>
         other => Err(ErrorDetail::UnsupportedOption {
             key: "metastore".into(),
             message: format!(
-                "metastore = {other}: strata opens the catalogs filesystem (the default)"
+                "metastore = {other}: strata opens the catalogs filesystem (the default){}",
+                OTHER_METASTORES
             ),
         }
         .into()),
     }
 }
+
+/// The metastores besides `filesystem` this build opens, for the refusal of another.
+const OTHER_METASTORES: &str = match (cfg!(feature = "rest"), cfg!(feature = "jdbc")) {
+    (true, true) => ", rest and jdbc",
+    (true, false) => " and rest",
+    (false, true) => " and jdbc",
+    (false, false) => "",
+};
 
 /// The filesystem arm of [`open`].
 fn open_filesystem(options: &BTreeMap<String, String>) -> Result<FileSystemCatalog> {

@@ -435,6 +435,16 @@ impl TableCommit {
                     .await;
                 return Ok(Attempt::LostRace(id));
             }
+            // The decider refused the commit outright (a REST catalog's 400, 401/403, 404,
+            // 501): nothing was published, and retrying cannot change the answer.
+            Err(e) if refused_outright(&e) => {
+                store.delete_quietly(&written).await;
+                self.delete_rebased(rebased.as_ref().map(|r| &r.written))
+                    .await;
+                self.delete_rebased(dv_rebased.as_ref().map(|r| &r.written))
+                    .await;
+                return Err(e);
+            }
             // The snapshot may have been stored: keep every file it may reference.
             Err(e) => return Ok(Attempt::Uncertain(id, e)),
         }
@@ -521,4 +531,16 @@ impl TableCommit {
             Err(_) => false,
         }
     }
+}
+
+/// Whether a failed publish is a refusal that stored nothing: the decider answered, and its
+/// answer is about the caller (credentials, input, a missing table, an unsupported request),
+/// not a failure that may hide a stored snapshot (I/O, a lost answer).
+fn refused_outright(e: &Error) -> bool {
+    use crate::ErrorKind as K;
+    !e.may_have_committed()
+        && matches!(
+            e.kind(),
+            K::PermissionDenied | K::InvalidInput | K::NotFound | K::Unsupported
+        )
 }

@@ -97,6 +97,11 @@ pub(crate) enum ErrorDetail {
     /// snapshot id with the ids the table has, in the `$levels` document).
     #[error("{0}")]
     NotFound(String),
+    /// Something created by name that exists already, described in full (a branch or a
+    /// partition a REST catalog reports as existing).
+    #[cfg_attr(not(feature = "rest"), allow(dead_code))]
+    #[error("{0}")]
+    AlreadyExists(String),
     #[error("tag '{name}' does not exist in {table}")]
     TagNotFound { table: String, name: String },
     #[error("tag '{name}' already exists in {table}")]
@@ -122,13 +127,13 @@ pub(crate) enum ErrorDetail {
         message: String,
     },
     /// A catalog refused the caller's credentials or grant (REST 401/403).
-    #[allow(dead_code)] // constructed by the REST catalog client
+    #[cfg_attr(not(feature = "rest"), allow(dead_code))]
     #[error("permission denied on {resource}: {message}")]
     PermissionDenied { resource: String, message: String },
     /// A catalog server (Paimon's REST catalog) failed to answer: a 5xx, a timeout, a reset
     /// connection, or an answer that does not decode. `retryable` when the request was
     /// idempotent and the failure transient.
-    #[allow(dead_code)] // constructed by the REST catalog client
+    #[cfg_attr(not(feature = "rest"), allow(dead_code))]
     #[error("catalog server {endpoint} failed: {message}")]
     CatalogServer {
         endpoint: String,
@@ -169,6 +174,7 @@ impl ErrorDetail {
             | D::TagNotFound { .. } => NotFound,
             D::DatabaseAlreadyExists(_)
             | D::TableAlreadyExists(_)
+            | D::AlreadyExists(_)
             | D::TagAlreadyExists { .. }
             | D::ColumnAlreadyExists { .. } => AlreadyExists,
             D::CommitConflict { .. } | D::CommittedNotVisible { .. } | D::DatabaseNotEmpty(_) => {
@@ -240,6 +246,7 @@ impl ErrorDetail {
             | D::InvalidLocation { .. }
             | D::SnapshotNotFound { .. }
             | D::NotFound(_)
+            | D::AlreadyExists(_)
             | D::TagNotFound { .. }
             | D::TagAlreadyExists { .. }
             | D::Unsupported(_)
@@ -298,6 +305,7 @@ impl ErrorDetail {
             | D::SchemaMismatch { .. }
             | D::InvalidArgument(_)
             | D::NotFound(_)
+            | D::AlreadyExists(_)
             | D::Unsupported(_)
             | D::PermissionDenied { .. }
             | D::CatalogServer { .. }

@@ -136,12 +136,8 @@ fn status_error(endpoint: &str, f: &RestFailure) -> Error {
                 table: endpoint.to_string(),
                 column: name,
             },
-            // strata has no generic already-exists detail yet (BRANCH, PARTITION, UNKNOWN).
-            _ => ErrorDetail::CatalogServer {
-                endpoint: endpoint.to_string(),
-                message: format!("HTTP 409 (already exists): {message}"),
-                retryable: false,
-            },
+            // BRANCH, PARTITION, UNKNOWN: the server's own words.
+            _ => ErrorDetail::AlreadyExists(format!("{endpoint}: {message}")),
         },
         501 => ErrorDetail::Unsupported(format!("{endpoint}: {message}")),
         status => ErrorDetail::CatalogServer {
@@ -426,7 +422,7 @@ mod tests {
             answer(404, &e("TAG", "v1", 404)).kind(),
             ErrorKind::NotFound
         );
-        for t in ["DATABASE", "TABLE", "TAG", "COLUMN"] {
+        for t in ["DATABASE", "TABLE", "TAG", "COLUMN", "BRANCH", "UNKNOWN"] {
             assert_eq!(
                 answer(409, &e(t, "x", 409)).kind(),
                 ErrorKind::AlreadyExists,
