@@ -74,6 +74,8 @@ struct DecidingCatalog {
     me: std::sync::Mutex<std::sync::Weak<DecidingCatalog>>,
     /// The context of the last commit asked for.
     last: std::sync::Mutex<Option<strata::catalog::CommitContext>>,
+    /// Answer every commit with an error that stores nothing (a REST catalog's 403 or 501).
+    deny: std::sync::atomic::AtomicBool,
 }
 
 #[async_trait::async_trait]
@@ -145,6 +147,9 @@ impl strata::catalog::Catalog for DecidingCatalog {
         use std::sync::atomic::Ordering;
         self.commits.fetch_add(1, Ordering::SeqCst);
         *self.last.lock().unwrap() = Some(ctx.clone());
+        if self.deny.load(Ordering::SeqCst) {
+            return Err(strata::Error::unsupported("commits are closed"));
+        }
         if self.refuse.load(Ordering::SeqCst) {
             return Ok(false);
         }
@@ -167,6 +172,7 @@ async fn commits_are_the_catalogs_decision() {
         refuse: Default::default(),
         me: Default::default(),
         last: Default::default(),
+        deny: Default::default(),
     });
     *catalog.me.lock().unwrap() = Arc::downgrade(&catalog);
     let dyn_catalog: Arc<dyn strata::catalog::Catalog> = catalog.clone();
@@ -233,4 +239,23 @@ async fn commits_are_the_catalogs_decision() {
     let mut got = crate::common::read_ids(&t, None, None).await;
     got.sort();
     assert_eq!(got, vec![1, 2, 3]);
+
+    // A decider that answers with a refusal storing nothing (REST 403/501): the commit fails at
+    // once with that error (no retries, not "outcome unknown") and deletes the manifests it wrote.
+    catalog.refuse.store(false, Ordering::SeqCst);
+    catalog.deny.store(true, Ordering::SeqCst);
+    let manifests = || {
+        std::fs::read_dir(dir.path().join("db.db/t/manifest"))
+            .unwrap()
+            .count()
+    };
+    let before_manifests = manifests();
+    let before = catalog.commits.load(Ordering::SeqCst);
+    let err = commit(t.clone(), vec![5]).await.unwrap_err();
+    assert_eq!(err.kind(), strata::ErrorKind::Unsupported, "{err}");
+    assert!(!err.may_have_committed(), "{err}");
+    assert_eq!(catalog.commits.load(Ordering::SeqCst), before + 1);
+    assert_eq!(manifests(), before_manifests, "the refused commit's manifests stay");
+    let latest = t.snapshot_manager().latest().await.unwrap().unwrap();
+    assert_eq!(latest.id, 2);
 }
