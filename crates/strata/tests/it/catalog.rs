@@ -255,7 +255,11 @@ async fn commits_are_the_catalogs_decision() {
     assert_eq!(err.kind(), strata::ErrorKind::Unsupported, "{err}");
     assert!(!err.may_have_committed(), "{err}");
     assert_eq!(catalog.commits.load(Ordering::SeqCst), before + 1);
-    assert_eq!(manifests(), before_manifests, "the refused commit's manifests stay");
+    assert_eq!(
+        manifests(),
+        before_manifests,
+        "the refused commit's manifests stay"
+    );
     let latest = t.snapshot_manager().latest().await.unwrap().unwrap();
     assert_eq!(latest.id, 2);
 }
