@@ -132,10 +132,9 @@ fn wire_options(
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect());
     }
-    // The snapshot commit's type is the one sign of a catalog deciding commits a table shows
-    // (`FileSnapshotCommit`: the warehouse's own create-if-absent).
-    let commit = format!("{:?}", table.snapshot_commit());
-    if !commit.starts_with("FileSnapshotCommit") {
+    // A table whose commits are not the warehouse's own create-if-absent (a REST catalog
+    // deciding them, a JDBC catalog's lock) cannot be reopened by its path.
+    if !table.snapshot_commit().is_file_commit() {
         return Err(plan_error(format!(
             "table {} is committed through its catalog, not its files: give the codec the \
              catalog's options (StrataLogicalCodec / StrataPhysicalCodec::with_catalog_options) \

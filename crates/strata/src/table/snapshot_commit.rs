@@ -87,6 +87,13 @@ pub trait SnapshotCommit: Send + Sync + Debug {
         let _ = (instant, from_snapshot);
         Ok(false)
     }
+
+    /// Whether this is the warehouse's own create-if-absent ([`FileSnapshotCommit`]), so a
+    /// handle opened from the table's path alone commits the same way. `false` (the default)
+    /// for a catalog that decides commits or guards them with a lock of its own.
+    fn is_file_commit(&self) -> bool {
+        false
+    }
 }
 
 /// The filesystem warehouse's [`SnapshotCommit`]: an atomic create-if-absent of
@@ -108,5 +115,9 @@ impl FileSnapshotCommit {
 impl SnapshotCommit for FileSnapshotCommit {
     async fn commit(&self, snapshot: &Snapshot, _ctx: &CommitContext) -> Result<bool> {
         self.snapshots.try_publish(snapshot).await
+    }
+
+    fn is_file_commit(&self) -> bool {
+        true
     }
 }
