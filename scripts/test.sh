@@ -61,6 +61,18 @@ JAVA_MAJOR="$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.s
 [[ "${JAVA_MAJOR:-0}" =~ ^[0-9]+$ && "$JAVA_MAJOR" -ge 17 ]] \
     || die "java is version '${JAVA_MAJOR:-unknown}'; the Java Paimon oracle needs JDK 17+"
 command -v mvn >/dev/null || die "mvn not found: the Java Paimon oracle is built with Maven 3.8+ (apt-get install maven)"
+# The JDBC catalog's tests start a PostgreSQL server of their own (initdb + pg_ctl on a free
+# loopback port): install Debian's server package when no server binaries are there.
+if [[ -z "${STRATA_PG_BIN:-}" ]] && ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
+    if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+        step "installing PostgreSQL (the JDBC catalog tests start a server)"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >/dev/null \
+            || { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >/dev/null; } \
+            || die "installing PostgreSQL failed (apt-get install postgresql)"
+    else
+        die "no PostgreSQL server binaries (/usr/lib/postgresql/*/bin/initdb): apt-get install postgresql, or set STRATA_PG_BIN"
+    fi
+fi
 
 # -- reference engines: venvs, connector jars, Java oracle (in the background) ----------------------
 venv_from() {  # venv_from DIR REQUIREMENTS: (re)create DIR unless its stamp matches
