@@ -8,6 +8,13 @@ use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
 use serde::de::DeserializeOwned;
 
+/// Who a table or database "belongs to" and who last changed it, in the audit members of
+/// `GetTableResponse` / `GetDatabaseResponse` (`owner`, `createdBy`, `updatedBy`). A warehouse
+/// keeps no such records; Java's `RESTCatalog` copies the members into a table's options
+/// (`AuditRESTResponse.putAuditOptionsTo`) and a missing owner becomes a null option value that
+/// Flink refuses, so they are always present: the serving process's name.
+pub(crate) const AUDIT_PRINCIPAL: &str = "strata";
+
 use crate::error::ApiError;
 
 /// A JSON request body of type `T`.
@@ -52,18 +59,19 @@ pub(crate) struct Paging {
 }
 
 impl Paging {
-    /// Paging of `query`: `maxResults` not a number → 400; absent or ≤ 0 → the server's page
+    /// Paging of `query`: `maxResults` not a 32-bit integer → 400; absent or ≤ 0 → the server's page
     /// size, larger → clamped to it (Java's `RESTCatalogServer.getMaxResults`).
     pub(crate) fn from_query(state: &AppState, query: &HashMap<String, String>) -> ApiResult<Self> {
         let limit = state.inner.config.max_results.max(1);
         let max = match query.get("maxResults") {
             None => limit,
-            Some(text) => match text.trim().parse::<i64>() {
+            // An int32, as the OpenAPI file declares and Java's `Integer.parseInt` reads it.
+            Some(text) => match text.trim().parse::<i32>() {
                 Ok(n) if n <= 0 => limit,
                 Ok(n) => (n as u64).min(limit as u64) as usize,
                 Err(_) => {
                     return Err(ApiError::bad_request(format!(
-                        "invalid maxResults {text:?}: not an integer"
+                        "invalid maxResults {text:?}: not a 32-bit integer"
                     )))
                 }
             },

@@ -92,11 +92,14 @@ pub(crate) async fn get(
         name: db,
         location: None,
         options: BTreeMap::new(),
-        owner: None,
-        created_at: None,
-        created_by: None,
-        updated_at: None,
-        updated_by: None,
+        // A warehouse keeps no record of a database's creation: the audit members Java's
+        // `RESTCatalog` copies into options are present (see `common::AUDIT_PRINCIPAL`), the
+        // times unknown (0).
+        owner: Some(super::common::AUDIT_PRINCIPAL.to_string()),
+        created_at: Some(0),
+        created_by: Some(super::common::AUDIT_PRINCIPAL.to_string()),
+        updated_at: Some(0),
+        updated_by: Some(super::common::AUDIT_PRINCIPAL.to_string()),
     }))
 }
 

@@ -43,6 +43,13 @@ pub(crate) async fn table_id(
     object: &str,
     table: &Table,
 ) -> ApiResult<String> {
+    let millis = created_millis(state, db, object, table).await?;
+    let name = format!("{db}.db/{object}\n{millis}");
+    Ok(uuid::Uuid::new_v5(&TABLE_ID_NAMESPACE, name.as_bytes()).to_string())
+}
+
+/// When `table` was created: its first schema's `timeMillis`.
+async fn created_millis(state: &AppState, db: &str, object: &str, table: &Table) -> ApiResult<i64> {
     let sm = table.schema_manager();
     let first = match sm.list_ids().await {
         Ok(ids) => ids.into_iter().min(),
@@ -57,8 +64,7 @@ pub(crate) async fn table_id(
         }
         None => table.schema().time_millis,
     };
-    let name = format!("{db}.db/{object}\n{millis}");
-    Ok(uuid::Uuid::new_v5(&TABLE_ID_NAMESPACE, name.as_bytes()).to_string())
+    Ok(millis)
 }
 
 /// The create-table form of a table schema.
@@ -79,6 +85,7 @@ async fn describe(
     table: &Table,
 ) -> ApiResult<GetTableResponse> {
     let schema = table.schema();
+    let created = created_millis(state, db, object, table).await?;
     Ok(GetTableResponse {
         id: table_id(state, db, object, table).await?,
         database: Some(db.to_string()),
@@ -87,11 +94,11 @@ async fn describe(
         is_external: false,
         schema_id: schema.id,
         schema: schema_of(schema),
-        owner: None,
-        created_at: None,
-        created_by: None,
-        updated_at: None,
-        updated_by: None,
+        owner: Some(super::common::AUDIT_PRINCIPAL.to_string()),
+        created_at: Some(created),
+        created_by: Some(super::common::AUDIT_PRINCIPAL.to_string()),
+        updated_at: Some(schema.time_millis),
+        updated_by: Some(super::common::AUDIT_PRINCIPAL.to_string()),
     })
 }
 
