@@ -92,13 +92,7 @@ pub(crate) async fn drop(
     let table = main_table(&state, &db, &object).await?;
     let lock = state.table_lock(&format!("{db}.{object}"));
     let _guard = lock.lock().await;
-    if !table
-        .branch_exists(&branch)
-        .await
-        .map_err(|e| branch_err(&state, &branch, &e))?
-    {
-        return Err(ApiError::not_found(ResourceType::Branch, branch));
-    }
+    require_branch(&state, &table, &branch).await?;
     table
         .delete_branch(&branch)
         .await
@@ -120,16 +114,26 @@ pub(crate) async fn forward(
     let table = main_table(&state, &db, &object).await?;
     let lock = state.table_lock(&format!("{db}.{object}"));
     let _guard = lock.lock().await;
-    if !table
-        .branch_exists(&branch)
-        .await
-        .map_err(|e| branch_err(&state, &branch, &e))?
-    {
-        return Err(ApiError::not_found(ResourceType::Branch, branch));
-    }
+    require_branch(&state, &table, &branch).await?;
     table
         .fast_forward(&branch)
         .await
         .map_err(|e| branch_err(&state, &branch, &e))?;
     Ok(empty())
+}
+
+/// 404 BRANCH unless `table` has branch `branch`.
+async fn require_branch(state: &AppState, table: &Table, branch: &str) -> ApiResult<()> {
+    if table
+        .branch_exists(branch)
+        .await
+        .map_err(|e| branch_err(state, branch, &e))?
+    {
+        Ok(())
+    } else {
+        Err(ApiError::not_found(
+            ResourceType::Branch,
+            branch.to_string(),
+        ))
+    }
 }
