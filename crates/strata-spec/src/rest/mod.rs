@@ -12,15 +12,30 @@
 //! | `common` | what requests and responses share (`ObjectIdentifier`, `Instant`, `Partition`, `TableSnapshot`) |
 //! | `requests` | request bodies (`CreateTableRequest`, `CommitTableRequest`, …) |
 //! | `responses` | response bodies (`ConfigResponse`, `GetTableResponse`, `ErrorResponse`, …) |
+//! | `views` | views: `ViewSchema`, `ViewChange`, their requests and responses; the `DataField` list adapters |
+//! | `functions` | functions: `FunctionDefinition` (`file`/`sql`/`lambda`), `FunctionChange`, their requests and responses |
 //! | `json` | serde adapters for the types whose JSON is hand-written in this crate: the create-table [`Schema`](crate::schema::Schema) and [`SchemaChange`](crate::schema::SchemaChange) (Java's `@JsonSubTypes` on `action`) |
 
 mod common;
+pub mod functions;
 pub mod json;
 mod requests;
 mod responses;
 #[cfg(test)]
 mod tests;
+pub mod views;
+#[cfg(test)]
+mod views_tests;
 
 pub use common::{Instant, ObjectIdentifier, Partition, TableSnapshot};
+pub use functions::{
+    is_valid_function_name, AlterFunctionRequest, CreateFunctionRequest, FunctionChange,
+    FunctionDefinition, FunctionFileResource, GetFunctionResponse, ListFunctionDetailsResponse,
+    ListFunctionsGloballyResponse, ListFunctionsResponse,
+};
 pub use requests::*;
 pub use responses::*;
+pub use views::{
+    AlterViewRequest, CreateViewRequest, GetViewResponse, ListViewDetailsResponse,
+    ListViewsGloballyResponse, ListViewsResponse, ViewChange, ViewSchema,
+};
