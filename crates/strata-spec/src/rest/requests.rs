@@ -174,6 +174,15 @@ pub struct CreateBranchRequest {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ForwardBranchRequest {}
 
+/// `POST …/branches/{branch}/rename` (the OpenAPI file's `RenameBranchRequest`; Java 2.0's
+/// `RESTApi` has no client call for it, its `RESTCatalog.renameBranch` refuses).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RenameBranchRequest {
+    /// The branch's new name.
+    pub to_branch: String,
+}
+
 /// `POST …/tables/{table}/tags` (Java's `CreateTagRequest`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

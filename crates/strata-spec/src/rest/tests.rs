@@ -261,6 +261,12 @@ fn token_tag_branch_shapes() {
         json!({"branch": "b"}),
     );
     roundtrip(&ForwardBranchRequest {}, json!({}));
+    roundtrip(
+        &RenameBranchRequest {
+            to_branch: "b2".into(),
+        },
+        json!({"toBranch": "b2"}),
+    );
     let p: ListPartitionsResponse = serde_json::from_value(json!({"partitions": [{
         "spec": {"dt": "1"}, "recordCount": 3, "fileSizeInBytes": 10, "fileCount": 1,
         "lastFileCreationTime": 5, "totalBuckets": 1, "done": false,
