@@ -23,6 +23,7 @@
 //! `tests::contract` checks all of this for each backend; `crates/strata/tests/object_store_s3.rs`
 //! runs it against a real S3-compatible server on loopback.
 
+pub(crate) mod credentials;
 pub(crate) mod parallel;
 pub(crate) mod producer;
 mod s3;
@@ -105,7 +106,17 @@ impl FileIO {
     /// A client for one S3 bucket, configured from the `AWS_*` environment and then the
     /// catalog `options` (`s3.endpoint`, `s3.access-key`, ...: see [`s3`]).
     pub fn s3(bucket: &str, options: &HashMap<String, String>) -> Result<Self> {
-        let (store, target) = s3::build(bucket, options)?;
+        Self::s3_with_credentials(bucket, options, None)
+    }
+
+    /// [`FileIO::s3`] signing with `credentials` that expire and are fetched again (a REST
+    /// catalog's vended data token, [`credentials`]).
+    pub(crate) fn s3_with_credentials(
+        bucket: &str,
+        options: &HashMap<String, String>,
+        credentials: Option<credentials::RefreshingCredentials>,
+    ) -> Result<Self> {
+        let (store, target) = s3::build(bucket, options, credentials)?;
         Ok(FileIO {
             store,
             kind: StoreKind::S3,
@@ -172,6 +183,23 @@ impl FileIO {
             })
         })?;
         Ok((FileIO::local(), path))
+    }
+
+    /// [`FileIO::for_location_with_options`] signing S3 requests with `credentials` that
+    /// expire and are fetched again ([`credentials`]); a location off S3 needs none and is
+    /// resolved without them.
+    pub(crate) fn for_location_with_credentials(
+        location: &str,
+        options: &HashMap<String, String>,
+        credentials: Option<credentials::RefreshingCredentials>,
+    ) -> Result<(FileIO, Path)> {
+        match credentials {
+            Some(c) if s3::is_s3_location(location) => {
+                let (bucket, path) = s3::parse_location(location)?;
+                Ok((FileIO::s3_with_credentials(&bucket, options, Some(c))?, path))
+            }
+            _ => Self::for_location_with_options(location, options),
+        }
     }
 
     /// The backend this handle talks to.

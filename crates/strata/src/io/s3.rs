@@ -11,6 +11,9 @@
 //!    `s3.secret-key`, `s3.session-token`, `s3.region`, `s3.path-style-access` (or
 //!    `s3.path.style.access`), and strata's `s3.max-retries`.
 //!
+//! 3. credentials that expire and are fetched again ([`super::credentials`]: a REST
+//!    catalog's vended data token), which replace the keys of 1. and 2. when given.
+//!
 //! An `http://` endpoint allows plain HTTP without a separate switch; an endpoint without a
 //! scheme means `https://`. A custom endpoint is addressed path-style
 //! (`<endpoint>/<bucket>/<key>`) unless `s3.path-style-access` is `false`.
@@ -106,6 +109,7 @@ pub(crate) struct S3Target {
 pub(crate) fn build(
     bucket: &str,
     _options: &HashMap<String, String>,
+    _credentials: Option<super::credentials::RefreshingCredentials>,
 ) -> Result<(Arc<dyn ObjectStore>, S3Target)> {
     Err(ErrorDetail::Unsupported(format!(
         "s3://{bucket}: this strata was built without its `s3` cargo feature (enable it to \
@@ -114,11 +118,13 @@ pub(crate) fn build(
     .into())
 }
 
-/// Builds the client for `bucket` from the environment, then `options`.
+/// Builds the client for `bucket` from the environment, then `options`, then `credentials`
+/// (kept and fetched again as they expire).
 #[cfg(feature = "s3")]
 pub(crate) fn build(
     bucket: &str,
     options: &HashMap<String, String>,
+    credentials: Option<super::credentials::RefreshingCredentials>,
 ) -> Result<(Arc<dyn ObjectStore>, S3Target)> {
     for key in options.keys() {
         if key.starts_with("s3.") && !OPTION_KEYS.contains(&key.as_str()) {
@@ -171,6 +177,9 @@ pub(crate) fn build(
         })?;
     }
     builder = builder.with_retry(retry);
+    if let Some(c) = credentials {
+        builder = builder.with_credentials(Arc::new(super::credentials::AwsRefreshing(c)));
+    }
 
     let endpoint = builder
         .get_config_value(&AmazonS3ConfigKey::Endpoint)
@@ -250,15 +259,15 @@ mod tests {
         let mut o = HashMap::new();
         o.insert("s3.endpoint".to_string(), "http://127.0.0.1:1".to_string());
         o.insert("s3.acces-key".to_string(), "x".to_string());
-        let e = build("b", &o).unwrap_err().to_string();
+        let e = build("b", &o, None).unwrap_err().to_string();
         assert!(e.contains("s3.acces-key"), "{e}");
         o.remove("s3.acces-key");
         o.insert("s3.path-style-access".to_string(), "yes".to_string());
-        let e = build("b", &o).unwrap_err().to_string();
+        let e = build("b", &o, None).unwrap_err().to_string();
         assert!(e.contains("s3.path-style-access"), "{e}");
         o.remove("s3.path-style-access");
         o.insert("s3.endpoint".to_string(), "ftp://host".to_string());
-        let e = build("b", &o).unwrap_err().to_string();
+        let e = build("b", &o, None).unwrap_err().to_string();
         assert!(e.contains("ftp://host"), "{e}");
     }
 }

@@ -10,12 +10,22 @@
 //! (OSS's `fs.oss.*`, the mock servers' dummy `akId`) are not options of a store strata can
 //! open, and a table on such a store is refused by its path's scheme when it is loaded.
 //!
-//! A table keeps the credentials it was loaded with: load the table again (`get_table`) to
-//! pick up fresh ones (a `Table` held longer than the token lives fails with the store's
-//! permission error).
+//! A table on S3 whose token carries keys (`s3.access-key`, `s3.secret-key`, and
+//! `s3.session-token` for temporary STS keys) signs with them through a refreshing credential
+//! provider (`crate::io::credentials`): before a request, once the token is due (Java's margin,
+//! capped at half the token's life), `GET …/token` is asked again, so a `Table` held for
+//! longer than a token lives keeps reading and writing. A token without keys (a local
+//! warehouse, or a reader of a server vending static keys only to writers) leaves the
+//! catalog's own credentials in place.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
+
+use crate::io::credentials::StoreCredentials;
+
+/// The token options that are credentials (signed with, refreshed); the rest (endpoint,
+/// region, path style) configure the store.
+const CREDENTIAL_KEYS: [&str; 3] = ["s3.access-key", "s3.secret-key", "s3.session-token"];
 
 /// Java's `RESTTokenFileIO.TOKEN_EXPIRATION_SAFE_TIME_MILLIS`: refresh an hour before expiry.
 pub(crate) const TOKEN_EXPIRATION_SAFE_TIME_MILLIS: i64 = 3_600_000;
@@ -47,6 +57,24 @@ impl DataToken {
             }
         }
         out
+    }
+
+    /// The token's store options without its credentials ([`DataToken::credentials`]).
+    pub(crate) fn store_options(&self) -> HashMap<String, String> {
+        let mut out = self.io_options();
+        out.retain(|k, _| !CREDENTIAL_KEYS.contains(&k.as_str()));
+        out
+    }
+
+    /// The token's S3 keys, when it carries an access key and its secret.
+    pub(crate) fn credentials(&self) -> Option<StoreCredentials> {
+        let mut io = self.io_options();
+        Some(StoreCredentials {
+            access_key: io.remove("s3.access-key")?,
+            secret_key: io.remove("s3.secret-key")?,
+            session_token: io.remove("s3.session-token"),
+            expires_at_millis: self.expires_at_millis,
+        })
     }
 }
 
@@ -102,6 +130,13 @@ mod tests {
         assert_eq!(io["s3.secret-key"], "SK");
         assert_eq!(io["s3.session-token"], "ST");
         assert_eq!(io.len(), 3);
+        let c = t.credentials().unwrap();
+        assert_eq!(
+            (c.access_key.as_str(), c.session_token.as_deref()),
+            ("AK", Some("ST"))
+        );
+        assert_eq!(c.expires_at_millis, 10_000_000);
+        assert!(t.store_options().is_empty());
 
         let cache = TokenCache::default();
         let key = ("db".to_string(), "t".to_string());
