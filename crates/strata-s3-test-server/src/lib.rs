@@ -1,6 +1,8 @@
 //! An S3-compatible server for strata's object-storage tests: `s3s` serving a local directory
 //! (each sub-directory a bucket, each file an object) on `127.0.0.1` at an ephemeral port, with
-//! SigV4 authentication and atomic conditional creates ([`atomic_fs`]).
+//! SigV4 authentication and atomic conditional creates ([`atomic_fs`]), and an STS
+//! `AssumeRole` endpoint minting temporary keys scoped by a session policy, enforced on every
+//! request with their expiry ([`sts`], [`policy`]).
 //!
 //! Two forms, one implementation:
 //! * in-process: [`S3Server::start`] runs the server on a thread of its own (its own tokio
@@ -16,6 +18,8 @@
 //! Loopback only: the listener binds `127.0.0.1` and nothing else.
 
 pub mod atomic_fs;
+pub mod policy;
+pub mod sts;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -23,7 +27,6 @@ use std::thread::JoinHandle;
 
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder as ConnBuilder;
-use s3s::auth::SimpleAuth;
 use s3s::service::S3ServiceBuilder;
 use tokio::sync::oneshot;
 
@@ -132,6 +135,11 @@ impl S3Server {
         env_vars(&self.endpoint())
     }
 
+    /// The STS endpoint (`AssumeRole`): the server's own address, as MinIO serves it.
+    pub fn sts_endpoint(&self) -> String {
+        self.endpoint()
+    }
+
     /// Paimon catalog options pointing a catalog at this server.
     pub fn catalog_options(&self) -> Vec<(&'static str, String)> {
         vec![
@@ -177,8 +185,11 @@ pub async fn serve(listener: std::net::TcpListener, fs: AtomicFs, mut stop: ones
         }
     };
     let service = {
+        let ids = sts::Identities::with_permanent(ACCESS_KEY, SECRET_KEY);
         let mut b = S3ServiceBuilder::new(fs);
-        b.set_auth(SimpleAuth::from_single(ACCESS_KEY, SECRET_KEY));
+        b.set_auth(ids.clone());
+        b.set_access(sts::Access(ids.clone()));
+        b.set_route(sts::AssumeRole(ids));
         b.build()
     };
     let http = ConnBuilder::new(TokioExecutor::new());
