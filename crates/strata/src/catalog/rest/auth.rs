@@ -1,17 +1,29 @@
 //! Who the REST catalog client says it is: Java's `AuthProvider`s, chosen by
 //! `token.provider`. `bear` (Java's `BearTokenAuthProvider`) sends `Authorization: Bearer
-//! <token>`. `dlf` (Alibaba DLF's request signing, `DLFAuthProvider`) is not implemented and
-//! refused by name, as is any other provider. Without `token.provider` no credentials are
-//! sent (Java insists on a provider; a server without authentication needs none).
+//! <token>`. `dlf` (Java's `DLFAuthProvider`, `dlf/`) signs each request — its method, path,
+//! query and body — with an Alibaba DLF access key. Any other provider is refused by name.
+//! Without `token.provider` no credentials are sent (Java insists on a provider; a server
+//! without authentication needs none), and `token` or a `dlf.*` key without the provider
+//! that reads it is refused.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
+use async_trait::async_trait;
+
+use super::dlf::{DlfAuth, DLF_OPTION_KEYS};
+use super::http::{OutgoingRequest, RequestAuth};
 use crate::{Error, Result};
 
 /// The option naming the provider.
 pub(crate) const TOKEN_PROVIDER: &str = "token.provider";
 /// The bearer token option.
 pub(crate) const TOKEN: &str = "token";
+
+/// Whether `key` is an option of an auth provider (the REST catalog's own keys).
+pub(crate) fn is_auth_key(key: &str) -> bool {
+    key == TOKEN_PROVIDER || key == TOKEN || DLF_OPTION_KEYS.contains(&key)
+}
 
 /// The credentials sent with each request.
 #[derive(Clone)]
@@ -20,6 +32,8 @@ pub(crate) enum AuthProvider {
     None,
     /// `Authorization: Bearer <token>`.
     Bearer(String),
+    /// DLF's signature of each request.
+    Dlf(Arc<DlfAuth>),
 }
 
 impl std::fmt::Debug for AuthProvider {
@@ -28,6 +42,7 @@ impl std::fmt::Debug for AuthProvider {
             AuthProvider::None => f.write_str("AuthProvider::None"),
             // Never print the token.
             AuthProvider::Bearer(_) => f.write_str("AuthProvider::Bearer(***)"),
+            AuthProvider::Dlf(_) => f.write_str("AuthProvider::Dlf(***)"),
         }
     }
 }
@@ -36,6 +51,14 @@ impl AuthProvider {
     /// The provider the catalog options name (Java's `AuthProviderFactory.createAuthProvider`).
     pub(crate) fn from_options(options: &BTreeMap<String, String>) -> Result<AuthProvider> {
         let provider = options.get(TOKEN_PROVIDER).map(|s| s.trim());
+        if provider != Some("dlf") {
+            if let Some(k) = DLF_OPTION_KEYS.iter().find(|k| options.contains_key(**k)) {
+                return Err(Error::invalid_option(
+                    *k,
+                    format!("{k} is set but token.provider is not dlf"),
+                ));
+            }
+        }
         match provider {
             None | Some("") => {
                 if options.contains_key(TOKEN) {
@@ -56,23 +79,42 @@ impl AuthProvider {
                 }
                 Ok(AuthProvider::Bearer(token.to_string()))
             }
-            Some("dlf") => Err(Error::unsupported(
-                "token.provider = dlf: Alibaba DLF request signing is not implemented by strata \
-                 (supported: bear)",
-            )
-            .with_option(TOKEN_PROVIDER)),
+            Some("dlf") => {
+                if options.contains_key(TOKEN) {
+                    return Err(Error::invalid_option(
+                        TOKEN,
+                        "`token` is a bearer token; token.provider = dlf reads the dlf.* keys",
+                    ));
+                }
+                Ok(AuthProvider::Dlf(Arc::new(DlfAuth::from_options(options)?)))
+            }
             Some(other) => Err(Error::invalid_option(
                 TOKEN_PROVIDER,
-                format!("token.provider = {other}: unknown provider (strata supports bear)"),
+                format!("token.provider = {other}: unknown provider (strata supports bear, dlf)"),
             )),
         }
     }
 
-    /// The headers this provider adds to a request.
-    pub(crate) fn headers(&self) -> Vec<(String, String)> {
-        match self {
-            AuthProvider::None => Vec::new(),
-            AuthProvider::Bearer(t) => vec![("Authorization".to_string(), format!("Bearer {t}"))],
+    /// This provider as the HTTP client asks it, per request (Java's `RESTAuthFunction`).
+    pub(crate) fn headers(&self) -> AuthHeaders<'_> {
+        AuthHeaders(self)
+    }
+}
+
+/// A provider's headers, computed for each request as it is sent (a DLF signature covers
+/// the request's method, path, query and body, and its time).
+pub(crate) struct AuthHeaders<'a>(&'a AuthProvider);
+
+#[async_trait]
+impl RequestAuth for AuthHeaders<'_> {
+    /// Java's `mergeAuthHeader`. Fails only when a DLF token cannot be loaded.
+    async fn headers_for(&self, request: &OutgoingRequest<'_>) -> Result<Vec<(String, String)>> {
+        match self.0 {
+            AuthProvider::None => Ok(Vec::new()),
+            AuthProvider::Bearer(t) => {
+                Ok(vec![("Authorization".to_string(), format!("Bearer {t}"))])
+            }
+            AuthProvider::Dlf(d) => Ok(d.headers(request).await?.into_iter().collect()),
         }
     }
 }
@@ -88,22 +130,68 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn providers_are_chosen_or_refused_by_name() {
+    async fn headers(p: &AuthProvider) -> Vec<(String, String)> {
+        let request = OutgoingRequest {
+            method: "GET",
+            path: "/v1/config",
+            query: &[],
+            body: None,
+        };
+        p.headers().headers_for(&request).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn providers_are_chosen_or_refused_by_name() {
         let b = AuthProvider::from_options(&opts(&[("token.provider", "bear"), ("token", "t")]))
             .unwrap();
         assert_eq!(
-            b.headers(),
+            headers(&b).await,
             vec![("Authorization".to_string(), "Bearer t".to_string())]
         );
-        assert!(!format!("{b:?}").contains('t') || !format!("{b:?}").contains("\"t\""));
-        assert!(AuthProvider::from_options(&opts(&[]))
-            .unwrap()
-            .headers()
+        assert_eq!(format!("{b:?}"), "AuthProvider::Bearer(***)");
+        assert!(headers(&AuthProvider::from_options(&opts(&[])).unwrap())
+            .await
             .is_empty());
-        let e = AuthProvider::from_options(&opts(&[("token.provider", "dlf")])).unwrap_err();
-        assert_eq!(e.kind(), crate::ErrorKind::Unsupported);
-        assert!(e.to_string().contains("dlf"), "{e}");
+        let d = AuthProvider::from_options(&opts(&[
+            ("token.provider", "dlf"),
+            ("uri", "http://cn-hangzhou-vpc.dlf.aliyuncs.com"),
+            ("dlf.access-key-id", "ak"),
+            ("dlf.access-key-secret", "sk"),
+        ]))
+        .unwrap();
+        let h: BTreeMap<String, String> = headers(&d).await.into_iter().collect();
+        assert!(
+            h["Authorization"].starts_with("DLF4-HMAC-SHA256 Credential=ak/"),
+            "{h:?}"
+        );
+        assert!(h["Authorization"].contains("/cn-hangzhou/DlfNext/aliyun_v4_request,"));
+        assert!(!format!("{d:?}").contains("sk"));
+        // dlf without a key source, dlf.* keys without dlf, and bear's token with dlf.
+        let e = AuthProvider::from_options(&opts(&[
+            ("token.provider", "dlf"),
+            ("uri", "x"),
+            ("dlf.region", "cn-hangzhou"),
+        ]))
+        .unwrap_err();
+        assert!(e.to_string().contains("dlf.access-key-id"), "{e}");
+        let e = AuthProvider::from_options(&opts(&[("dlf.region", "cn-hangzhou")])).unwrap_err();
+        assert!(e.to_string().contains("dlf.region"), "{e}");
+        let e = AuthProvider::from_options(&opts(&[
+            ("token.provider", "bear"),
+            ("token", "t"),
+            ("dlf.access-key-id", "ak"),
+        ]))
+        .unwrap_err();
+        assert!(e.to_string().contains("dlf.access-key-id"), "{e}");
+        let e = AuthProvider::from_options(&opts(&[
+            ("token.provider", "dlf"),
+            ("token", "t"),
+            ("dlf.access-key-id", "ak"),
+            ("dlf.access-key-secret", "sk"),
+            ("dlf.region", "cn-hangzhou"),
+        ]))
+        .unwrap_err();
+        assert_eq!(e.context().option(), Some("token"), "{e}");
         let e = AuthProvider::from_options(&opts(&[("token.provider", "oauth")])).unwrap_err();
         assert_eq!(e.kind(), crate::ErrorKind::InvalidInput);
         assert!(e.to_string().contains("oauth"), "{e}");
@@ -111,5 +199,9 @@ mod tests {
         assert!(e.to_string().contains("token"), "{e}");
         let e = AuthProvider::from_options(&opts(&[("token", "x")])).unwrap_err();
         assert!(e.to_string().contains("token.provider"), "{e}");
+        for k in ["token", "token.provider", "dlf.token-path", "dlf.region"] {
+            assert!(is_auth_key(k), "{k}");
+        }
+        assert!(!is_auth_key("dlf.oss-endpoint"));
     }
 }

@@ -2,8 +2,10 @@
 //! error answers mapped onto strata's errors. Java's `HttpClient` + `DefaultErrorHandler`.
 //!
 //! - The client is reqwest (rustls; the JSON is serde_json's, not reqwest's).
-//! - Headers: `Content-Type: application/json`, the catalog's `header.*` options, then the
-//!   auth provider's (`Authorization: Bearer …`).
+//! - Headers: `Content-Type: application/json` (with a body), the catalog's `header.*`
+//!   options, then the auth provider's (`Authorization: Bearer …`, or a DLF signature of this
+//!   very request — method, path, query, body — computed as each attempt is sent); a later one
+//!   replaces an earlier one of the same name.
 //! - GETs are retried on a connection failure, a timeout, 429 and 503 (Java's
 //!   `ExponentialHttpRequestRetryStrategy`, which also retries only idempotent requests);
 //!   a POST or DELETE is sent once.
@@ -16,6 +18,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use async_trait::async_trait;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -26,6 +30,26 @@ use crate::{Error, Result};
 
 /// How many times a GET is tried in all.
 const GET_ATTEMPTS: u32 = 4;
+
+/// One request as it is sent: what an auth provider signs (Java's `RESTAuthParameter`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct OutgoingRequest<'a> {
+    /// `GET`, `POST`, `DELETE`.
+    pub(crate) method: &'a str,
+    /// The resource path as sent (`/v1/prefix/databases/db%24x`), without the query.
+    pub(crate) path: &'a str,
+    /// The query parameters, unencoded.
+    pub(crate) query: &'a [(&'a str, String)],
+    /// The body as sent (`None` for GET and DELETE).
+    pub(crate) body: Option<&'a str>,
+}
+
+/// The auth headers of each request (Java's `RESTAuthFunction`), asked as it is sent.
+#[async_trait]
+pub(crate) trait RequestAuth: Send + Sync {
+    /// The headers `request` carries; an error (no credentials to be had) stops the call.
+    async fn headers_for(&self, request: &OutgoingRequest<'_>) -> Result<Vec<(String, String)>>;
+}
 
 /// One REST endpoint: the base URI, the fixed headers, the reqwest client.
 #[derive(Clone, Debug)]
@@ -66,6 +90,9 @@ pub(crate) enum CallError {
     /// No usable answer: connection refused / reset, timeout, undecodable body.
     /// `sent` is false when the request certainly never reached the server (connect failure).
     Transport { message: String, sent: bool },
+    /// The request was never sent: its credentials could not be had (a DLF token file or
+    /// the ECS metadata service failed).
+    Auth(Error),
 }
 
 impl CallError {
@@ -73,7 +100,7 @@ impl CallError {
     pub(crate) fn status(&self) -> Option<&RestFailure> {
         match self {
             CallError::Status(f) => Some(f),
-            CallError::Transport { .. } => None,
+            CallError::Transport { .. } | CallError::Auth(_) => None,
         }
     }
 
@@ -98,6 +125,7 @@ impl CallError {
             }
             .into(),
             CallError::Status(f) => status_error(endpoint, &f),
+            CallError::Auth(e) => e,
         }
     }
 }
@@ -211,7 +239,7 @@ impl HttpClient {
         &self,
         path: &str,
         query: &[(&str, String)],
-        auth: &[(String, String)],
+        auth: &dyn RequestAuth,
     ) -> std::result::Result<T, CallError> {
         let body = self.send(Method::GET, path, query, None, auth).await?;
         decode(&body)
@@ -222,7 +250,7 @@ impl HttpClient {
         &self,
         path: &str,
         body: &B,
-        auth: &[(String, String)],
+        auth: &dyn RequestAuth,
     ) -> std::result::Result<T, CallError> {
         let text = self.post_raw(path, body, auth).await?;
         decode(&text)
@@ -233,7 +261,7 @@ impl HttpClient {
         &self,
         path: &str,
         body: &B,
-        auth: &[(String, String)],
+        auth: &dyn RequestAuth,
     ) -> std::result::Result<String, CallError> {
         let json = serde_json::to_string(body).map_err(|e| CallError::Transport {
             message: format!("cannot encode the request: {e}"),
@@ -246,7 +274,7 @@ impl HttpClient {
     pub(crate) async fn delete(
         &self,
         path: &str,
-        auth: &[(String, String)],
+        auth: &dyn RequestAuth,
     ) -> std::result::Result<(), CallError> {
         self.send(Method::DELETE, path, &[], None, auth)
             .await
@@ -259,7 +287,7 @@ impl HttpClient {
         path: &str,
         query: &[(&str, String)],
         body: Option<String>,
-        auth: &[(String, String)],
+        auth: &dyn RequestAuth,
     ) -> std::result::Result<String, CallError> {
         let mut url = format!("{}{}", self.uri, path);
         if !query.is_empty() {
@@ -270,6 +298,12 @@ impl HttpClient {
             url.push('?');
             url.push_str(&q.join("&"));
         }
+        let request = OutgoingRequest {
+            method: method.as_str(),
+            path,
+            query,
+            body: body.as_deref(),
+        };
         let attempts = if method == Method::GET {
             GET_ATTEMPTS
         } else {
@@ -278,13 +312,33 @@ impl HttpClient {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let mut req = self
-                .client
-                .request(method.clone(), &url)
-                .header("Content-Type", "application/json");
-            for (k, v) in self.headers.iter().chain(auth.iter().map(|(k, v)| (k, v))) {
-                req = req.header(k.as_str(), v.as_str());
+            // Signed per attempt: a DLF signature carries its time.
+            let signed = auth.headers_for(&request).await.map_err(CallError::Auth)?;
+            let mut headers = HeaderMap::new();
+            // As Java's `HttpClient`: a content type only on a request with a body (a DLF
+            // server checks a signature over the headers it receives).
+            if body.is_some() {
+                headers.insert(
+                    reqwest::header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                );
             }
+            for (k, v) in self
+                .headers
+                .iter()
+                .chain(signed.iter().map(|(k, v)| (k, v)))
+            {
+                let (Ok(name), Ok(value)) = (
+                    HeaderName::from_bytes(k.as_bytes()),
+                    HeaderValue::from_str(v),
+                ) else {
+                    return Err(CallError::Auth(Error::invalid_argument(format!(
+                        "the header {k} of the request is not a valid HTTP header"
+                    ))));
+                };
+                headers.insert(name, value);
+            }
+            let mut req = self.client.request(method.clone(), &url).headers(headers);
             if let Some(b) = &body {
                 req = req.body(b.clone());
             }
@@ -308,6 +362,7 @@ impl HttpClient {
             let transient = match &err {
                 CallError::Transport { .. } => true,
                 CallError::Status(f) => f.status == 429 || f.status == 503,
+                CallError::Auth(_) => false,
             };
             if !transient || attempt >= attempts {
                 return Err(err);
