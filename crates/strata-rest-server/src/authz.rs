@@ -46,7 +46,9 @@ Levels: read < write < admin.
          rename and drop tables (creating a table needs write on its database)
   admin  also create, alter and drop databases
 A table grant covers the table's branches and system tables (t$branch_b, t$snapshots); a
-database grant covers all its tables. Several lines may name the same principal: its grants
+database grant covers all its tables, views and functions (reading them needs read on the
+database, creating, altering, renaming or dropping them write on it; a table grant covers
+none). Several lines may name the same principal: its grants
 add up. A token belongs to one principal. Clients send 'Authorization: Bearer TOKEN' (Paimon
 options token.provider=bear, token=TOKEN). Databases and tables a principal has no grant on
 answer 404 as if they did not exist; changes beyond its level answer 403. Without
@@ -155,10 +157,28 @@ enum Need {
 fn need(op: Op) -> Need {
     use Level::{Admin, Read, Write};
     match op {
-        Op::GetConfig | Op::ListDatabases | Op::ListTablesGlobally => Need::Authenticated,
-        Op::GetDatabase | Op::ListTables | Op::ListTableDetails | Op::Views | Op::Functions => {
-            Need::SeeDatabase
-        }
+        Op::GetConfig
+        | Op::ListDatabases
+        | Op::ListTablesGlobally
+        | Op::ListViewsGlobally
+        | Op::ListFunctionsGlobally => Need::Authenticated,
+        Op::GetDatabase
+        | Op::ListTables
+        | Op::ListTableDetails
+        | Op::ListViews
+        | Op::ListViewDetails
+        | Op::ListFunctions
+        | Op::ListFunctionDetails => Need::SeeDatabase,
+        // Views and functions belong to the database: a grant on it (or on everything)
+        // reads them, write on it changes them; a table grant covers neither.
+        Op::GetView | Op::GetFunction => Need::OnDatabase(Read),
+        Op::CreateView
+        | Op::AlterView
+        | Op::DropView
+        | Op::RenameView
+        | Op::CreateFunction
+        | Op::AlterFunction
+        | Op::DropFunction => Need::OnDatabase(Write),
         Op::CreateDatabase | Op::AlterDatabase | Op::DropDatabase => Need::OnDatabase(Admin),
         Op::GetTable
         | Op::GetTableById
@@ -197,7 +217,14 @@ fn need(op: Op) -> Need {
 
 /// Operations naming an object that need not exist yet: a denial there is 403, never 404.
 fn creates(op: Op) -> bool {
-    matches!(op, Op::CreateDatabase | Op::CreateTable | Op::RegisterTable)
+    matches!(
+        op,
+        Op::CreateDatabase
+            | Op::CreateTable
+            | Op::RegisterTable
+            | Op::CreateView
+            | Op::CreateFunction
+    )
 }
 
 fn not_found(db: &str, table: Option<&str>) -> ApiError {
@@ -277,6 +304,12 @@ pub fn visible(principal: &Principal, db: &str, table: Option<&str>) -> bool {
         Some(t) => principal.level_on(db, Some(t)).is_some(),
         None => principal.sees_database(db),
     }
+}
+
+/// Whether `principal` sees the views and functions of database `db` (in lists): a grant on
+/// the database or on everything (a table grant does not cover them).
+pub fn sees_database_objects(principal: &Principal, db: &str) -> bool {
+    principal.level_on(db, None).is_some()
 }
 
 /// Whether `principal` may be given write credentials for `db.table` (`getTableToken`): only

@@ -25,6 +25,14 @@ pub enum ResourceType {
     Branch,
     /// `TAG`
     Tag,
+    /// `VIEW`
+    View,
+    /// `DIALECT` (a view's query for one SQL dialect)
+    Dialect,
+    /// `FUNCTION`
+    Function,
+    /// `DEFINITION` (a function's definition for one dialect)
+    Definition,
 }
 
 impl ResourceType {
@@ -35,6 +43,10 @@ impl ResourceType {
             ResourceType::Snapshot => "SNAPSHOT",
             ResourceType::Branch => "BRANCH",
             ResourceType::Tag => "TAG",
+            ResourceType::View => "VIEW",
+            ResourceType::Dialect => "DIALECT",
+            ResourceType::Function => "FUNCTION",
+            ResourceType::Definition => "DEFINITION",
         }
     }
 }
@@ -175,6 +187,10 @@ fn title(kind: ResourceType) -> &'static str {
         ResourceType::Snapshot => "Snapshot",
         ResourceType::Branch => "Branch",
         ResourceType::Tag => "Tag",
+        ResourceType::View => "View",
+        ResourceType::Dialect => "Dialect",
+        ResourceType::Function => "Function",
+        ResourceType::Definition => "Definition",
     }
 }
 

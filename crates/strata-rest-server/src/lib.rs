@@ -26,6 +26,7 @@
 mod audit;
 mod authz;
 mod config;
+mod db_objects;
 mod error;
 mod handlers;
 mod metrics;
@@ -34,6 +35,7 @@ mod router;
 mod server;
 mod state;
 mod validate;
+mod vending;
 
 pub use authz::TOKEN_FILE_GRAMMAR;
 pub use config::{

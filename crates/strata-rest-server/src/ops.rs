@@ -48,10 +48,21 @@ pub enum Op {
     DeleteTag,
     ListConsumers,
     ResetConsumer,
-    /// Any view endpoint (answered 501).
-    Views,
-    /// Any function endpoint (answered 501).
-    Functions,
+    ListViews,
+    ListViewDetails,
+    ListViewsGlobally,
+    CreateView,
+    GetView,
+    AlterView,
+    DropView,
+    RenameView,
+    ListFunctions,
+    ListFunctionDetails,
+    ListFunctionsGlobally,
+    CreateFunction,
+    GetFunction,
+    AlterFunction,
+    DropFunction,
 }
 
 impl Op {
@@ -99,8 +110,21 @@ impl Op {
             Op::DeleteTag => "deleteTag",
             Op::ListConsumers => "listConsumers",
             Op::ResetConsumer => "resetConsumer",
-            Op::Views => "views",
-            Op::Functions => "functions",
+            Op::ListViews => "listViews",
+            Op::ListViewDetails => "listViewDetails",
+            Op::ListViewsGlobally => "listViewsGlobally",
+            Op::CreateView => "createView",
+            Op::GetView => "getView",
+            Op::AlterView => "alterView",
+            Op::DropView => "dropView",
+            Op::RenameView => "renameView",
+            Op::ListFunctions => "listFunctions",
+            Op::ListFunctionDetails => "listFunctionDetails",
+            Op::ListFunctionsGlobally => "listFunctionsGlobally",
+            Op::CreateFunction => "createFunction",
+            Op::GetFunction => "getFunction",
+            Op::AlterFunction => "alterFunction",
+            Op::DropFunction => "dropFunction",
         }
     }
 
@@ -128,6 +152,14 @@ impl Op {
                 | Op::ListTags
                 | Op::GetTag
                 | Op::ListConsumers
+                | Op::ListViews
+                | Op::ListViewDetails
+                | Op::ListViewsGlobally
+                | Op::GetView
+                | Op::ListFunctions
+                | Op::ListFunctionDetails
+                | Op::ListFunctionsGlobally
+                | Op::GetFunction
         )
     }
 }

@@ -17,7 +17,8 @@ use crate::audit::AuditEvent;
 use crate::authz;
 use crate::error::ApiError;
 use crate::handlers::{
-    branches, commit, config, databases, partitions, snapshots, tables, tags, unsupported,
+    branches, commit, config, consumers, databases, functions, partitions, snapshots, tables, tags,
+    views,
 };
 use crate::metrics;
 use crate::ops::Op;
@@ -26,6 +27,10 @@ use crate::validate;
 
 /// `…/databases/{db}/tables/{table}`
 const T: &str = "/v1/{prefix}/databases/{db}/tables/{table}";
+/// `…/databases/{db}/views/{view}`
+const V: &str = "/v1/{prefix}/databases/{db}/views/{view}";
+/// `…/databases/{db}/functions/{function}`
+const F: &str = "/v1/{prefix}/databases/{db}/functions/{function}";
 
 /// The router of every operation, over `state`.
 pub(crate) fn router(state: AppState) -> Router {
@@ -191,49 +196,63 @@ pub(crate) fn router(state: AppState) -> Router {
         // consumers
         .route(
             &format!("{T}/consumers"),
-            at(s, Op::ListConsumers, get(unsupported::consumers)),
+            at(s, Op::ListConsumers, get(consumers::list)),
         )
         .route(
             &format!("{T}/consumers/reset"),
-            at(s, Op::ResetConsumer, post(unsupported::consumers)),
+            at(s, Op::ResetConsumer, post(consumers::reset)),
         );
-    // views and functions: 501 with an ErrorResponse naming the endpoint
-    let mut api = api;
-    for p in [
-        "/v1/{prefix}/views",
-        "/v1/{prefix}/views/rename",
-        "/v1/{prefix}/databases/{db}/views",
-        "/v1/{prefix}/databases/{db}/view-details",
-        "/v1/{prefix}/databases/{db}/views/{view}",
-    ] {
-        api = api.route(p, any_method(s, Op::Views, unsupported::views));
-    }
-    for p in [
-        "/v1/{prefix}/functions",
-        "/v1/{prefix}/databases/{db}/functions",
-        "/v1/{prefix}/databases/{db}/function-details",
-        "/v1/{prefix}/databases/{db}/functions/{function}",
-    ] {
-        api = api.route(p, any_method(s, Op::Functions, unsupported::functions));
-    }
+    // views
+    let api = api
+        .route(
+            "/v1/{prefix}/databases/{db}/views",
+            at(s, Op::ListViews, get(views::list)),
+        )
+        .route(
+            "/v1/{prefix}/databases/{db}/views",
+            at(s, Op::CreateView, post(views::create)),
+        )
+        .route(
+            "/v1/{prefix}/databases/{db}/view-details",
+            at(s, Op::ListViewDetails, get(views::list_details)),
+        )
+        .route(
+            "/v1/{prefix}/views",
+            at(s, Op::ListViewsGlobally, get(views::list_globally)),
+        )
+        .route(
+            "/v1/{prefix}/views/rename",
+            at(s, Op::RenameView, post(views::rename)),
+        )
+        .route(V, at(s, Op::GetView, get(views::get)))
+        .route(V, at(s, Op::AlterView, post(views::alter)))
+        .route(V, at(s, Op::DropView, delete(views::drop)));
+    // functions
+    let api = api
+        .route(
+            "/v1/{prefix}/databases/{db}/functions",
+            at(s, Op::ListFunctions, get(functions::list)),
+        )
+        .route(
+            "/v1/{prefix}/databases/{db}/functions",
+            at(s, Op::CreateFunction, post(functions::create)),
+        )
+        .route(
+            "/v1/{prefix}/databases/{db}/function-details",
+            at(s, Op::ListFunctionDetails, get(functions::list_details)),
+        )
+        .route(
+            "/v1/{prefix}/functions",
+            at(s, Op::ListFunctionsGlobally, get(functions::list_globally)),
+        )
+        .route(F, at(s, Op::GetFunction, get(functions::get)))
+        .route(F, at(s, Op::AlterFunction, post(functions::alter)))
+        .route(F, at(s, Op::DropFunction, delete(functions::drop)));
     api.merge(metrics::routes())
         .fallback(unknown_path)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(body_limit))
         .with_state(state)
-}
-
-/// `handler` for every method, guarded for `op` (`any` routes are a fallback, which
-/// `route_layer` does not cover).
-fn any_method<H, T>(state: &AppState, op: Op, handler: H) -> MethodRouter<AppState>
-where
-    H: axum::handler::Handler<T, AppState>,
-    T: 'static,
-{
-    axum::routing::any(handler).layer(middleware::from_fn_with_state(
-        (state.clone(), op),
-        guard_fn,
-    ))
 }
 
 /// `handler` guarded for `op`.
@@ -273,6 +292,8 @@ async fn guard_fn(State((state, op)): State<(AppState, Op)>, req: Request, next:
                     table = Some(value.to_string());
                 }
                 "branch" => validate::branch(value)?,
+                "view" => validate::view(value)?,
+                "function" => validate::function(value)?,
                 "tag" => validate::tag(value)?,
                 _ => {}
             }

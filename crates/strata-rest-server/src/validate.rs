@@ -58,6 +58,26 @@ pub fn table_object(object: &str) -> ApiResult<()> {
     Ok(())
 }
 
+/// A view name: a plain name as a table's, without `$` (views have no branches or system
+/// tables; a `$` would read as one to the clients).
+pub fn view(v: &str) -> ApiResult<()> {
+    name("view", v)?;
+    if v.contains('$') {
+        return Err(ApiError::bad_request("invalid view name: contains '$'"));
+    }
+    Ok(())
+}
+
+/// A function name: Java's `RESTFunctionValidator` rule (letters, digits, `.`, `_`, `-`, at
+/// least one letter), which also makes it a plain file name.
+pub fn function(f: &str) -> ApiResult<()> {
+    name("function", f)?;
+    if !strata_spec::rest::is_valid_function_name(f) {
+        return Err(ApiError::bad_request(format!("Invalid function name: {f}")));
+    }
+    Ok(())
+}
+
 /// A branch or tag name.
 pub fn branch(b: &str) -> ApiResult<()> {
     name("branch", b)?;
