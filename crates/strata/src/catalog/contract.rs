@@ -1,6 +1,7 @@
 //! The catalog contract: the [`Catalog`] trait and [`CatalogSnapshotCommit`], below the
 //! catalogs that implement them (`filesystem`), so an implementation imports this file and
-//! `mod.rs` only re-exports.
+//! `mod.rs` only re-exports. Views and functions (`objects`) are methods with defaults that
+//! refuse by name: only Paimon's REST catalog keeps them.
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -9,6 +10,7 @@ use async_trait::async_trait;
 use strata_spec::schema::{Schema, SchemaChange, TableSchema};
 use strata_spec::snapshot::Snapshot;
 
+use super::objects::{no_functions, no_views, Function, FunctionChange, View, ViewChange};
 use crate::table::{CommitContext, Identifier, RollbackInstant, SnapshotCommit, Table};
 use crate::Result;
 
@@ -89,6 +91,96 @@ pub trait Catalog: Send + Sync + Debug {
     ) -> Result<bool> {
         let _ = (id, instant, from_snapshot);
         Ok(false)
+    }
+
+    // ---- views (Java's `Catalog.listViews`, `getView`, …; REST catalogs keep them) ------
+
+    /// View names of database `db`, sorted.
+    async fn list_views(&self, db: &str) -> Result<Vec<String>> {
+        let _ = db;
+        Err(no_views(&self.location(), "listViews"))
+    }
+
+    /// View `id` (`ErrorKind::NotFound` when there is none).
+    async fn get_view(&self, id: &Identifier) -> Result<View> {
+        let _ = id;
+        Err(no_views(&self.location(), "getView"))
+    }
+
+    /// Creates `view` (its database must exist); an existing view is an error unless
+    /// `ignore_if_exists`.
+    async fn create_view(&self, view: &View, ignore_if_exists: bool) -> Result<()> {
+        let _ = (view, ignore_if_exists);
+        Err(no_views(&self.location(), "createView"))
+    }
+
+    /// Applies `changes` to view `id` in order (options, comment, dialects: Java's
+    /// `alterView`); a missing view is an error unless `ignore_if_not_exists`.
+    async fn alter_view(
+        &self,
+        id: &Identifier,
+        changes: Vec<ViewChange>,
+        ignore_if_not_exists: bool,
+    ) -> Result<()> {
+        let _ = (id, changes, ignore_if_not_exists);
+        Err(no_views(&self.location(), "alterView"))
+    }
+
+    /// Drops view `id`; a missing view is an error unless `ignore_if_not_exists`.
+    async fn drop_view(&self, id: &Identifier, ignore_if_not_exists: bool) -> Result<()> {
+        let _ = (id, ignore_if_not_exists);
+        Err(no_views(&self.location(), "dropView"))
+    }
+
+    /// Renames view `from` to `to`; a missing `from` is an error unless `ignore_if_not_exists`,
+    /// an existing `to` always.
+    async fn rename_view(
+        &self,
+        from: &Identifier,
+        to: &Identifier,
+        ignore_if_not_exists: bool,
+    ) -> Result<()> {
+        let _ = (from, to, ignore_if_not_exists);
+        Err(no_views(&self.location(), "renameView"))
+    }
+
+    // ---- functions (Java's `Catalog.listFunctions`, `getFunction`, …) ------------------
+
+    /// Function names of database `db`, sorted.
+    async fn list_functions(&self, db: &str) -> Result<Vec<String>> {
+        let _ = db;
+        Err(no_functions(&self.location(), "listFunctions"))
+    }
+
+    /// Function `id` (`ErrorKind::NotFound` when there is none).
+    async fn get_function(&self, id: &Identifier) -> Result<Function> {
+        let _ = id;
+        Err(no_functions(&self.location(), "getFunction"))
+    }
+
+    /// Creates `function` (its database must exist); an existing one is an error unless
+    /// `ignore_if_exists`.
+    async fn create_function(&self, function: &Function, ignore_if_exists: bool) -> Result<()> {
+        let _ = (function, ignore_if_exists);
+        Err(no_functions(&self.location(), "createFunction"))
+    }
+
+    /// Applies `changes` to function `id` in order (Java's `alterFunction`); a missing
+    /// function is an error unless `ignore_if_not_exists`.
+    async fn alter_function(
+        &self,
+        id: &Identifier,
+        changes: Vec<FunctionChange>,
+        ignore_if_not_exists: bool,
+    ) -> Result<()> {
+        let _ = (id, changes, ignore_if_not_exists);
+        Err(no_functions(&self.location(), "alterFunction"))
+    }
+
+    /// Drops function `id`; a missing one is an error unless `ignore_if_not_exists`.
+    async fn drop_function(&self, id: &Identifier, ignore_if_not_exists: bool) -> Result<()> {
+        let _ = (id, ignore_if_not_exists);
+        Err(no_functions(&self.location(), "dropFunction"))
     }
 }
 

@@ -4,6 +4,7 @@
 //! | file | what |
 //! |---|---|
 //! | `contract` | the [`Catalog`] trait and [`CatalogSnapshotCommit`] (a catalog deciding commits) |
+//! | `objects` | [`View`] and [`Function`], the objects a REST catalog keeps besides tables (the other catalogs refuse them by name) |
 //! | `options` | the catalog options every catalog shares (`warehouse`, `s3.*`, `table-default.*`), refused by name when nothing honours them |
 //! | [`filesystem`] | [`FileSystemCatalog`]: a warehouse directory, as Java's `FileSystemCatalog` |
 //!
@@ -23,6 +24,7 @@ mod contract;
 pub mod filesystem;
 #[cfg(feature = "jdbc")]
 mod jdbc;
+mod objects;
 pub(crate) mod options;
 #[cfg(feature = "rest")]
 pub mod rest;
@@ -30,6 +32,10 @@ pub mod rest;
 pub use crate::table::{CommitContext, Identifier, RollbackInstant};
 pub use contract::{Catalog, CatalogSnapshotCommit};
 pub use filesystem::{FileSystemCatalog, DB_SUFFIX};
+pub use objects::{
+    object_identifier, Function, FunctionChange, FunctionDefinition, FunctionFileResource, View,
+    ViewChange, ViewSchema, DATAFUSION_DIALECT,
+};
 pub use options::TABLE_DEFAULT_PREFIX;
 pub use strata_spec::partition::PartitionStatistics;
 

@@ -54,6 +54,18 @@ impl ResourcePaths {
     pub(crate) fn table_sub(&self, db: &str, object: &str, sub: &str) -> String {
         format!("{}/{}", self.table(db, object), sub)
     }
+    /// `…/databases/{db}/{kind}` (`views`, `view-details`, `functions`, `function-details`).
+    pub(crate) fn database_sub(&self, db: &str, kind: &str) -> String {
+        format!("{}/{kind}", self.database(db))
+    }
+    /// `…/databases/{db}/{kind}/{name}` (a view or a function).
+    pub(crate) fn database_object(&self, db: &str, kind: &str, name: &str) -> String {
+        format!("{}/{kind}/{}", self.database(db), encode(name))
+    }
+    /// `/v1/{prefix}/{kind}` (`views`, `functions` of every database; `views/rename`).
+    pub(crate) fn catalog_sub(&self, kind: &str) -> String {
+        format!("{}/{kind}", self.base)
+    }
 }
 
 /// One REST catalog endpoint after the config handshake.
@@ -112,6 +124,11 @@ impl RestApi {
     /// The server's base URI.
     pub(crate) fn uri(&self) -> &str {
         self.http.uri()
+    }
+
+    /// The resource paths (with the server's prefix).
+    pub(crate) fn paths(&self) -> &ResourcePaths {
+        &self.paths
     }
 
     pub(crate) async fn get<T: DeserializeOwned>(
@@ -372,6 +389,34 @@ impl RestApi {
             .paths
             .table_sub(db, object, &format!("branches/{}", encode(branch)));
         self.delete(&path).await
+    }
+
+    pub(crate) async fn forward_branch(
+        &self,
+        db: &str,
+        object: &str,
+        branch: &str,
+    ) -> Result<(), CallError> {
+        let path =
+            self.paths
+                .table_sub(db, object, &format!("branches/{}/forward", encode(branch)));
+        self.post_void(&path, &dto::ForwardBranchRequest {}).await
+    }
+
+    pub(crate) async fn rename_branch(
+        &self,
+        db: &str,
+        object: &str,
+        branch: &str,
+        to: &str,
+    ) -> Result<(), CallError> {
+        let path = self
+            .paths
+            .table_sub(db, object, &format!("branches/{}/rename", encode(branch)));
+        let body = dto::RenameBranchRequest {
+            to_branch: to.to_string(),
+        };
+        self.post_void(&path, &body).await
     }
 
     pub(crate) async fn list_tags(&self, db: &str, object: &str) -> Result<Vec<String>, CallError> {

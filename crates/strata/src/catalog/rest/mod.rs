@@ -7,10 +7,13 @@
 //! |---|---|
 //! | `api` | one function per endpoint, `ResourcePaths`, URL encoding, paging |
 //! | `http` | the HTTP exchange (reqwest), retries of GETs, error answers → strata errors |
-//! | `auth` | `token.provider` (`bear`) |
+//! | `auth` | `token.provider`: `bear`, or `dlf` (`dlf/`: Alibaba DLF's request signing) |
 //! | `token` | vended data tokens, cached and refreshed an hour before expiry |
+//! | `token_io` | a table's store with its vended S3 keys, fetched again when due (`io::credentials`) |
 //! | `table_io` | loading a table (its FileIO, schema) and its [`SnapshotCommit`](crate::table::SnapshotCommit): `POST …/commit`, `…/rollback` |
 //! | `versions` | snapshots, partitions, tags and branches as the server lists and manages them |
+//! | `views` | views: list (by pattern, with details, globally), get, create, alter, drop, rename |
+//! | `functions` | functions: list (by pattern, with details, globally), get, create, alter, drop |
 //!
 //! Options (Java's `RESTCatalogOptions`): `uri` (required), `warehouse` (sent as
 //! `/v1/config?warehouse=`), `token.provider` + `token`, `header.NAME` (sent as header NAME),
@@ -26,10 +29,14 @@
 
 mod api;
 mod auth;
+mod dlf;
+mod functions;
 mod http;
 mod table_io;
 mod token;
+mod token_io;
 mod versions;
+mod views;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -43,6 +50,7 @@ use self::api::RestApi;
 use self::http::CallError;
 use self::token::{TokenCache, DATA_TOKEN_ENABLED};
 use crate::catalog::contract::Catalog;
+use crate::catalog::objects::{Function, FunctionChange, View, ViewChange};
 use crate::error::ErrorDetail;
 use crate::table::{CommitContext, Identifier, RollbackInstant, Table};
 use crate::{Error, Result};
@@ -51,8 +59,9 @@ use crate::{Error, Result};
 fn is_rest_key(key: &str) -> bool {
     matches!(
         key,
-        "uri" | "token.provider" | "token" | DATA_TOKEN_ENABLED | "prefix"
+        "uri" | DATA_TOKEN_ENABLED | "prefix"
     ) || key.starts_with(api::HEADER_PREFIX)
+        || auth::is_auth_key(key)
 }
 
 /// A catalog served by a Paimon REST catalog server (Java's `RESTCatalog`; Java's
@@ -93,7 +102,8 @@ impl RestCatalog {
         crate::catalog::options::split(
             options,
             &is_rest_key,
-            ", uri, token.provider, token, header.*, data-token.enabled",
+            ", uri, token.provider, token, the dlf.* keys of token.provider = dlf, header.*, \
+             data-token.enabled",
         )?;
         let api = RestApi::connect(options).await?;
         let merged = api.options().clone();
@@ -464,6 +474,67 @@ impl Catalog for RestCatalog {
         self.rollback(id, instant, from_snapshot).await?;
         Ok(true)
     }
+
+    async fn list_views(&self, db: &str) -> Result<Vec<String>> {
+        self.rest_list_views(db).await
+    }
+
+    async fn get_view(&self, id: &Identifier) -> Result<View> {
+        self.rest_get_view(id).await
+    }
+
+    async fn create_view(&self, view: &View, ignore_if_exists: bool) -> Result<()> {
+        self.rest_create_view(view, ignore_if_exists).await
+    }
+
+    async fn alter_view(
+        &self,
+        id: &Identifier,
+        changes: Vec<ViewChange>,
+        ignore_if_not_exists: bool,
+    ) -> Result<()> {
+        self.rest_alter_view(id, changes, ignore_if_not_exists)
+            .await
+    }
+
+    async fn drop_view(&self, id: &Identifier, ignore_if_not_exists: bool) -> Result<()> {
+        self.rest_drop_view(id, ignore_if_not_exists).await
+    }
+
+    async fn rename_view(
+        &self,
+        from: &Identifier,
+        to: &Identifier,
+        ignore_if_not_exists: bool,
+    ) -> Result<()> {
+        self.rest_rename_view(from, to, ignore_if_not_exists).await
+    }
+
+    async fn list_functions(&self, db: &str) -> Result<Vec<String>> {
+        self.rest_list_functions(db).await
+    }
+
+    async fn get_function(&self, id: &Identifier) -> Result<Function> {
+        self.rest_get_function(id).await
+    }
+
+    async fn create_function(&self, function: &Function, ignore_if_exists: bool) -> Result<()> {
+        self.rest_create_function(function, ignore_if_exists).await
+    }
+
+    async fn alter_function(
+        &self,
+        id: &Identifier,
+        changes: Vec<FunctionChange>,
+        ignore_if_not_exists: bool,
+    ) -> Result<()> {
+        self.rest_alter_function(id, changes, ignore_if_not_exists)
+            .await
+    }
+
+    async fn drop_function(&self, id: &Identifier, ignore_if_not_exists: bool) -> Result<()> {
+        self.rest_drop_function(id, ignore_if_not_exists).await
+    }
 }
 
 #[cfg(test)]
@@ -494,9 +565,11 @@ mod tests {
         }
         let o = BTreeMap::from([
             ("uri".to_string(), "http://x".to_string()),
-            ("dlf.region".to_string(), "r".to_string()),
+            // Java's OSS FileIO endpoint: strata has no OSS store.
+            ("dlf.oss-endpoint".to_string(), "r".to_string()),
         ]);
         let e = crate::catalog::options::split(&o, &is_rest_key, "").unwrap_err();
-        assert!(e.to_string().contains("dlf.region"), "{e}");
+        assert!(e.to_string().contains("dlf.oss-endpoint"), "{e}");
+        assert!(is_rest_key("dlf.region") && is_rest_key("dlf.token-path"));
     }
 }
