@@ -52,6 +52,30 @@ impl ConsumerManager {
         self.table.file_io().put(&path, json.into_bytes()).await
     }
 
+    /// Every consumer with the next snapshot it reads (Java `ConsumerManager.consumers`: the
+    /// `consumer/consumer-<id>` files), sorted by id; a consumer removed while listing is
+    /// skipped.
+    pub async fn consumers(&self) -> Result<Vec<(String, i64)>> {
+        let io = self.table.file_io();
+        let (_, files) = io.list_dir(&self.table.paths().consumer_dir()).await?;
+        let mut out = Vec::new();
+        for f in files {
+            let Some(id) = f
+                .location
+                .filename()
+                .and_then(|n| n.strip_prefix(CONSUMER_PREFIX))
+                .filter(|id| !id.is_empty())
+            else {
+                continue;
+            };
+            if let Some(next) = read_next_snapshot(io, &f.location).await? {
+                out.push((id.to_string(), next));
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
     /// Removes consumer `id` (Java `deleteConsumer`); no error when it does not exist.
     pub async fn delete(&self, id: &str) -> Result<()> {
         let path = self.path(id)?;

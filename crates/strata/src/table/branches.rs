@@ -13,7 +13,15 @@
 //! * [`Table::fast_forward`]: this branch takes the other branch's snapshots, schemas and tags
 //!   from the other's earliest snapshot on (Java's `fastForward`).
 //! * [`Table::branches`]: the branch names (Java's `branches()`).
+//! * [`Table::rename_branch`]: moves the branch directory (Java's `renameBranch`).
 //! * [`Table::switch_to_branch`]: the same table on another branch (Java's `switchToBranch`).
+//!
+//! A table whose catalog manages versions (Paimon's REST catalog: Java's
+//! `AbstractFileStoreTable.branchManager` is then a `CatalogBranchManager`) asks its
+//! [`crate::table::SnapshotCommit`] first — list, create, drop, fast-forward and rename go to the
+//! catalog, which registers the branch where the files alone would not — and uses the files only
+//! when the decider answers "not handled here". Merging branches is not implemented (Java's
+//! `CatalogBranchManager.mergeBranch` refuses too).
 
 use object_store::path::Path;
 
@@ -81,6 +89,10 @@ impl Table {
     /// The branches of the table (Java's `branches()`: the `branch/branch-<name>` directories),
     /// sorted; `main` is not listed.
     pub async fn branches(&self) -> Result<Vec<String>> {
+        if let Some(mut names) = self.snapshot_commit().list_branches().await? {
+            names.sort();
+            return Ok(names);
+        }
         let mut names: Vec<String> = self
             .file_io()
             .list_dir_names(&self.paths().branches_dir())
@@ -124,6 +136,9 @@ impl Table {
         if let Some(c) = self.cache() {
             table = table.with_cache(c.clone());
         }
+        if let Some(commit) = self.snapshot_commit().on_branch(name) {
+            table = table.with_snapshot_commit(commit);
+        }
         Ok(table)
     }
 
@@ -131,8 +146,21 @@ impl Table {
     /// schema files up to the latest (empty) or the start snapshot's schema are copied into
     /// the branch, and from a tag the tag file and the snapshot (copied, or written from the
     /// tag when the snapshot has expired). Names are checked as Java's `validateBranch` does.
+    /// A table whose catalog manages branches has the catalog create it (see the module docs).
     pub async fn create_branch(&self, name: &str, start: BranchStart) -> Result<()> {
         validate_branch_name(name)?;
+        let (from_tag, from_snapshot) = match &start {
+            BranchStart::Empty => (None, None),
+            BranchStart::Tag(t) => (Some(t.as_str()), None),
+            BranchStart::Snapshot(id) => (None, Some(*id)),
+        };
+        if self
+            .snapshot_commit()
+            .create_branch(name, from_tag, from_snapshot)
+            .await?
+        {
+            return Ok(());
+        }
         if self.branch_exists(name).await? {
             return Err(ErrorDetail::InvalidArgument(format!(
                 "Branch name '{name}' already exists."
@@ -203,7 +231,13 @@ impl Table {
                 )));
             }
         }
-        if name == MAIN_BRANCH || !self.branch_exists(name).await? {
+        if name == MAIN_BRANCH {
+            return Err(invalid(format!("Branch name '{name}' doesn't exist.")));
+        }
+        if self.snapshot_commit().drop_branch(name).await? {
+            return Ok(());
+        }
+        if !self.branch_exists(name).await? {
             return Err(invalid(format!("Branch name '{name}' doesn't exist.")));
         }
         self.file_io()
@@ -229,6 +263,9 @@ impl Table {
             return Err(invalid(format!(
                 "Fast-forward from the current branch '{name}' is not allowed."
             )));
+        }
+        if self.snapshot_commit().fast_forward(name).await? {
+            return Ok(());
         }
         if !self.branch_exists(name).await? {
             return Err(invalid(format!("Branch name '{name}' doesn't exist.")));
@@ -269,6 +306,44 @@ impl Table {
         copy_files(io, &from.schema_dir(), &self.paths().schema_dir()).await?;
         copy_files(io, &from.tag_dir(), &self.paths().tag_dir()).await?;
         Ok(())
+    }
+}
+
+impl Table {
+    /// Renames branch `from` to `to` (Java's `FileSystemBranchManager.renameBranch`): `from`
+    /// must exist and not be `main`, `to` must not exist and is checked as a new branch name.
+    /// Java renames the directory; object stores have no rename, so every file of the branch
+    /// is copied under the new name first and the old directory removed after (an interrupted
+    /// rename leaves both, the new one complete). A table whose catalog manages branches has
+    /// the catalog rename it.
+    pub async fn rename_branch(&self, from: &str, to: &str) -> Result<()> {
+        if from == MAIN_BRANCH {
+            return Err(invalid("Cannot rename the main branch.".to_string()));
+        }
+        validate_branch_name(to)?;
+        if self.snapshot_commit().rename_branch(from, to).await? {
+            return Ok(());
+        }
+        if !self.branch_exists(from).await? {
+            return Err(invalid(format!("Branch name '{from}' doesn't exist.")));
+        }
+        if self.branch_exists(to).await? {
+            return Err(invalid(format!("Branch name '{to}' already exists.")));
+        }
+        let io = self.file_io();
+        let old_root = self.branch_paths(from).branch_root();
+        let new_root = self.branch_paths(to).branch_root();
+        for f in io.list(&old_root).await? {
+            let Some(rest) = f.location.prefix_match(&old_root) else {
+                continue;
+            };
+            let mut target = new_root.clone();
+            for part in rest {
+                target = target.join(part.as_ref());
+            }
+            io.put(&target, io.get(&f.location).await?).await?;
+        }
+        io.delete_prefix(&old_root).await
     }
 }
 

@@ -26,6 +26,7 @@ use strata_spec::schema::TableSchema;
 mod alter;
 pub mod branches;
 mod identifier;
+mod schema_rollback;
 mod snapshot_commit;
 pub mod tags;
 

@@ -10,6 +10,13 @@
 //! ([`crate::catalog::CatalogSnapshotCommit`]). A table loaded through a catalog
 //! ([`crate::catalog::Catalog::get_table`]) carries its catalog's; every handle derived from it
 //! (time travel, dynamic options, an altered schema) keeps it.
+//!
+//! The same decider may manage the table's branches (Java: `AbstractFileStoreTable.
+//! branchManager` is a `CatalogBranchManager` when the catalog `supportsVersionManagement`):
+//! `list_branches`, `create_branch`, `drop_branch`, `fast_forward`, `rename_branch` and
+//! `on_branch` answer "not handled here" by default, and the table then uses its
+//! `branch/branch-NAME` directories (Java's `FileSystemBranchManager`). Tags stay files in
+//! every case, as Java's `AbstractFileStoreTable.tagManager` is always a `TagManager` over them.
 
 use std::fmt::Debug;
 
@@ -86,6 +93,56 @@ pub trait SnapshotCommit: Send + Sync + Debug {
     ) -> Result<bool> {
         let _ = (instant, from_snapshot);
         Ok(false)
+    }
+
+    /// The table's branches as the decider lists them (Java's `CatalogBranchManager.branches`
+    /// → `Catalog.listBranches`), sorted or not; `None` (the default): this decider does not
+    /// manage branches, they are the table's `branch/branch-NAME` directories.
+    async fn list_branches(&self) -> Result<Option<Vec<String>>> {
+        Ok(None)
+    }
+
+    /// Creates branch `name` on the decider's side (Java's `Catalog.createBranch(identifier,
+    /// name, fromTag)`): empty, or from tag `from_tag`, or from snapshot `from_snapshot` (a start
+    /// a decider may refuse by name: Paimon's REST API takes a tag only). `Ok(false)` (the
+    /// default): not managed here, the table writes its files. `Ok(true)`: done.
+    async fn create_branch(
+        &self,
+        name: &str,
+        from_tag: Option<&str>,
+        from_snapshot: Option<i64>,
+    ) -> Result<bool> {
+        let _ = (name, from_tag, from_snapshot);
+        Ok(false)
+    }
+
+    /// Drops branch `name` on the decider's side (Java's `Catalog.dropBranch`); `Ok(false)` (the
+    /// default): not managed here.
+    async fn drop_branch(&self, name: &str) -> Result<bool> {
+        let _ = name;
+        Ok(false)
+    }
+
+    /// Fast-forwards the table's branch to branch `name` on the decider's side (Java's
+    /// `Catalog.fastForward`); `Ok(false)` (the default): not managed here.
+    async fn fast_forward(&self, name: &str) -> Result<bool> {
+        let _ = name;
+        Ok(false)
+    }
+
+    /// Renames branch `from` to `to` on the decider's side (Java's `Catalog.renameBranch`);
+    /// `Ok(false)` (the default): not managed here.
+    async fn rename_branch(&self, from: &str, to: &str) -> Result<bool> {
+        let _ = (from, to);
+        Ok(false)
+    }
+
+    /// The decider of the same table on branch `branch` (Java's `switchToBranch` keeps the
+    /// catalog environment with the branch's identifier); `None` (the default): the branch's
+    /// handle publishes through its own files ([`FileSnapshotCommit`]).
+    fn on_branch(&self, branch: &str) -> Option<std::sync::Arc<dyn SnapshotCommit>> {
+        let _ = branch;
+        None
     }
 
     /// Whether this is the warehouse's own create-if-absent ([`FileSnapshotCommit`]), so a

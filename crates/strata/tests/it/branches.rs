@@ -1,8 +1,9 @@
 //! Branches (Java's `FileSystemBranchManager`): created empty, from a tag or a snapshot;
 //! `db.t$branch_b` opened through the catalog reads and writes the branch's own snapshots,
 //! schemas and tags while data files stay shared; fast-forward makes main take the branch's
-//! history; delete removes the branch directory; names validated as Java does; orphan
-//! cleanup keeps every file a branch or its tags reference.
+//! history; delete removes the branch directory; rename moves it; names validated as Java
+//! does; orphan cleanup keeps every file a branch or its tags reference. Schema rollback
+//! (Java's `SchemaManager.rollbackTo`) keeps what snapshots and tags need.
 
 use crate::lifecycle_support::*;
 use strata::catalog::Identifier;
@@ -274,4 +275,86 @@ async fn streaming_read_and_expiry_of_a_branch_are_the_branch_s() {
         .await
         .unwrap();
     assert_eq!(rows_of(&at, scan).await.len(), 10);
+}
+
+/// Java's `FileSystemBranchManager.renameBranch`: the branch's files under the new name, the
+/// old directory gone; the branch reads as before under its new name.
+#[tokio::test]
+async fn rename_branch_moves_its_files() {
+    let lake = Lake::new();
+    let t = lake.pk_table("db.t", "").await;
+    write(&t, batch(0..10, "a")).await;
+    t.create_tag("tag1", Some(1), None).await.unwrap();
+    t.create_branch("dev", BranchStart::Tag("tag1".into()))
+        .await
+        .unwrap();
+    let dev = lake
+        .catalog
+        .get_table(&id("db.t$branch_dev"))
+        .await
+        .unwrap();
+    write(&dev, batch(10..15, "d")).await;
+
+    for (from, to, says) in [
+        ("main", "x", "Cannot rename the main branch"),
+        ("nope", "x", "Branch name 'nope' doesn't exist"),
+        ("dev", "dev", "Branch name 'dev' already exists"),
+        ("dev", "123", "pure numeric"),
+    ] {
+        let e = t.rename_branch(from, to).await.unwrap_err();
+        assert!(e.to_string().contains(says), "{from} → {to}: {e}");
+    }
+    t.rename_branch("dev", "prod").await.unwrap();
+    assert_eq!(t.branches().await.unwrap(), vec!["prod".to_string()]);
+    let root = lake.table_dir("db.t").join("branch");
+    assert!(!root.join("branch-dev").exists());
+    for f in ["snapshot/snapshot-2", "tag/tag-tag1", "schema/schema-0"] {
+        assert!(root.join("branch-prod").join(f).is_file(), "{f}");
+    }
+    let prod = lake
+        .catalog
+        .get_table(&id("db.t$branch_prod"))
+        .await
+        .unwrap();
+    assert_eq!(rows(&prod, None).await.len(), 15);
+    assert_eq!(write(&prod, batch(15..16, "p")).await, 3);
+}
+
+/// Java's `SchemaManager.rollbackTo`: newer schemas deleted unless a snapshot or tag still
+/// needs one.
+#[tokio::test]
+async fn rollback_schema_keeps_what_snapshots_and_tags_need() {
+    use strata_spec::schema::SchemaChange;
+    let lake = Lake::new();
+    let t = lake.pk_table("db.t", "").await;
+    write(&t, batch(0..10, "a")).await;
+    let opt = |v: &str| [SchemaChange::set_option("snapshot.num-retained.min", v)];
+    let t1 = t.alter(&opt("5")).await.unwrap();
+    write(&t1, batch(10..20, "b")).await; // snapshot 2 with schema 1
+    t1.create_tag("s1", Some(2), None).await.unwrap();
+    let t2 = t1.alter(&opt("6")).await.unwrap();
+    t2.alter(&opt("7")).await.unwrap();
+    let schema = |n: i64| lake.table_dir("db.t").join(format!("schema/schema-{n}"));
+    assert!(schema(3).is_file());
+
+    let e = t.rollback_schema(0).await.unwrap_err();
+    assert!(
+        e.to_string().contains("schema 1 is still referenced"),
+        "{e}"
+    );
+    let e = t.rollback_schema(7).await.unwrap_err();
+    assert!(e.to_string().contains("Schema 7 does not exist"), "{e}");
+    assert!(schema(3).is_file());
+    assert_eq!(t.rollback_schema(1).await.unwrap(), vec![3, 2]);
+    assert!(schema(1).is_file() && !schema(2).exists());
+    // without the tag, snapshot 2 still needs schema 1; rolled back to snapshot 1, it goes
+    t.delete_tag("s1").await.unwrap();
+    let e = t.rollback_schema(0).await.unwrap_err();
+    assert!(
+        e.to_string().contains("schema 1 is still referenced"),
+        "{e}"
+    );
+    t.rollback_to_snapshot(1).await.unwrap();
+    assert_eq!(t.rollback_schema(0).await.unwrap(), vec![1]);
+    assert_eq!(lake.table("db.t").await.schema().id, 0);
 }

@@ -2,7 +2,10 @@
 //! at the `path` the server gives, with the catalog's FileIO options plus its vended data
 //! token; its commits are Java's `CatalogSnapshotCommit` with the table's uuid
 //! (`GetTableResponse.id`) — every commit is `POST …/commit` and every rollback `POST
-//! …/rollback`, decided by the server.
+//! …/rollback`, decided by the server; the table's branches are the server's too (list,
+//! create, drop, fast-forward, rename: Java's `CatalogBranchManager`).
+//!
+//! The table's store and its vended credentials come from `token_io`.
 
 use std::sync::Arc;
 
@@ -11,13 +14,8 @@ use strata_spec::rest as dto;
 use strata_spec::snapshot::Snapshot;
 
 use super::http::CallError;
-use super::token::DataToken;
-use super::{
-    local_path_of, now_millis, object_name, resource_name, table_error, table_schema_of,
-    RestCatalog,
-};
+use super::{object_name, resource_name, table_error, table_schema_of, RestCatalog};
 use crate::error::ErrorDetail;
-use crate::io::FileIO;
 use crate::meta::{SchemaManager, TablePaths};
 use crate::table::{CommitContext, Identifier, RollbackInstant, SnapshotCommit, Table};
 use crate::{Error, Result};
@@ -53,28 +51,62 @@ impl SnapshotCommit for RestSnapshotCommit {
             .await?;
         Ok(true)
     }
+
+    // Branches: Java's `CatalogBranchManager` (the REST catalog `supportsVersionManagement`).
+
+    async fn list_branches(&self) -> Result<Option<Vec<String>>> {
+        Ok(Some(self.catalog.list_branches(&self.identifier).await?))
+    }
+
+    async fn create_branch(
+        &self,
+        name: &str,
+        from_tag: Option<&str>,
+        from_snapshot: Option<i64>,
+    ) -> Result<bool> {
+        if let Some(id) = from_snapshot {
+            return Err(ErrorDetail::Unsupported(format!(
+                "creating branch '{name}' of {} from snapshot {id}: Paimon's REST catalog \
+                 creates a branch empty or from a tag only (createBranch's fromTag); tag the \
+                 snapshot and create the branch from the tag",
+                self.identifier
+            ))
+            .into());
+        }
+        self.catalog
+            .create_branch(&self.identifier, name, from_tag)
+            .await?;
+        Ok(true)
+    }
+
+    async fn drop_branch(&self, name: &str) -> Result<bool> {
+        self.catalog.drop_branch(&self.identifier, name).await?;
+        Ok(true)
+    }
+
+    async fn fast_forward(&self, name: &str) -> Result<bool> {
+        self.catalog.fast_forward(&self.identifier, name).await?;
+        Ok(true)
+    }
+
+    async fn rename_branch(&self, from: &str, to: &str) -> Result<bool> {
+        self.catalog
+            .rename_branch(&self.identifier, from, to)
+            .await?;
+        Ok(true)
+    }
+
+    fn on_branch(&self, branch: &str) -> Option<Arc<dyn SnapshotCommit>> {
+        let identifier = self.identifier.main().with_branch(Some(branch)).ok()?;
+        Some(Arc::new(RestSnapshotCommit {
+            catalog: self.catalog.clone(),
+            identifier,
+            table_uuid: self.table_uuid.clone(),
+        }))
+    }
 }
 
 impl RestCatalog {
-    /// The table's data token, from the cache or the server.
-    async fn data_token(&self, db: &str, object: &str) -> Result<DataToken> {
-        let key = (db.to_string(), object.to_string());
-        if let Some(t) = self.inner.tokens.fresh(&key, now_millis()) {
-            return Ok(t);
-        }
-        let r = self
-            .api()
-            .table_token(db, object)
-            .await
-            .map_err(|e| e.into_error("GET token"))?;
-        let t = DataToken {
-            token: r.token,
-            expires_at_millis: r.expires_at_millis,
-        };
-        self.inner.tokens.put(key, t.clone());
-        Ok(t)
-    }
-
     /// The table `id` the server answered with `r`, reading its files at `r.path`.
     pub(super) async fn load_table(
         &self,
@@ -82,12 +114,7 @@ impl RestCatalog {
         r: dto::GetTableResponse,
     ) -> Result<Table> {
         let object = object_name(&id.table, id.branch.as_deref());
-        let mut io_options = self.inner.io_options.clone();
-        if self.inner.data_token_enabled {
-            io_options.extend(self.data_token(&id.database, &object).await?.io_options());
-        }
-        let location = local_path_of(&r.path);
-        let (io, root) = FileIO::for_location_with_options(&location, &io_options)?;
+        let (io, root) = self.table_file_io(&id.database, &object, &r.path).await?;
         let paths = TablePaths::new(root).with_branch(id.branch.as_deref());
         let sm = SchemaManager::new(io.clone(), paths.clone());
         let schema = match sm.latest().await? {

@@ -5,10 +5,11 @@
 use strata_spec::rest as dto;
 use strata_spec::snapshot::Snapshot;
 
+use super::http::CallError;
 use super::{object_name, table_error, RestCatalog};
 use crate::error::ErrorDetail;
 use crate::table::Identifier;
-use crate::Result;
+use crate::{Error, Result};
 
 impl RestCatalog {
     /// The table's snapshots as the server lists them (`GET …/snapshots`, every page).
@@ -43,35 +44,76 @@ impl RestCatalog {
 
     /// The table's branches (`GET …/branches`).
     pub async fn list_branches(&self, id: &Identifier) -> Result<Vec<String>> {
+        let object = object_name(&id.table, id.branch.as_deref());
         self.api()
-            .list_branches(&id.database, &id.table)
+            .list_branches(&id.database, &object)
             .await
             .map_err(|e| table_error(e, id, "GET branches"))
     }
 
     /// Creates branch `branch` of table `id`, from tag `from_tag` or empty (`POST …/branches`).
+    /// Errors as Java's `CatalogBranchManager` words them: an existing branch or a missing tag
+    /// is an invalid argument.
     pub async fn create_branch(
         &self,
         id: &Identifier,
         branch: &str,
         from_tag: Option<&str>,
     ) -> Result<()> {
+        let object = object_name(&id.table, id.branch.as_deref());
         let body = dto::CreateBranchRequest {
             branch: branch.to_string(),
             from_tag: from_tag.map(str::to_string),
         };
         self.api()
-            .create_branch(&id.database, &id.table, &body)
+            .create_branch(&id.database, &object, &body)
             .await
-            .map_err(|e| table_error(e, id, "POST branches"))
+            .map_err(|e| branch_error(e, id, branch, from_tag, "POST branches"))
     }
 
     /// Drops branch `branch` of table `id` (`DELETE …/branches/{branch}`).
     pub async fn drop_branch(&self, id: &Identifier, branch: &str) -> Result<()> {
+        let object = object_name(&id.table, id.branch.as_deref());
         self.api()
-            .drop_branch(&id.database, &id.table, branch)
+            .drop_branch(&id.database, &object, branch)
             .await
-            .map_err(|e| table_error(e, id, "DELETE branches"))
+            .map_err(|e| branch_error(e, id, branch, None, "DELETE branches"))
+    }
+
+    /// Fast-forwards table `id` (its branch) to branch `branch` (`POST
+    /// …/branches/{branch}/forward`).
+    pub async fn fast_forward(&self, id: &Identifier, branch: &str) -> Result<()> {
+        let object = object_name(&id.table, id.branch.as_deref());
+        self.api()
+            .forward_branch(&id.database, &object, branch)
+            .await
+            .map_err(|e| branch_error(e, id, branch, None, "POST branches/forward"))
+    }
+
+    /// Renames branch `from` of table `id` to `to` (`POST …/branches/{from}/rename`, an
+    /// endpoint of the OpenAPI file that Java 2.0's client never calls). The server's answer is
+    /// checked against its branch list afterwards: Java's `RESTCatalogServer` answers 200
+    /// without renaming, and a rename that did not happen is refused by name, never reported
+    /// done.
+    pub async fn rename_branch(&self, id: &Identifier, from: &str, to: &str) -> Result<()> {
+        let object = object_name(&id.table, id.branch.as_deref());
+        self.api()
+            .rename_branch(&id.database, &object, from, to)
+            .await
+            .map_err(|e| match e.status().map(|f| f.status) {
+                Some(409) => Error::invalid_argument(format!("Branch name '{to}' already exists.")),
+                _ => branch_error(e, id, from, None, "POST branches/rename"),
+            })?;
+        let branches = self.list_branches(id).await?;
+        if branches.iter().any(|b| b == from) || !branches.iter().any(|b| b == to) {
+            return Err(ErrorDetail::Unsupported(format!(
+                "renameBranch: the REST catalog server answered the rename of branch '{from}' \
+                 of {id} to '{to}' but did not rename it (Java's RESTCatalogServer does not \
+                 implement renameBranch)"
+            ))
+            .into());
+        }
+        Ok(())
     }
 
     /// The table's tag names (`GET …/tags`, every page).
@@ -133,4 +175,26 @@ impl RestCatalog {
             r => r.map_err(|e| table_error(e, id, "DELETE tags")),
         }
     }
+}
+
+/// A failed branch call, as Java's `CatalogBranchManager` reports it: a missing branch
+/// (404 BRANCH), a missing tag (404 TAG) or an existing branch (409) is an invalid argument
+/// with Java's wording; a missing table is its absence; the rest as any failed call.
+fn branch_error(
+    e: CallError,
+    id: &Identifier,
+    branch: &str,
+    tag: Option<&str>,
+    endpoint: &str,
+) -> Error {
+    if e.is_not_found(Some("BRANCH")) {
+        return Error::invalid_argument(format!("Branch name '{branch}' doesn't exist."));
+    }
+    if e.is_not_found(Some("TAG")) {
+        return Error::invalid_argument(format!("Tag '{}' doesn't exist.", tag.unwrap_or("")));
+    }
+    if e.is_already_exists() {
+        return Error::invalid_argument(format!("Branch name '{branch}' already exists."));
+    }
+    table_error(e, id, endpoint)
 }
