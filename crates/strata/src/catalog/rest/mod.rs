@@ -16,10 +16,11 @@
 //! | `functions` | functions: list (by pattern, with details, globally), get, create, alter, drop |
 //!
 //! Options (Java's `RESTCatalogOptions`): `uri` (required), `warehouse` (sent as
-//! `/v1/config?warehouse=`), `token.provider` + `token`, `header.NAME` (sent as header NAME),
-//! `data-token.enabled`, plus what every catalog takes (`s3.*` for the tables' FileIO,
-//! `table-default.*`). The server's `defaults` ⊕ these ⊕ its `overrides` are the effective
-//! options (its `prefix` starts every path). Any other key is refused by name.
+//! `/v1/config?warehouse=`), `token.provider` + `token` (or the `dlf.*` keys of `dlf`),
+//! `header.NAME` (sent as header NAME), `data-token.enabled`, plus what every catalog takes
+//! (`s3.*` for the tables' FileIO, `table-default.*`). The server's `defaults` ⊕ these ⊕ its
+//! `overrides` are the effective options (its `prefix` starts every path). Any other key is
+//! refused by name.
 //!
 //! Commits are the server's decision (compare-and-set on the latest snapshot's uuid): the
 //! snapshot goes to `POST …/commit` with the table's uuid, the base snapshot uuid and the
