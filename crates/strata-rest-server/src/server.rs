@@ -34,6 +34,7 @@ use crate::config::ServerConfig;
 use crate::error::ApiError;
 use crate::metrics::Metrics;
 use crate::state::AppState;
+use crate::vending::Vending;
 
 /// Why a server could not start.
 #[derive(Debug)]
@@ -78,9 +79,13 @@ impl Server {
                     ))
                 })?;
         }
-        let catalog =
-            FileSystemCatalog::open_with_options(&config.warehouse, &config.warehouse_options)
-                .map_err(|e| ServerError(format!("cannot open warehouse: {e}")))?;
+        let vending =
+            Vending::from_config(&config).map_err(|e| ServerError(format!("data tokens: {e}")))?;
+        let catalog = FileSystemCatalog::open_with_options(
+            &config.warehouse,
+            &crate::vending::store_options(&config.warehouse_options),
+        )
+        .map_err(|e| ServerError(format!("cannot open warehouse: {e}")))?;
         if config.warehouse_name().is_empty() {
             return Err(ServerError(format!(
                 "warehouse {:?} has no folder name to serve it under",
@@ -98,7 +103,7 @@ impl Server {
         };
         let authz = Authz::from_config(&config).map_err(ServerError)?;
         let audit = Audit::from_config(&config).map_err(ServerError)?;
-        let state = AppState::new(config, catalog, authz, audit, Metrics::new());
+        let state = AppState::new(config, catalog, authz, audit, Metrics::new(), vending);
         Ok(Server { state, tls })
     }
 

@@ -10,6 +10,7 @@ use crate::audit::Audit;
 use crate::authz::{Authz, Principal};
 use crate::config::ServerConfig;
 use crate::metrics::Metrics;
+use crate::vending::Vending;
 
 /// The caller of a request, put into its extensions by the router's guard.
 #[derive(Clone, Debug)]
@@ -32,6 +33,8 @@ pub(crate) struct Inner {
     pub(crate) authz: Authz,
     pub(crate) audit: Audit,
     pub(crate) metrics: Metrics,
+    /// The data tokens: scoped STS keys, the warehouse's static keys, or none.
+    pub(crate) vending: Vending,
     /// One async mutex per table directory (`db.table`, branch included): commits, rollbacks
     /// and tag/branch changes of a table are decided one at a time.
     locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
@@ -44,6 +47,7 @@ impl AppState {
         authz: Authz,
         audit: Audit,
         metrics: Metrics,
+        vending: Vending,
     ) -> Self {
         let name = config.warehouse_name();
         let location = catalog.location();
@@ -56,6 +60,7 @@ impl AppState {
                 authz,
                 audit,
                 metrics,
+                vending,
                 locks: Mutex::new(HashMap::new()),
             }),
         }

@@ -83,7 +83,10 @@ impl Policy {
                 Some("Deny") => false,
                 other => return Err(format!("Effect {other:?}: expected Allow or Deny")),
             };
-            let actions = strings(s.get("Action").ok_or("a Statement has no Action")?, "Action")?;
+            let actions = strings(
+                s.get("Action").ok_or("a Statement has no Action")?,
+                "Action",
+            )?;
             let resources = strings(
                 s.get("Resource").ok_or("a Statement has no Resource")?,
                 "Resource",
@@ -134,14 +137,19 @@ impl Policy {
 
 impl Statement {
     fn matches(&self, req: &Request<'_>) -> bool {
-        self.actions.iter().any(|a| glob(&a.to_ascii_lowercase(), &req.action.to_ascii_lowercase()))
+        self.actions
+            .iter()
+            .any(|a| glob(&a.to_ascii_lowercase(), &req.action.to_ascii_lowercase()))
             && self.resources.iter().any(|r| glob(r, &req.resource))
-            && self.prefix_conditions.iter().all(|(exact, patterns)| match req.prefix {
-                None => false,
-                Some(p) => patterns
-                    .iter()
-                    .any(|pat| if *exact { pat == p } else { glob(pat, p) }),
-            })
+            && self
+                .prefix_conditions
+                .iter()
+                .all(|(exact, patterns)| match req.prefix {
+                    None => false,
+                    Some(p) => patterns
+                        .iter()
+                        .any(|pat| if *exact { pat == p } else { glob(pat, p) }),
+                })
     }
 }
 
@@ -194,7 +202,11 @@ mod tests {
                "Condition":{"StringLike":{"s3:prefix":["wh/db.db/t","wh/db.db/t/*"]}}}]}"#,
         )
         .unwrap();
-        assert!(p.allows(&req("s3:GetObject", "arn:aws:s3:::b/wh/db.db/t/snapshot/LATEST", None)));
+        assert!(p.allows(&req(
+            "s3:GetObject",
+            "arn:aws:s3:::b/wh/db.db/t/snapshot/LATEST",
+            None
+        )));
         assert!(!p.allows(&req("s3:GetObject", "arn:aws:s3:::b/wh/db.db/t2/x", None)));
         assert!(!p.allows(&req("s3:PutObject", "arn:aws:s3:::b/wh/db.db/t/x", None)));
         assert!(p.allows(&req("s3:ListBucket", "arn:aws:s3:::b", Some("wh/db.db/t/"))));

@@ -79,7 +79,12 @@ impl Identities {
 
     /// Mints temporary credentials scoped by `policy` (`None`: everything), valid for `life`.
     pub fn mint(&self, policy: Option<Policy>, life: Duration) -> TempCredentials {
-        let id = || uuid::Uuid::new_v4().simple().to_string().to_ascii_uppercase();
+        let id = || {
+            uuid::Uuid::new_v4()
+                .simple()
+                .to_string()
+                .to_ascii_uppercase()
+        };
         let access_key = format!("ASIA{}", &id()[..16]);
         let secret_key = format!("{}{}", id(), &id()[..8]).to_ascii_lowercase();
         let session_token = format!("{}{}{}", id(), id(), id());
@@ -108,7 +113,10 @@ impl Identities {
             .cloned()
             .ok_or_else(|| s3_error!(InvalidAccessKeyId, "unknown access key"))?;
         if id.expires_at.is_some_and(|t| t <= SystemTime::now()) {
-            return Err(s3_error!(ExpiredToken, "the temporary credentials have expired"));
+            return Err(s3_error!(
+                ExpiredToken,
+                "the temporary credentials have expired"
+            ));
         }
         Ok(id)
     }
@@ -181,7 +189,10 @@ impl S3Access for Access {
         };
         let action = match op {
             "GetObject" | "HeadObject" | "GetObjectAttributes" => "s3:GetObject",
-            "PutObject" | "CreateMultipartUpload" | "UploadPart" | "CompleteMultipartUpload"
+            "PutObject"
+            | "CreateMultipartUpload"
+            | "UploadPart"
+            | "CompleteMultipartUpload"
             | "AbortMultipartUpload" => "s3:PutObject",
             "DeleteObject" => "s3:DeleteObject",
             "ListObjects" | "ListObjectsV2" => "s3:ListBucket",
@@ -309,9 +320,7 @@ impl S3Route for AssumeRole {
         };
         let policy = match form.get("Policy") {
             None => None,
-            Some(p) => Some(
-                Policy::parse(p).map_err(|e| sts_error("MalformedPolicyDocument", e))?,
-            ),
+            Some(p) => Some(Policy::parse(p).map_err(|e| sts_error("MalformedPolicyDocument", e))?),
         };
         let c = self.0.mint(policy, Duration::from_secs(seconds));
         let expiration = chrono::DateTime::<chrono::Utc>::from(c.expires_at)
