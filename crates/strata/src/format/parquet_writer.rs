@@ -99,6 +99,9 @@ pub(crate) struct ParquetWriter {
     pending_bytes: usize,
     buffer: SharedBuffer,
     sink: BufWriter,
+    /// The sink's `shutdown` was called: it may not be aborted any more (object_store's
+    /// `BufWriter::abort` panics then), only the object deleted.
+    sink_shut: bool,
     /// Bytes handed to the sink so far.
     flushed: u64,
     row_group_bytes: usize,
@@ -212,6 +215,7 @@ impl ParquetWriter {
             pending_bytes: 0,
             buffer: SharedBuffer::default(),
             sink,
+            sink_shut: false,
             flushed: 0,
             row_group_bytes: options.row_group_bytes.max(1),
             row_group_rows: options.row_group_rows.filter(|r| *r > 0),
@@ -564,6 +568,7 @@ impl ParquetWriter {
                     )),
                 ));
             }
+            self.sink_shut = true;
             self.sink
                 .shutdown()
                 .await
@@ -599,7 +604,9 @@ impl ParquetWriter {
     pub(crate) async fn abort(mut self) -> Result<()> {
         // Aborting a buffered upload that never started is a no-op; errors here only mean
         // there was nothing to abort, the delete below is what guarantees cleanup.
-        let _ = self.sink.abort().await;
+        if !self.sink_shut {
+            let _ = self.sink.abort().await;
+        }
         self.io.delete(&self.path).await
     }
 }
