@@ -17,7 +17,9 @@ The warehouse is seeded with strata's filesystem CLI before the server starts:
 ``seed_db.seed_t`` (a partitioned primary-key table, snapshots 1 and 2, tag ``seed_tag`` of
 snapshot 1, branch ``seed_branch``) for the reading operations, and the same shape as
 ``victim_db.victim_t`` for the destructive ones (drop, rollback, rename, alter, fast-forward), so
-path parameters name real objects and no destructive call changes what the others read.
+path parameters name real objects and no destructive call changes what the others read; views
+and functions (``seed_view``, ``seed_fn``; ``victim_view``, ``victim_fn`` in victim_db) are
+created through the server once it answers.
 
 Usage (the interop test ``tests/interop/test_rest_conformance.py`` runs exactly this):
     .interop-venv/bin/python tests/rest/conformance.py --strata-bin target/debug/strata \
@@ -97,6 +99,29 @@ def seed(strata: str, wh: Path, scratch: Path) -> None:
         run([strata, "--warehouse", str(wh), "create-branch", ident, "seed_branch"])
 
 
+def http_post(url: str, body: dict) -> None:
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Authorization": f"Bearer {TOKEN}",
+                                          "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        r.read()
+
+
+def seed_views_functions(url: str, prefix: str) -> None:
+    """A view and a function in each database, through the server (views and functions live
+    only in a catalog): ``seed_view`` / ``seed_fn`` for the reading operations, ``victim_view``
+    / ``victim_fn`` in victim_db for the destructive ones."""
+    for db, view, fn in (("seed_db", "seed_view", "seed_fn"), ("victim_db", "victim_view", "victim_fn")):
+        http_post(f"{url}/v1/{prefix}/databases/{db}/views", {
+            "identifier": {"database": db, "object": view},
+            "schema": {"fields": SEED_SCHEMA["fields"], "query": f"SELECT * FROM {db}.seed_t",
+                       "dialects": {"spark": "SELECT * FROM seed_t"}, "options": {}}})
+        http_post(f"{url}/v1/{prefix}/databases/{db}/functions", {
+            "name": fn, "inputParams": [{"id": 0, "name": "x", "type": "INT"}],
+            "returnParams": [{"id": 0, "name": "y", "type": "INT"}], "deterministic": True,
+            "definitions": {"trino": {"type": "sql", "definition": "x + 1"}}, "options": {}})
+
+
 def http_get(url: str) -> dict:
     req = urllib.request.Request(url, headers={"Authorization": f"Bearer {TOKEN}"})
     with urllib.request.urlopen(req, timeout=10) as r:
@@ -135,11 +160,17 @@ def write_config(path: Path, prefix: str, table_id: str, warehouse: str) -> None
     common = {"prefix": prefix, "version": "1", "tag": "seed_tag", "branch": "seed_branch",
               "tableId": table_id, "warehouse": warehouse}
     lines = ["[parameters]"]
-    for k, v in {**common, "database": "seed_db", "table": "seed_t"}.items():
+    for k, v in {**common, "database": "seed_db", "table": "seed_t", "view": "seed_view",
+                 "function": "seed_fn"}.items():
         lines.append(f"{toml_str(k)} = {toml_str(v)}")
     for op in DESTRUCTIVE:
         lines += ["", "[[operations]]", f"include-operation-id = {toml_str(op)}",
                   "parameters = { database = \"victim_db\", table = \"victim_t\" }"]
+    for op, param, name in (("dropView", "view", "victim_view"), ("alterView", "view", "victim_view"),
+                            ("dropFunction", "function", "victim_fn"),
+                            ("alterFunction", "function", "victim_fn")):
+        lines += ["", "[[operations]]", f"include-operation-id = {toml_str(op)}",
+                  f"parameters = {{ database = \"victim_db\", {param} = \"{name}\" }}"]
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -250,6 +281,7 @@ def main() -> int:
     try:
         prefix = http_get(f"{url}/v1/config?warehouse={wh.name}")["defaults"].get("prefix", "")
         table_id = http_get(f"{url}/v1/{prefix}/databases/seed_db/tables/seed_t")["id"]
+        seed_views_functions(url, prefix)
         config = scratch / "schemathesis.toml"
         write_config(config, prefix, table_id, wh.name)
         cmd = [str(schemathesis), "--no-color", "--config-file", str(config), "run", str(SPEC),

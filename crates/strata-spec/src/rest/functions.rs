@@ -125,8 +125,9 @@ pub struct CreateFunctionRequest {
     /// Dialect name → the function's definition in it.
     #[serde(default, deserialize_with = "de_default")]
     pub definitions: BTreeMap<String, FunctionDefinition>,
-    /// The function's comment.
-    #[serde(default)]
+    /// The function's comment (written only when set: the OpenAPI file declares a string;
+    /// Java reads an absent member as null).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,
     /// Function options.
     #[serde(default, deserialize_with = "de_default")]
@@ -164,8 +165,9 @@ pub struct GetFunctionResponse {
     /// Dialect name → the function's definition in it.
     #[serde(default, deserialize_with = "de_default")]
     pub definitions: BTreeMap<String, FunctionDefinition>,
-    /// The function's comment.
-    #[serde(default)]
+    /// The function's comment (written only when set: the OpenAPI file declares a string;
+    /// Java reads an absent member as null).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,
     /// Function options.
     #[serde(default, deserialize_with = "de_default")]

@@ -87,10 +87,9 @@ fn function_definitions_by_type() {
             "spark": {"type": "lambda", "definition": "(x) -> x + 1", "language": "JAVA"},
             "trino": {"type": "sql", "definition": "x + 1"}
         },
-        "comment": null,
         "options": {}
     }));
-    assert!(req.return_params.is_none());
+    assert!(req.return_params.is_none() && req.comment.is_none());
     assert_eq!(
         req.definitions["trino"],
         FunctionDefinition::Sql {
@@ -112,10 +111,14 @@ fn function_changes_and_lists() {
     ]}));
     let d: ListFunctionDetailsResponse = round_trip(json!({"functionDetails": [{
         "uuid": "u", "name": "f", "inputParams": null, "returnParams": null,
-        "deterministic": false, "definitions": {}, "comment": null, "options": {},
+        "deterministic": false, "definitions": {}, "options": {},
         "owner": "o", "createdAt": 1, "createdBy": "o", "updatedAt": 1, "updatedBy": "o"
     }], "nextPageToken": "f"}));
     assert_eq!(d.function_details[0].name, "f");
+    // Java writes an unset comment as null
+    let f: GetFunctionResponse =
+        serde_json::from_value(json!({"name": "f", "comment": null})).unwrap();
+    assert!(f.comment.is_none());
     let _: ListFunctionsGloballyResponse =
         round_trip(json!({"functions": [{"database": "db", "object": "f"}]}));
     let _: ListFunctionsResponse = round_trip(json!({"functions": ["f"]}));
