@@ -1,14 +1,18 @@
 //! Branch endpoints over the table's `branch/branch-NAME` directories (strata's
 //! `Table::{branches, create_branch, delete_branch, fast_forward}`, Java's
-//! `FileSystemBranchManager`): list, create (empty or from a tag), drop, forward. Renaming a
-//! branch is refused by name (Java's `FileSystemBranchManager` has no rename either).
+//! `FileSystemBranchManager`): list, create (empty or from a tag), drop, forward, rename
+//! (`Table::rename_branch`, Java's `FileSystemBranchManager.renameBranch`; Java's
+//! `RESTCatalogServer` answers the rename 200 without doing it, strata renames). As in Java's
+//! server the table object may be a branch (`t$branch_b`): its branch manager is the same
+//! table's, a branch created from it starts at that branch's schema or tag, and `forward`
+//! fast-forwards that branch.
 
 use axum::extract::{Path, State};
 use axum::response::Response;
 use axum::Json;
 use strata::table::branches::BranchStart;
 use strata::table::Table;
-use strata_spec::rest::{CreateBranchRequest, ListBranchesResponse};
+use strata_spec::rest::{CreateBranchRequest, ListBranchesResponse, RenameBranchRequest};
 
 use super::common::{empty, load_table, JsonBody};
 use crate::error::{ApiError, ApiResult, ResourceType};
@@ -19,14 +23,16 @@ fn branch_err(state: &AppState, branch: &str, e: &strata::Error) -> ApiError {
     ApiError::from_strata(e, ResourceType::Branch, branch, &state.inner.location)
 }
 
-/// The main table of `object` (branches are managed on it).
+/// Table `object` (the main table or a branch of it) whose branches are managed; one lock
+/// per table, whichever branch object names it.
 async fn main_table(state: &AppState, db: &str, object: &str) -> ApiResult<Table> {
-    if object.contains('$') {
-        return Err(ApiError::bad_request(
-            "branches are managed on the main table, not on a branch object",
-        ));
-    }
     load_table(state, db, object).await
+}
+
+/// The lock of table `db.object`'s branches (the main table's name).
+fn branch_lock(state: &AppState, db: &str, object: &str) -> std::sync::Arc<tokio::sync::Mutex<()>> {
+    let main = object.split('$').next().unwrap_or(object);
+    state.table_lock(&format!("{db}.{main}"))
 }
 
 /// `listBranches` (not paged).
@@ -58,7 +64,7 @@ pub(crate) async fn create(
         _ => BranchStart::Empty,
     };
     let table = main_table(&state, &db, &object).await?;
-    let lock = state.table_lock(&format!("{db}.{object}"));
+    let lock = branch_lock(&state, &db, &object);
     let _guard = lock.lock().await;
     if table
         .branch_exists(&req.branch)
@@ -90,7 +96,7 @@ pub(crate) async fn drop(
     Path((_, db, object, branch)): Path<(String, String, String, String)>,
 ) -> ApiResult<Response> {
     let table = main_table(&state, &db, &object).await?;
-    let lock = state.table_lock(&format!("{db}.{object}"));
+    let lock = branch_lock(&state, &db, &object);
     let _guard = lock.lock().await;
     require_branch(&state, &table, &branch).await?;
     table
@@ -100,9 +106,35 @@ pub(crate) async fn drop(
     Ok(empty())
 }
 
-/// `renameBranch`: refused by name.
-pub(crate) async fn rename() -> ApiError {
-    ApiError::not_implemented("renameBranch")
+/// `renameBranch`: `{branch}` becomes `toBranch`. 404 BRANCH when `{branch}` does not exist,
+/// 409 BRANCH when `toBranch` does, 400 for an invalid new name.
+pub(crate) async fn rename(
+    State(state): State<AppState>,
+    Path((_, db, object, branch)): Path<(String, String, String, String)>,
+    JsonBody(req): JsonBody<RenameBranchRequest>,
+) -> ApiResult<Response> {
+    validate::branch(&req.to_branch)?;
+    strata::table::branches::validate_branch_name(&req.to_branch)
+        .map_err(|e| ApiError::bad_request(e.message()))?;
+    let table = main_table(&state, &db, &object).await?;
+    let lock = branch_lock(&state, &db, &object);
+    let _guard = lock.lock().await;
+    require_branch(&state, &table, &branch).await?;
+    if table
+        .branch_exists(&req.to_branch)
+        .await
+        .map_err(|e| branch_err(&state, &req.to_branch, &e))?
+    {
+        return Err(ApiError::already_exists(
+            ResourceType::Branch,
+            req.to_branch,
+        ));
+    }
+    table
+        .rename_branch(&branch, &req.to_branch)
+        .await
+        .map_err(|e| branch_err(&state, &branch, &e))?;
+    Ok(empty())
 }
 
 /// `forwardBranch`: fast-forwards the main branch to `{branch}` (Java's
@@ -112,7 +144,7 @@ pub(crate) async fn forward(
     Path((_, db, object, branch)): Path<(String, String, String, String)>,
 ) -> ApiResult<Response> {
     let table = main_table(&state, &db, &object).await?;
-    let lock = state.table_lock(&format!("{db}.{object}"));
+    let lock = branch_lock(&state, &db, &object);
     let _guard = lock.lock().await;
     require_branch(&state, &table, &branch).await?;
     table

@@ -25,19 +25,37 @@ use crate::{Error, Result};
 pub(crate) struct RestSnapshotCommit {
     catalog: RestCatalog,
     identifier: Identifier,
-    table_uuid: String,
+    /// The table's uuid on the server (`GetTableResponse.id`): known when the table was loaded,
+    /// asked for at the first commit of a handle switched to a branch (servers differ: Java's
+    /// gives a branch its table's uuid, strata's its own).
+    table_uuid: Arc<tokio::sync::OnceCell<String>>,
+}
+
+impl RestSnapshotCommit {
+    async fn table_uuid(&self) -> Result<String> {
+        let id = &self.identifier;
+        let uuid = self
+            .table_uuid
+            .get_or_try_init(|| async {
+                let object = object_name(&id.table, id.branch.as_deref());
+                self.catalog
+                    .api()
+                    .get_table(&id.database, &object)
+                    .await
+                    .map(|r| r.id)
+                    .map_err(|e| table_error(e, id, "GET table"))
+            })
+            .await?;
+        Ok(uuid.clone())
+    }
 }
 
 #[async_trait]
 impl SnapshotCommit for RestSnapshotCommit {
     async fn commit(&self, snapshot: &Snapshot, ctx: &CommitContext) -> Result<bool> {
+        let uuid = self.table_uuid().await?;
         self.catalog
-            .commit_with_uuid(
-                &self.identifier,
-                Some(self.table_uuid.clone()),
-                snapshot,
-                ctx,
-            )
+            .commit_with_uuid(&self.identifier, Some(uuid), snapshot, ctx)
             .await
     }
 
@@ -101,7 +119,7 @@ impl SnapshotCommit for RestSnapshotCommit {
         Some(Arc::new(RestSnapshotCommit {
             catalog: self.catalog.clone(),
             identifier,
-            table_uuid: self.table_uuid.clone(),
+            table_uuid: Arc::default(),
         }))
     }
 }
@@ -126,7 +144,7 @@ impl RestCatalog {
         let commit = RestSnapshotCommit {
             catalog: self.clone(),
             identifier: id.clone(),
-            table_uuid: r.id.clone(),
+            table_uuid: Arc::new(tokio::sync::OnceCell::new_with(Some(r.id.clone()))),
         };
         Ok(Table::new(id.clone(), io, paths, sm, schema)?.with_snapshot_commit(Arc::new(commit)))
     }
