@@ -176,6 +176,12 @@ pub enum Command {
     /// Branches: create-branch, delete-branch, fast-forward, branches.
     #[command(flatten)]
     Branch(crate::commands::branches::BranchCommand),
+    /// Views of a REST catalog: list, show, create, rename, drop.
+    #[command(subcommand)]
+    View(crate::commands::views::ViewCommand),
+    /// Functions of a REST catalog: list, show, create, drop.
+    #[command(subcommand)]
+    Function(crate::commands::views::FunctionCommand),
     /// Serve Paimon's REST catalog API over the warehouse (--warehouse DIR|s3://…; its folder
     /// name is the catalog's `warehouse`) until Ctrl-C.
     #[command(after_long_help = strata_rest_server::TOKEN_FILE_GRAMMAR)]

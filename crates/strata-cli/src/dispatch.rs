@@ -11,7 +11,7 @@ use strata::catalog::Catalog;
 use crate::cli::{Cli, Command};
 use crate::commands::{
     branches, catalog, compact, demo, levels, maintenance, metadata, read, rescale,
-    rewrite_file_index, scan, serve, sql, tail, update_columns, write,
+    rewrite_file_index, scan, serve, sql, tail, update_columns, views, write,
 };
 use crate::error::Result;
 
@@ -61,6 +61,8 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Sql(args) => sql::run(&catalog, args).await,
         Command::Maintenance(cmd) => maintenance::run(catalog.as_ref(), cmd).await,
         Command::Branch(cmd) => branches::run(catalog.as_ref(), cmd).await,
+        Command::View(cmd) => views::run_view(&catalog, cmd).await,
+        Command::Function(cmd) => views::run_function(catalog.as_ref(), cmd).await,
         Command::Scan(args) => scan::run(catalog.as_ref(), args).await,
         Command::Tail(args) => tail::run(catalog.as_ref(), args).await,
         Command::Snapshots { table } => metadata::snapshots(catalog.as_ref(), &table).await,

@@ -37,6 +37,7 @@ mod sql;
 pub use dml::sink;
 pub use provider::{catalog, codec, filter, incremental, options, scan, table};
 pub use sql::session;
+pub use sql::views::plan_view;
 
 pub use catalog::{StrataCatalog, StrataSchema};
 pub use codec::{StrataLogicalCodec, StrataPhysicalCodec};

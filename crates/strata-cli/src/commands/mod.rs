@@ -19,4 +19,5 @@ pub(crate) mod serve;
 pub mod sql;
 pub mod tail;
 pub(crate) mod update_columns;
+pub mod views;
 pub(crate) mod write;

@@ -1,5 +1,8 @@
 //! strata's filesystem catalog as DataFusion's [`CatalogProvider`] (databases are schemas) and
-//! [`SchemaProvider`] (tables, and their system tables `t$snapshots`, `t$files`, …).
+//! [`SchemaProvider`] (tables, and their system tables `t$snapshots`, `t$files`, …; a name
+//! that is no table but a view of the catalog resolves to the view's query, `super::view`;
+//! DataFusion's `CREATE VIEW` / `DROP VIEW` of a plain `SessionContext` create and drop the
+//! catalog's view through `register_table` / `deregister_table`).
 //!
 //! DataFusion asks for schema and table names synchronously while strata's catalog is async
 //! (it lists directories, perhaps on S3); those calls run the listing to completion on the
@@ -18,6 +21,7 @@ use strata::catalog::{Catalog, Identifier};
 use super::options::TableOptions;
 use super::system_tables;
 use super::table::StrataTable;
+use super::view::{view_of_plan, view_provider};
 use crate::error::{plan_error, to_df};
 
 /// The database unqualified names refer to until `USE db`, listed even before it exists.
@@ -74,6 +78,8 @@ pub struct StrataCatalog {
     /// Per-statement tables of a SQL session (`SqlSession`: time travel, option hints): schema
     /// [`REFS_SCHEMA`], never listed.
     refs: Option<Arc<MemorySchemaProvider>>,
+    /// How many views deep this catalog resolves names (0: a session's own).
+    view_depth: usize,
 }
 
 /// The hidden schema of per-statement tables.
@@ -85,6 +91,7 @@ impl StrataCatalog {
         StrataCatalog {
             catalog,
             refs: None,
+            view_depth: 0,
         }
     }
 
@@ -119,7 +126,9 @@ impl CatalogProvider for StrataCatalog {
             .ok()?;
         // `default` always resolves (Paimon catalogs create it on first use).
         (exists || name == DEFAULT_DATABASE).then(|| {
-            Arc::new(StrataSchema::new(self.catalog.clone(), name)) as Arc<dyn SchemaProvider>
+            let mut schema = StrataSchema::new(self.catalog.clone(), name);
+            schema.view_depth = self.view_depth;
+            Arc::new(schema) as Arc<dyn SchemaProvider>
         })
     }
 
@@ -155,6 +164,7 @@ impl CatalogProvider for StrataCatalog {
 pub struct StrataSchema {
     catalog: Arc<dyn Catalog>,
     database: String,
+    view_depth: usize,
 }
 
 impl StrataSchema {
@@ -162,6 +172,27 @@ impl StrataSchema {
         StrataSchema {
             catalog,
             database: database.to_string(),
+            view_depth: 0,
+        }
+    }
+
+    /// The catalog's view `name` of this database, `None` when there is none or the catalog
+    /// keeps no views.
+    async fn find_view(&self, name: &str) -> Result<Option<strata::catalog::View>> {
+        let Ok(id) = strata::catalog::object_identifier("view", &self.database, name) else {
+            return Ok(None);
+        };
+        match self.catalog.get_view(&id).await {
+            Ok(v) => Ok(Some(v)),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    strata::ErrorKind::NotFound | strata::ErrorKind::Unsupported
+                ) =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(to_df(e)),
         }
     }
 
@@ -187,7 +218,20 @@ impl SchemaProvider for StrataSchema {
         let (base, system) = split_system(name);
         let id = self.identifier(base)?;
         if !self.catalog.table_exists(&id).await.map_err(to_df)? {
-            return Ok(None);
+            if system.is_some() {
+                return Ok(None);
+            }
+            let Some(view) = self.find_view(name).await? else {
+                return Ok(None);
+            };
+            let warehouse = StrataCatalog {
+                catalog: self.catalog.clone(),
+                refs: None,
+                view_depth: self.view_depth + 1,
+            };
+            return view_provider(&view, Arc::new(warehouse), self.view_depth)
+                .await
+                .map(Some);
         }
         let table = self.catalog.get_table(&id).await.map_err(to_df)?;
         match system {
@@ -212,11 +256,31 @@ impl SchemaProvider for StrataSchema {
 
     /// Tables are created with strata's DDL (`CREATE TABLE ... PRIMARY KEY ... PARTITIONED BY
     /// ... WITH (...)` through the SQL session (`SqlSession`)), which knows keys and options.
+    /// A DataFusion view (`CREATE VIEW` of a plain `SessionContext`) becomes the catalog's view.
     fn register_table(
         &self,
         name: String,
-        _table: Arc<dyn TableProvider>,
+        table: Arc<dyn TableProvider>,
     ) -> Result<Option<Arc<dyn TableProvider>>> {
+        if let Some(v) = table.downcast_ref::<datafusion::catalog::view::ViewTable>() {
+            let definition = v.definition().ok_or_else(|| {
+                plan_error(format!("view {}.{name} has no SQL text", self.database))
+            })?;
+            let query = super::view::query_of_create_view(definition)?;
+            if query.contains(REFS_SCHEMA) {
+                return Err(plan_error(format!(
+                    "view {}.{name}: a view's query cannot use time travel or OPTIONS hints \
+                     (the catalog keeps the query text, not the snapshot it read)",
+                    self.database
+                )));
+            }
+            let id =
+                strata::catalog::object_identifier("view", &self.database, &name).map_err(to_df)?;
+            let view = view_of_plan(id, v.schema().as_ref(), &query)?;
+            let catalog = self.catalog.clone();
+            block_on(async move { catalog.create_view(&view, false).await })?.map_err(to_df)?;
+            return Ok(None);
+        }
         Err(plan_error(format!(
             "cannot register a DataFusion table as {}.{name}: create strata tables with \
              strata's SQL (strata_datafusion::SqlSession) or strata's catalog API",
@@ -224,10 +288,21 @@ impl SchemaProvider for StrataSchema {
         )))
     }
 
+    /// `DROP TABLE` (the table and its files), or `DROP VIEW` of the catalog's view `name`.
     fn deregister_table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
         let catalog = self.catalog.clone();
         let id = self.identifier(name)?;
-        block_on(async move { catalog.drop_table(&id, false).await })?.map_err(to_df)?;
+        let schema = self.clone();
+        let view_name = name.to_string();
+        block_on(async move {
+            if !catalog.table_exists(&id).await? {
+                if let Ok(Some(v)) = schema.find_view(&view_name).await {
+                    return catalog.drop_view(&v.identifier, false).await;
+                }
+            }
+            catalog.drop_table(&id, false).await
+        })?
+        .map_err(to_df)?;
         Ok(None)
     }
 }

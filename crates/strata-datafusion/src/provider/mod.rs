@@ -2,8 +2,8 @@
 //! `TableProvider` ([`table`]) with its scan plan ([`scan`]), filter pushdown ([`filter`]) and
 //! statistics ([`statistics`]), the per-query table options ([`options`]: time travel, dynamic
 //! options, incremental reads), incremental reads ([`incremental`]), system tables
-//! ([`system_tables`], [`audit_log`]), and the wire codecs that ship these plans between
-//! processes ([`codec`], [`codec_predicate`]).
+//! ([`system_tables`], [`audit_log`]), the catalog's views as DataFusion views (`view`), and
+//! the wire codecs that ship these plans between processes ([`codec`], [`codec_predicate`]).
 //!
 //! **Where it sits.** Above the writes ([`crate::dml`]) and below the SQL layer
 //! ([`crate::sql`]). DataFusion's entry points for writes are `TableProvider` methods, so
@@ -14,8 +14,8 @@
 //! physical plan (Ballista ships both; writes run where they are planned).
 //!
 //! Inside, imports run downward: `codec` → `catalog` → `options` / `system_tables` →
-//! `table` / `audit_log` / `row_tracking` → `scan` → `statistics`; `filter`, `incremental` and
-//! `codec_predicate` are leaves (of this folder: they use only `crate::error`,
+//! `table` / `audit_log` / `row_tracking` → `scan` → `statistics`; `filter`, `incremental`,
+//! `view` and `codec_predicate` are leaves (of this folder: they use only `crate::error`,
 //! `crate::leaf_exec` and strata).
 
 pub(crate) mod audit_log;
@@ -30,3 +30,4 @@ pub mod scan;
 pub(crate) mod statistics;
 pub(crate) mod system_tables;
 pub mod table;
+pub(crate) mod view;

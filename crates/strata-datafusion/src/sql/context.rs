@@ -32,8 +32,8 @@ use crate::provider::catalog::{
 };
 use crate::provider::options::TableOptions;
 
-/// The name of the warehouse catalog in a session.
-pub const CATALOG: &str = "paimon";
+/// The name of the warehouse catalog in a session (also the one a view's query is planned in).
+pub const CATALOG: &str = crate::provider::view::CATALOG;
 
 /// A session's DataFusion context over a strata warehouse (see the module doc).
 pub(crate) struct SqlContext {

@@ -20,6 +20,7 @@
 //! | [`procedures`] | `CALL sys.compact`, `expire_snapshots`, tags, `rollback`, `remove_orphan_files` |
 //! | [`rewrite`] | time travel and `/*+ OPTIONS(…) */` hints: parsed from the tokens, resolved per table reference |
 //! | [`ast`] | name parts, option text, Paimon type text of sqlparser's AST |
+//! | [`views`] | `CREATE [OR REPLACE] VIEW`, `DROP VIEW`: the catalog's views |
 //! | [`variant`] | `parse_json` (JSON text into VARIANT) and the refusal of other values into VARIANT columns |
 
 pub(crate) mod alter;
@@ -32,3 +33,4 @@ pub(crate) mod rewrite;
 pub(crate) mod row_id_merge;
 pub mod session;
 pub(crate) mod variant;
+pub mod views;

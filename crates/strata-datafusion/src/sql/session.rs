@@ -9,6 +9,7 @@
 //! | `CREATE TABLE … [PRIMARY KEY (…)] [PARTITIONED BY (…)] [WITH ('k' = 'v')]`, `CREATE TABLE … AS SELECT`, `DROP TABLE`, `ALTER TABLE` | `super::ddl` |
 //! | `CALL sys.compact(…)`, `sys.expire_snapshots`, `sys.create_tag`, `sys.delete_tag`, `sys.rollback`, `sys.remove_orphan_files` | `super::procedures` |
 //! | `INSERT … PARTITION (k = v) …` (static partitions) | `super::ddl::insert_static_partition` |
+//! | `CREATE [OR REPLACE] VIEW … AS …`, `DROP VIEW` (the catalog's views) | `super::views` |
 //! | `USE db` | the session's default schema |
 //! | time travel and `/*+ OPTIONS(…) */` on any table reference | `super::rewrite` |
 //! | `incremental-between*` options on a table or its `t$audit_log` | `crate::provider::incremental` |
@@ -30,7 +31,7 @@ use datafusion::sql::sqlparser::dialect::{Dialect, GenericDialect};
 use strata::catalog::{Catalog, Identifier};
 
 use super::context::SqlContext;
-use super::{alter, ddl, procedures, rewrite, variant};
+use super::{alter, ddl, procedures, rewrite, variant, views};
 use crate::error::{plan_error, to_df};
 use crate::provider::catalog::block_on;
 
@@ -187,6 +188,13 @@ impl SqlSession {
                 ..
             } => return ddl::drop_tables(cx, names, *if_exists).await,
             Statement::AlterTable(a) => return alter::alter_table(cx, a).await,
+            Statement::CreateView(cv) => return views::create_view(cx, cv).await,
+            Statement::Drop {
+                object_type: ObjectType::View,
+                if_exists,
+                names,
+                ..
+            } => return views::drop_views(cx, names, *if_exists).await,
             Statement::Call(f) => return procedures::call(cx, f).await,
             Statement::Use(u) => return self.use_database(u),
             Statement::Insert(insert) if insert.partitioned.is_some() => {
