@@ -119,6 +119,12 @@ def scenario(java: JavaOracle, opts: Dict[str, str]) -> Dict[str, Any]:
     out["drop missing"] = err("dropView", view="vdb.v3")
     call("dropView", view="vdb.v3", ignoreIfNotExists=True)
     out["after drop"] = call("views", database="vdb")
+    # a view may take a table's name (Java's server allows it): each list keeps its own
+    java.call("createTable", catalogOptions=opts, table="vdb.tt", schema={
+        "fields": FIELDS, "partitionKeys": [], "primaryKeys": [], "options": {}})
+    call("createView", view="vdb.tt", schema=VIEW_SCHEMA)
+    out["tables beside views"] = java.call("Paimon2Rest.tables", catalogOptions=opts, database="vdb")
+    out["views beside tables"] = call("views", database="vdb")
 
     # functions
     fn = {"inputParams": [{"id": 0, "name": "x", "type": "INT"}],
@@ -183,6 +189,7 @@ def test_java_client_sees_the_same_views_and_functions_on_both_servers(java, str
     assert want["function altered"]["definitions"]["trino"]["type"] == "lambda"
     assert want["definition exists"] == "DefinitionAlreadyExistException"
     assert want["function bad name"] == "IllegalArgumentException"
+    assert want["tables beside views"] == ["tt"] and "tt" in want["views beside tables"]
 
     # a restarted strata serve still has them, and their folders are no tables to anyone
     server = StrataRestServer(strata_bin, str(wh))
@@ -197,7 +204,7 @@ def test_java_client_sees_the_same_views_and_functions_on_both_servers(java, str
         server.close()
     assert (wh / "vdb.db" / ".views" / "v1.json").is_file()
     assert (wh / "vdb.db" / ".functions" / "f1.json").is_file()
-    assert java.call("Paimon2Rest.tables", warehouse=str(wh), database="vdb") == ["t"]
+    assert java.call("Paimon2Rest.tables", warehouse=str(wh), database="vdb") == ["t", "tt"]
     listed = Strata(strata_bin, str(wh), tmp_path / "cli").list("vdb")
-    assert [row.get("table", row.get("name")) for row in listed] == ["t"], listed
-    assert CatalogFactory.create({"warehouse": str(wh)}).list_tables("vdb") == ["t"]
+    assert [row.get("table", row.get("name")) for row in listed] == ["t", "tt"], listed
+    assert CatalogFactory.create({"warehouse": str(wh)}).list_tables("vdb") == ["t", "tt"]
