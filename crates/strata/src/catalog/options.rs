@@ -10,8 +10,9 @@
 //! | `s3a.*`, `fs.s3a.*`, `fs.s3.*` | the same settings under the prefixes Java's `S3FileIO` (`s3.`, `s3a.`, `fs.s3a.`) and pypaimon's `PyArrowFileIO` (also `fs.s3.`, and `fs.s3.accessKeyId`, `fs.s3.accessKeySecret`, `fs.s3.securityToken`) accept, with the Hadoop spellings (`access.key`, `secret.key`, `session.token`, `path.style.access`) |
 //! | `table-default.K` | option `K` of every table this catalog creates whose schema does not set `K` (Java's `AbstractCatalog.copyTableDefaultOptions`, applied in `createTable` after the existence check) |
 //!
-//! A catalog that takes more keys (REST's `uri`, `token`; JDBC's `catalog-key`) names them
-//! ([`split`]'s `own`); every other key is refused: nothing would honour it.
+//! A catalog that takes more keys (REST's `uri`, `token`, the `dlf.*` keys of its DLF signing;
+//! JDBC's `catalog-key`) names them ([`split`]'s `own`); every other key is refused: nothing
+//! would honour it.
 
 use std::collections::{BTreeMap, HashMap};
 

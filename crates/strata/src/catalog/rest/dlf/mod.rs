@@ -33,14 +33,14 @@ use chrono::{DateTime, Utc};
 
 pub(crate) use self::signer::Headers;
 use self::signer::{Signer, DEFAULT, OPENAPI};
-use self::token::{DlfToken, EcsLoader, FileLoader, TokenLoader, DEFAULT_ECS_METADATA_URL};
+use self::token::{
+    DlfToken, EcsLoader, FileLoader, TokenLoader, DEFAULT_ECS_METADATA_URL, DLF_TOKEN_PATH,
+};
 use crate::catalog::rest::http::OutgoingRequest as SignRequest;
 use crate::{Error, Result};
 
 /// `dlf.region`.
 pub(crate) const DLF_REGION: &str = "dlf.region";
-/// `dlf.token-path`.
-pub(crate) const DLF_TOKEN_PATH: &str = "dlf.token-path";
 /// `dlf.access-key-id`.
 pub(crate) const DLF_ACCESS_KEY_ID: &str = "dlf.access-key-id";
 /// `dlf.access-key-secret`.

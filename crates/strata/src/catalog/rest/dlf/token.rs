@@ -18,6 +18,9 @@ use crate::{Error, Result};
 /// Java's `DLFToken.TOKEN_DATE_FORMATTER`.
 const EXPIRATION_FORMAT: &str = "%Y-%m-%dT%H:%M:%SZ";
 
+/// `dlf.token-path` (named in the file loader's errors).
+pub(crate) const DLF_TOKEN_PATH: &str = "dlf.token-path";
+
 /// `dlf.token-ecs-metadata-url`'s default (Java's `RESTCatalogOptions`).
 pub(crate) const DEFAULT_ECS_METADATA_URL: &str =
     "http://100.100.100.200/latest/meta-data/Ram/security-credentials/";
@@ -195,7 +198,7 @@ impl FileLoader {
         match tokio::fs::read_to_string(&self.path).await {
             Ok(text) => DlfToken::from_json(&text, &source),
             Err(e) => Err(Error::invalid_option(
-                super::DLF_TOKEN_PATH,
+                DLF_TOKEN_PATH,
                 format!(
                     "cannot read the DLF token file {}: {e}",
                     self.path.display()
