@@ -7,8 +7,9 @@
 //!   session policy limited to the table's directory (`s3:GetObject` on `<prefix>/*` and
 //!   `s3:ListBucket` with an `s3:prefix` condition for a reader; `s3:PutObject`,
 //!   `s3:DeleteObject`, `s3:AbortMultipartUpload` too for a principal who may write the table)
-//!   and hands out the temporary keys with their session token and STS's expiry as
-//!   `expiresAtMillis`. Works with AWS STS and MinIO (and strata's S3 test server). Keys are
+//!   and hands out the temporary keys with their session token (also as Hadoop S3A's
+//!   `fs.s3a.session.token` with its `TemporaryAWSCredentialsProvider`, which Java's
+//!   `S3FileIO` needs) and STS's expiry as `expiresAtMillis`. Works with AWS STS and MinIO (and strata's S3 test server). Keys are
 //!   cached per (table directory, read/write) and reused while at least half their life
 //!   remains, so a client that refreshes (strata: at half the life at the latest) gets new ones;
 //! * **static keys** (an object store without STS): the warehouse's own `s3.*` options go to
@@ -331,7 +332,15 @@ impl Sts {
         let mut token = self.store.clone();
         token.insert("s3.access-key".into(), field("AccessKeyId")?);
         token.insert("s3.secret-key".into(), field("SecretAccessKey")?);
-        token.insert("s3.session-token".into(), field("SessionToken")?);
+        let session = field("SessionToken")?;
+        token.insert("s3.session-token".into(), session.clone());
+        // Java's `S3FileIO` passes `s3.*` on as `fs.s3a.*`, but Hadoop's S3A reads the session
+        // token only as `fs.s3a.session.token` and only with its temporary-keys provider.
+        token.insert("fs.s3a.session.token".into(), session);
+        token.insert(
+            "fs.s3a.aws.credentials.provider".into(),
+            "org.apache.hadoop.fs.s3a.TemporaryAWSCredentialsProvider".into(),
+        );
         Ok(Vended {
             token,
             issued_at_millis: now,

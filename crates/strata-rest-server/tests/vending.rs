@@ -109,14 +109,26 @@ impl Running {
     }
 }
 
-/// A FileIO on the bucket with exactly the keys of a vended token.
-fn store_of(token: &Value) -> FileIO {
-    let opts: HashMap<String, String> = token["token"]
-        .as_object()
+/// The `s3.*` options of a vended token (Java's and pypaimon's spelling; the token also
+/// carries Hadoop S3A's session-token keys for Java's `S3FileIO`).
+fn s3_options(token: &Value) -> HashMap<String, String> {
+    let t = &token["token"];
+    assert_eq!(t["fs.s3a.session.token"], t["s3.session-token"], "{token}");
+    assert_eq!(
+        t["fs.s3a.aws.credentials.provider"],
+        "org.apache.hadoop.fs.s3a.TemporaryAWSCredentialsProvider"
+    );
+    t.as_object()
         .unwrap()
         .iter()
+        .filter(|(k, _)| k.starts_with("s3."))
         .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string()))
-        .collect();
+        .collect()
+}
+
+/// A FileIO on the bucket with exactly the keys of a vended token.
+fn store_of(token: &Value) -> FileIO {
+    let opts = s3_options(token);
     assert!(opts.contains_key("s3.session-token"), "{token}");
     FileIO::s3("strata", &opts).unwrap()
 }
@@ -262,12 +274,7 @@ async fn scoped_keys_split_read_from_write_and_stay_in_their_table() {
     write.put(&own, "x").await.unwrap();
     write.delete(&own).await.unwrap();
     // Keys without their session token are refused.
-    let mut no_session: HashMap<String, String> = s.token("writer-tok", "t1").await["token"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string()))
-        .collect();
+    let mut no_session = s3_options(&s.token("writer-tok", "t1").await);
     no_session.remove("s3.session-token");
     let e = FileIO::s3("strata", &no_session)
         .unwrap()
