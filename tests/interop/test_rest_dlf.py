@@ -12,10 +12,13 @@ against Java Paimon 2.0: the signatures themselves, and a real catalog session.
   byte for byte) serves strata's CLI and Java's ``RESTCatalog``, both signing with DLF keys:
   strata creates, writes and reads tables through it, Java reads strata's rows and writes rows
   strata reads; every request of both is accepted, with the key and signer configured; a wrong
-  secret is refused (401) and strata says so.
+  secret is refused (401) and strata says so. The key also comes from a token file and from an
+  ECS metadata service (a small HTTP server here, answering as Alibaba's: the role name, then
+  the role's STS token), for strata and for Java's ``DLFECSTokenLoader`` alike.
 """
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import random
@@ -35,7 +38,8 @@ from interop_support.rest_java_server import START_TIMEOUT_S, JavaRestServer, re
 pytestmark = pytest.mark.java
 
 VECTORS = REPO_ROOT / "crates" / "strata" / "src" / "catalog" / "rest" / "dlf" / "java-vectors.json"
-KEYS = {"AKID-strata": "secret/strata+1", "AKID-java": "secret-java", "AKID-file": "file-secret"}
+KEYS = {"AKID-strata": "secret/strata+1", "AKID-java": "secret-java", "AKID-file": "file-secret",
+        "AKID-ecs": "ecs-secret"}
 APPEND_SCHEMA = {
     "fields": [{"id": 0, "name": "id", "type": "INT"}, {"id": 1, "name": "name", "type": "STRING"}],
     "partitionKeys": [], "primaryKeys": [], "options": {"bucket": "-1"},
@@ -44,8 +48,8 @@ APPEND_SCHEMA = {
 
 class DlfJavaServer(JavaRestServer):
     """``strata.oracle.Paimon2Dlf``: Java's ``RESTCatalogServer`` verifying DLF signatures of the
-    access keys ``KEYS``; ``requests()`` answers ``[{method, path, keyId, algorithm, ok,
-    mismatch}]``."""
+    access keys ``KEYS``; ``requests()`` answers ``[{method, path, keyId, algorithm,
+    securityToken, ok, mismatch}]``."""
 
     def __init__(self, data_path: str, warehouse: str = "dlf_wh"):  # noqa: D107 (harness reuse)
         out = oracle_dir("2.0.0")
@@ -223,6 +227,7 @@ def test_strata_and_java_share_a_dlf_signed_catalog(strata_bin, server, java, tm
     assert s.read_lines(f"{db}.events") == lines(mine)
     strata_reqs = served(server)
     assert {r["keyId"] for r in strata_reqs} == {"AKID-strata"}
+    assert {r["securityToken"] for r in strata_reqs} == {"sts-strata"}
     assert {r["algorithm"] for r in strata_reqs} == {algorithm}
     assert {r["method"] for r in strata_reqs} >= {"GET", "POST"}
     assert any(r["path"].endswith("/commit") for r in strata_reqs), strata_reqs
@@ -233,6 +238,7 @@ def test_strata_and_java_share_a_dlf_signed_catalog(strata_bin, server, java, tm
     java.call("write", catalogOptions=jopts, table=f"{db}.events", rows=theirs)
     java_reqs = served(server)
     assert {r["keyId"] for r in java_reqs} == {"AKID-java"}
+    assert {r["securityToken"] for r in java_reqs} == {None}
     assert {r["algorithm"] for r in java_reqs} == {algorithm}
 
     server.clear_requests()
@@ -260,6 +266,7 @@ def test_a_token_file_and_a_wrong_secret(strata_bin, server, tmp_path):
     assert s.read_lines("dlf_file.t") == lines(rows)
     reqs = served(server)
     assert {r["keyId"] for r in reqs} == {"AKID-file"}
+    assert {r["securityToken"] for r in reqs} == {"sts-from-file"}
     # No dlf.region and none in a loopback uri (Java's parseRegionFromUri fails too): refused
     # by name before anything is sent.
     no_region = {k: v for k, v in opts.items() if k != "dlf.region"}
@@ -274,3 +281,69 @@ def test_a_token_file_and_a_wrong_secret(strata_bin, server, tmp_path):
     assert "not authorized" in (p.stderr + p.stdout).lower(), p.stderr
     reqs = server.requests()
     assert reqs and not any(r["ok"] for r in reqs), reqs
+
+
+class EcsMetadata:
+    """The ECS metadata service's instance-role credentials: ``GET {base}`` answers the role
+    name, ``GET {base}{role}`` its STS token (Java's ``MockECSMetadataService``); counts calls."""
+
+    BASE = "/latest/meta-data/Ram/security-credentials/"
+
+    def __init__(self, role: str, token: dict):
+        self.role, self.token, self.calls = role, token, []
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 (http.server's name)
+                outer.calls.append(self.path)
+                if self.path == outer.BASE:
+                    body = outer.role.encode()
+                elif self.path == outer.BASE + outer.role:
+                    body = json.dumps(outer.token).encode()
+                else:
+                    self.send_response(404)
+                    self.end_headers()
+                    return
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}{self.BASE}"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_an_ecs_instance_role(strata_bin, server, java, tmp_path):
+    """``dlf.token-loader = ecs``: strata asks the metadata service for the role once, then for
+    its STS token, and signs with it (key id and security token from the service); Java's
+    ``DLFECSTokenLoader`` on the same service signs the same way, and both read the rows."""
+    ecs = EcsMetadata("EcsTestRole", {"AccessKeyId": "AKID-ecs", "AccessKeySecret": KEYS["AKID-ecs"],
+                                      "SecurityToken": "sts-ecs", "Expiration": "2099-01-01T00:00:00Z",
+                                      "Code": "Success", "LastUpdated": "2026-12-08T00:00:00Z"})
+    try:
+        opts = {"metastore": "rest", "uri": server.url, "warehouse": server.warehouse,
+                "token.provider": "dlf", "dlf.region": "cn-hangzhou", "dlf.token-loader": "ecs",
+                "dlf.token-ecs-metadata-url": ecs.url}
+        s = cli(strata_bin, opts, tmp_path / "s")
+        server.clear_requests()
+        s.create_table("dlf_ecs.t", APPEND_SCHEMA)
+        rows = [{"id": 7, "name": "ecs"}]
+        s.write("dlf_ecs.t", [jsonl(tmp_path / "r.jsonl", rows)])
+        reqs = served(server)
+        assert {r["keyId"] for r in reqs} == {"AKID-ecs"}
+        assert {r["securityToken"] for r in reqs} == {"sts-ecs"}
+        # each CLI process asks the role once, then the token once
+        assert ecs.calls.count(ecs.BASE) == 2 and ecs.calls.count(ecs.BASE + "EcsTestRole") == 2, ecs.calls
+        server.clear_requests()
+        assert sorted(java.call("read", catalogOptions=opts, table="dlf_ecs.t")["rows"]) == lines(rows)
+        assert {r["keyId"] for r in served(server)} == {"AKID-ecs"}
+    finally:
+        ecs.close()

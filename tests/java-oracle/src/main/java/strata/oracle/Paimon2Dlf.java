@@ -50,7 +50,7 @@ import java.util.TreeMap;
  * to what was received (and no signed header Java would not send): a mismatch is a 401.
  * Usage: {@code Paimon2Dlf --data-path DIR --warehouse W --key ID=SECRET... [--region R]}.
  * Protocol as {@link Paimon2RestServerMain}: first stdout line {@code {"ready": true, "url":
- * URL}}; then {@code requests} ({@code [{method, path, keyId, algorithm, ok, mismatch}]}) and
+ * URL}}; then {@code requests} ({@code [{method, path, keyId, algorithm, securityToken, ok, mismatch}]}) and
  * {@code clearRequests} on stdin; end of stdin stops the server.
  */
 public final class Paimon2Dlf {
@@ -174,6 +174,7 @@ public final class Paimon2Dlf {
                 }
                 String securityToken =
                         received.get(openApi ? "x-acs-security-token" : "x-dlf-security-token");
+                seen.put("securityToken", securityToken);
                 String host = received.getOrDefault("host", "");
                 Instant time =
                         openApi
