@@ -309,3 +309,44 @@ async fn unicode_view_names_round_trip() {
     );
     s.stop().await;
 }
+
+/// Concurrent alters of one view all land (the server serializes them; none is lost), and of
+/// racing creates of one name exactly one wins.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_changes_are_not_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Running::start(dir.path()).await;
+    assert_eq!(
+        post(&s.api("/databases"), r#"{"name":"db"}"#).await.status,
+        200
+    );
+    assert_eq!(create_view(&s, "db", "v").await.status, 200);
+    let url = s.api("/databases/db/views/v");
+    let alters = (0..8).map(|i| {
+        let url = url.clone();
+        tokio::spawn(async move {
+            let body =
+                json!({"changes": [{"action": "setOption", "key": format!("k{i}"), "value": "x"}]});
+            post(&url, &body.to_string()).await.status
+        })
+    });
+    let creates = (0..8).map(|_| {
+        let url = s.api("/databases/db/views");
+        tokio::spawn(async move { post(&url, &view_body("db", "race")).await.status })
+    });
+    let alters: Vec<_> = alters.collect();
+    let creates: Vec<_> = creates.collect();
+    for a in alters {
+        assert_eq!(a.await.unwrap(), 200);
+    }
+    let mut statuses = Vec::new();
+    for c in creates {
+        statuses.push(c.await.unwrap());
+    }
+    statuses.sort();
+    assert_eq!(statuses, [200, 409, 409, 409, 409, 409, 409, 409]);
+    let options = get(&url).await.body["schema"]["options"].clone();
+    let keys: Vec<&String> = options.as_object().unwrap().keys().collect();
+    assert_eq!(keys.len(), 9, "{options}"); // k0..k7 and the created `k`
+    s.stop().await;
+}
