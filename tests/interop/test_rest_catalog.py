@@ -246,3 +246,54 @@ def test_strata_error_exit_commits_nothing(rs, server, tmp_path):
         rs.write("s5.t", [jsonl(tmp_path / "bad.jsonl", [{"id": None, "dt": "d", "amount": 1, "note": "x"}])])
     reqs = calls(server)
     assert not called(reqs, "POST", "/databases/s5/tables/t/commit")
+
+
+def test_branch_commands_go_through_the_catalog(rs, server, java, tmp_path):
+    """strata's branch commands on a REST table ask the catalog, as Java's
+    ``CatalogBranchManager`` does (Java's ``RESTCatalog.supportsVersionManagement``): create,
+    fast-forward and delete are the server's ``POST .../branches``, ``.../forward`` and ``DELETE
+    .../branches/{b}``, so Java's server registers the branch and strata can then commit to
+    ``t$branch_b`` through it (a branch made in the files behind the server's back is one the
+    server does not know). Java's client lists the branch, reads the rows strata wrote to it and
+    writes to it through its own table API; strata reads Java's rows. A start the REST API
+    cannot express (a snapshot id) is refused by name; a rename, which Java's server
+    acknowledges without doing, is refused by name rather than reported done."""
+    opts = server.catalog_options()
+    rs.create_table("s6.t", APPEND_SCHEMA)
+    rs.write("s6.t", [jsonl(tmp_path / "a.jsonl", [{"id": 1, "name": "a"}])])
+    rs.run("create-tag", "s6.t", "v1", "--snapshot", "1")
+    rs.run("create-branch", "s6.t", "b", "--tag", "v1")
+    reqs = calls(server)
+    assert [r["status"] for r in called(reqs, "POST", "/databases/s6/tables/t/branches")] == [200], reqs
+    assert java.call("Paimon2Rest.branches", catalogOptions=opts, table="s6.t") == ["b"]
+    assert [b["branchName"] for b in rs.json_lines("branches", "s6.t")] == ["b"]
+    assert called(calls(server), "GET", "/databases/s6/tables/t/branches"), "strata listed the files"
+
+    # strata commits to the branch through the server; Java reads it and writes to it
+    rs.write("s6.t$branch_b", [jsonl(tmp_path / "b.jsonl", [{"id": 2, "name": "branch"}])])
+    want = [{"id": 1, "name": "a"}, {"id": 2, "name": "branch"}]
+    assert sorted(java.call("read", catalogOptions=opts, table="s6.t$branch_b")["rows"]) == lines(want)
+    java.call("write", catalogOptions=opts, table="s6.t$branch_b", rows=[{"id": 3, "name": "java"}])
+    want.append({"id": 3, "name": "java"})
+    assert rs.read_lines("s6.t$branch_b") == lines(want)
+    commits = called(calls(server), "POST", "/databases/s6/tables/t%24branch_b/commit")
+    assert [c["success"] for c in commits] == [True, True], commits
+
+    # refused by name: a snapshot start, a rename the server does not do
+    e = rs.run("create-branch", "s6.t", "c", "--snapshot", "1", check=False)
+    assert e.returncode != 0 and "from snapshot 1" in e.stderr, e.stderr
+    assert java.call("Paimon2Rest.branches", catalogOptions=opts, table="s6.t") == ["b"]
+    e = rs.run("rename-branch", "s6.t", "b", "b2", check=False)
+    assert e.returncode != 0 and "did not rename" in e.stderr, e.stderr
+    assert called(calls(server), "POST", "/databases/s6/tables/t/branches/b/rename")
+
+    # fast-forward main to the branch, then drop it: Java sees both
+    rs.run("fast-forward", "s6.t", "b")
+    assert called(calls(server), "POST", "/databases/s6/tables/t/branches/b/forward")
+    assert sorted(java.call("read", catalogOptions=opts, table="s6.t")["rows"]) == lines(want)
+    assert rs.read_lines("s6.t") == lines(want)
+    rs.run("delete-branch", "s6.t", "b")
+    assert called(calls(server), "DELETE", "/databases/s6/tables/t/branches/b")
+    assert java.call("Paimon2Rest.branches", catalogOptions=opts, table="s6.t") == []
+    e = rs.run("delete-branch", "s6.t", "b", check=False)
+    assert e.returncode != 0 and "Branch name 'b' doesn't exist" in e.stderr, e.stderr

@@ -292,3 +292,67 @@ def test_commit_compare_and_set_on_the_wire(server, java):
     assert java.call("Paimon2Rest.latestSnapshot", catalogOptions=opts, table="j5.t")["id"] == 2
     assert sorted(java.call("read", catalogOptions=opts, table="j5.t")["rows"]) == \
         lines([{"id": 1, "name": "x"}, {"id": 2, "name": "y"}])
+
+
+def test_branches_consumers_and_schema_rollback_through_strata_serve(server, java, fs, rs, tmp_path):
+    """strata's branch commands through ``strata serve`` (the catalog's ``POST .../branches``,
+    ``.../rename``, ``.../forward``, ``DELETE .../branches/{b}``), seen by Java's RESTCatalog,
+    which reads the branch rows strata wrote; Java's own ``Table.createBranch`` /
+    ``deleteBranch`` (its ``CatalogBranchManager``) seen by strata; Java's ``resetConsumer`` /
+    ``listConsumersPaged`` over the table's consumer files; Java's ``rollbackSchema`` deleting
+    the newer schema file."""
+    opts = server.catalog_options()
+
+    def jsonl(name: str, rows: Sequence[dict]) -> str:
+        p = tmp_path / name
+        p.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        return str(p)
+
+    rs.create_table("bv.t", APPEND_SCHEMA)
+    rs.write("bv.t", [jsonl("a.jsonl", [{"id": 1, "name": "a"}])])
+    rs.run("create-tag", "bv.t", "v1", "--snapshot", "1")
+    rs.run("create-branch", "bv.t", "b", "--tag", "v1")
+    assert java.call("Paimon2Rest.branches", catalogOptions=opts, table="bv.t") == ["b"]
+    rs.write("bv.t$branch_b", [jsonl("b.jsonl", [{"id": 2, "name": "branch"}])])
+    want = [{"id": 1, "name": "a"}, {"id": 2, "name": "branch"}]
+    assert sorted(java.call("read", catalogOptions=opts, table="bv.t$branch_b")["rows"]) == lines(want)
+    # strata's server really renames (Java's reference server only acknowledges)
+    rs.run("rename-branch", "bv.t", "b", "b2")
+    assert java.call("Paimon2Rest.branches", catalogOptions=opts, table="bv.t") == ["b2"]
+    assert sorted(java.call("read", catalogOptions=opts, table="bv.t$branch_b2")["rows"]) == lines(want)
+    assert not (Path(server.warehouse_dir) / "bv.db/t/branch/branch-b").exists()
+    rs.run("fast-forward", "bv.t", "b2")
+    assert sorted(java.call("read", catalogOptions=opts, table="bv.t")["rows"]) == lines(want)
+    # Java's Table API goes through the catalog too; strata lists what it made
+    got = java.call("Paimon2RestVersions.tableBranch", catalogOptions=opts, table="bv.t", op="create",
+                    branch="jb", tag="v1")
+    assert got == ["b2", "jb"]
+    assert [b["branchName"] for b in rs.json_lines("branches", "bv.t")] == ["b2", "jb"]
+    assert java.call("Paimon2RestVersions.tableBranch", catalogOptions=opts, table="bv.t", op="create",
+                     branch="jb", ignoreIfExists=True) == ["b2", "jb"]
+    rs.run("delete-branch", "bv.t", "b2")
+    assert java.call("Paimon2RestVersions.tableBranch", catalogOptions=opts, table="bv.t", op="delete",
+                     branch="jb") == []
+    assert [b["branchName"] for b in rs.json_lines("branches", "bv.t")] == []
+
+    # consumers: Java's client over the table's consumer/consumer-<id> files
+    consumer = Path(server.warehouse_dir) / "bv.db/t/consumer/consumer-j1"
+    java.call("Paimon2RestVersions.resetConsumer", catalogOptions=opts, table="bv.t", consumerId="j1", next=2)
+    assert json.loads(consumer.read_text()) == {"nextSnapshot": 2}
+    java.call("Paimon2RestVersions.resetConsumer", catalogOptions=opts, table="bv.t", consumerId="j0", next=1)
+    assert java.call("Paimon2RestVersions.consumers", catalogOptions=opts, table="bv.t", maxResults=1) == [
+        {"consumerId": "j0", "nextSnapshot": 1}, {"consumerId": "j1", "nextSnapshot": 2}]
+    java.call("Paimon2RestVersions.resetConsumer", catalogOptions=opts, table="bv.t", consumerId="j1")
+    assert not consumer.exists()
+    assert java.call("Paimon2RestVersions.consumers", catalogOptions=opts, table="bv.t") == [
+        {"consumerId": "j0", "nextSnapshot": 1}]
+
+    # rollbackSchema: a schema no snapshot uses goes
+    java.call("alterTable", catalogOptions=opts, table="bv.t", changes=[
+        {"op": "addColumn", "name": "score", "type": "DOUBLE"}])
+    schemas = Path(server.warehouse_dir) / "bv.db/t/schema"
+    assert (schemas / "schema-1").exists()
+    java.call("Paimon2RestVersions.rollbackSchema", catalogOptions=opts, table="bv.t", schemaId=0)
+    assert not (schemas / "schema-1").exists()
+    assert '"score"' not in fs.run("schema", "bv.t").stdout
+    assert sorted(java.call("read", catalogOptions=opts, table="bv.t")["rows"]) == lines(want)

@@ -1,7 +1,9 @@
-//! Branch commands: `create-branch`, `delete-branch`, `fast-forward`, `branches` (Java's
-//! `FileSystemBranchManager` through `strata::table::Table`; the procedures
-//! `sys.create_branch`, `sys.delete_branch`, `sys.fast_forward`). Every command that takes a
-//! table also takes `DB.TABLE$branch_NAME` for the table on a branch.
+//! Branch commands: `create-branch`, `delete-branch`, `fast-forward`, `rename-branch`,
+//! `branches` (through `strata::table::Table`: Java's `FileSystemBranchManager` on a
+//! filesystem warehouse, the catalog's branch endpoints for a REST catalog's table, as Java's
+//! `CatalogBranchManager`; the procedures `sys.create_branch`, `sys.delete_branch`,
+//! `sys.fast_forward`). Every command that takes a table also takes `DB.TABLE$branch_NAME` for
+//! the table on a branch.
 
 use serde_json::json;
 use strata::catalog::Catalog;
@@ -42,6 +44,15 @@ pub enum BranchCommand {
         /// Branch name
         name: String,
     },
+    /// Rename a branch (Java's renameBranch).
+    RenameBranch {
+        /// DB.TABLE
+        table: String,
+        /// The branch's name
+        from: String,
+        /// Its new name
+        to: String,
+    },
     /// The branches of a table, one JSON object per line.
     Branches {
         /// DB.TABLE
@@ -77,6 +88,12 @@ pub async fn run(catalog: &dyn Catalog, cmd: BranchCommand) -> Result<()> {
             let t = catalog.get_table(&table.parse()?).await?;
             t.fast_forward(&name).await?;
             eprintln!("fast-forwarded {} to branch '{name}'", t.identifier());
+            Ok(())
+        }
+        BranchCommand::RenameBranch { table, from, to } => {
+            let t = catalog.get_table(&table.parse()?).await?;
+            t.rename_branch(&from, &to).await?;
+            eprintln!("renamed branch '{from}' of {} to '{to}'", t.identifier());
             Ok(())
         }
         BranchCommand::Branches { table } => {
