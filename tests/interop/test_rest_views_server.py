@@ -9,7 +9,8 @@ serve``; the two transcripts must be equal (the servers' audit members aside, an
 compared by content: Java's server ends a full last page with one more empty page, strata's
 does not). Then what only a persistent server can show: a restarted ``strata serve`` still has
 the views and functions, and their hidden folders are no tables to Java's ``FileSystemCatalog``,
-to strata's filesystem catalog or to pypaimon's.
+to strata's filesystem catalog or to pypaimon's. And pypaimon 2.1's REST catalog (functions
+only) creating, altering and reading functions with Java's client on ``strata serve``.
 """
 from __future__ import annotations
 
@@ -208,3 +209,48 @@ def test_java_client_sees_the_same_views_and_functions_on_both_servers(java, str
     listed = Strata(strata_bin, str(wh), tmp_path / "cli").list("vdb")
     assert [row.get("table", row.get("name")) for row in listed] == ["t", "tt"], listed
     assert CatalogFactory.create({"warehouse": str(wh)}).list_tables("vdb") == ["t", "tt"]
+
+
+def test_pypaimon_and_java_share_functions_on_strata_serve(java, strata_bin, tmp_path):
+    """pypaimon 2.1's REST catalog (functions only: it has no views) creates and alters a
+    function on ``strata serve`` that Java's ``RESTCatalog`` reads, and reads Java's."""
+    from pypaimon.common.identifier import Identifier
+    from pypaimon.function.function import FunctionImpl
+    from pypaimon.function.function_change import FunctionChange
+    from pypaimon.function.function_definition import FunctionDefinition
+    from pypaimon.schema.data_types import AtomicType, DataField
+
+    server = StrataRestServer(strata_bin, str(tmp_path / "serve_wh"))
+    try:
+        opts = server.catalog_options()
+        java.call("Paimon2Rest.createDatabase", catalogOptions=opts, name="fdb")
+        py = CatalogFactory.create(dict(opts))
+        ident = Identifier.create("fdb", "py_fn")
+        py.create_function(ident, FunctionImpl(
+            ident, input_params=[DataField(0, "x", AtomicType("INT"))],
+            return_params=[DataField(0, "y", AtomicType("BIGINT"))], deterministic=True,
+            definitions={"trino": FunctionDefinition.sql("x + 1"),
+                         "spark": FunctionDefinition.lambda_def("x -> x + 1", "PYTHON")},
+            comment="from pypaimon", options={"o": "1"}))
+        py.alter_function(ident, [FunctionChange.add_definition("hive", FunctionDefinition.sql("x+1")),
+                                  FunctionChange.set_option("o", "2")])
+        got = java.call("Paimon2RestViews.getFunction", catalogOptions=opts, function="fdb.py_fn")
+        assert got["inputParams"] == [{"id": 0, "name": "x", "type": "INT"}]
+        assert got["returnParams"] == [{"id": 0, "name": "y", "type": "BIGINT"}]
+        assert got["definitions"] == {
+            "trino": {"type": "sql", "definition": "x + 1"},
+            "spark": {"type": "lambda", "definition": "x -> x + 1", "language": "PYTHON"},
+            "hive": {"type": "sql", "definition": "x+1"}}
+        assert (got["deterministic"], got["comment"], got["options"]) == (True, "from pypaimon", {"o": "2"})
+
+        java.call("Paimon2RestViews.createFunction", catalogOptions=opts, function="fdb.java_fn",
+                  definitions=DEFINITIONS, deterministic=True, comment="from java")
+        f = py.get_function("fdb.java_fn")
+        assert (f.name(), f.comment(), f.is_deterministic()) == ("java_fn", "from java", True)
+        assert f.definition("trino").to_dict() == DEFINITIONS["trino"]
+        assert f.definition("flink").to_dict()["className"] == "com.example.F"
+        assert sorted(py.list_functions("fdb")) == ["java_fn", "py_fn"]
+        py.drop_function("fdb.py_fn")
+        assert java.call("Paimon2RestViews.functions", catalogOptions=opts, database="fdb") == ["java_fn"]
+    finally:
+        server.close()
