@@ -238,10 +238,19 @@ async fn refusals_and_permission_errors() {
 
     // Unknown providers and options are refused by name before anything is sent.
     let mut o = options(&server.url, TOKEN);
+    o.insert("token.provider".into(), "oauth".into());
+    let e = strata::catalog::open(&o).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidInput, "{e}");
+    assert!(e.to_string().contains("oauth"), "{e}");
+    // DLF signing reads the dlf.* keys, never the bearer token; without a key source (and
+    // with no region in a loopback uri) it is refused by name.
+    let mut o = options(&server.url, TOKEN);
     o.insert("token.provider".into(), "dlf".into());
     let e = strata::catalog::open(&o).await.unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::Unsupported, "{e}");
-    assert!(e.to_string().contains("dlf"), "{e}");
+    assert_eq!(e.context().option(), Some("token"), "{e}");
+    o.remove("token");
+    let e = strata::catalog::open(&o).await.unwrap_err();
+    assert!(e.to_string().contains("dlf."), "{e}");
     let mut o = options(&server.url, TOKEN);
     o.insert("io-cache.enabled".into(), "true".into());
     let e = strata::catalog::open(&o).await.unwrap_err();
