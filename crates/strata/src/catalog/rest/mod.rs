@@ -58,10 +58,8 @@ use crate::{Error, Result};
 
 /// The catalog option keys the REST catalog takes itself.
 fn is_rest_key(key: &str) -> bool {
-    matches!(
-        key,
-        "uri" | DATA_TOKEN_ENABLED | "prefix"
-    ) || key.starts_with(api::HEADER_PREFIX)
+    matches!(key, "uri" | DATA_TOKEN_ENABLED | "prefix")
+        || key.starts_with(api::HEADER_PREFIX)
         || auth::is_auth_key(key)
 }
 
