@@ -17,6 +17,7 @@ use strata_spec::types::json::parse_type_text;
 use strata_spec::{DataField, DataType, TypeKind};
 
 use crate::catalog_options;
+use crate::catalog_views;
 use crate::errors::{invalid, to_py, IntoPy};
 use crate::runtime::block_on;
 use crate::table_handle::Table;
@@ -271,6 +272,112 @@ impl Catalog {
     ) -> PyResult<()> {
         let id = parse_identifier(identifier)?;
         block_on(py, self.inner.drop_table(&id, ignore_if_not_exists))?.py_err()
+    }
+
+    /// Names of the views of `database`, sorted (REST catalogs; others refuse by name).
+    fn list_views(&self, py: Python<'_>, database: &str) -> PyResult<Vec<String>> {
+        block_on(py, self.inner.list_views(database))?.py_err()
+    }
+
+    /// The view `identifier` (``"db.view"``) as a dict: database, name, fields, query,
+    /// dialects, comment, options.
+    fn get_view<'py>(&self, py: Python<'py>, identifier: &str) -> PyResult<Bound<'py, PyAny>> {
+        catalog_views::get_view(py, &self.inner, catalog_views::view_id(identifier)?)
+    }
+
+    /// Creates view `identifier` of `query`; its columns are what the query gives (renamed by
+    /// `columns`), the query is also kept as the ``datafusion`` dialect's.
+    #[pyo3(signature = (identifier, query, columns = None, dialects = None, comment = None, options = None, ignore_if_exists = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn create_view(
+        &self,
+        py: Python<'_>,
+        identifier: &str,
+        query: String,
+        columns: Option<Vec<String>>,
+        dialects: Option<BTreeMap<String, String>>,
+        comment: Option<String>,
+        options: Option<BTreeMap<String, String>>,
+        ignore_if_exists: bool,
+    ) -> PyResult<()> {
+        let id = catalog_views::view_id(identifier)?;
+        catalog_views::create_view(
+            py,
+            &self.inner,
+            id,
+            query,
+            columns,
+            dialects,
+            comment,
+            options,
+            ignore_if_exists,
+        )
+    }
+
+    /// Drops view `identifier`.
+    #[pyo3(signature = (identifier, ignore_if_not_exists = false))]
+    fn drop_view(
+        &self,
+        py: Python<'_>,
+        identifier: &str,
+        ignore_if_not_exists: bool,
+    ) -> PyResult<()> {
+        let id = catalog_views::view_id(identifier)?;
+        block_on(py, self.inner.drop_view(&id, ignore_if_not_exists))?.py_err()
+    }
+
+    /// Names of the functions of `database`, sorted (REST catalogs; others refuse by name).
+    fn list_functions(&self, py: Python<'_>, database: &str) -> PyResult<Vec<String>> {
+        block_on(py, self.inner.list_functions(database))?.py_err()
+    }
+
+    /// The function `identifier` (``"db.fn"``) as a dict in Java's GetFunctionResponse shape.
+    fn get_function<'py>(&self, py: Python<'py>, identifier: &str) -> PyResult<Bound<'py, PyAny>> {
+        catalog_views::get_function(py, &self.inner, catalog_views::function_id(identifier)?)
+    }
+
+    /// Creates function `identifier` from its `definitions` (dialect → Paimon's
+    /// FunctionDefinition dict: ``{"type": "sql", "definition": "x + 1"}``, ``lambda``,
+    /// ``file``).
+    #[pyo3(signature = (identifier, definitions, input_params = None, return_params = None, deterministic = true, comment = None, options = None, ignore_if_exists = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn create_function(
+        &self,
+        py: Python<'_>,
+        identifier: &str,
+        definitions: &Bound<'_, PyAny>,
+        input_params: Option<&Bound<'_, PyAny>>,
+        return_params: Option<&Bound<'_, PyAny>>,
+        deterministic: bool,
+        comment: Option<String>,
+        options: Option<BTreeMap<String, String>>,
+        ignore_if_exists: bool,
+    ) -> PyResult<()> {
+        let id = catalog_views::function_id(identifier)?;
+        catalog_views::create_function(
+            py,
+            &self.inner,
+            id,
+            definitions,
+            input_params,
+            return_params,
+            deterministic,
+            comment,
+            options,
+            ignore_if_exists,
+        )
+    }
+
+    /// Drops function `identifier`.
+    #[pyo3(signature = (identifier, ignore_if_not_exists = false))]
+    fn drop_function(
+        &self,
+        py: Python<'_>,
+        identifier: &str,
+        ignore_if_not_exists: bool,
+    ) -> PyResult<()> {
+        let id = catalog_views::function_id(identifier)?;
+        block_on(py, self.inner.drop_function(&id, ignore_if_not_exists))?.py_err()
     }
 
     /// Runs SQL statements over this warehouse (see :func:`strata.sql`).

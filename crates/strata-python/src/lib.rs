@@ -17,6 +17,7 @@
 //! | `arrow_io` | Arrow in and out through the Arrow PyCapsule interface (no pyarrow needed) |
 //! | `catalog` | `Catalog`: databases and tables of a catalog (filesystem warehouse, local or `s3://`; REST; JDBC) opened through `strata::catalog::open`; `strata.sql`, and re-opening a pickled table |
 //! | `catalog_options` | pypaimon's catalog option dict from the Python forms (a warehouse given twice must agree); the opener honours each key or refuses it by name |
+//! | `catalog_views` | the catalog's views and functions (`list_views`, `get_view`, `create_view`, … of `strata.Catalog`) as dicts in Java's REST JSON shapes |
 //! | `table` | `Table`'s methods: metadata, shortcuts, maintenance, system tables |
 //! | `table_handle` | the `Table` handle itself (library table + what re-opens it), below catalog, writers and routing |
 //! | `read` | `ReadBuilder`, `TableScan`, `Plan` (incremental reads too); `table_read` (`TableRead`), `split` (`Split`), `read_spec` (a read opened as one stream), `read_options` below it |
@@ -40,6 +41,7 @@ use pyo3::prelude::*;
 mod arrow_io;
 mod catalog;
 mod catalog_options;
+mod catalog_views;
 mod errors;
 mod incremental;
 mod progress;

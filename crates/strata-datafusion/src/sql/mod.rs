@@ -34,3 +34,5 @@ pub(crate) mod row_id_merge;
 pub mod session;
 pub(crate) mod variant;
 pub mod views;
+#[cfg(test)]
+mod views_tests;

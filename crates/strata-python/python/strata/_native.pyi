@@ -145,6 +145,51 @@ class Catalog:
         """The table ``identifier`` (``"db.table"``)."""
     def drop_table(self, identifier: str, ignore_if_not_exists: bool = False) -> None:
         """Drops a table and deletes its directory."""
+    def list_views(self, database: str) -> List[str]:
+        """Names of the views of ``database``, sorted. Views live in REST catalogs; the
+        filesystem and JDBC catalogs raise ``UnsupportedError`` naming the call."""
+    def get_view(self, identifier: str) -> Dict[str, Any]:
+        """The view ``"db.view"`` as a dict: ``database``, ``name``, ``fields`` (Paimon's
+        DataField JSON), ``query``, ``dialects`` (dialect → query), ``comment``, ``options``."""
+    def create_view(
+        self,
+        identifier: str,
+        query: str,
+        columns: Optional[Sequence[str]] = None,
+        dialects: Optional[Mapping[str, str]] = None,
+        comment: Optional[str] = None,
+        options: Optional[Mapping[str, str]] = None,
+        ignore_if_exists: bool = False,
+    ) -> None:
+        """Creates view ``"db.view"`` of ``query``: its columns are what the query gives when
+        strata's SQL plans it in ``db`` (renamed by ``columns``); the query is kept as the
+        default query and the ``datafusion`` dialect's, ``dialects`` adds other engines'."""
+    def drop_view(self, identifier: str, ignore_if_not_exists: bool = False) -> None:
+        """Drops view ``"db.view"``."""
+    def list_functions(self, database: str) -> List[str]:
+        """Names of the functions of ``database``, sorted (REST catalogs only, as views)."""
+    def get_function(self, identifier: str) -> Dict[str, Any]:
+        """The function ``"db.fn"`` in Java's ``GetFunctionResponse`` shape: ``name``,
+        ``inputParams``, ``returnParams``, ``deterministic``, ``definitions``, ``comment``,
+        ``options``, plus ``database``."""
+    def create_function(
+        self,
+        identifier: str,
+        definitions: Mapping[str, Mapping[str, Any]],
+        input_params: Optional[Sequence[Mapping[str, Any]]] = None,
+        return_params: Optional[Sequence[Mapping[str, Any]]] = None,
+        deterministic: bool = True,
+        comment: Optional[str] = None,
+        options: Optional[Mapping[str, str]] = None,
+        ignore_if_exists: bool = False,
+    ) -> None:
+        """Creates function ``"db.fn"``: ``definitions`` maps a dialect to Paimon's
+        FunctionDefinition (``{"type": "sql", "definition": "x + 1"}``, ``{"type": "lambda",
+        "definition": ..., "language": ...}``, ``{"type": "file", "fileResources": [...],
+        "language": ..., "className": ..., "functionName": ...}``); parameters are DataField
+        dicts (``{"id": 0, "name": "x", "type": "INT"}``)."""
+    def drop_function(self, identifier: str, ignore_if_not_exists: bool = False) -> None:
+        """Drops function ``"db.fn"``."""
     def sql(self, query: str) -> Any:
         """Runs SQL statements over this warehouse; the last one's rows as a ``pyarrow.Table``.
         A script with ``CREATE TABLE`` is refused when the catalog has ``table-default.*``
