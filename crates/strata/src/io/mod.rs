@@ -188,6 +188,7 @@ impl FileIO {
     /// [`FileIO::for_location_with_options`] signing S3 requests with `credentials` that
     /// expire and are fetched again ([`credentials`]); a location off S3 needs none and is
     /// resolved without them.
+    #[cfg_attr(not(feature = "rest"), allow(dead_code))]
     pub(crate) fn for_location_with_credentials(
         location: &str,
         options: &HashMap<String, String>,
