@@ -197,7 +197,10 @@ impl FileIO {
         match credentials {
             Some(c) if s3::is_s3_location(location) => {
                 let (bucket, path) = s3::parse_location(location)?;
-                Ok((FileIO::s3_with_credentials(&bucket, options, Some(c))?, path))
+                Ok((
+                    FileIO::s3_with_credentials(&bucket, options, Some(c))?,
+                    path,
+                ))
             }
             _ => Self::for_location_with_options(location, options),
         }
