@@ -1,5 +1,5 @@
 //! Table endpoints: list (names, details, globally), create, get (by name and by id), alter,
-//! drop, rename; register, rollback-schema refused by name; the data token and query auth.
+//! drop, rename; rollback-schema; register refused by name; the data token and query auth.
 //!
 //! Table ids: a table's `id` (`GetTableResponse.id`, the `tableId` every commit must carry)
 //! is a UUIDv5 of the table's place (`<db>.db/<object>`) and its `schema-0` creation time
@@ -408,41 +408,41 @@ pub(crate) async fn register() -> ApiError {
     )
 }
 
-/// `rollbackSchema`: refused by name.
-pub(crate) async fn rollback_schema() -> ApiError {
-    ApiError::not_implemented("rollbackSchema")
+/// `rollbackSchema`: the schema versions above `schemaId` are deleted (`Table::rollback_schema`,
+/// Java's `SchemaManager.rollbackTo`, which Java's `RESTCatalogServer` calls). 400 when the
+/// schema does not exist or a snapshot, tag or changelog still refers to a newer one (Java's
+/// server answers those 500; they are the caller's mistakes).
+pub(crate) async fn rollback_schema(
+    State(state): State<AppState>,
+    Path((_, db, object)): Path<(String, String, String)>,
+    JsonBody(req): JsonBody<strata_spec::rest::RollbackSchemaRequest>,
+) -> ApiResult<Response> {
+    let table = load_table(&state, &db, &object).await?;
+    let lock = state.table_lock(&format!("{db}.{object}"));
+    let _guard = lock.lock().await;
+    table
+        .rollback_schema(req.schema_id)
+        .await
+        .map_err(|e| table_err(&state, &db, &object, &e))?;
+    Ok(empty())
 }
 
-/// How long a vended token is valid: one hour beyond Java's refresh margin
-/// (`RESTTokenFileIO.TOKEN_EXPIRATION_SAFE_TIME_MILLIS`, 1 h), so clients refresh rarely.
-const TOKEN_VALIDITY_MILLIS: i64 = 2 * 3_600_000;
-
-/// `getTableToken`: the credentials a client needs for the table's files. A local warehouse
-/// needs none (an empty map). On an object store the warehouse's own keys are handed only to
-/// principals who may write the table; others get an empty map (their own credentials apply).
+/// `getTableToken`: the credentials a client needs for the table's files (`crate::vending`):
+/// none for a local warehouse; STS keys scoped to the table's directory and to read or
+/// read + write by the caller's grant when `s3.sts.role-arn` is set; else the warehouse's own
+/// (unscoped) keys for principals who may write the table and an empty map for readers.
 pub(crate) async fn token(
     State(state): State<AppState>,
     Extension(Caller(p)): Extension<Caller>,
     Path((_, db, object)): Path<(String, String, String)>,
 ) -> ApiResult<Json<GetTableTokenResponse>> {
-    load_table(&state, &db, &object).await?;
+    let table = load_table(&state, &db, &object).await?;
     let write = authz::may_write(&p, &db, &object);
     state.inner.metrics.token_vended(write);
-    let mut token = BTreeMap::new();
-    if write && state.inner.config.warehouse.contains("://") {
-        for (k, v) in &state.inner.config.warehouse_options {
-            if k.starts_with("s3.") {
-                token.insert(k.clone(), v.clone());
-            }
-        }
-    }
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0);
+    let (token, expires_at_millis) = state.inner.vending.token(&table.location(), write).await?;
     Ok(Json(GetTableTokenResponse {
         token,
-        expires_at_millis: now + TOKEN_VALIDITY_MILLIS,
+        expires_at_millis,
     }))
 }
 
