@@ -296,6 +296,28 @@ async fn consumers_are_the_tables_consumer_files() {
         404,
         &s.dir,
     );
+
+    // strata's client: RestCatalog::{list_consumers, reset_consumer}
+    let rest = strata::catalog::rest::RestCatalog::open(&s.client_options())
+        .await
+        .unwrap();
+    let id = "db.t".parse().unwrap();
+    rest.reset_consumer(&id, "strata", Some(2)).await.unwrap();
+    assert_eq!(
+        rest.list_consumers(&id).await.unwrap(),
+        [
+            ("java".to_string(), 1),
+            ("spark".to_string(), 1),
+            ("strata".to_string(), 2)
+        ]
+    );
+    let e = rest
+        .reset_consumer(&id, "strata", Some(9))
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::NotFound);
+    rest.reset_consumer(&id, "strata", None).await.unwrap();
+    assert!(!d.join("consumer/consumer-strata").exists());
     s.stop().await;
 }
 
@@ -347,7 +369,14 @@ async fn rollback_schema_deletes_newer_schemas_nothing_needs() {
     let a = rb(9).await;
     assert_error(&a, 400, &s.dir);
     assert!(a.text.contains("Schema 9 does not exist"), "{}", a.text);
-    // back to 1: schemas 3 and 2 go
+    // back to 2 through strata's client (RestCatalog::rollback_schema), then to 1 over HTTP
+    let rest = strata::catalog::rest::RestCatalog::open(&s.client_options())
+        .await
+        .unwrap();
+    rest.rollback_schema(&id, 2).await.unwrap();
+    assert!(schema(2).exists() && !schema(3).exists());
+    let e = rest.rollback_schema(&id, 0).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidInput);
     let a = rb(1).await;
     assert_eq!(a.status, 200, "{}", a.text);
     assert!(schema(1).exists() && !schema(2).exists() && !schema(3).exists());

@@ -419,6 +419,42 @@ impl RestApi {
         self.post_void(&path, &body).await
     }
 
+    // ---- consumers and schema rollback ---------------------------------------------------
+
+    pub(crate) async fn list_consumers(
+        &self,
+        db: &str,
+        object: &str,
+    ) -> Result<Vec<dto::ConsumerInfo>, CallError> {
+        self.paged(
+            &self.paths.table_sub(db, object, "consumers"),
+            &[],
+            |r: dto::ListConsumersResponse| (r.consumers, r.next_page_token),
+        )
+        .await
+    }
+
+    pub(crate) async fn reset_consumer(
+        &self,
+        db: &str,
+        object: &str,
+        body: &dto::ResetConsumerRequest,
+    ) -> Result<(), CallError> {
+        self.post_void(&self.paths.table_sub(db, object, "consumers/reset"), body)
+            .await
+    }
+
+    pub(crate) async fn rollback_schema(
+        &self,
+        db: &str,
+        object: &str,
+        schema_id: i64,
+    ) -> Result<(), CallError> {
+        let body = dto::RollbackSchemaRequest { schema_id };
+        self.post_void(&self.paths.table_sub(db, object, "rollback-schema"), &body)
+            .await
+    }
+
     pub(crate) async fn list_tags(&self, db: &str, object: &str) -> Result<Vec<String>, CallError> {
         self.paged(
             &self.paths.table_sub(db, object, "tags"),

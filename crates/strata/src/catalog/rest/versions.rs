@@ -1,6 +1,7 @@
-//! Snapshots, partitions, tags and branches of a REST catalog's tables, as the server lists
-//! and manages them (Java's `RESTCatalog.listSnapshotsPaged`, `listPartitions`, `createTag`,
-//! `createBranch`, …; Java's `supportsVersionManagement`).
+//! Snapshots, partitions, tags, branches, consumers and schema rollback of a REST catalog's
+//! tables, as the server lists and manages them (Java's `RESTCatalog.listSnapshotsPaged`,
+//! `listPartitions`, `createTag`, `createBranch`, `listConsumersPaged`, `rollbackSchema`, …;
+//! Java's `supportsVersionManagement`).
 
 use strata_spec::rest as dto;
 use strata_spec::snapshot::Snapshot;
@@ -114,6 +115,59 @@ impl RestCatalog {
             .into());
         }
         Ok(())
+    }
+
+    /// The table's consumers with the next snapshot each reads (`GET …/consumers`, every page;
+    /// Java's `RESTCatalog.listConsumersPaged`).
+    pub async fn list_consumers(&self, id: &Identifier) -> Result<Vec<(String, i64)>> {
+        let object = object_name(&id.table, id.branch.as_deref());
+        let consumers = self
+            .api()
+            .list_consumers(&id.database, &object)
+            .await
+            .map_err(|e| table_error(e, id, "GET consumers"))?;
+        Ok(consumers
+            .into_iter()
+            .filter_map(|c| c.next_snapshot.map(|n| (c.consumer_id, n)))
+            .collect())
+    }
+
+    /// Moves consumer `consumer` of table `id` to `next_snapshot`, or deletes it when `None`
+    /// (`POST …/consumers/reset`, Java's `RESTCatalog.resetConsumer`).
+    pub async fn reset_consumer(
+        &self,
+        id: &Identifier,
+        consumer: &str,
+        next_snapshot: Option<i64>,
+    ) -> Result<()> {
+        let object = object_name(&id.table, id.branch.as_deref());
+        let body = dto::ResetConsumerRequest {
+            consumer_id: consumer.to_string(),
+            next_snapshot_id: next_snapshot,
+        };
+        match self
+            .api()
+            .reset_consumer(&id.database, &object, &body)
+            .await
+        {
+            Err(e) if e.is_not_found(Some("SNAPSHOT")) => Err(ErrorDetail::SnapshotNotFound {
+                table: id.to_string(),
+                id: next_snapshot.unwrap_or_default(),
+            }
+            .into()),
+            r => r.map_err(|e| table_error(e, id, "POST consumers/reset")),
+        }
+    }
+
+    /// Deletes the schema versions of table `id` above `schema_id` on the server (`POST
+    /// …/rollback-schema`, Java's `RESTCatalog.rollbackSchema`; the server refuses when a
+    /// snapshot, tag or changelog still uses a newer one).
+    pub async fn rollback_schema(&self, id: &Identifier, schema_id: i64) -> Result<()> {
+        let object = object_name(&id.table, id.branch.as_deref());
+        self.api()
+            .rollback_schema(&id.database, &object, schema_id)
+            .await
+            .map_err(|e| table_error(e, id, "POST rollback-schema"))
     }
 
     /// The table's tag names (`GET …/tags`, every page).
