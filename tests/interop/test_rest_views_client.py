@@ -107,6 +107,22 @@ def test_views_strata_creates_java_reads(rs, server, java, tmp_path):
     assert e.returncode != 0 and "already exists" in e.stderr, e.stderr
     rs.run("view", "create", "v1.big", "--query", query, "--if-not-exists")
 
+    # strata alters: Java sees each change; Java's 409 / 404 DIALECT answers are named.
+    rs.run("view", "alter", "v1.big", "--set-option", "a=1", "--remove-option", "owner.team",
+           "--comment", "new comment", "--add-dialect", "flink=SELECT 1",
+           "--update-dialect", "spark=SELECT 2", "--drop-dialect", "datafusion")
+    j = java.call("Paimon2RestViews.getView", catalogOptions=opts, view="v1.big")
+    assert j["dialects"] == {"flink": "SELECT 1", "spark": "SELECT 2"}
+    assert j["comment"] == "new comment" and j["options"]["a"] == "1" and "owner.team" not in j["options"]
+    e = rs.run("view", "alter", "v1.big", "--add-dialect", "flink=SELECT 3", check=False)
+    assert e.returncode != 0 and "dialect flink already exists in view v1.big" in e.stderr, e.stderr
+    e = rs.run("view", "alter", "v1.big", "--drop-dialect", "hive", check=False)
+    assert e.returncode != 0 and "dialect hive does not exist in view v1.big" in e.stderr, e.stderr
+    rs.run("view", "alter", "v1.big", "--remove-comment")
+    assert java.call("Paimon2RestViews.getView", catalogOptions=opts, view="v1.big")["comment"] is None
+    e = rs.run("view", "alter", "v1.nope", "--set-option", "a=1", check=False)
+    assert e.returncode != 0 and "view v1.nope does not exist" in e.stderr, e.stderr
+
     rs.run("view", "rename", "v1.big", "v1.bigger")
     assert java.call("Paimon2RestViews.views", catalogOptions=opts, database="v1") == ["bigger"]
     e = rs.run("view", "show", "v1.big", check=False)
@@ -216,6 +232,27 @@ def test_functions_both_ways(rs, server, java, tmp_path):
     assert shown["definitions"] == {"trino": {"type": "sql", "definition": "x * 2"}}
     assert shown["inputParams"] is None
     assert [r["function"] for r in rs.json_lines("function", "list", "f1")] == ["plus_one", "twice"]
+
+    changes = tmp_path / "changes.json"
+    changes.write_text(json.dumps([
+        {"action": "setOption", "key": "k2", "value": "v2"},
+        {"action": "removeOption", "key": "k"},
+        {"action": "updateComment", "comment": "plus 1"},
+        {"action": "addDefinition", "name": "hive", "definition": {"type": "sql", "definition": "x+1"}},
+        {"action": "dropDefinition", "name": "spark"},
+    ]))
+    rs.run("function", "alter", "f1.plus_one", "--json", str(changes))
+    j = java.call("Paimon2RestViews.getFunction", catalogOptions=opts, function="f1.plus_one")
+    assert j["options"] == {"k2": "v2"} and j["comment"] == "plus 1"
+    assert sorted(j["definitions"]) == ["flink", "hive", "trino"]
+    assert j["definitions"]["hive"] == {"type": "sql", "definition": "x+1"}
+    changes.write_text(json.dumps([{"action": "addDefinition", "name": "hive",
+                                    "definition": {"type": "sql", "definition": "y"}}]))
+    e = rs.run("function", "alter", "f1.plus_one", "--json", str(changes), check=False)
+    assert e.returncode != 0 and "definition hive already exists in function f1.plus_one" in e.stderr, e.stderr
+    changes.write_text(json.dumps([{"action": "dropDefinition", "name": "presto"}]))
+    e = rs.run("function", "alter", "f1.plus_one", "--json", str(changes), check=False)
+    assert e.returncode != 0 and "definition presto does not exist in function f1.plus_one" in e.stderr, e.stderr
 
     e = rs.run("function", "create", "f1.plus_one", "--json", str(spec), check=False)
     assert e.returncode != 0 and "already exists" in e.stderr, e.stderr

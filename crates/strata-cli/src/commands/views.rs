@@ -1,6 +1,6 @@
-//! `strata view list|show|create|rename|drop` and `strata function list|show|create|drop`: the
-//! views and functions a catalog keeps besides tables (Paimon's REST catalog; the filesystem
-//! and JDBC catalogs refuse them by name). Output is JSON in Java's REST shapes: a view as
+//! `strata view list|show|create|alter|rename|drop` and `strata function
+//! list|show|create|alter|drop`: the views and functions a catalog keeps besides tables
+//! (Paimon's REST catalog; the filesystem and JDBC catalogs refuse them by name). Output is JSON in Java's REST shapes: a view as
 //! `GetViewResponse` (`database`, `name`, `schema`: fields, query, dialects, comment,
 //! options), a function as `GetFunctionResponse`.
 //!
@@ -13,7 +13,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use strata::catalog::{object_identifier, Catalog, Function, Identifier, View};
+use strata::catalog::{
+    object_identifier, Catalog, Function, FunctionChange, Identifier, View, ViewChange,
+};
 use strata_spec::rest::CreateFunctionRequest;
 
 use crate::error::{msg, Result};
@@ -54,6 +56,33 @@ pub enum ViewCommand {
         /// Do nothing if the view exists
         #[arg(long)]
         if_not_exists: bool,
+    },
+    /// Alter a view: options, comment, dialects (Java's ViewChange), applied in the order
+    /// the kinds are listed here.
+    Alter {
+        /// DB.VIEW
+        view: String,
+        /// Set option K=V (repeatable)
+        #[arg(long = "set-option", value_name = "K=V")]
+        set_options: Vec<String>,
+        /// Remove option K (repeatable)
+        #[arg(long = "remove-option", value_name = "K")]
+        remove_options: Vec<String>,
+        /// Set the comment
+        #[arg(long, conflicts_with = "remove_comment")]
+        comment: Option<String>,
+        /// Remove the comment
+        #[arg(long)]
+        remove_comment: bool,
+        /// Add a dialect's query (the dialect must not exist) (repeatable)
+        #[arg(long = "add-dialect", value_name = "DIALECT=QUERY")]
+        add_dialects: Vec<String>,
+        /// Replace a dialect's query (repeatable)
+        #[arg(long = "update-dialect", value_name = "DIALECT=QUERY")]
+        update_dialects: Vec<String>,
+        /// Drop a dialect (repeatable)
+        #[arg(long = "drop-dialect", value_name = "DIALECT")]
+        drop_dialects: Vec<String>,
     },
     /// Rename a view (DB.VIEW to DB.NEW_NAME).
     Rename {
@@ -97,6 +126,16 @@ pub enum FunctionCommand {
         /// Do nothing if the function exists
         #[arg(long)]
         if_not_exists: bool,
+    },
+    /// Alter a function with a JSON file holding a list of Java's FunctionChange objects
+    /// (`{"action": "setOption", "key": …, "value": …}`, `removeOption`, `updateComment`,
+    /// `addDefinition` / `updateDefinition` with `name` and `definition`, `dropDefinition`).
+    Alter {
+        /// DB.FUNCTION
+        function: String,
+        /// The changes' JSON file
+        #[arg(long, value_name = "FILE")]
+        json: PathBuf,
     },
     /// Drop a function.
     Drop {
@@ -205,6 +244,45 @@ pub(crate) async fn run_view(catalog: &Arc<dyn Catalog>, cmd: ViewCommand) -> Re
             catalog.create_view(&v, if_not_exists).await?;
             eprintln!("created view {id}");
         }
+        ViewCommand::Alter {
+            view,
+            set_options,
+            remove_options,
+            comment,
+            remove_comment,
+            add_dialects,
+            update_dialects,
+            drop_dialects,
+        } => {
+            let id = view_id(&view)?;
+            let mut changes = Vec::new();
+            for o in &set_options {
+                let (key, value) = key_value(o, "--set-option")?;
+                changes.push(ViewChange::SetOption { key, value });
+            }
+            for key in remove_options {
+                changes.push(ViewChange::RemoveOption { key });
+            }
+            if comment.is_some() || remove_comment {
+                changes.push(ViewChange::UpdateComment { comment });
+            }
+            for d in &add_dialects {
+                let (dialect, query) = key_value(d, "--add-dialect")?;
+                changes.push(ViewChange::AddDialect { dialect, query });
+            }
+            for d in &update_dialects {
+                let (dialect, query) = key_value(d, "--update-dialect")?;
+                changes.push(ViewChange::UpdateDialect { dialect, query });
+            }
+            for dialect in drop_dialects {
+                changes.push(ViewChange::DropDialect { dialect });
+            }
+            if changes.is_empty() {
+                return Err(msg("view alter: no change given (see --help)"));
+            }
+            catalog.alter_view(&id, changes, false).await?;
+            eprintln!("altered view {id}");
+        }
         ViewCommand::Rename { view, to } => {
             let (from, to) = (view_id(&view)?, view_id(&to)?);
             catalog.rename_view(&from, &to, false).await?;
@@ -258,6 +336,19 @@ pub(crate) async fn run_function(catalog: &dyn Catalog, cmd: FunctionCommand) ->
             };
             catalog.create_function(&f, if_not_exists).await?;
             eprintln!("created function {id}");
+        }
+        FunctionCommand::Alter { function, json } => {
+            let id = function_id(&function)?;
+            let text = std::fs::read_to_string(&json)
+                .map_err(|e| msg(format!("cannot read {}: {e}", json.display())))?;
+            let changes: Vec<FunctionChange> = serde_json::from_str(&text).map_err(|e| {
+                msg(format!(
+                    "{}: not a list of function changes: {e}",
+                    json.display()
+                ))
+            })?;
+            catalog.alter_function(&id, changes, false).await?;
+            eprintln!("altered function {id}");
         }
         FunctionCommand::Drop {
             function,
