@@ -1,6 +1,6 @@
 //! The branch commands end to end through the `strata` binary: `create-branch` (empty, from a
 //! tag, from a snapshot), `branches`, writes and reads of `db.t$branch_NAME`, `fast-forward`,
-//! `delete-branch`, Java's name checks, and the branch's own `snapshots` and `tail`.
+//! `delete-branch`, `rename-branch`, Java's name checks, and the branch's own `snapshots` and `tail`.
 
 use std::path::Path;
 
@@ -82,4 +82,12 @@ fn branch_commands() {
     ok(wh, &["delete-branch", "db.t", "empty"]);
     assert!(!wh.join("db.db/t/branch/branch-empty").exists());
     assert!(fails(wh, &["read", "db.t$branch_empty"]).contains("not"));
+
+    // rename: the branch's rows under its new name, the old name gone
+    let dev_rows = rows(wh, "db.t$branch_dev");
+    ok(wh, &["rename-branch", "db.t", "dev", "prod"]);
+    assert_eq!(rows(wh, "db.t$branch_prod"), dev_rows);
+    assert!(!wh.join("db.db/t/branch/branch-dev").exists());
+    assert!(fails(wh, &["rename-branch", "db.t", "dev", "x"]).contains("doesn't exist"));
+    assert!(fails(wh, &["rename-branch", "db.t", "main", "x"]).contains("main branch"));
 }
