@@ -173,7 +173,7 @@ pub enum Command {
     /// Snapshot expiry, tags, rollback and orphan file cleanup.
     #[command(flatten)]
     Maintenance(crate::commands::maintenance::MaintenanceCommand),
-    /// Branches: create-branch, delete-branch, fast-forward, branches.
+    /// Branches: create-branch, delete-branch, fast-forward, rename-branch, branches.
     #[command(flatten)]
     Branch(crate::commands::branches::BranchCommand),
     /// Views of a REST catalog: list, show, create, rename, drop.
