@@ -348,3 +348,23 @@ async fn sts_misconfiguration_stops_the_server() {
     let e = Server::new(config).await.unwrap_err().to_string();
     assert!(e.contains("s3.sts.role-arn"), "{e}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_sts_answers_502_without_secrets() {
+    let s3 = S3Server::start().unwrap();
+    let mut opts = STS.to_vec();
+    opts.push(("s3.sts.endpoint", "http://127.0.0.1:1"));
+    let s = serve(&s3, &opts).await;
+    tables(&s3).await;
+    let url = format!("{}/v1/{}/databases/db/tables/t1/token", s.url, s.name);
+    let resp = reqwest::Client::new()
+        .get(url)
+        .bearer_auth("reader-tok")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 502);
+    let text = resp.text().await.unwrap();
+    assert!(text.contains("STS"), "{text}");
+    assert!(!text.contains(strata_s3_test_server::SECRET_KEY), "{text}");
+}
