@@ -239,6 +239,19 @@ async fn dialects_and_refusals_of_a_catalogs_view() {
     catalog.create_view(&v, false).await.unwrap();
     assert_eq!(ints(&s, "SELECT * FROM db.v ORDER BY id").await, [3, 4]);
 
+    // Flink's and Spark's quoting, and the warehouse's three-part names.
+    let quoted = View::new(
+        id("quoted"),
+        vec![],
+        "SELECT `id` FROM `db`.`t` WHERE `id` IN (SELECT id FROM paimon.db.t WHERE id > 2)",
+        None,
+    );
+    catalog.create_view(&quoted, false).await.unwrap();
+    assert_eq!(
+        ints(&s, "SELECT * FROM db.quoted ORDER BY id").await,
+        [3, 4]
+    );
+
     let bad = View::new(id("bad"), vec![], "SELEC nonsense", Some("datafusion"));
     catalog.create_view(&bad, false).await.unwrap();
     let e = error(&s, "SELECT * FROM db.bad").await;
