@@ -6,7 +6,8 @@
 //!   the server (`POST …/branches`, …, counted in `/metrics`) as Java's `CatalogBranchManager`
 //!   does, never to the files behind its back — and committing rows to a branch through it;
 //! * `listConsumers` / `resetConsumer` over the table's `consumer/consumer-<id>` files;
-//! * `rollbackSchema` deleting newer schema files, refused while a snapshot needs them.
+//! * `rollbackSchema` deleting newer schema files, refused while a snapshot needs them;
+//! * the grants each needs (read lists consumers; write resets them, rolls back, renames).
 
 #[path = "support/mod.rs"]
 mod support;
@@ -388,5 +389,103 @@ async fn rollback_schema_deletes_newer_schemas_nothing_needs() {
         400,
         &s.dir,
     );
+    s.stop().await;
+}
+
+/// Grants: listing consumers needs read on the table; resetting one, rolling a schema back and
+/// renaming a branch need write; a principal without a grant on the table gets 404 (its
+/// existence is not revealed).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn consumers_schema_rollback_and_branch_rename_need_their_grants() {
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens");
+    std::fs::write(
+        &tokens,
+        "admin-token admin\nreader-token reader read db.t\nwriter-token writer write db.t\n\
+         other-token other read db.u\n",
+    )
+    .unwrap();
+    let s = Running::start_with(dir.path(), |c| c.token_file = Some(tokens.clone())).await;
+    let send = |token: &'static str, method: &'static str, path: &str, body: Option<&str>| {
+        let url = s.api(&format!("/databases/db/tables/t{path}"));
+        let body = body.map(str::to_string);
+        async move {
+            let mut req = reqwest::Client::new()
+                .request(method.parse().unwrap(), url)
+                .bearer_auth(token);
+            if let Some(b) = body {
+                req = req.header("Content-Type", "application/json").body(b);
+            }
+            req.send().await.unwrap().status().as_u16()
+        }
+    };
+    let admin = |method: &'static str, path: &str, body: String| {
+        let url = s.api(path);
+        async move {
+            reqwest::Client::new()
+                .request(method.parse().unwrap(), url)
+                .bearer_auth("admin-token")
+                .header("Content-Type", "application/json")
+                .body(body)
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }
+    };
+    assert_eq!(
+        admin("POST", "/databases", r#"{"name":"db"}"#.into()).await,
+        200
+    );
+    let create = format!(
+        r#"{{"identifier":{{"database":"db","object":"t"}},"schema":{}}}"#,
+        support::SCHEMA
+    );
+    assert_eq!(admin("POST", "/databases/db/tables", create).await, 200);
+    assert_eq!(
+        admin(
+            "POST",
+            "/databases/db/tables/t/branches",
+            r#"{"branch":"b1"}"#.into()
+        )
+        .await,
+        200
+    );
+
+    let reset = Some(r#"{"consumerId":"c1"}"#);
+    let rollback = Some(r#"{"schemaId":0}"#);
+    let rename = Some(r#"{"toBranch":"b2"}"#);
+    assert_eq!(send("reader-token", "GET", "/consumers", None).await, 200);
+    assert_eq!(
+        send("reader-token", "POST", "/consumers/reset", reset).await,
+        403
+    );
+    assert_eq!(
+        send("reader-token", "POST", "/rollback-schema", rollback).await,
+        403
+    );
+    assert_eq!(
+        send("reader-token", "POST", "/branches/b1/rename", rename).await,
+        403
+    );
+    assert_eq!(send("other-token", "GET", "/consumers", None).await, 404);
+    assert_eq!(
+        send("other-token", "POST", "/branches/b1/rename", rename).await,
+        404
+    );
+    assert_eq!(
+        send("writer-token", "POST", "/consumers/reset", reset).await,
+        200
+    );
+    assert_eq!(
+        send("writer-token", "POST", "/rollback-schema", rollback).await,
+        200
+    );
+    assert_eq!(
+        send("writer-token", "POST", "/branches/b1/rename", rename).await,
+        200
+    );
+    assert!(s.dir.join("db.db/t/branch/branch-b2").exists());
     s.stop().await;
 }
