@@ -179,9 +179,7 @@ fn warehouse(s3: &S3Server) -> strata::catalog::FileSystemCatalog {
     strata::catalog::FileSystemCatalog::open_with_options(&s3.warehouse(), &options).unwrap()
 }
 
-/// Database `db` with append tables `t1` and `t2`, created in the warehouse (an object
-/// store's database appears with its first table; the server's createTable asks for an
-/// existing database).
+/// Database `db` with append tables `t1` and `t2`, created directly in the warehouse.
 async fn tables(s3: &S3Server) {
     let wh = warehouse(s3);
     let schema = strata_spec::schema::Schema::from_json(
@@ -336,6 +334,26 @@ async fn static_keys_mode_is_unscoped_and_reader_tokens_are_empty() {
     assert!(w["token"].get("s3.session-token").is_none());
     let r = s.token("reader-tok", "t1").await;
     assert_eq!(r["token"], serde_json::json!({}));
+
+    // Databases made through the API exist on the object store before their first table
+    // (an empty marker object), so createTable in them succeeds and the table takes writes.
+    let admin = s.catalog("admin-tok").await;
+    admin.create_database("fresh", false).await.unwrap();
+    assert!(admin
+        .list_databases()
+        .await
+        .unwrap()
+        .contains(&"fresh".to_string()));
+    let schema = strata_spec::schema::Schema::from_json(
+        r#"{"fields":[{"id":0,"name":"id","type":"BIGINT NOT NULL"}],"options":{"bucket":"-1"}}"#,
+    )
+    .unwrap();
+    let id: strata::table::Identifier = "fresh.t".parse().unwrap();
+    assert!(admin.create_table(&id, &schema, false).await.unwrap());
+    assert_eq!(
+        admin.list_tables("fresh").await.unwrap(),
+        vec!["t".to_string()]
+    );
 }
 
 #[tokio::test]

@@ -19,7 +19,7 @@ use crate::cache::Cache;
 use crate::catalog::contract::Catalog;
 use crate::clock::{Clock, SystemClock};
 use crate::error::ErrorDetail;
-use crate::io::FileIO;
+use crate::io::{FileIO, StoreKind};
 use crate::meta::SnapshotManager;
 use crate::meta::{SchemaManager, TablePaths};
 use crate::table::Identifier;
@@ -28,6 +28,10 @@ use crate::Result;
 
 /// Suffix of database directories (`Catalog.DB_SUFFIX`).
 pub const DB_SUFFIX: &str = ".db";
+
+/// The empty object that makes a database directory exist on an object store (see
+/// `FileSystemCatalog::mkdirs`).
+pub(crate) const DATABASE_MARKER: &str = ".strata-database";
 
 /// A Paimon filesystem catalog rooted at a warehouse location.
 #[derive(Clone, Debug)]
@@ -154,10 +158,20 @@ impl FileSystemCatalog {
         self.mkdirs(&self.database_path(db)).await
     }
 
-    /// A directory on a local filesystem; object stores have no directories (the database
-    /// appears with its first table).
+    /// A database directory. On a local filesystem a directory; an object store has none, so
+    /// an empty object [`DATABASE_MARKER`] inside it makes the prefix list as a directory —
+    /// the role of the `<db>.db/` marker object Hadoop's S3A writes for Java's
+    /// `FileSystemCatalog.createDatabaseImpl` (`fileIO.mkdirs`). Without it a database created
+    /// on an object store did not exist until its first table (and a REST server answered its
+    /// `createTable` with 404 DATABASE). Java, pypaimon and strata list only directories as
+    /// tables, so the marker is never a table; `drop_database` deletes it with the prefix.
     async fn mkdirs(&self, path: &Path) -> Result<()> {
-        self.io.create_dir_all(path).await
+        if self.io.kind() == StoreKind::Local {
+            return self.io.create_dir_all(path).await;
+        }
+        self.io
+            .put(&path.clone().join(DATABASE_MARKER), Vec::<u8>::new())
+            .await
     }
 
     /// Drops a database; with `cascade` its tables too, otherwise it must be empty.

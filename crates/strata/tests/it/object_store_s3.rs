@@ -134,6 +134,38 @@ async fn s3_backend_meets_the_file_io_contract() {
 }
 
 #[tokio::test]
+async fn a_database_created_on_s3_exists_before_its_first_table() {
+    // Object stores have no directories: a database is an empty marker object inside its
+    // prefix (as S3A's `db.db/` marker for Java), listed, never a table, dropped with it.
+    let server = S3Server::start().unwrap();
+    let cat = catalog(&server);
+    cat.create_database("empty", false).await.unwrap();
+    assert!(cat.database_exists("empty").await.unwrap());
+    assert_eq!(
+        cat.list_databases().await.unwrap(),
+        vec!["empty".to_string()]
+    );
+    assert!(cat.list_tables("empty").await.unwrap().is_empty());
+    let err = cat.create_database("empty", false).await.unwrap_err();
+    assert_eq!(err.kind(), strata::ErrorKind::AlreadyExists, "{err}");
+    cat.create_database("empty", true).await.unwrap();
+    create(
+        &cat,
+        "empty.t",
+        r#"{"fields":[{"id":0,"name":"id","type":"BIGINT"}]}"#,
+    )
+    .await;
+    assert_eq!(
+        cat.list_tables("empty").await.unwrap(),
+        vec!["t".to_string()]
+    );
+    assert!(cat.drop_database("empty", false, false).await.is_err());
+    cat.drop_database("empty", false, true).await.unwrap();
+    assert!(!cat.database_exists("empty").await.unwrap());
+    assert!(!on_server_disk(&server, "wh/empty.db/.strata-database").exists());
+}
+
+#[tokio::test]
 async fn a_restarted_server_serves_the_same_table() {
     // What a crash test of the store itself does: stop the server, start it again over the
     // same directory on the same port; clients configured for the old one carry on.
@@ -344,11 +376,22 @@ async fn append_table_commits_reads_and_time_travels_on_s3() {
         .count();
     assert_eq!(parquet, 1);
 
-    // Dropping the table leaves nothing in the bucket. An object store has no directories,
-    // so the database, holding no table any more, is gone with it.
+    // Dropping the table leaves nothing of it in the bucket; the database stays (its marker
+    // object, as Java's database directory stays), and goes with `drop_database`.
     cat.drop_table(&"db.events".parse().unwrap(), false)
         .await
         .unwrap();
+    assert_eq!(cat.list_databases().await.unwrap(), vec!["db".to_string()]);
+    let left: Vec<String> = cat
+        .file_io()
+        .list(&Path::from("wh"))
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|o| o.location.to_string())
+        .collect();
+    assert_eq!(left, vec!["wh/db.db/.strata-database".to_string()]);
+    cat.drop_database("db", false, false).await.unwrap();
     assert!(cat.list_databases().await.unwrap().is_empty());
     assert!(cat
         .file_io()
