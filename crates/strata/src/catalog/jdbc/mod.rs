@@ -13,6 +13,7 @@
 //! | `sql` | Java's `JdbcUtils` statements and the lock dialects' SQL, verbatim |
 //! | `store` | the database: SQLite (rusqlite) or PostgreSQL (tokio-postgres) |
 //! | `lock` | `JdbcCatalogLock` and the commit under it (`JdbcSnapshotCommit`) |
+//! | `views` | views in `paimon_views` (Java 2.0's `JdbcCatalog` view methods) |
 //!
 //! Options (Java's names): `uri` (`jdbc:sqlite:/path/cat.db`, `jdbc:postgresql://host:port/db`;
 //! MySQL refused), `warehouse`, `catalog-key` (default `jdbc`), `jdbc.user`, `jdbc.password`,
@@ -27,8 +28,8 @@
 //! directories (Java leaves them, and then cannot create a table of the same name again);
 //! `create_table` creates a missing database as every strata catalog does (Java requires it).
 //! Branch identifiers (`t$branch_b`) are refused as Java's `JdbcCatalog` refuses them
-//! (`assertMainBranch`); views are not defined through strata (their databases and names are
-//! honoured: listed, counted as existing, refused as table names).
+//! (`assertMainBranch`). Views are kept as Java 2.0 keeps them (`views`); functions are refused
+//! by name, as Java's `JdbcCatalog` has none.
 
 mod catalog;
 mod lock;
@@ -37,5 +38,6 @@ mod sql;
 mod store;
 #[cfg(test)]
 mod tests;
+mod views;
 
 pub(crate) use catalog::JdbcCatalog;

@@ -13,6 +13,7 @@ use super::lock::JdbcSnapshotCommit;
 use super::sql;
 use super::store::SqlFailure;
 use crate::catalog::contract::Catalog;
+use crate::catalog::objects::{View, ViewChange};
 use crate::error::ErrorDetail;
 use crate::meta::{SnapshotManager, TablePaths};
 use crate::table::{CommitContext, Identifier, Table};
@@ -312,6 +313,47 @@ impl Catalog for JdbcCatalog {
                 table.with_snapshot_commit(Arc::new(commit))
             }
         })
+    }
+
+    /// `listViews` (`super::views`).
+    async fn list_views(&self, db: &str) -> Result<Vec<String>> {
+        self.jdbc_list_views(db).await
+    }
+
+    /// `getView`.
+    async fn get_view(&self, id: &Identifier) -> Result<View> {
+        self.jdbc_get_view(id).await
+    }
+
+    /// `createView`.
+    async fn create_view(&self, view: &View, ignore_if_exists: bool) -> Result<()> {
+        self.jdbc_create_view(view, ignore_if_exists).await
+    }
+
+    /// `alterView`.
+    async fn alter_view(
+        &self,
+        id: &Identifier,
+        changes: Vec<ViewChange>,
+        ignore_if_not_exists: bool,
+    ) -> Result<()> {
+        self.jdbc_alter_view(id, changes, ignore_if_not_exists)
+            .await
+    }
+
+    /// `dropView`.
+    async fn drop_view(&self, id: &Identifier, ignore_if_not_exists: bool) -> Result<()> {
+        self.jdbc_drop_view(id, ignore_if_not_exists).await
+    }
+
+    /// `renameView`.
+    async fn rename_view(
+        &self,
+        from: &Identifier,
+        to: &Identifier,
+        ignore_if_not_exists: bool,
+    ) -> Result<()> {
+        self.jdbc_rename_view(from, to, ignore_if_not_exists).await
     }
 
     /// A create-if-absent of `snapshot-N`, under the lock when it is on.

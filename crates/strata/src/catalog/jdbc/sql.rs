@@ -12,8 +12,7 @@ pub(crate) const DATABASE_PROPERTIES_TABLE_NAME: &str = "paimon_database_propert
 pub(crate) const TABLE_PROPERTIES_TABLE_NAME: &str = "paimon_table_properties";
 /// `JdbcUtils.DISTRIBUTED_LOCKS_TABLE_NAME`: the lock rows of `JdbcCatalogLock`.
 pub(crate) const DISTRIBUTED_LOCKS_TABLE_NAME: &str = "paimon_distributed_locks";
-/// `JdbcUtils.VIEW_TABLE_NAME`: views (strata creates the table as Java does and counts its
-/// databases and names, but defines no views).
+/// `JdbcUtils.VIEW_TABLE_NAME`: one row per view, its `ViewSchema` JSON in `view_schema`.
 pub(crate) const VIEW_TABLE_NAME: &str = "paimon_views";
 
 pub(crate) const CREATE_CATALOG_TABLE: &str = "CREATE TABLE paimon_tables(catalog_key VARCHAR(255) NOT NULL,database_name VARCHAR(255) NOT NULL,table_name VARCHAR(255) NOT NULL, PRIMARY KEY (catalog_key, database_name, table_name))";
@@ -63,6 +62,11 @@ pub(crate) const LIST_VIEWS_SQL: &str =
     "SELECT * FROM paimon_views WHERE catalog_key = ? AND database_name = ?";
 pub(crate) const DELETE_VIEWS_SQL: &str =
     "DELETE FROM  paimon_views WHERE catalog_key = ? AND database_name = ?";
+pub(crate) const INSERT_VIEW_SQL: &str = "INSERT INTO paimon_views (catalog_key, database_name, view_name, view_schema)  VALUES (?,?,?,?)";
+pub(crate) const DROP_VIEW_SQL: &str =
+    "DELETE FROM paimon_views WHERE catalog_key = ? AND database_name = ? AND view_name = ? ";
+pub(crate) const RENAME_VIEW_SQL: &str = "UPDATE paimon_views SET database_name = ? , view_name = ?  WHERE catalog_key = ? AND database_name = ? AND view_name = ? ";
+pub(crate) const UPDATE_VIEW_SQL: &str = "UPDATE paimon_views SET view_schema = ?  WHERE catalog_key = ? AND database_name = ? AND view_name = ? ";
 pub(crate) const LIST_ALL_VIEW_DATABASES_SQL: &str =
     "SELECT DISTINCT database_name FROM paimon_views WHERE catalog_key = ?";
 

@@ -13,6 +13,7 @@ use crate::catalog::contract::Catalog;
 use crate::table::{Identifier, Table};
 
 pub(super) mod pg_fixture;
+mod view_tests;
 
 fn opts(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     pairs
