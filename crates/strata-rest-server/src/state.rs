@@ -35,8 +35,8 @@ pub(crate) struct Inner {
     pub(crate) metrics: Metrics,
     /// The data tokens: scoped STS keys, the warehouse's static keys, or none.
     pub(crate) vending: Vending,
-    /// One async mutex per table directory (`db.table`, branch included): commits, rollbacks
-    /// and tag/branch changes of a table are decided one at a time.
+    /// One async mutex per table (`db.table`, shared by all its branches): commits, rollbacks
+    /// and tag/branch changes of a table and its branches are decided one at a time.
     locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
@@ -66,10 +66,13 @@ impl AppState {
         }
     }
 
-    /// The lock of table `key` (`db.table`).
+    /// The lock of table `key` (`db.table`, or an object of it such as `db.t$branch_b`): one
+    /// lock per table for all its branches, so a commit to a branch never runs beside that
+    /// branch's rename, drop or fast-forward (which take the same lock).
     pub(crate) fn table_lock(&self, key: &str) -> Arc<tokio::sync::Mutex<()>> {
+        let table = key.split('$').next().unwrap_or(key);
         let mut locks = self.inner.locks.lock().unwrap_or_else(|e| e.into_inner());
-        locks.entry(key.to_string()).or_default().clone()
+        locks.entry(table.to_string()).or_default().clone()
     }
 }
 
