@@ -8,9 +8,11 @@
 //!
 //! [`JdbcSnapshotCommit`] publishes a table's snapshots under that lock, as Java's
 //! `RenamingSnapshotCommit` does with `Lock.fromCatalog(JdbcCatalogLock)`: lock, create
-//! `snapshot-N` if absent, unlock.
+//! `snapshot-N` if absent, unlock — on the main branch and on every branch a handle switches
+//! to (lock id `"{catalog-key}.{database}.{table}$branch_{branch}"`, as Java's).
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
@@ -19,7 +21,8 @@ use strata_spec::snapshot::Snapshot;
 use super::sql;
 use super::store::{Protocol, SqlArg, SqlFailure, SqlStore};
 use crate::error::ErrorDetail;
-use crate::meta::SnapshotManager;
+use crate::io::FileIO;
+use crate::meta::{SnapshotManager, TablePaths};
 use crate::table::{CommitContext, SnapshotCommit};
 use crate::Result;
 
@@ -168,27 +171,47 @@ impl JdbcCatalogLock {
 
 /// A table's snapshot publication under the JDBC lock (Java's `RenamingSnapshotCommit` with
 /// `Lock.fromCatalog(JdbcCatalogLock, identifier)`), used when the catalog's lock is enabled.
+/// A handle switched to a branch keeps it ([`SnapshotCommit::on_branch`]): Java's
+/// `switchToBranch` copies the catalog environment with the branch's identifier, so the lock
+/// id's object is `t$branch_b` (`Identifier.getObjectName`) and the snapshots the branch's.
 #[derive(Debug)]
 pub(crate) struct JdbcSnapshotCommit {
     lock: JdbcCatalogLock,
     database: String,
-    /// The identifier's object name (`getObjectName`), the lock id's last part.
-    object: String,
+    /// The table's name (without branch).
+    table: String,
+    io: FileIO,
+    /// The paths of the branch this commit publishes to.
+    paths: TablePaths,
     snapshots: SnapshotManager,
 }
 
 impl JdbcSnapshotCommit {
+    /// The commit of table `database.table` on the branch of `paths`.
     pub(crate) fn new(
         lock: JdbcCatalogLock,
         database: String,
-        object: String,
-        snapshots: SnapshotManager,
+        table: String,
+        io: FileIO,
+        paths: TablePaths,
     ) -> Self {
+        let snapshots = SnapshotManager::new(io.clone(), paths.clone());
         JdbcSnapshotCommit {
             lock,
             database,
-            object,
+            table,
+            io,
+            paths,
             snapshots,
+        }
+    }
+
+    /// `Identifier.getObjectName()` of the table on this branch: the lock id's last part.
+    pub(crate) fn object(&self) -> String {
+        // TablePaths names the main branch "main" (Java: DEFAULT_MAIN_BRANCH)
+        match self.paths.branch() {
+            "main" => self.table.clone(),
+            b => format!("{}$branch_{b}", self.table),
         }
     }
 }
@@ -199,9 +222,19 @@ impl SnapshotCommit for JdbcSnapshotCommit {
         let snapshots = self.snapshots.clone();
         let snapshot = snapshot.clone();
         self.lock
-            .run_with_lock(&self.database, &self.object, async move {
+            .run_with_lock(&self.database, &self.object(), async move {
                 snapshots.try_publish(&snapshot).await
             })
             .await
+    }
+
+    fn on_branch(&self, branch: &str) -> Option<Arc<dyn SnapshotCommit>> {
+        Some(Arc::new(JdbcSnapshotCommit::new(
+            self.lock.clone(),
+            self.database.clone(),
+            self.table.clone(),
+            self.io.clone(),
+            self.paths.clone().with_branch(Some(branch)),
+        )))
     }
 }

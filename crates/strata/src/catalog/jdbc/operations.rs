@@ -308,7 +308,8 @@ impl Catalog for JdbcCatalog {
                     lock.clone(),
                     id.database.clone(),
                     id.table.clone(),
-                    table.snapshot_manager().clone(),
+                    table.file_io().clone(),
+                    table.paths().clone(),
                 );
                 table.with_snapshot_commit(Arc::new(commit))
             }

@@ -12,6 +12,7 @@ use super::{sql, JdbcCatalog};
 use crate::catalog::contract::Catalog;
 use crate::table::{Identifier, Table};
 
+mod branch_lock_tests;
 pub(super) mod pg_fixture;
 mod view_tests;
 
