@@ -9,7 +9,9 @@ Tables created by either are listed and read by the other, both write to them, a
 rows (``paimon_tables``, the ``exists`` row of ``paimon_database_properties``) are Java's. With
 ``lock.enabled`` Java and strata writers commit concurrently through ``paimon_distributed_locks``
 and no commit is lost; a lock row in Java's shape held by someone else keeps strata from
-committing until it expires.
+committing until it expires. Views (Java 2.0's ``paimon_views``) go both ways: Java's
+``JdbcCatalog`` creates one that strata lists, shows and queries with ``strata sql``, and strata's
+``view create/alter/rename/drop`` are what Java reads back.
 """
 from __future__ import annotations
 
@@ -216,6 +218,92 @@ def test_strata_creates_java_lists_reads_and_writes(java, catalog, strata_bin, t
     # strata drops it; Java no longer sees it.
     s.run("sql", "-e", "DROP TABLE sdb.t")
     assert java.call("Paimon2Jdbc.listTables", catalogOptions=catalog, database="sdb") == []
+
+
+def sql_rows(s: Strata, q: str) -> List[dict]:
+    out = s.run("sql", "-e", q, "--format", "jsonl").stdout
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def test_java_creates_a_view_strata_lists_reads_and_queries(java, catalog, strata_bin, tmp_path):
+    """Java 2.0's ``JdbcCatalog.createView`` writes the ``paimon_views`` row; strata lists it,
+    reads its schema and queries it with ``strata sql`` (rows equal Java's read of the table,
+    filtered as the view's query does)."""
+    rows = [{"id": i, "dt": "d1" if i % 2 else "d2", "amount": i * 10} for i in range(1, 7)]
+    java.call("createTable", catalogOptions=catalog, table="jv.t", schema=PK_SCHEMA)
+    java.call("write", catalogOptions=catalog, table="jv.t", rows=rows)
+    q = "SELECT id, amount FROM jv.t WHERE amount > 25"
+    schema = {"fields": [{"id": 0, "name": "id", "type": "INT NOT NULL"},
+                         {"id": 1, "name": "amount", "type": "BIGINT"}],
+              "query": q, "dialects": {"flink": q}, "comment": "big ones",
+              "options": {"owner": "lake"}}
+    java.call("Paimon2RestViews.createView", catalogOptions=catalog, view="jv.big", schema=schema)
+    stored = query(java, catalog, "SELECT catalog_key, database_name, view_name FROM paimon_views")
+    assert stored == [["interop", "jv", "big"]]
+
+    s = JdbcStrata(strata_bin, catalog, tmp_path / "scratch")
+    assert [r["view"] for r in s.json_lines("view", "list", "jv")] == ["big"]
+    shown = s.json_lines("view", "show", "jv.big")[0]["schema"]
+    assert shown["query"] == q and shown["dialects"] == {"flink": q}
+    assert shown["comment"] == "big ones" and shown["options"] == {"owner": "lake"}
+    assert [(f["name"], f["type"]) for f in shown["fields"]] == [("id", "INT NOT NULL"),
+                                                                ("amount", "BIGINT")]
+    java_rows = [json.loads(r) for r in java.call("read", catalogOptions=catalog, table="jv.t")["rows"]]
+    expected = sorted(({"id": r["id"], "amount": r["amount"]} for r in java_rows if r["amount"] > 25),
+                      key=lambda r: r["id"])
+    assert len(expected) == 4
+    assert sql_rows(s, "SELECT * FROM jv.big ORDER BY id") == expected
+    # A view's name is not a table's: strata's create of a table of that name is refused.
+    e = s.run("view", "create", "jv.t", "--query", "SELECT 1", check=False)
+    assert e.returncode != 0 and "already exists" in e.stderr, e.stderr
+
+
+def test_strata_creates_alters_renames_and_drops_views_java_sees(java, catalog, strata_bin, tmp_path):
+    """``strata view create/alter/rename/drop`` on the JDBC catalog: Java 2.0's ``JdbcCatalog``
+    reads each state back (``getView``, ``listViews``), and strata reads Java's alteration."""
+    s = JdbcStrata(strata_bin, catalog, tmp_path / "scratch")
+    s.create_table("sv.t", PK_SCHEMA)
+    s.write("sv.t", [jsonl(tmp_path / "rows.jsonl", [{"id": 1, "dt": "d1", "amount": 5},
+                                                     {"id": 2, "dt": "d1", "amount": 50}])])
+    q = "SELECT id, amount FROM sv.t WHERE amount > 10"
+    s.run("view", "create", "sv.v", "--query", q, "--comment", "c1", "--option", "a=1",
+          "--dialect", "spark=SELECT id, amount FROM sv.t WHERE amount > 10")
+    j = java.call("Paimon2RestViews.getView", catalogOptions=catalog, view="sv.v")
+    assert j["query"] == q and j["comment"] == "c1" and j["options"] == {"a": "1"}
+    assert j["dialects"] == {"datafusion": q, "spark": "SELECT id, amount FROM sv.t WHERE amount > 10"}
+    assert [f["name"] for f in j["fields"]] == ["id", "amount"]
+    assert java.call("Paimon2RestViews.views", catalogOptions=catalog, database="sv") == ["v"]
+    e = s.run("view", "create", "sv.v", "--query", q, check=False)
+    assert e.returncode != 0 and "already exists" in e.stderr, e.stderr
+
+    s.run("view", "alter", "sv.v", "--set-option", "b=2", "--remove-option", "a",
+          "--comment", "c2", "--add-dialect", "flink=SELECT 1", "--drop-dialect", "spark")
+    j = java.call("Paimon2RestViews.getView", catalogOptions=catalog, view="sv.v")
+    assert j["options"] == {"b": "2"} and j["comment"] == "c2"
+    assert j["dialects"] == {"datafusion": q, "flink": "SELECT 1"}
+    e = s.run("view", "alter", "sv.v", "--drop-dialect", "hive", check=False)
+    assert e.returncode != 0 and "dialect hive does not exist in view sv.v" in e.stderr, e.stderr
+    # Java alters; strata reads it.
+    java.call("Paimon2RestViews.alterView", catalogOptions=catalog, view="sv.v",
+              changes=[{"action": "setOption", "key": "by", "value": "java"}])
+    assert s.json_lines("view", "show", "sv.v")[0]["schema"]["options"] == {"b": "2", "by": "java"}
+    assert sql_rows(s, "SELECT * FROM sv.v") == [{"id": 2, "amount": 50}]
+
+    s.run("view", "rename", "sv.v", "sv.w")
+    assert java.call("Paimon2RestViews.views", catalogOptions=catalog, database="sv") == ["w"]
+    s.run("view", "drop", "sv.w")
+    assert java.call("Paimon2RestViews.views", catalogOptions=catalog, database="sv") == []
+    assert query(java, catalog, "SELECT view_name FROM paimon_views") == []
+    e = s.run("view", "drop", "sv.w", check=False)
+    assert e.returncode != 0 and "view sv.w does not exist" in e.stderr, e.stderr
+    # Java's dropDatabase(cascade) removes the database's views; strata sees none.
+    java.call("Paimon2RestViews.createView", catalogOptions=catalog, view="sv.x",
+              schema={"fields": [], "query": "SELECT 1", "dialects": {}, "options": {}})
+    assert [r["view"] for r in s.json_lines("view", "list", "sv")] == ["x"]
+    java.call("Paimon2Jdbc.dropDatabase", catalogOptions=catalog, database="sv")
+    assert query(java, catalog, "SELECT view_name FROM paimon_views") == []
+    e = s.run("view", "list", "sv", check=False)
+    assert e.returncode != 0 and "sv" in e.stderr, e.stderr
 
 
 def test_concurrent_commits_through_the_lock(java, catalog, strata_bin, tmp_path):

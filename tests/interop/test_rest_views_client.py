@@ -6,7 +6,8 @@ Both ways: what strata creates, alters, renames and drops (``strata view …``, 
 …``, SQL ``CREATE VIEW`` / ``DROP VIEW``) is what Java's ``RESTCatalog`` reads back, and what
 Java creates strata reads; ``strata sql`` queries a view Java created (its ``datafusion``
 dialect's query when it has one, else the default query), rows compared with Java's own read of
-the table. The filesystem and JDBC catalogs refuse views and functions by name.
+the table. The filesystem catalog refuses views and functions by name, the JDBC catalog
+functions (it keeps views: test_jdbc_catalog.py).
 
 One Java REST server, one ``strata serve`` and one Java oracle per module.
 """
@@ -267,8 +268,8 @@ def test_functions_both_ways(rs, server, java, tmp_path):
 
 
 def test_filesystem_and_jdbc_catalogs_refuse_by_name(strata_bin, tmp_path, server):
-    """Views and functions are REST-only: the filesystem catalog (as Java's FileSystemCatalog)
-    and strata's JDBC catalog refuse each call by name. (Runs once per server parameter; it
+    """The filesystem catalog (as Java's FileSystemCatalog) refuses each view and function call
+    by name; strata's JDBC catalog refuses functions (it keeps views, as Java 2.0's). (Runs once per server parameter; it
     needs none.)"""
     wh = tmp_path / "wh"
     fs = Strata(strata_bin, str(wh), tmp_path / "s")
@@ -281,5 +282,9 @@ def test_filesystem_and_jdbc_catalogs_refuse_by_name(strata_bin, tmp_path, serve
         assert p.returncode != 0 and call in p.stderr and "FileSystemCatalog" in p.stderr, p.stderr
     jdbc = ["--catalog-option", f"metastore=jdbc,uri=jdbc:sqlite:{tmp_path / 'c.db'},"
             f"warehouse={tmp_path / 'jwh'},catalog-key=c"]
+    # The JDBC catalog keeps views as Java 2.0's JdbcCatalog (test_jdbc_catalog.py); functions
+    # it refuses by name, as Java's JdbcCatalog has none.
+    p = fs.run(*jdbc, "function", "list", "d", check=False, warehouse=False)
+    assert p.returncode != 0 and "listFunctions" in p.stderr and "JDBC" in p.stderr, p.stderr
     p = fs.run(*jdbc, "view", "list", "d", check=False, warehouse=False)
-    assert p.returncode != 0 and "listViews" in p.stderr and "JDBC" in p.stderr, p.stderr
+    assert p.returncode != 0 and "listViews" not in p.stderr and "d" in p.stderr, p.stderr
