@@ -1,6 +1,6 @@
 //! `strata view list|show|create|alter|rename|drop` and `strata function
 //! list|show|create|alter|drop`: the views and functions a catalog keeps besides tables
-//! (Paimon's REST catalog; the filesystem and JDBC catalogs refuse them by name). Output is JSON in Java's REST shapes: a view as
+//! (Paimon's REST catalog; views also in the JDBC catalog; the filesystem catalog refuses them by name). Output is JSON in Java's REST shapes: a view as
 //! `GetViewResponse` (`database`, `name`, `schema`: fields, query, dialects, comment,
 //! options), a function as `GetFunctionResponse`.
 //!

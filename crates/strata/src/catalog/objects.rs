@@ -3,9 +3,10 @@
 //! [`ViewSchema`], [`FunctionDefinition`] — and their changes ([`ViewChange`],
 //! [`FunctionChange`]), which are Paimon's REST JSON types (`strata_spec::rest`) re-exported:
 //! they are exactly Java's shapes, so a view or function strata creates is the one Java's
-//! engines read back. Only a catalog that keeps them (Paimon's REST catalog) implements the
-//! [`Catalog`](super::Catalog) methods for them; the others refuse by name ([`no_views`],
-//! [`no_functions`]), as Java's `FileSystemCatalog` does.
+//! engines read back. The catalogs that keep them implement the [`Catalog`](super::Catalog)
+//! methods for them — Paimon's REST catalog both, the JDBC catalog views (Java's
+//! `paimon_views` table) — and the others refuse by name ([`no_views`], [`no_functions`]),
+//! as Java's `FileSystemCatalog` does.
 
 use std::collections::BTreeMap;
 
@@ -132,8 +133,8 @@ pub fn object_identifier(what: &str, database: &str, name: &str) -> Result<Ident
 pub(crate) fn no_views(location: &str, call: &str) -> Error {
     Error::unsupported(format!(
         "{call}: the catalog at {location} keeps no views — strata keeps views in Paimon's REST \
-         catalog (metastore = rest); the filesystem catalog has none, as Java's \
-         FileSystemCatalog, and strata's JDBC catalog does not keep them"
+         catalog (metastore = rest) and the JDBC catalog (metastore = jdbc); the filesystem \
+         catalog has none, as Java's FileSystemCatalog"
     ))
 }
 
