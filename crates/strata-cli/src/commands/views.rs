@@ -1,8 +1,9 @@
 //! `strata view list|show|create|alter|rename|drop` and `strata function
 //! list|show|create|alter|drop`: the views and functions a catalog keeps besides tables
 //! (Paimon's REST catalog; views also in the JDBC catalog; the filesystem catalog refuses them
-//! by name). Output is JSON in Java's REST shapes: a view as `GetViewResponse` (`database`, `name`, `schema`: fields, query, dialects, comment,
-//! options), a function as `GetFunctionResponse`.
+//! by name). Output is JSON in Java's REST shapes: a view as `GetViewResponse` (`database`,
+//! `name`, `schema`: fields, query, dialects, comment, options), a function as
+//! `GetFunctionResponse`.
 //!
 //! `view create` plans the query with strata's SQL (DataFusion) in the view's database — as
 //! `CREATE VIEW` in `strata sql` does — for the view's columns; the query is kept as the default
